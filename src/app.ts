@@ -1,0 +1,134 @@
+// The application factory: builds the Fastify app with its plugins and routes, without listening.
+// Tests and the server entry point both use it.
+import Fastify from 'fastify';
+import rateLimit from '@fastify/rate-limit';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Redis } from 'ioredis';
+import { Authenticator } from './auth/authenticator.js';
+import { createJwtVerifier } from './auth/jwt.js';
+import type { Config } from './config.js';
+import type { DatabaseHandle } from './db/database.js';
+import { ApiError } from './errors.js';
+import { registerAuth } from './http/plugins/auth.js';
+import { registerErrorHandling } from './http/plugins/errors.js';
+import { registerIdempotency, sweepIdempotencyKeys } from './http/plugins/idempotency.js';
+import { apiKeyRoutes } from './http/routes/api-keys.js';
+import { boardRoutes } from './http/routes/boards.js';
+import { edgeRoutes } from './http/routes/edges.js';
+import { metaRoutes } from './http/routes/meta.js';
+import { nodeRoutes } from './http/routes/nodes.js';
+import { ErrorEnvelope } from './http/schemas/common.js';
+import type { App, Services } from './http/types.js';
+import { addSharedSchema, validatorCompiler } from './http/validation.js';
+
+export interface BuiltApp {
+  app: App;
+  services: Services;
+  /** Stops accepting requests, waits for in-flight ones, then releases background resources. */
+  close(): Promise<void>;
+}
+
+export async function buildApp(config: Config, database: DatabaseHandle): Promise<BuiltApp> {
+  const app = Fastify({
+    logger: { level: config.logLevel },
+    disableRequestLogging: true,
+    bodyLimit: config.bodyLimitBytes,
+    return503OnClosing: false,
+    forceCloseConnections: 'idle',
+    // Requests whose handler never answers still end, with a 503-free socket timeout.
+    requestTimeout: 120_000,
+    genReqId: () => crypto.randomUUID(),
+  }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
+
+  const authenticator = new Authenticator(database.db, createJwtVerifier(config), database.embedded);
+  const services: Services = { config, db: database.db, authenticator };
+
+  app.setValidatorCompiler(validatorCompiler);
+  addSharedSchema(ErrorEnvelope);
+  app.addSchema(ErrorEnvelope);
+
+  // An empty JSON body is "no body" (POST …/duplicate sends none), anything else must be JSON.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body.toString();
+    if (text.trim() === '') return done(null, undefined);
+    parseJson(request, text, done);
+  });
+
+  let closing = false;
+  app.addHook('onRequest', async (_request, reply) => {
+    if (closing) {
+      reply.header('connection', 'close');
+      throw new ApiError('unavailable', 'The server is shutting down', { 'Retry-After': '5' });
+    }
+  });
+
+  registerErrorHandling(app);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Board workspace API',
+        version: '1.0.0',
+        description: 'Boards, nodes and edges, with scoped API keys or identity-provider JWTs. See docs/api.md for the conventions.',
+      },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'API key (bwk_live_…) or JWT' } } },
+      security: [{ bearer: [] }],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
+  app.addHook('onRoute', (route) => {
+    if (route.url.startsWith('/docs')) route.config = { ...(route.config ?? {}), public: true, rateLimit: false } as never;
+  });
+
+  registerAuth(app, authenticator);
+
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false }) : undefined;
+  await app.register(rateLimit, {
+    global: true,
+    hook: 'onRequest',
+    enableDraftSpec: true,
+    timeWindow: 60_000,
+    ...(redis ? { redis, nameSpace: 'bwk-rl:' } : {}),
+    // Counted per principal: one API key, or one user's JWTs.
+    keyGenerator: (request) => {
+      const p = request.principal;
+      return p ? (p.kind === 'api_key' ? `key:${p.keyId}` : `user:${p.userId}`) : `ip:${request.ip}`;
+    },
+    max: (request) => (request.principal?.kind === 'api_key' ? config.rateLimitApiKeyPerMinute : config.rateLimitJwtPerMinute),
+    allowList: (request) => request.principal === undefined,
+    errorResponseBuilder: (_request, context) =>
+      new ApiError('rate_limited', `Rate limit of ${context.max} requests per minute exceeded; retry in ${context.after}`),
+  });
+
+  registerIdempotency(app, database.db);
+
+  metaRoutes(app, services);
+  boardRoutes(app, services);
+  nodeRoutes(app, services);
+  edgeRoutes(app, services);
+  apiKeyRoutes(app, services);
+
+  await app.ready();
+
+  const sweep = setInterval(() => void sweepIdempotencyKeys(database.db).catch(() => {}), 60 * 60 * 1000);
+  sweep.unref();
+
+  let closed: Promise<void> | undefined;
+  return {
+    app,
+    services,
+    close() {
+      closed ??= (async () => {
+        closing = true;
+        clearInterval(sweep);
+        await app.close();
+        redis?.disconnect();
+      })();
+      return closed;
+    },
+  };
+}

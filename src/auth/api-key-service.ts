@@ -1,0 +1,79 @@
+// API keys of a user: create (the raw key is returned once), list, revoke.
+import type { Db } from '../db/schema.js';
+import { invalid, notFound } from '../errors.js';
+import { newId, now } from '../lib/ids.js';
+import { applyPage, toPage, type Page, type PageRequest } from '../lib/pagination.js';
+import { generateApiKey } from './api-keys.js';
+import type { Scope } from './principal.js';
+import { ensureUser } from './users.js';
+
+export interface ApiKeyView {
+  id: string;
+  name: string;
+  scopes: Scope[];
+  prefix: string;
+  created_at: Date;
+  expires_at: Date | null;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+const columns = ['id', 'name', 'scopes', 'prefix', 'created_at', 'expires_at', 'last_used_at', 'revoked_at'] as const;
+
+export interface CreateApiKeyInput {
+  name: string;
+  scopes: Scope[];
+  expires_at?: string | null;
+}
+
+export async function createApiKey(
+  db: Db,
+  userId: string,
+  input: CreateApiKeyInput,
+  env: 'live' | 'test',
+): Promise<ApiKeyView & { raw_key: string }> {
+  const expiresAt = input.expires_at ? new Date(input.expires_at) : null;
+  if (expiresAt && expiresAt.getTime() <= Date.now()) throw invalid('expires_at must be in the future');
+  const scopes = [...new Set(input.scopes)].sort((a, b) => ['read', 'write', 'admin'].indexOf(a) - ['read', 'write', 'admin'].indexOf(b));
+  const key = generateApiKey(env);
+  const row = await db
+    .insertInto('api_keys')
+    .values({
+      id: newId(),
+      user_id: userId,
+      name: input.name,
+      key_hash: key.hash,
+      prefix: key.prefix,
+      scopes,
+      created_at: now(),
+      expires_at: expiresAt,
+      last_used_at: null,
+      revoked_at: null,
+    })
+    .returning(columns)
+    .executeTakeFirstOrThrow();
+  return { ...row, scopes: row.scopes as Scope[], raw_key: key.raw };
+}
+
+/** For the CLI: creates the user on first sight, like a first JWT would. */
+export async function createApiKeyForSubject(db: Db, subject: string, input: CreateApiKeyInput, env: 'live' | 'test') {
+  const userId = await ensureUser(db, subject);
+  return createApiKey(db, userId, input, env);
+}
+
+export async function listApiKeys(db: Db, userId: string, page: PageRequest, list: string): Promise<Page<ApiKeyView>> {
+  const rows = await applyPage(db.selectFrom('api_keys').select(columns).where('user_id', '=', userId), page, 'api_keys').execute();
+  return toPage(rows.map((r) => ({ ...r, scopes: r.scopes as Scope[] })), page, list);
+}
+
+/** Revokes a key of the user; revoking twice is fine. 404 when the user has no such key. */
+export async function revokeApiKey(db: Db, userId: string, keyId: string): Promise<void> {
+  const row = await db
+    .updateTable('api_keys')
+    .set((eb) => ({ revoked_at: eb.fn.coalesce('revoked_at', eb.val(now())) }))
+    .where('id', '=', keyId)
+    .where('user_id', '=', userId)
+    .returning('id')
+    .executeTakeFirst();
+  if (!row) throw notFound('API key');
+}

@@ -1,0 +1,95 @@
+// Turns a bearer token into a Principal: API keys by their SHA-256 hash, JWTs through the verifier.
+//
+// On the embedded database exactly one process serves the data (DATA_DIR is locked), so resolved
+// API keys are cached in memory and dropped from the cache the moment they are revoked here. On an
+// external PostgreSQL other instances may revoke a key, so every request reads the key's row.
+import type { Db } from '../db/schema.js';
+import { hashApiKey, API_KEY_PATTERN, looksLikeApiKey } from './api-keys.js';
+import type { JwtVerifier } from './jwt.js';
+import { scopes as allScopes, type Principal, type Scope } from './principal.js';
+import { ensureUser } from './users.js';
+
+interface KeyRecord {
+  id: string;
+  userId: string;
+  scopes: Scope[];
+  expiresAt: Date | null;
+  revoked: boolean;
+  lastUsedWrite: number;
+}
+
+const LAST_USED_INTERVAL_MS = 60_000;
+const CACHE_MAX = 10_000;
+
+export class Authenticator {
+  private readonly keyCache = new Map<string, KeyRecord>();
+  private readonly knownSubjects = new Map<string, string>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly jwt: JwtVerifier | undefined,
+    private readonly cacheKeys: boolean,
+  ) {}
+
+  /** Returns the principal, or undefined for any token that is not valid now. */
+  async authenticate(token: string): Promise<Principal | undefined> {
+    if (looksLikeApiKey(token)) return API_KEY_PATTERN.test(token) ? this.fromApiKey(token) : undefined;
+    if (!this.jwt || token.split('.').length !== 3) return undefined;
+    let sub: string;
+    try {
+      ({ sub } = await this.jwt(token));
+    } catch {
+      return undefined;
+    }
+    let userId = this.knownSubjects.get(sub);
+    if (userId === undefined) {
+      userId = await ensureUser(this.db, sub);
+      if (this.knownSubjects.size >= CACHE_MAX) this.knownSubjects.clear();
+      this.knownSubjects.set(sub, userId);
+    }
+    return { userId, kind: 'jwt', scopes: allScopes };
+  }
+
+  /** Called when a key is revoked, so that this instance rejects it at once. */
+  forgetKey(keyId: string): void {
+    for (const [hash, record] of this.keyCache) if (record.id === keyId) this.keyCache.delete(hash);
+  }
+
+  private async fromApiKey(token: string): Promise<Principal | undefined> {
+    const hash = hashApiKey(token);
+    let record = this.cacheKeys ? this.keyCache.get(hash) : undefined;
+    if (!record) {
+      const row = await this.db
+        .selectFrom('api_keys')
+        .select(['id', 'user_id', 'scopes', 'expires_at', 'revoked_at', 'last_used_at'])
+        .where('key_hash', '=', hash)
+        .executeTakeFirst();
+      if (!row) return undefined;
+      record = {
+        id: row.id,
+        userId: row.user_id,
+        scopes: row.scopes.filter((s): s is Scope => (allScopes as readonly string[]).includes(s)),
+        expiresAt: row.expires_at,
+        revoked: row.revoked_at !== null,
+        lastUsedWrite: row.last_used_at?.getTime() ?? 0,
+      };
+      if (this.cacheKeys && !record.revoked) {
+        if (this.keyCache.size >= CACHE_MAX) this.keyCache.clear();
+        this.keyCache.set(hash, record);
+      }
+    }
+    const nowMs = Date.now();
+    if (record.revoked || (record.expiresAt !== null && record.expiresAt.getTime() <= nowMs)) return undefined;
+    if (nowMs - record.lastUsedWrite >= LAST_USED_INTERVAL_MS) {
+      record.lastUsedWrite = nowMs;
+      // At most one write per key per minute; a failed write only delays last_used_at.
+      this.db
+        .updateTable('api_keys')
+        .set({ last_used_at: new Date(nowMs) })
+        .where('id', '=', record.id)
+        .execute()
+        .catch(() => {});
+    }
+    return { userId: record.userId, kind: 'api_key', keyId: record.id, scopes: record.scopes };
+  }
+}

@@ -1,0 +1,211 @@
+// Boards: create, list, read (with the derived flow_state), update, duplicate and delete.
+import { sql } from 'kysely';
+import type { Principal } from '../auth/principal.js';
+import type { Db, Executor } from '../db/schema.js';
+import { invalid } from '../errors.js';
+import { newId, now } from '../lib/ids.js';
+import { applyPage, toPage, type Page, type PageRequest } from '../lib/pagination.js';
+import { assertOwner, findVisibleBoard, isOwner, type BoardRow } from './access.js';
+
+export type AccessLevel = 'view' | 'edit';
+
+export interface BoardInput {
+  name?: string;
+  is_public?: boolean;
+  public_access_level?: AccessLevel | null;
+  viewport_x?: number;
+  viewport_y?: number;
+  viewport_zoom?: number;
+}
+
+export interface BoardView {
+  id: string;
+  name: string;
+  created_at: Date;
+  updated_at: Date;
+  is_public: boolean;
+  public_access_level: AccessLevel | null;
+  viewport_x: number;
+  viewport_y: number;
+  viewport_zoom: number;
+}
+
+export interface BoardListItem {
+  id: string;
+  name: string;
+  created_at: Date;
+  updated_at: Date;
+  is_public: boolean;
+}
+
+export const toBoardView = (b: BoardRow): BoardView => ({
+  id: b.id,
+  name: b.name,
+  created_at: b.created_at,
+  updated_at: b.updated_at,
+  is_public: b.is_public,
+  public_access_level: b.public_access_level,
+  viewport_x: b.viewport_x,
+  viewport_y: b.viewport_y,
+  viewport_zoom: b.viewport_zoom,
+});
+
+/** Resolves is_public and public_access_level together, as stored: level null unless public. */
+function publicSettings(current: { is_public: boolean; public_access_level: AccessLevel | null }, input: BoardInput) {
+  const isPublic = input.is_public ?? current.is_public;
+  if (!isPublic) {
+    if (input.public_access_level != null) throw invalid('public_access_level can only be set on a public board (is_public true)');
+    return { is_public: false, public_access_level: null };
+  }
+  const level = input.public_access_level ?? (input.is_public === true && !current.is_public ? 'view' : current.public_access_level ?? 'view');
+  return { is_public: true, public_access_level: level };
+}
+
+export async function createBoard(db: Db, principal: Principal, input: BoardInput & { name: string }): Promise<BoardView> {
+  const at = now();
+  const row = await db
+    .insertInto('boards')
+    .values({
+      id: newId(),
+      owner_id: principal.userId,
+      name: input.name,
+      ...publicSettings({ is_public: false, public_access_level: null }, input),
+      viewport_x: input.viewport_x ?? 0,
+      viewport_y: input.viewport_y ?? 0,
+      viewport_zoom: input.viewport_zoom ?? 1,
+      view_mode: 'canvas',
+      created_at: at,
+      updated_at: at,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toBoardView(row);
+}
+
+export async function listBoards(db: Db, principal: Principal, page: PageRequest, list: string): Promise<Page<BoardListItem>> {
+  const rows = await applyPage(
+    db.selectFrom('boards').select(['id', 'name', 'created_at', 'updated_at', 'is_public']).where('owner_id', '=', principal.userId),
+    page,
+    'boards',
+  ).execute();
+  return toPage(rows, page, list);
+}
+
+/**
+ * The single-board read. For the owner the answer carries flow_state, which PostgreSQL assembles
+ * as JSON text from the nodes and edges (the one source of truth), so a board of tens of thousands
+ * of nodes is never parsed and re-serialised in the service. Returns the full envelope as JSON text.
+ */
+export async function readBoardJson(db: Db, principal: Principal, boardId: string): Promise<string> {
+  const board = await findVisibleBoard(db, principal, boardId);
+  const view = toBoardView(board);
+  if (!isOwner(board, principal)) return JSON.stringify({ object: 'board', data: view });
+  const { rows } = await sql<{ nodes: string; edges: string }>`
+    SELECT
+      (SELECT coalesce(json_agg(
+         CASE WHEN n.parent_node_id IS NULL
+           THEN json_build_object('id', n.id, 'type', n.node_type || 'Node',
+                  'position', json_build_object('x', n.position_x, 'y', n.position_y), 'data', n.node_data)
+           ELSE json_build_object('id', n.id, 'type', n.node_type || 'Node',
+                  'position', json_build_object('x', n.position_x, 'y', n.position_y), 'data', n.node_data,
+                  'parentId', n.parent_node_id)
+         END ORDER BY n.created_at, n.id), '[]'::json)
+       FROM nodes n WHERE n.board_id = ${boardId})::text AS nodes,
+      (SELECT coalesce(json_agg(json_build_object('id', e.id, 'source', e.source_node_id, 'target', e.target_node_id,
+                  'type', e.edge_type, 'data', e.edge_data) ORDER BY e.created_at, e.id), '[]'::json)
+       FROM edges e WHERE e.board_id = ${boardId})::text AS edges`.execute(db);
+  const { nodes, edges } = rows[0]!;
+  const head = JSON.stringify({ ...view, created_at: view.created_at.toISOString(), updated_at: view.updated_at.toISOString() });
+  const viewport = JSON.stringify({ x: board.viewport_x, y: board.viewport_y, zoom: board.viewport_zoom });
+  const flowState = `{"viewMode":${JSON.stringify(board.view_mode)},"viewport":${viewport},"nodes":${nodes},"edges":${edges}}`;
+  return `{"object":"board","data":${head.slice(0, -1)},"flow_state":${flowState}}}`;
+}
+
+export async function updateBoard(db: Db, principal: Principal, boardId: string, input: BoardInput): Promise<BoardView> {
+  return db.transaction().execute(async (trx) => {
+    const board = await findVisibleBoard(trx, principal, boardId);
+    assertOwner(board, principal);
+    const row = await trx
+      .updateTable('boards')
+      .set({
+        ...(input.name !== undefined ? { name: input.name } : {}),
+        ...(input.viewport_x !== undefined ? { viewport_x: input.viewport_x } : {}),
+        ...(input.viewport_y !== undefined ? { viewport_y: input.viewport_y } : {}),
+        ...(input.viewport_zoom !== undefined ? { viewport_zoom: input.viewport_zoom } : {}),
+        ...publicSettings(board, input),
+        updated_at: now(),
+      })
+      .where('id', '=', boardId)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return toBoardView(row);
+  });
+}
+
+/**
+ * Copies a visible board with its nodes, edges (and, once they exist, document chunks) under new
+ * ids, every reference remapped. New ids are made in the original order, so lists keep their order.
+ */
+export async function duplicateBoard(db: Db, principal: Principal, boardId: string): Promise<BoardView> {
+  return db.transaction().execute(async (trx) => {
+    const board = await findVisibleBoard(trx, principal, boardId);
+    const at = now();
+    const copy = await trx
+      .insertInto('boards')
+      .values({
+        id: newId(),
+        owner_id: principal.userId,
+        name: `${board.name} (Copy)`,
+        is_public: false,
+        public_access_level: null,
+        viewport_x: board.viewport_x,
+        viewport_y: board.viewport_y,
+        viewport_zoom: board.viewport_zoom,
+        view_mode: board.view_mode,
+        created_at: at,
+        updated_at: at,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await copyRows(trx, 'nodes', board.id, copy.id, at);
+    await copyRows(trx, 'edges', board.id, copy.id, at);
+    return toBoardView(copy);
+  });
+}
+
+async function copyRows(trx: Executor, table: 'nodes' | 'edges', from: string, to: string, at: Date): Promise<void> {
+  // Node ids are remapped through a temporary table so edges and parents can join on it.
+  const ids = await trx.selectFrom(table).select('id').where('board_id', '=', from).orderBy('created_at').orderBy('id').execute();
+  if (ids.length === 0) return;
+  const oldIds = ids.map((r) => r.id);
+  const newIds = oldIds.map(() => newId());
+  if (table === 'nodes') {
+    await sql`CREATE TEMP TABLE IF NOT EXISTS node_id_map (old_id uuid PRIMARY KEY, new_id uuid NOT NULL) ON COMMIT DROP`.execute(trx);
+    await sql`INSERT INTO node_id_map SELECT * FROM unnest(${oldIds}::uuid[], ${newIds}::uuid[])`.execute(trx);
+    await sql`
+      INSERT INTO nodes (id, board_id, node_type, position_x, position_y, node_data, parent_node_id, created_at, updated_at)
+      SELECT m.new_id, ${to}, n.node_type, n.position_x, n.position_y, n.node_data, pm.new_id, ${at}, ${at}
+      FROM nodes n
+      JOIN node_id_map m ON m.old_id = n.id
+      LEFT JOIN node_id_map pm ON pm.old_id = n.parent_node_id
+      WHERE n.board_id = ${from}`.execute(trx);
+  } else {
+    await sql`
+      INSERT INTO edges (id, board_id, source_node_id, target_node_id, edge_type, edge_data, created_at, updated_at)
+      SELECT em.new_id, ${to}, s.new_id, t.new_id, e.edge_type, e.edge_data, ${at}, ${at}
+      FROM edges e
+      JOIN unnest(${oldIds}::uuid[], ${newIds}::uuid[]) AS em(old_id, new_id) ON em.old_id = e.id
+      JOIN node_id_map s ON s.old_id = e.source_node_id
+      JOIN node_id_map t ON t.old_id = e.target_node_id
+      WHERE e.board_id = ${from}`.execute(trx);
+  }
+}
+
+/** Deletes the board and, by cascade, everything on it, in one transaction. */
+export async function deleteBoard(db: Db, principal: Principal, boardId: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const board = await findVisibleBoard(trx, principal, boardId);
+    assertOwner(board, principal);
+    await trx.deleteFrom('boards').where('id', '=', boardId).execute();
+  });
+}

@@ -1,0 +1,63 @@
+// Opens the database: PostgreSQL at DATABASE_URL, or the embedded PGlite under DATA_DIR. Both are
+// reached through node-postgres and Kysely, so every query has exactly one code path; migrations
+// are applied at start.
+import pg from 'pg';
+import { Kysely, Migrator, PostgresDialect, type Migration } from 'kysely';
+import type { Config } from '../config.js';
+import type { Database, Db } from './schema.js';
+import { startEmbeddedPostgres } from './embedded.js';
+import * as m0001 from './migrations/0001-core.js';
+
+const migrations: Record<string, Migration> = {
+  '0001-core': m0001,
+};
+
+// Keep int8 (counts) as numbers: our counts are far below 2^53.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
+
+export interface DatabaseHandle {
+  db: Db;
+  pool: pg.Pool;
+  embedded: boolean;
+  close(): Promise<void>;
+}
+
+export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'databasePoolMax' | 'dataDir'>): Promise<DatabaseHandle> {
+  const embedded = config.databaseUrl === undefined ? await startEmbeddedPostgres(config.dataDir) : undefined;
+  const pool = new pg.Pool({
+    ...(embedded ? { ...embedded.connection, max: 1 } : { connectionString: config.databaseUrl, max: config.databasePoolMax }),
+    // A request that cannot get a connection in this time fails with 503 instead of hanging.
+    connectionTimeoutMillis: 30_000,
+    idleTimeoutMillis: embedded ? 0 : 30_000,
+  });
+  // An idle client that loses its server must not crash the process; the pool replaces it.
+  pool.on('error', () => {});
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  try {
+    const { error, results } = await new Migrator({
+      db,
+      provider: { getMigrations: async () => migrations },
+    }).migrateToLatest();
+    if (error) {
+      const failed = results?.find((r) => r.status === 'Error');
+      throw new Error(`Migration ${failed?.migrationName ?? ''} failed: ${String(error)}`);
+    }
+  } catch (error) {
+    await db.destroy();
+    await embedded?.stop();
+    throw error;
+  }
+  let closed: Promise<void> | undefined;
+  return {
+    db,
+    pool,
+    embedded: embedded !== undefined,
+    close() {
+      closed ??= (async () => {
+        await db.destroy();
+        await embedded?.stop();
+      })();
+      return closed;
+    },
+  };
+}

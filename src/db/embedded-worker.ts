@@ -1,0 +1,36 @@
+// Worker thread that owns the embedded PGlite database and serves it over the PostgreSQL wire
+// protocol on a Unix socket. The service talks to it with node-postgres, exactly as it talks to a
+// real PostgreSQL server, and query execution never runs on the HTTP thread.
+import { parentPort, workerData } from 'node:worker_threads';
+import { PGlite } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite-pgvector';
+import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+
+interface EmbeddedWorkerData {
+  dataDir: string;
+  socketPath: string;
+}
+
+const { dataDir, socketPath } = workerData as EmbeddedWorkerData;
+const port = parentPort!;
+
+try {
+  const db = await PGlite.create(dataDir, { extensions: { vector } });
+  // One connection: PGlite is a single session, and its multiplexer would interleave the
+  // extended-protocol messages of concurrent clients.
+  const server = new PGLiteSocketServer({ db, path: socketPath, maxConnections: 1 });
+  await server.start();
+  port.on('message', async (message: unknown) => {
+    if (message !== 'stop') return;
+    try {
+      await server.stop();
+      await db.close();
+      port.postMessage({ type: 'stopped' });
+    } catch (error) {
+      port.postMessage({ type: 'error', message: String(error) });
+    }
+  });
+  port.postMessage({ type: 'ready' });
+} catch (error) {
+  port.postMessage({ type: 'error', message: error instanceof Error ? error.message : String(error) });
+}

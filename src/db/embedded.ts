@@ -1,0 +1,97 @@
+// Starts the embedded PostgreSQL (PGlite in a worker thread, see embedded-worker.ts) under DATA_DIR
+// and guards the directory with a lock file so two processes never open the same database.
+import { Worker } from 'node:worker_threads';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+export interface EmbeddedPostgres {
+  /** node-postgres connection settings for the Unix socket. */
+  connection: { host: string; port: number; user: string; database: string };
+  stop(): Promise<void>;
+}
+
+const SOCKET_PORT = 5432;
+
+// In the build this module is .js. Under tsx (tests, dev) it is .ts, and Node 20 does not pass
+// tsx's loader on to worker threads, so the worker loads its TypeScript through tsx's API.
+function spawnWorker(workerData: unknown): Worker {
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./embedded-worker.js', import.meta.url), { workerData });
+  const entry = new URL('./embedded-worker.ts', import.meta.url).href;
+  const boot = `import('tsx/esm/api').then(({ tsImport }) => tsImport(${JSON.stringify(entry)}, ${JSON.stringify(import.meta.url)}))`;
+  return new Worker(boot, { eval: true, workerData });
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function acquireLock(lockPath: string): () => void {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      fs.writeFileSync(lockPath, String(process.pid), { flag: 'wx' });
+      return () => fs.rmSync(lockPath, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const holder = Number(fs.readFileSync(lockPath, 'utf8'));
+      if (Number.isInteger(holder) && holder !== process.pid && isAlive(holder)) {
+        throw new Error(`The embedded database in ${path.dirname(lockPath)} is in use by process ${holder}`);
+      }
+      fs.rmSync(lockPath, { force: true }); // stale: its process is gone
+    }
+  }
+  throw new Error(`Could not lock ${lockPath}`);
+}
+
+export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPostgres> {
+  const pgDir = path.resolve(dataDir, 'pg');
+  fs.mkdirSync(pgDir, { recursive: true });
+  const release = acquireLock(path.resolve(dataDir, 'pg.lock'));
+  const socketDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bwk-pg-'));
+  const worker = spawnWorker({ dataDir: pgDir, socketPath: path.join(socketDir, `.s.PGSQL.${SOCKET_PORT}`) });
+  const cleanup = () => {
+    release();
+    fs.rmSync(socketDir, { recursive: true, force: true });
+  };
+  try {
+    await new Promise<void>((resolve, reject) => {
+      worker.once('message', (m: { type: string; message?: string }) =>
+        m.type === 'ready' ? resolve() : reject(new Error(`Embedded database failed to start: ${m.message}`)),
+      );
+      worker.once('error', reject);
+      worker.once('exit', (code) => reject(new Error(`Embedded database worker exited with code ${code}`)));
+    });
+  } catch (error) {
+    await worker.terminate();
+    cleanup();
+    throw error;
+  }
+  worker.removeAllListeners('exit');
+  worker.removeAllListeners('error');
+  worker.on('error', (error) => {
+    // A crashed database thread leaves nothing to serve: fail loudly rather than hang.
+    console.error('embedded database worker failed', error);
+    process.exitCode = 1;
+  });
+
+  let stopped: Promise<void> | undefined;
+  return {
+    connection: { host: socketDir, port: SOCKET_PORT, user: 'postgres', database: 'postgres' },
+    stop() {
+      stopped ??= new Promise<void>((resolve) => {
+        const timer = setTimeout(() => void worker.terminate().then(() => resolve()), 10_000);
+        worker.once('message', () => {
+          clearTimeout(timer);
+          void worker.terminate().then(() => resolve());
+        });
+        worker.postMessage('stop');
+      }).finally(cleanup);
+      return stopped;
+    },
+  };
+}

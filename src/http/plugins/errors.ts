@@ -1,0 +1,87 @@
+// Renders every failure as the contract's error envelope: ApiErrors, Fastify's own errors (bad
+// JSON, wrong content type, oversize body, schema validation), unknown routes and wrong methods,
+// and unexpected exceptions, which are logged and answered without internals.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError, type ErrorCode } from '../../errors.js';
+
+interface ValidationIssue {
+  instancePath?: string;
+  message?: string;
+  keyword?: string;
+  params?: Record<string, unknown>;
+}
+
+function describeValidation(context: string | undefined, issues: ValidationIssue[]): string {
+  const issue = issues[0] ?? {};
+  let field = (issue.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
+  if (issue.keyword === 'required' && typeof issue.params?.missingProperty === 'string') {
+    field = field ? `${field}.${issue.params.missingProperty}` : issue.params.missingProperty;
+    return `${field} is required${context === 'querystring' ? ' (query)' : ''}`;
+  }
+  if (issue.keyword === 'additionalProperties' && typeof issue.params?.additionalProperty === 'string') {
+    const name = field ? `${field}.${issue.params.additionalProperty}` : issue.params.additionalProperty;
+    return `${name} is not a recognised ${context === 'querystring' ? 'query parameter' : 'field'}`;
+  }
+  const where = field || (context === 'body' ? 'body' : context ?? 'request');
+  return `${where} ${issue.message ?? 'is invalid'}`;
+}
+
+const fastifyCodes: Record<string, [ErrorCode, string]> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: ['unsupported_media_type', 'Content-Type must be application/json'],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: ['invalid_request', 'Content-Length does not match the body'],
+  FST_ERR_CTP_BODY_TOO_LARGE: ['payload_too_large', 'Request body is too large'],
+  FST_ERR_CTP_EMPTY_JSON_BODY: ['invalid_request', 'Request body is empty'],
+  FST_ERR_CTP_INVALID_JSON_BODY: ['invalid_request', 'Request body is not valid JSON'],
+};
+
+export function toApiError(error: FastifyError | Error): ApiError {
+  if (error instanceof ApiError) return error;
+  const fe = error as FastifyError & { validationContext?: string; validation?: ValidationIssue[] };
+  if (fe.validation) {
+    // A malformed id in the path names nothing that exists.
+    if (fe.validationContext === 'params') return new ApiError('not_found', 'Resource not found');
+    return new ApiError('invalid_request', describeValidation(fe.validationContext, fe.validation));
+  }
+  const mapped = fe.code ? fastifyCodes[fe.code] : undefined;
+  if (mapped) return new ApiError(mapped[0], mapped[1]);
+  if (error instanceof SyntaxError || fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
+    return new ApiError('invalid_request', 'Request body is not valid JSON');
+  }
+  const status = fe.statusCode ?? 500;
+  if (status === 413) return new ApiError('payload_too_large', 'Request body is too large');
+  if (status === 415) return new ApiError('unsupported_media_type', 'Unsupported Content-Type');
+  if (status >= 400 && status < 500) return new ApiError('invalid_request', 'The request is malformed');
+  return new ApiError('internal_error', 'An unexpected error occurred');
+}
+
+export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
+  for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+  return reply.code(error.status).type('application/json; charset=utf-8').send(error.toEnvelope());
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  const patterns: { re: RegExp; methods: Set<string> }[] = [];
+  app.addHook('onRoute', (route) => {
+    const re = new RegExp(`^${route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z]+/g, '[^/]+')}/?$`);
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const existing = patterns.find((p) => p.re.source === re.source);
+    if (existing) methods.forEach((m) => existing.methods.add(m));
+    else patterns.push({ re, methods: new Set(methods) });
+  });
+
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const apiError = toApiError(error);
+    if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
+    return sendError(reply, apiError);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    const known = patterns.find((p) => p.re.test(path));
+    if (known) {
+      const allow = [...known.methods].filter((m) => m !== 'HEAD').join(', ');
+      return sendError(reply, new ApiError('method_not_allowed', `Method ${request.method} is not allowed on this path`, { Allow: allow }));
+    }
+    return sendError(reply, new ApiError('not_found', 'Route not found'));
+  });
+}

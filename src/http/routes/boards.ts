@@ -1,0 +1,123 @@
+// /v1/boards: create, list, get, update, duplicate, delete.
+import { Type } from '@sinclair/typebox';
+import { createBoard, deleteBoard, duplicateBoard, listBoards, readBoardJson, updateBoard } from '../../boards/board-service.js';
+import { pageRequest } from '../../lib/pagination.js';
+import { principalOf } from '../plugins/auth.js';
+import { Deleted, errorResponses, FreeObject, IdParams, List, PageQuery, Single, Timestamp, Uuid } from '../schemas/common.js';
+import type { App, Services } from '../types.js';
+
+const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'Board name, 1..200 characters' });
+const AccessLevel = Type.Union([Type.Literal('view'), Type.Literal('edit')]);
+const Coordinate = Type.Number({ minimum: -1e12, maximum: 1e12 });
+const Zoom = Type.Number({ exclusiveMinimum: 0, maximum: 1000 });
+
+const BoardInputFields = {
+  is_public: Type.Optional(Type.Boolean()),
+  public_access_level: Type.Optional(Type.Union([AccessLevel, Type.Null()], { description: 'view or edit; null when not public; view when made public without one' })),
+  viewport_x: Type.Optional(Coordinate),
+  viewport_y: Type.Optional(Coordinate),
+  viewport_zoom: Type.Optional(Zoom),
+};
+
+export const CreateBoardBody = Type.Object({ name: Name, ...BoardInputFields }, { additionalProperties: false });
+export const UpdateBoardBody = Type.Object({ name: Type.Optional(Name), ...BoardInputFields }, { additionalProperties: false, minProperties: 1 });
+
+export const BoardListItem = Type.Object({ id: Uuid, name: Type.String(), created_at: Timestamp, updated_at: Timestamp, is_public: Type.Boolean() });
+export const Board = Type.Object({
+  id: Uuid,
+  name: Type.String(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  is_public: Type.Boolean(),
+  public_access_level: Type.Union([AccessLevel, Type.Null()]),
+  viewport_x: Type.Number(),
+  viewport_y: Type.Number(),
+  viewport_zoom: Type.Number(),
+});
+const FlowState = Type.Object({
+  viewMode: Type.String(),
+  viewport: Type.Object({ x: Type.Number(), y: Type.Number(), zoom: Type.Number() }),
+  nodes: Type.Array(Type.Object({
+    id: Uuid,
+    type: Type.String({ description: 'Canvas component: videoNode, urlNode, noteNode, documentNode, pdfNode or imageNode' }),
+    position: Type.Object({ x: Type.Number(), y: Type.Number() }),
+    data: FreeObject,
+    parentId: Type.Optional(Uuid),
+  })),
+  edges: Type.Array(Type.Object({ id: Uuid, source: Uuid, target: Uuid, type: Type.String(), data: FreeObject })),
+});
+const FullBoard = Type.Intersect([Board, Type.Object({ flow_state: Type.Optional(FlowState) })]);
+
+export function boardRoutes(app: App, { db }: Services): void {
+  app.post('/v1/boards', {
+    schema: {
+      tags: ['boards'],
+      summary: 'Create a board',
+      body: CreateBoardBody,
+      response: { 201: Single('board', Board), ...errorResponses },
+    },
+  }, async (request, reply) => {
+    const board = await createBoard(db, principalOf(request), request.body);
+    return reply.code(201).send({ object: 'board', data: board });
+  });
+
+  app.get('/v1/boards', {
+    schema: {
+      tags: ['boards'],
+      summary: "List the caller's boards",
+      querystring: Type.Object(PageQuery, { additionalProperties: false }),
+      response: { 200: List(BoardListItem), ...errorResponses },
+    },
+  }, async (request) => {
+    const principal = principalOf(request);
+    const list = `boards:${principal.userId}`;
+    const page = await listBoards(db, principal, pageRequest(list, request.query, 'desc'), list);
+    return { object: 'list' as const, ...page };
+  });
+
+  app.get('/v1/boards/:id', {
+    schema: {
+      tags: ['boards'],
+      summary: 'Get a board (with flow_state for its owner)',
+      params: IdParams,
+      response: { 200: Single('board', FullBoard), ...errorResponses },
+    },
+  }, async (request, reply) => {
+    const json = await readBoardJson(db, principalOf(request), request.params.id);
+    return reply.type('application/json; charset=utf-8').send(json);
+  });
+
+  app.patch('/v1/boards/:id', {
+    schema: {
+      tags: ['boards'],
+      summary: 'Update a board (only the given fields change)',
+      params: IdParams,
+      body: UpdateBoardBody,
+      response: { 200: Single('board', Board), ...errorResponses },
+    },
+  }, async (request) => ({ object: 'board' as const, data: await updateBoard(db, principalOf(request), request.params.id, request.body) }));
+
+  app.post('/v1/boards/:id/duplicate', {
+    schema: {
+      tags: ['boards'],
+      summary: 'Duplicate an owned or public board',
+      params: IdParams,
+      response: { 201: Single('board', Board), ...errorResponses },
+    },
+  }, async (request, reply) => {
+    const board = await duplicateBoard(db, principalOf(request), request.params.id);
+    return reply.code(201).send({ object: 'board', data: board });
+  });
+
+  app.delete('/v1/boards/:id', {
+    schema: {
+      tags: ['boards'],
+      summary: 'Delete a board and everything on it (irreversible)',
+      params: IdParams,
+      response: { 200: Deleted('board'), ...errorResponses },
+    },
+  }, async (request) => {
+    await deleteBoard(db, principalOf(request), request.params.id);
+    return { object: 'board' as const, data: { id: request.params.id, deleted: true as const } };
+  });
+}

@@ -1,0 +1,29 @@
+// Public routes: the OpenAPI document and a health check.
+import { Type } from '@sinclair/typebox';
+import { sql } from 'kysely';
+import { ApiError } from '../../errors.js';
+import type { App, Services } from '../types.js';
+
+export function metaRoutes(app: App, { db }: Services): void {
+  app.get('/v1/openapi.json', {
+    config: { public: true, rateLimit: false },
+    schema: { tags: ['meta'], summary: 'This OpenAPI 3.1 document', security: [] },
+  }, async () => app.swagger());
+
+  app.get('/healthz', {
+    config: { public: true, rateLimit: false },
+    schema: {
+      tags: ['meta'],
+      summary: 'Liveness and database reachability',
+      security: [],
+      response: { 200: Type.Object({ status: Type.Literal('ok') }), 503: Type.Ref('Error') },
+    },
+  }, async () => {
+    try {
+      await sql`SELECT 1`.execute(db);
+    } catch {
+      throw new ApiError('unavailable', 'The database is unreachable');
+    }
+    return { status: 'ok' as const };
+  });
+}

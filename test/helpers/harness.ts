@@ -1,0 +1,120 @@
+// Test harness: starts the real app on a real database and a real port, and makes users, API keys
+// and JWTs. By default each server gets its own embedded database in a temporary DATA_DIR; when
+// TEST_DATABASE_URL is set (the wire-protocol run, see scripts/test-wire.ts) it uses that server
+// through node-postgres instead.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { SignJWT } from 'jose';
+import { buildApp, type BuiltApp } from '../../src/app.js';
+import { createApiKeyForSubject } from '../../src/auth/api-key-service.js';
+import type { Scope } from '../../src/auth/principal.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { openDatabase, type DatabaseHandle } from '../../src/db/database.js';
+import { newId } from '../../src/lib/ids.js';
+
+export const JWT_SECRET = 'test-secret-that-is-at-least-32-bytes-long!!';
+
+export interface TestUser {
+  userId: string;
+  /** An API key with read, write and admin. */
+  token: string;
+  keyWith(scopes: Scope[], extra?: { expires_at?: string; name?: string }): Promise<{ id: string; raw_key: string }>;
+  jwt(claims?: Record<string, unknown>): Promise<string>;
+}
+
+export interface Response<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface TestServer {
+  url: string;
+  config: Config;
+  built: BuiltApp;
+  database: DatabaseHandle;
+  dataDir: string;
+  user(): Promise<TestUser>;
+  request<T = any>(method: string, path: string, options?: { token?: string; body?: unknown; headers?: Record<string, string>; raw?: string }): Promise<Response<T>>;
+  close(): Promise<void>;
+}
+
+export async function startServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bwk-test-'));
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    AUTH_JWT_SECRET: JWT_SECRET,
+    LOG_LEVEL: 'silent',
+    API_KEY_ENV: 'test',
+    RATE_LIMIT_API_KEY_PER_MINUTE: '100000',
+    RATE_LIMIT_JWT_PER_MINUTE: '100000',
+    ...(process.env.TEST_DATABASE_URL ? { DATABASE_URL: process.env.TEST_DATABASE_URL, DATABASE_POOL_MAX: '1' } : {}),
+    ...env,
+  });
+  const database = await openDatabase(config);
+  const built = await buildApp(config, database);
+  const address = await built.app.listen({ port: 0, host: '127.0.0.1' });
+
+  const request: TestServer['request'] = async (method, urlPath, options = {}) => {
+    const headers: Record<string, string> = { ...(options.headers ?? {}) };
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    let body: string | undefined = options.raw;
+    if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = await fetch(`${address}${urlPath}`, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown = undefined;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    return { status: res.status, headers: res.headers, body: parsed as any, text };
+  };
+
+  const user = async (): Promise<TestUser> => {
+    const userId = newId();
+    const keyWith: TestUser['keyWith'] = async (scopes, extra = {}) => {
+      const key = await createApiKeyForSubject(database.db, userId, { name: extra.name ?? 'test', scopes, expires_at: extra.expires_at }, 'test');
+      return { id: key.id, raw_key: key.raw_key };
+    };
+    const full = await keyWith(['read', 'write', 'admin']);
+    return {
+      userId,
+      token: full.raw_key,
+      keyWith,
+      jwt: (claims = {}) =>
+        new SignJWT({ ...claims })
+          .setProtectedHeader({ alg: 'HS256' })
+          .setSubject(userId)
+          .setIssuedAt()
+          .setExpirationTime('10m')
+          .sign(new TextEncoder().encode(JWT_SECRET)),
+    };
+  };
+
+  return {
+    url: address,
+    config,
+    built,
+    database,
+    dataDir,
+    user,
+    request,
+    async close() {
+      await built.close();
+      await database.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Asserts the contract's error envelope and returns it. */
+export function isErrorEnvelope(body: unknown, status: number): body is { object: 'error'; status: number; code: string; message: string } {
+  const b = body as Record<string, unknown> | undefined;
+  return !!b && b.object === 'error' && b.status === status && typeof b.code === 'string' && typeof b.message === 'string';
+}
