@@ -1,6 +1,6 @@
 // The application factory: builds the Fastify app with its plugins and routes, without listening.
 // Tests and the server entry point both use it.
-import Fastify from 'fastify';
+import Fastify, { LogController } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -12,7 +12,7 @@ import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
 import { ApiError } from './errors.js';
 import { registerAuth } from './http/plugins/auth.js';
-import { registerErrorHandling } from './http/plugins/errors.js';
+import { registerErrorHandling, sendError, toApiError } from './http/plugins/errors.js';
 import { registerIdempotency, sweepIdempotencyKeys } from './http/plugins/idempotency.js';
 import { apiKeyRoutes } from './http/routes/api-keys.js';
 import { boardRoutes } from './http/routes/boards.js';
@@ -33,13 +33,18 @@ export interface BuiltApp {
 export async function buildApp(config: Config, database: DatabaseHandle): Promise<BuiltApp> {
   const app = Fastify({
     logger: { level: config.logLevel },
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimitBytes,
     return503OnClosing: false,
     forceCloseConnections: 'idle',
     // Requests whose handler never answers still end, with a 503-free socket timeout.
     requestTimeout: 120_000,
     genReqId: () => crypto.randomUUID(),
+    // Errors raised before routing (a malformed URL) get the envelope too.
+    frameworkErrors: (error, _request, reply) => {
+      const apiError = error.code === 'FST_ERR_BAD_URL' ? new ApiError('invalid_request', 'The request URL is malformed') : toApiError(error);
+      void sendError(reply, apiError);
+    },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
   const authenticator = new Authenticator(database.db, createJwtVerifier(config), database.embedded);
@@ -68,6 +73,8 @@ export async function buildApp(config: Config, database: DatabaseHandle): Promis
   registerErrorHandling(app);
 
   await app.register(swagger, {
+    // Shared schemas keep their $id as their component name (#/components/schemas/Error).
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
     openapi: {
       openapi: '3.1.0',
       info: {
@@ -79,10 +86,10 @@ export async function buildApp(config: Config, database: DatabaseHandle): Promis
       security: [{ bearer: [] }],
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
   app.addHook('onRoute', (route) => {
     if (route.url.startsWith('/docs')) route.config = { ...(route.config ?? {}), public: true, rateLimit: false } as never;
   });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
 
   registerAuth(app, authenticator);
 

@@ -74,9 +74,10 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
   worker.removeAllListeners('exit');
   worker.removeAllListeners('error');
   worker.on('error', (error) => {
-    // A crashed database thread leaves nothing to serve: fail loudly rather than hang.
+    // A crashed database thread leaves nothing to serve: exit so a supervisor restarts the
+    // service, rather than answering 503 forever. Committed data is on disk.
     console.error('embedded database worker failed', error);
-    process.exitCode = 1;
+    process.exit(1);
   });
 
   let stopped: Promise<void> | undefined;

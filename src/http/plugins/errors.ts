@@ -32,6 +32,10 @@ const fastifyCodes: Record<string, [ErrorCode, string]> = {
   FST_ERR_CTP_BODY_TOO_LARGE: ['payload_too_large', 'Request body is too large'],
   FST_ERR_CTP_EMPTY_JSON_BODY: ['invalid_request', 'Request body is empty'],
   FST_ERR_CTP_INVALID_JSON_BODY: ['invalid_request', 'Request body is not valid JSON'],
+  // Raised before routing (frameworkErrors): a path segment past the router's length limit names
+  // nothing that exists, like any other malformed id.
+  FST_ERR_MAX_PARAM_LENGTH: ['not_found', 'Resource not found'],
+  FST_ERR_BAD_URL: ['invalid_request', 'The request URL is malformed'],
 };
 
 export function toApiError(error: FastifyError | Error): ApiError {
@@ -44,7 +48,11 @@ export function toApiError(error: FastifyError | Error): ApiError {
   }
   const mapped = fe.code ? fastifyCodes[fe.code] : undefined;
   if (mapped) return new ApiError(mapped[0], mapped[1]);
-  if (error instanceof SyntaxError || fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
+  if (error instanceof SyntaxError) {
+    // secure-json-parse refuses prototype poisoning with a SyntaxError of its own.
+    if (/forbidden prototype property/.test(error.message)) {
+      return new ApiError('invalid_request', 'Request body must not contain __proto__ or constructor.prototype keys');
+    }
     return new ApiError('invalid_request', 'Request body is not valid JSON');
   }
   const status = fe.statusCode ?? 500;
@@ -60,6 +68,11 @@ export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {
+  // Bodies are JSON (uploads register their own multipart parser). Fastify's built-in text/plain
+  // parser would hand a string to the body schema and turn a wrong Content-Type into a puzzling
+  // "body must be object" 400 instead of the contract's 415.
+  app.removeContentTypeParser('text/plain');
+
   const patterns: { re: RegExp; methods: Set<string> }[] = [];
   app.addHook('onRoute', (route) => {
     const re = new RegExp(`^${route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z]+/g, '[^/]+')}/?$`);

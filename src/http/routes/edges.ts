@@ -1,4 +1,107 @@
-// /v1/boards/{boardId}/edges (being written).
+// /v1/boards/{boardId}/edges: create, list (optionally those touching a node), get, update, delete.
+import { Type } from '@sinclair/typebox';
+import { createEdge, deleteEdge, getEdge, listEdges, updateEdge } from '../../edges/edge-service.js';
+import { pageRequest } from '../../lib/pagination.js';
+import { principalOf } from '../plugins/auth.js';
+import { BoardChildParams, BoardParams, Deleted, errorResponses, FreeObject, List, PageQuery, Single, Timestamp, Uuid } from '../schemas/common.js';
 import type { App, Services } from '../types.js';
 
-export function edgeRoutes(_app: App, _services: Services): void {}
+const EdgeType = Type.String({ minLength: 1, maxLength: 100, description: 'Edge type, 1..100 characters' });
+const EdgeData = Type.Object({}, { additionalProperties: true, description: 'Free-form metadata (e.g. a numeric weight), at most 64 KiB of JSON' });
+
+export const CreateEdgeBody = Type.Object(
+  {
+    source_node_id: Type.String({ format: 'uuid', description: 'A node of this board' }),
+    target_node_id: Type.String({ format: 'uuid', description: 'A node of this board (may equal the source)' }),
+    type: Type.Optional({ ...EdgeType, default: 'default' }),
+    data: Type.Optional({ ...EdgeData, description: `${EdgeData.description}; default {}` }),
+  },
+  { additionalProperties: false },
+);
+
+export const UpdateEdgeBody = Type.Object(
+  { type: Type.Optional(EdgeType), data: Type.Optional({ ...EdgeData, description: 'Replaces edge_data' }) },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+export const Edge = Type.Object({
+  id: Uuid,
+  board_id: Uuid,
+  source_node_id: Uuid,
+  target_node_id: Uuid,
+  edge_type: Type.String(),
+  edge_data: FreeObject,
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
+const EdgeListQuery = Type.Object(
+  { node_id: Type.Optional({ ...Uuid, description: 'Only edges whose source or target is this node' }), ...PageQuery },
+  { additionalProperties: false },
+);
+
+export function edgeRoutes(app: App, { db }: Services): void {
+  app.post('/v1/boards/:boardId/edges', {
+    schema: {
+      tags: ['edges'],
+      summary: 'Create an edge between two nodes of the board',
+      params: BoardParams,
+      body: CreateEdgeBody,
+      response: { 201: Single('edge', Edge), ...errorResponses },
+    },
+  }, async (request, reply) => {
+    const edge = await createEdge(db, principalOf(request), request.params.boardId, request.body);
+    return reply.code(201).send({ object: 'edge', data: edge });
+  });
+
+  app.get('/v1/boards/:boardId/edges', {
+    schema: {
+      tags: ['edges'],
+      summary: "List a board's edges",
+      params: BoardParams,
+      querystring: EdgeListQuery,
+      response: { 200: List(Edge), ...errorResponses },
+    },
+  }, async (request) => {
+    const { boardId } = request.params;
+    const nodeId = request.query.node_id?.toLowerCase();
+    // The cursor is bound to the board and the filter, so it cannot page another list.
+    const list = `edges:${boardId}:${nodeId ?? '*'}`;
+    const page = await listEdges(db, principalOf(request), boardId, { node_id: nodeId }, pageRequest(list, request.query, 'desc'), list);
+    return { object: 'list' as const, ...page };
+  });
+
+  app.get('/v1/boards/:boardId/edges/:id', {
+    schema: {
+      tags: ['edges'],
+      summary: 'Get an edge',
+      params: BoardChildParams,
+      response: { 200: Single('edge', Edge), ...errorResponses },
+    },
+  }, async (request) => ({ object: 'edge' as const, data: await getEdge(db, principalOf(request), request.params.boardId, request.params.id) }));
+
+  app.patch('/v1/boards/:boardId/edges/:id', {
+    schema: {
+      tags: ['edges'],
+      summary: "Update an edge's type and/or data (each replaced as given)",
+      params: BoardChildParams,
+      body: UpdateEdgeBody,
+      response: { 200: Single('edge', Edge), ...errorResponses },
+    },
+  }, async (request) => ({
+    object: 'edge' as const,
+    data: await updateEdge(db, principalOf(request), request.params.boardId, request.params.id, request.body),
+  }));
+
+  app.delete('/v1/boards/:boardId/edges/:id', {
+    schema: {
+      tags: ['edges'],
+      summary: 'Delete an edge (permanent)',
+      params: BoardChildParams,
+      response: { 200: Deleted('edge'), ...errorResponses },
+    },
+  }, async (request) => {
+    await deleteEdge(db, principalOf(request), request.params.boardId, request.params.id);
+    return { object: 'edge' as const, data: { id: request.params.id, deleted: true as const } };
+  });
+}

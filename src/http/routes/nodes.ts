@@ -1,4 +1,123 @@
-// /v1/boards/{boardId}/nodes (being written).
+// /v1/boards/{boardId}/nodes: create, list, get, update, delete.
+import { Type } from '@sinclair/typebox';
+import { pageRequest } from '../../lib/pagination.js';
+import { nodeTypeInputs, nodeTypes, toNodeType } from '../../nodes/node-data.js';
+import { createNode, deleteNode, getNode, listNodes, updateNode } from '../../nodes/node-service.js';
+import { principalOf } from '../plugins/auth.js';
+import { BoardChildParams, BoardParams, Deleted, errorResponses, FreeObject, List, PageQuery, Single, Timestamp, Uuid } from '../schemas/common.js';
 import type { App, Services } from '../types.js';
 
-export function nodeRoutes(_app: App, _services: Services): void {}
+const Coordinate = Type.Number({ minimum: -1e12, maximum: 1e12 });
+const Position = Type.Object({ x: Coordinate, y: Coordinate }, { additionalProperties: false, description: 'Canvas position' });
+const NodeTypeInput = Type.Union(nodeTypeInputs.map((t) => Type.Literal(t)), { description: 'video, url, note, document, pdf or image (youtube is read as video)' });
+const NullableUuid = Type.Union([Uuid, Type.Null()]);
+
+const dataDescription =
+  'Keys by type. video, url: url (absolute http/https URL). note: text (string, may be empty). document: text, optional url. ' +
+  'pdf, image: storagePath, publicUrl, fileSize (integer bytes) of the uploaded asset. Any type: optional label (string); ' +
+  'other keys are kept as given. text is at most 100,000 characters; the other keys at most 64 KiB of JSON.';
+
+export const CreateNodeBody = Type.Object(
+  {
+    type: NodeTypeInput,
+    position: Position,
+    data: Type.Object({}, { additionalProperties: true, description: dataDescription }),
+    parent_node_id: Type.Optional(Type.Union([Uuid, Type.Null()], { description: 'A node of the same board' })),
+  },
+  { additionalProperties: false },
+);
+
+export const UpdateNodeBody = Type.Object(
+  {
+    position: Type.Optional(Position),
+    data: Type.Optional(Type.Object({}, {
+      additionalProperties: true,
+      description: 'Shallow merge: given keys replace, a key set to null is removed; the result must stay valid for the type',
+    })),
+    parent_node_id: Type.Optional(Type.Union([Uuid, Type.Null()], { description: 'A node of the same board that is not a descendant; null detaches' })),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+export const Node = Type.Object({
+  id: Uuid,
+  node_type: Type.String({ description: nodeTypes.join(', ') }),
+  position_x: Type.Number(),
+  position_y: Type.Number(),
+  node_data: FreeObject,
+  parent_node_id: NullableUuid,
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
+const NodeListQuery = Type.Object(
+  { type: Type.Optional(Type.Union(nodeTypeInputs.map((t) => Type.Literal(t)), { description: 'Only nodes of this type' })), ...PageQuery },
+  { additionalProperties: false },
+);
+
+export function nodeRoutes(app: App, { db }: Services): void {
+  app.post('/v1/boards/:boardId/nodes', {
+    schema: {
+      tags: ['nodes'],
+      summary: 'Create a node',
+      params: BoardParams,
+      body: CreateNodeBody,
+      response: { 201: Single('node', Node), ...errorResponses },
+    },
+  }, async (request, reply) => {
+    const { type, ...rest } = request.body;
+    const node = await createNode(db, principalOf(request), request.params.boardId, { ...rest, type: toNodeType(type) });
+    return reply.code(201).send({ object: 'node', data: node });
+  });
+
+  app.get('/v1/boards/:boardId/nodes', {
+    schema: {
+      tags: ['nodes'],
+      summary: "List a board's nodes",
+      params: BoardParams,
+      querystring: NodeListQuery,
+      response: { 200: List(Node), ...errorResponses },
+    },
+  }, async (request) => {
+    const { boardId } = request.params;
+    const type = request.query.type === undefined ? undefined : toNodeType(request.query.type);
+    // The cursor is bound to the board and the filter, so it cannot page another list.
+    const list = `nodes:${boardId}:${type ?? '*'}`;
+    const page = await listNodes(db, principalOf(request), boardId, { type }, pageRequest(list, request.query, 'desc'), list);
+    return { object: 'list' as const, ...page };
+  });
+
+  app.get('/v1/boards/:boardId/nodes/:id', {
+    schema: {
+      tags: ['nodes'],
+      summary: 'Get a node',
+      params: BoardChildParams,
+      response: { 200: Single('node', Node), ...errorResponses },
+    },
+  }, async (request) => ({ object: 'node' as const, data: await getNode(db, principalOf(request), request.params.boardId, request.params.id) }));
+
+  app.patch('/v1/boards/:boardId/nodes/:id', {
+    schema: {
+      tags: ['nodes'],
+      summary: 'Update a node (position, data by shallow merge, parent)',
+      params: BoardChildParams,
+      body: UpdateNodeBody,
+      response: { 200: Single('node', Node), ...errorResponses },
+    },
+  }, async (request) => ({
+    object: 'node' as const,
+    data: await updateNode(db, principalOf(request), request.params.boardId, request.params.id, request.body),
+  }));
+
+  app.delete('/v1/boards/:boardId/nodes/:id', {
+    schema: {
+      tags: ['nodes'],
+      summary: 'Delete a node, its edges; its children are detached',
+      params: BoardChildParams,
+      response: { 200: Deleted('node'), ...errorResponses },
+    },
+  }, async (request) => {
+    await deleteNode(db, principalOf(request), request.params.boardId, request.params.id);
+    return { object: 'node' as const, data: { id: request.params.id, deleted: true as const } };
+  });
+}

@@ -1,0 +1,149 @@
+// Runs the service as a child process for the benchmarks: its own event loop (so the load generator
+// never competes with the server on one thread), a temporary DATA_DIR with the embedded database,
+// loopback only, and raised rate limits. Children and data directories are removed on any exit.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+/** Secret of the JWTs the bench signs to create its API key through the public API. */
+export const BENCH_JWT_SECRET = 'bench-secret-that-is-at-least-32-bytes-long!';
+
+export interface ServerChild {
+  url: string;
+  pid: number;
+  dataDir: string;
+  /** Resident and peak resident memory of the server process (every thread, PGlite's included), in MiB. */
+  memory(): { rssMiB: number; peakMiB: number };
+  stop(): Promise<void>;
+}
+
+export interface ServerOptions {
+  /** Write V8 CPU profiles of the server (main thread and database worker) into this directory. */
+  cpuProfDir?: string;
+}
+
+const live = new Set<ChildProcess>();
+const dataDirs = new Set<string>();
+
+// Synchronous last resort: whatever way the bench ends, no server or data directory outlives it.
+process.on('exit', () => {
+  for (const child of live) child.kill('SIGKILL');
+  for (const dir of dataDirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    console.error(`\n${signal}: stopping the benchmark`);
+    process.exit(130);
+  });
+}
+
+export type ServerMode = 'dist' | 'tsx';
+
+/**
+ * Which server to run. By default the built service (`node dist/server.js`, as in production, built
+ * here first); BENCH_SERVER=tsx runs the sources through tsx instead (no build, but tsx's loader
+ * thread adds memory, so the RSS figure is then pessimistic).
+ */
+export function serverMode(): ServerMode {
+  return process.env.BENCH_SERVER === 'tsx' ? 'tsx' : 'dist';
+}
+
+/** Builds dist/ with the project's build script. Returns false when tsc reported errors (it still emits). */
+export function buildServer(): boolean {
+  const started = Date.now();
+  const result = spawnSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, encoding: 'utf8' });
+  if (result.status !== 0) {
+    console.warn(`warning: the build reported errors (the emitted JavaScript is benchmarked anyway):\n${result.stdout}${result.stderr}`);
+  } else {
+    console.log(`built dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  }
+  if (!fs.existsSync(path.join(ROOT, 'dist/server.js'))) throw new Error('the build produced no dist/server.js');
+  return result.status === 0;
+}
+
+function readStatusKiB(pid: number, field: string): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
+  if (!match) throw new Error(`no ${field} in /proc/${pid}/status`);
+  return Number(match[1]);
+}
+
+export async function startServerChild(options: ServerOptions = {}): Promise<ServerChild> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bwk-bench-'));
+  dataDirs.add(dataDir);
+  const mode = serverMode();
+  const nodeArgs = [
+    ...(options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : []),
+    ...(mode === 'tsx' ? ['--import', 'tsx', 'src/server.ts'] : ['dist/server.js']),
+  ];
+  const child = spawn(process.execPath, nodeArgs, {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'info',
+      // Empty means unset: always the embedded database and in-memory rate-limit counters.
+      DATABASE_URL: '',
+      REDIS_URL: '',
+      AUTH_JWKS_URL: '',
+      AUTH_JWT_SECRET: BENCH_JWT_SECRET,
+      // The highest the configuration allows: the benchmark measures serving, not the limiter's 429s.
+      RATE_LIMIT_API_KEY_PER_MINUTE: '10000000',
+      RATE_LIMIT_JWT_PER_MINUTE: '10000000',
+    },
+  });
+  live.add(child);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => {
+    live.delete(child);
+    resolve(code);
+  }));
+
+  let output = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the server did not start within 60 s:\n${output}`)), 60_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`the server exited with code ${code} before listening:\n${output}`));
+    });
+  });
+  // Keep draining the pipes so a chatty server never blocks on a full pipe; show only problems.
+  child.stdout!.removeAllListeners('data');
+  child.stderr!.removeAllListeners('data');
+  child.stdout!.on('data', () => {});
+  child.stderr!.on('data', (chunk: Buffer) => process.stderr.write(`[server] ${chunk}`));
+
+  const pid = child.pid!;
+  return {
+    url,
+    pid,
+    dataDir,
+    memory: () => ({ rssMiB: readStatusKiB(pid, 'VmRSS') / 1024, peakMiB: readStatusKiB(pid, 'VmHWM') / 1024 }),
+    async stop() {
+      if (live.has(child)) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+        await exited;
+        clearTimeout(timer);
+      }
+      fs.rmSync(dataDir, { recursive: true, force: true });
+      dataDirs.delete(dataDir);
+    },
+  };
+}

@@ -1,0 +1,132 @@
+// Edges of a board: create, list (optionally those touching one node), read, update and delete.
+// Both ends must be nodes of the same board; self-loops are allowed, as canvas libraries draw them.
+import type { Principal } from '../auth/principal.js';
+import { findVisibleBoard } from '../boards/access.js';
+import type { Db, EdgesTable, Executor } from '../db/schema.js';
+import { invalid, notFound } from '../errors.js';
+import { newId, now } from '../lib/ids.js';
+import { applyPage, toPage, type Page, type PageRequest } from '../lib/pagination.js';
+import { beginContentWrite } from '../nodes/content-write.js';
+import { isStorableText, toStoredJson } from '../nodes/json-data.js';
+
+export interface EdgeView {
+  id: string;
+  board_id: string;
+  source_node_id: string;
+  target_node_id: string;
+  edge_type: string;
+  edge_data: Record<string, unknown>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface CreateEdgeInput {
+  source_node_id: string;
+  target_node_id: string;
+  type?: string;
+  data?: Record<string, unknown>;
+}
+
+export interface UpdateEdgeInput {
+  type?: string;
+  data?: Record<string, unknown>;
+}
+
+const columns = ['id', 'board_id', 'source_node_id', 'target_node_id', 'edge_type', 'edge_data', 'created_at', 'updated_at'] as const;
+
+const toEdgeView = (row: Pick<EdgesTable, (typeof columns)[number]>): EdgeView => ({ ...row });
+
+function storedType(type: string): string {
+  if (!isStorableText(type)) throw invalid('type contains a NUL character or invalid Unicode');
+  return type;
+}
+
+async function findEdge(db: Executor, boardId: string, edgeId: string) {
+  const row = await db.selectFrom('edges').select(columns).where('id', '=', edgeId).where('board_id', '=', boardId).executeTakeFirst();
+  if (!row) throw notFound('Edge');
+  return row;
+}
+
+async function assertNodesOnBoard(trx: Executor, boardId: string, input: CreateEdgeInput): Promise<void> {
+  const found = await trx
+    .selectFrom('nodes')
+    .select('id')
+    .where('board_id', '=', boardId)
+    .where('id', 'in', [input.source_node_id, input.target_node_id])
+    .execute();
+  const ids = new Set(found.map((r) => r.id));
+  for (const field of ['source_node_id', 'target_node_id'] as const) {
+    if (!ids.has(input[field])) throw invalid(`${field} is not a node of this board`);
+  }
+}
+
+export async function createEdge(db: Db, principal: Principal, boardId: string, input: CreateEdgeInput): Promise<EdgeView> {
+  const type = storedType(input.type ?? 'default');
+  const data = toStoredJson(input.data ?? {}, 'data');
+  return db.transaction().execute(async (trx) => {
+    const at = now();
+    await beginContentWrite(trx, principal, boardId, at);
+    await assertNodesOnBoard(trx, boardId, input);
+    const row = await trx
+      .insertInto('edges')
+      .values({
+        id: newId(),
+        board_id: boardId,
+        source_node_id: input.source_node_id,
+        target_node_id: input.target_node_id,
+        edge_type: type,
+        edge_data: data,
+        created_at: at,
+        updated_at: at,
+      })
+      .returning(columns)
+      .executeTakeFirstOrThrow();
+    return toEdgeView(row);
+  });
+}
+
+export async function listEdges(
+  db: Db,
+  principal: Principal,
+  boardId: string,
+  filter: { node_id?: string },
+  page: PageRequest,
+  list: string,
+): Promise<Page<EdgeView>> {
+  await findVisibleBoard(db, principal, boardId);
+  let query = db.selectFrom('edges').select(columns).where('board_id', '=', boardId);
+  const nodeId = filter.node_id;
+  if (nodeId) query = query.where((eb) => eb.or([eb('source_node_id', '=', nodeId), eb('target_node_id', '=', nodeId)]));
+  const rows = await applyPage(query, page, 'edges').execute();
+  return toPage(rows.map(toEdgeView), page, list);
+}
+
+export async function getEdge(db: Db, principal: Principal, boardId: string, edgeId: string): Promise<EdgeView> {
+  await findVisibleBoard(db, principal, boardId);
+  return toEdgeView(await findEdge(db, boardId, edgeId));
+}
+
+export async function updateEdge(db: Db, principal: Principal, boardId: string, edgeId: string, input: UpdateEdgeInput): Promise<EdgeView> {
+  const type = input.type === undefined ? undefined : storedType(input.type);
+  const data = input.data === undefined ? undefined : toStoredJson(input.data, 'data');
+  return db.transaction().execute(async (trx) => {
+    const at = now();
+    await beginContentWrite(trx, principal, boardId, at);
+    await findEdge(trx, boardId, edgeId);
+    const row = await trx
+      .updateTable('edges')
+      .set({ ...(type !== undefined ? { edge_type: type } : {}), ...(data !== undefined ? { edge_data: data } : {}), updated_at: at })
+      .where('id', '=', edgeId)
+      .returning(columns)
+      .executeTakeFirstOrThrow();
+    return toEdgeView(row);
+  });
+}
+
+export async function deleteEdge(db: Db, principal: Principal, boardId: string, edgeId: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await beginContentWrite(trx, principal, boardId, now());
+    await findEdge(trx, boardId, edgeId);
+    await trx.deleteFrom('edges').where('id', '=', edgeId).execute();
+  });
+}

@@ -1,0 +1,97 @@
+// Node types and the rules for each type's `data` (DECISIONS "Nodes"): required keys, their shapes,
+// and the size caps. Keys the service does not know are kept as given, because clients store
+// presentation (width, height, color) there.
+import { invalid } from '../errors.js';
+import { toStoredJson } from './json-data.js';
+
+export const nodeTypes = ['video', 'url', 'note', 'document', 'pdf', 'image'] as const;
+export type NodeType = (typeof nodeTypes)[number];
+/** Words accepted on input: the six API types, and `youtube` for `video`. */
+export const nodeTypeInputs = [...nodeTypes, 'youtube'] as const;
+export type NodeTypeInput = (typeof nodeTypeInputs)[number];
+
+export const MAX_TEXT_CHARS = 100_000;
+const MAX_URL_CHARS = 8_192;
+const MAX_PATH_CHARS = 1_024;
+
+export type NodeData = Record<string, unknown>;
+
+export const toNodeType = (input: NodeTypeInput): NodeType => (input === 'youtube' ? 'video' : input);
+
+function checkUrl(data: NodeData, key: string, required: boolean): void {
+  const value = data[key];
+  if (value === undefined && !required) return;
+  if (typeof value !== 'string') throw invalid(`data.${key} is required and must be a string`);
+  let url: URL | undefined;
+  try {
+    url = value.length <= MAX_URL_CHARS ? new URL(value) : undefined;
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '') {
+    throw invalid(`data.${key} must be an absolute http or https URL of at most ${MAX_URL_CHARS} characters`);
+  }
+}
+
+function checkText(data: NodeData): void {
+  const text = data.text;
+  if (typeof text !== 'string') throw invalid('data.text is required and must be a string');
+  // Characters are code points; the UTF-16 length is an upper bound, so count only when needed.
+  if (text.length > MAX_TEXT_CHARS && [...text].length > MAX_TEXT_CHARS) {
+    throw invalid(`data.text is longer than ${MAX_TEXT_CHARS} characters`);
+  }
+}
+
+function checkNonEmptyString(data: NodeData, key: string, max: number): void {
+  const value = data[key];
+  if (typeof value !== 'string' || value.length === 0 || value.length > max) {
+    throw invalid(`data.${key} is required and must be a string of 1..${max} characters`);
+  }
+}
+
+/**
+ * Checks a node's complete `data` for its type and returns it as JSON text for storage.
+ *
+ * The 64 KiB cap counts every key except `text`: note and document text has its own cap of
+ * 100,000 characters, which would otherwise be unreachable (100,000 characters exceed 64 KiB).
+ *
+ * For pdf and image, the keys are checked for shape only; matching them against an asset of the
+ * same board arrives with assets.
+ */
+export function storedNodeData(type: NodeType, data: NodeData): string {
+  if (data.label !== undefined && typeof data.label !== 'string') throw invalid('data.label must be a string');
+  switch (type) {
+    case 'video':
+    case 'url':
+      checkUrl(data, 'url', true);
+      break;
+    case 'note':
+      checkText(data);
+      break;
+    case 'document':
+      checkText(data);
+      checkUrl(data, 'url', false);
+      break;
+    case 'pdf':
+    case 'image': {
+      checkNonEmptyString(data, 'storagePath', MAX_PATH_CHARS);
+      checkNonEmptyString(data, 'publicUrl', MAX_URL_CHARS);
+      const size = data.fileSize;
+      if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) {
+        throw invalid('data.fileSize is required and must be a non-negative integer (bytes)');
+      }
+      break;
+    }
+  }
+  const { text: _text, ...rest } = data;
+  return toStoredJson(data, 'data', type === 'note' || type === 'document' ? rest : data);
+}
+
+/** PATCH semantics: given keys replace, a key set to null is removed. */
+export function mergeNodeData(current: NodeData, patch: NodeData): NodeData {
+  // Built with fromEntries (define, not assign) so no key name can reach the prototype.
+  return Object.fromEntries([
+    ...Object.entries(current).filter(([key]) => !Object.hasOwn(patch, key)),
+    ...Object.entries(patch).filter(([, value]) => value !== null),
+  ]);
+}

@@ -1,0 +1,164 @@
+// Nodes of a board: create, list, read, update and delete. Reads need the board visible to the
+// caller; writes need content-edit rights and run in one transaction behind the board lock
+// (content-write.ts), so a write is all-or-nothing and concurrent writes cannot form a cycle.
+import { sql } from 'kysely';
+import type { Principal } from '../auth/principal.js';
+import { findVisibleBoard } from '../boards/access.js';
+import type { Db, Executor, NodesTable } from '../db/schema.js';
+import { invalid, notFound } from '../errors.js';
+import { newId, now } from '../lib/ids.js';
+import { applyPage, toPage, type Page, type PageRequest } from '../lib/pagination.js';
+import { beginContentWrite } from './content-write.js';
+import { mergeNodeData, storedNodeData, type NodeData, type NodeType } from './node-data.js';
+
+export interface NodeView {
+  id: string;
+  node_type: string;
+  position_x: number;
+  position_y: number;
+  node_data: NodeData;
+  parent_node_id: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface Position {
+  x: number;
+  y: number;
+}
+
+export interface CreateNodeInput {
+  type: NodeType;
+  position: Position;
+  data: NodeData;
+  parent_node_id?: string | null;
+}
+
+export interface UpdateNodeInput {
+  position?: Position;
+  data?: NodeData;
+  parent_node_id?: string | null;
+}
+
+const columns = ['id', 'node_type', 'position_x', 'position_y', 'node_data', 'parent_node_id', 'created_at', 'updated_at'] as const;
+
+const toNodeView = (row: Pick<NodesTable, (typeof columns)[number]>): NodeView => ({
+  id: row.id,
+  node_type: row.node_type,
+  position_x: row.position_x,
+  position_y: row.position_y,
+  node_data: row.node_data,
+  parent_node_id: row.parent_node_id,
+  created_at: row.created_at,
+  updated_at: row.updated_at,
+});
+
+async function findNode(db: Executor, boardId: string, nodeId: string) {
+  const row = await db.selectFrom('nodes').select([...columns, 'board_id']).where('id', '=', nodeId).where('board_id', '=', boardId).executeTakeFirst();
+  if (!row) throw notFound('Node');
+  return row;
+}
+
+async function assertParentOnBoard(trx: Executor, boardId: string, parentId: string): Promise<void> {
+  const parent = await trx.selectFrom('nodes').select('id').where('id', '=', parentId).where('board_id', '=', boardId).executeTakeFirst();
+  if (!parent) throw invalid('parent_node_id is not a node of this board');
+}
+
+/** True when `nodeId` is `parentId` or one of its ancestors: making it the parent would close a loop. */
+async function wouldCycle(trx: Executor, nodeId: string, parentId: string): Promise<boolean> {
+  // UNION (not UNION ALL) ends the walk even on a chain that already loops.
+  const { rows } = await sql<{ found: number }>`
+    WITH RECURSIVE chain(id, parent_node_id) AS (
+      SELECT id, parent_node_id FROM nodes WHERE id = ${parentId}
+      UNION
+      SELECT n.id, n.parent_node_id FROM nodes n JOIN chain c ON n.id = c.parent_node_id
+    )
+    SELECT 1 AS found FROM chain WHERE id = ${nodeId} LIMIT 1`.execute(trx);
+  return rows.length > 0;
+}
+
+export async function createNode(db: Db, principal: Principal, boardId: string, input: CreateNodeInput): Promise<NodeView> {
+  const data = storedNodeData(input.type, input.data);
+  return db.transaction().execute(async (trx) => {
+    const at = now();
+    await beginContentWrite(trx, principal, boardId, at);
+    if (input.parent_node_id) await assertParentOnBoard(trx, boardId, input.parent_node_id);
+    const row = await trx
+      .insertInto('nodes')
+      .values({
+        id: newId(),
+        board_id: boardId,
+        node_type: input.type,
+        position_x: input.position.x,
+        position_y: input.position.y,
+        node_data: data,
+        parent_node_id: input.parent_node_id ?? null,
+        created_at: at,
+        updated_at: at,
+      })
+      .returning(columns)
+      .executeTakeFirstOrThrow();
+    return toNodeView(row);
+  });
+}
+
+export async function listNodes(
+  db: Db,
+  principal: Principal,
+  boardId: string,
+  filter: { type?: NodeType },
+  page: PageRequest,
+  list: string,
+): Promise<Page<NodeView>> {
+  await findVisibleBoard(db, principal, boardId);
+  let query = db.selectFrom('nodes').select(columns).where('board_id', '=', boardId);
+  if (filter.type) query = query.where('node_type', '=', filter.type);
+  const rows = await applyPage(query, page, 'nodes').execute();
+  return toPage(rows.map(toNodeView), page, list);
+}
+
+export async function getNode(db: Db, principal: Principal, boardId: string, nodeId: string): Promise<NodeView> {
+  await findVisibleBoard(db, principal, boardId);
+  return toNodeView(await findNode(db, boardId, nodeId));
+}
+
+export async function updateNode(db: Db, principal: Principal, boardId: string, nodeId: string, input: UpdateNodeInput): Promise<NodeView> {
+  return db.transaction().execute(async (trx) => {
+    const at = now();
+    await beginContentWrite(trx, principal, boardId, at);
+    const node = await findNode(trx, boardId, nodeId);
+    const data = input.data === undefined ? undefined : storedNodeData(node.node_type as NodeType, mergeNodeData(node.node_data, input.data));
+    if (input.parent_node_id) {
+      await assertParentOnBoard(trx, boardId, input.parent_node_id);
+      if (await wouldCycle(trx, nodeId, input.parent_node_id)) {
+        throw invalid('parent_node_id would make the node its own ancestor');
+      }
+    }
+    const row = await trx
+      .updateTable('nodes')
+      .set({
+        ...(input.position ? { position_x: input.position.x, position_y: input.position.y } : {}),
+        ...(data !== undefined ? { node_data: data } : {}),
+        ...(input.parent_node_id !== undefined ? { parent_node_id: input.parent_node_id } : {}),
+        updated_at: at,
+      })
+      .where('id', '=', nodeId)
+      .returning(columns)
+      .executeTakeFirstOrThrow();
+    return toNodeView(row);
+  });
+}
+
+/**
+ * Deletes a node. Its edges go by the foreign key's cascade; its children are detached here rather
+ * than by the foreign key's SET NULL so that their updated_at records the change.
+ */
+export async function deleteNode(db: Db, principal: Principal, boardId: string, nodeId: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const at = now();
+    await beginContentWrite(trx, principal, boardId, at);
+    await findNode(trx, boardId, nodeId);
+    await trx.updateTable('nodes').set({ parent_node_id: null, updated_at: at }).where('parent_node_id', '=', nodeId).execute();
+    await trx.deleteFrom('nodes').where('id', '=', nodeId).execute();
+  });
+}

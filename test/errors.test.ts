@@ -1,0 +1,204 @@
+// The error envelope on every failure path: unknown routes, wrong methods, malformed and oversize
+// bodies, wrong content types, bad ids, odd encodings. No answer may be a 5xx or leak internals,
+// and the server keeps serving after each.
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { isErrorEnvelope, startServer, type Response, type TestServer, type TestUser } from './helpers/harness.js';
+
+let server: TestServer;
+let alice: TestUser;
+
+before(async () => {
+  server = await startServer();
+  alice = await server.user();
+});
+after(() => server.close());
+
+const LEAKS = ['at ', '/work', 'SELECT', 'node_modules', '/tmp', '.ts:', '.js:'];
+
+/** Asserts the envelope with the given status (and code), no leaked internals, and that the server still answers. */
+async function expectError(res: Response, status: number, code?: string): Promise<void> {
+  assert.equal(res.status, status, `expected ${status}, got ${res.status}: ${res.text.slice(0, 300)}`);
+  assert.ok(isErrorEnvelope(res.body, status), `not an error envelope: ${res.text.slice(0, 300)}`);
+  if (code) assert.equal(res.body.code, code);
+  assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
+  for (const leak of LEAKS) assert.ok(!res.body.message.includes(leak), `message leaks "${leak}": ${res.body.message}`);
+  const health = await server.request('GET', '/healthz');
+  assert.equal(health.status, 200);
+}
+
+/** Sends raw bytes as the body of an authenticated request. */
+async function rawRequest(method: string, path: string, body: Uint8Array | string | undefined, headers: Record<string, string> = {}): Promise<Response> {
+  const res = await fetch(`${server.url}${path}`, { method, body, headers: { authorization: `Bearer ${alice.token}`, ...headers } });
+  const text = await res.text();
+  let parsed: any;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  return { status: res.status, headers: res.headers, body: parsed, text };
+}
+
+describe('routing errors', () => {
+  test('unknown route is 404 not_found, with or without a token', async () => {
+    await expectError(await server.request('GET', '/v1/nothing-here'), 404, 'not_found');
+    await expectError(await server.request('GET', '/v1/nothing-here', { token: alice.token }), 404, 'not_found');
+    await expectError(await server.request('POST', '/nope', { body: { a: 1 } }), 404, 'not_found');
+  });
+
+  test('known path with a wrong method is 405 with an Allow header', async () => {
+    const res = await server.request('PUT', '/v1/boards', { token: alice.token, body: { name: 'x' } });
+    await expectError(res, 405, 'method_not_allowed');
+    const allow = (res.headers.get('allow') ?? '').split(/,\s*/).sort();
+    assert.deepEqual(allow, ['GET', 'POST']);
+    const byId = await server.request('PUT', '/v1/boards/0190a0b0-0000-7000-8000-000000000000', { token: alice.token });
+    await expectError(byId, 405, 'method_not_allowed');
+    assert.deepEqual((byId.headers.get('allow') ?? '').split(/,\s*/).sort(), ['DELETE', 'GET', 'PATCH']);
+    await expectError(await server.request('DELETE', '/healthz'), 405, 'method_not_allowed');
+  });
+
+  test('a malformed uuid in the path is 404', async () => {
+    for (const id of ['not-a-uuid', '123', '0190a0b0-0000-7000-8000-00000000000', '%00', '..%2F..%2Fetc', 'x'.repeat(2000)]) {
+      await expectError(await server.request('GET', `/v1/boards/${id}`, { token: alice.token }), 404, 'not_found');
+    }
+    await expectError(await server.request('PATCH', '/v1/boards/nope', { token: alice.token, body: { name: 'x' } }), 404, 'not_found');
+  });
+});
+
+describe('body errors', () => {
+  test('malformed JSON is 400 invalid_request', async () => {
+    for (const raw of ['{', '{"name": }', "{'name':'x'}", 'name=x', '{"name":"x"}}', '\u0000']) {
+      const res = await server.request('POST', '/v1/boards', { token: alice.token, raw, headers: { 'content-type': 'application/json' } });
+      await expectError(res, 400, 'invalid_request');
+    }
+  });
+
+  test('a wrong Content-Type on a JSON route is 415', async () => {
+    const body = JSON.stringify({ name: 'x' });
+    for (const type of ['text/plain', 'text/plain; charset=utf-8', 'multipart/form-data; boundary=xyz', 'application/x-www-form-urlencoded', 'application/xml', 'image/png']) {
+      const res = await server.request('POST', '/v1/boards', { token: alice.token, raw: body, headers: { 'content-type': type } });
+      await expectError(res, 415, 'unsupported_media_type');
+    }
+  });
+
+  test('a body over 1 MiB is 413 payload_too_large', async () => {
+    const res = await server.request('POST', '/v1/boards', { token: alice.token, body: { name: 'x', pad: 'y'.repeat(1024 * 1024 + 10) } });
+    await expectError(res, 413, 'payload_too_large');
+  });
+
+  test('JSON that is not an object where one is expected is 400', async () => {
+    for (const raw of ['[]', '[{"name":"x"}]', '"board"', 'null', '42', 'true']) {
+      const res = await server.request('POST', '/v1/boards', { token: alice.token, raw, headers: { 'content-type': 'application/json' } });
+      await expectError(res, 400, 'invalid_request');
+    }
+  });
+
+  test('an empty body on a route that needs one is 400', async () => {
+    for (const raw of ['', '   ']) {
+      const res = await server.request('POST', '/v1/boards', { token: alice.token, raw, headers: { 'content-type': 'application/json' } });
+      await expectError(res, 400, 'invalid_request');
+    }
+    const noType = await rawRequest('POST', '/v1/boards', undefined);
+    await expectError(noType, 400, 'invalid_request');
+    const emptyPatch = await server.request('PATCH', '/v1/boards/0190a0b0-0000-7000-8000-000000000000', { token: alice.token, body: {} });
+    assert.ok(emptyPatch.status === 400 || emptyPatch.status === 404);
+  });
+
+  test('validation messages name the field', async () => {
+    const cases: [unknown, RegExp][] = [
+      [{}, /name/],
+      [{ name: 42 }, /name/],
+      [{ name: '' }, /name/],
+      [{ name: 'x'.repeat(201) }, /name/],
+      [{ name: 'x', is_public: 'yes' }, /is_public/],
+      [{ name: 'x', viewport_x: '1' }, /viewport_x/],
+      [{ name: 'x', viewport_zoom: -1 }, /viewport_zoom/],
+      [{ name: 'x', public_access_level: 'admin' }, /public_access_level/],
+      [{ name: 'x', colour: 'red' }, /colour/],
+    ];
+    for (const [body, field] of cases) {
+      const res = await server.request('POST', '/v1/boards', { token: alice.token, body });
+      await expectError(res, 400, 'invalid_request');
+      assert.match(res.body.message, field, JSON.stringify(body));
+    }
+    const query = await server.request('GET', '/v1/boards?limit=abc', { token: alice.token });
+    await expectError(query, 400, 'invalid_request');
+    assert.match(query.body.message, /limit/);
+    const unknownQuery = await server.request('GET', '/v1/boards?colour=red', { token: alice.token });
+    await expectError(unknownQuery, 400, 'invalid_request');
+    assert.match(unknownQuery.body.message, /colour/);
+  });
+
+  test('__proto__ and constructor keys do nothing bad', async () => {
+    for (const raw of [
+      '{"name":"x","__proto__":{"is_public":true}}',
+      '{"__proto__":{"polluted":1},"name":"x"}',
+      '{"name":"x","constructor":{"prototype":{"polluted":1}}}',
+      '{"name":"x","constructor":"y"}',
+    ]) {
+      const res = await server.request('POST', '/v1/boards', { token: alice.token, raw, headers: { 'content-type': 'application/json' } });
+      await expectError(res, 400, 'invalid_request');
+    }
+    assert.equal(({} as Record<string, unknown>).polluted, undefined);
+    assert.equal(({} as Record<string, unknown>).is_public, undefined);
+  });
+});
+
+describe('odd encodings never give a 5xx', () => {
+  async function notServerError(res: Response): Promise<void> {
+    assert.ok(res.status < 500, `got ${res.status}: ${res.text.slice(0, 300)}`);
+    if (res.status >= 400) await expectError(res, res.status);
+  }
+
+  test('invalid UTF-8 bytes, a BOM, a latin1 charset', async () => {
+    const invalidUtf8 = new Uint8Array([...Buffer.from('{"name":"'), 0xff, 0xfe, 0xc3, 0x28, 0xa0, 0xa1, ...Buffer.from('"}')]);
+    await notServerError(await rawRequest('POST', '/v1/boards', invalidUtf8, { 'content-type': 'application/json' }));
+    const bom = new Uint8Array([0xef, 0xbb, 0xbf, ...Buffer.from('{"name":"bom"}')]);
+    await notServerError(await rawRequest('POST', '/v1/boards', bom, { 'content-type': 'application/json' }));
+    const latin1 = new Uint8Array([...Buffer.from('{"name":"caf'), 0xe9, ...Buffer.from('"}')]);
+    await notServerError(await rawRequest('POST', '/v1/boards', latin1, { 'content-type': 'application/json; charset=latin1' }));
+    await notServerError(await rawRequest('POST', '/v1/boards', '{"name":"x"}', { 'content-type': 'application/json; charset=utf-16' }));
+    await notServerError(await rawRequest('POST', '/v1/boards', '{"name":"x"}', { 'content-type': 'application/json;;;charset' }));
+    await notServerError(await rawRequest('POST', '/v1/boards', '{"name":"x"}', { 'content-type': 'APPLICATION/JSON' }));
+    await notServerError(await rawRequest('POST', '/v1/boards', '{"name":"\\ud800"}', { 'content-type': 'application/json' }));
+  });
+
+  test('very long header values', async () => {
+    await notServerError(await rawRequest('GET', '/v1/boards', undefined, { 'x-long': 'a'.repeat(8000) }));
+    await notServerError(await rawRequest('GET', '/v1/boards', undefined, { authorization: `Bearer ${'a'.repeat(10000)}` }));
+    await notServerError(await rawRequest('POST', '/v1/boards', '{"name":"x"}', { 'content-type': `application/json; ${'x=y; '.repeat(1500)}` }));
+    await notServerError(await rawRequest('POST', '/v1/boards', '{"name":"x"}', { 'content-type': 'application/json', 'idempotency-key': 'k'.repeat(5000) }));
+    // Over Node's header limit: the HTTP layer answers 431 itself; it must not be a 5xx.
+    const huge = await fetch(`${server.url}/v1/boards`, { headers: { 'x-huge': 'a'.repeat(40_000) } }).catch(() => undefined);
+    if (huge) assert.ok(huge.status < 500, `got ${huge.status}`);
+    assert.equal((await server.request('GET', '/healthz')).status, 200);
+  });
+
+  test('a query parameter repeated 1000 times', async () => {
+    const qs = Array.from({ length: 1000 }, (_, i) => `limit=${(i % 2) + 1}`).join('&');
+    const res = await server.request('GET', `/v1/boards?${qs}`, { token: alice.token });
+    await expectError(res, 400, 'invalid_request');
+    await notServerError(await server.request('GET', `/v1/boards?${'order=asc&'.repeat(1000)}`, { token: alice.token }));
+    await notServerError(await server.request('GET', `/v1/boards?${'cursor=abc&'.repeat(1000)}`, { token: alice.token }));
+    await notServerError(await server.request('GET', `/v1/boards?limit[a]=1&limit[b]=2`, { token: alice.token }));
+    await notServerError(await server.request('GET', `/v1/boards?%zz=%zz&limit=%ff`, { token: alice.token }));
+  });
+
+  test('garbage on the socket gets a 4xx, and the server keeps serving', async () => {
+    const { port } = new URL(server.url);
+    for (const raw of ['GARBAGE\r\n\r\n', 'GET / HTTP/9.9\r\n\r\n', 'POST /v1/boards HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n', 'GET /v1/boards HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n']) {
+      const answer = await new Promise<string>((resolve) => {
+        const socket = net.connect(Number(port), '127.0.0.1', () => socket.end(raw));
+        let data = '';
+        socket.on('data', (chunk) => (data += chunk.toString()));
+        socket.on('close', () => resolve(data));
+        socket.on('error', () => resolve(data));
+      });
+      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 400);
+      assert.ok(status < 500, `got ${answer.slice(0, 200)}`);
+    }
+    assert.equal((await server.request('GET', '/healthz')).status, 200);
+  });
+});
