@@ -1,5 +1,6 @@
 // Edges of a board: create, list (optionally those touching one node), read, update and delete.
 // Both ends must be nodes of the same board; self-loops are allowed, as canvas libraries draw them.
+import type { Selectable } from 'kysely';
 import type { Principal } from '../auth/principal.js';
 import { findVisibleBoard } from '../boards/access.js';
 import type { Db, EdgesTable, Executor } from '../db/schema.js';
@@ -34,7 +35,7 @@ export interface UpdateEdgeInput {
 
 const columns = ['id', 'board_id', 'source_node_id', 'target_node_id', 'edge_type', 'edge_data', 'created_at', 'updated_at'] as const;
 
-const toEdgeView = (row: Pick<EdgesTable, (typeof columns)[number]>): EdgeView => ({ ...row });
+const toEdgeView = (row: Pick<Selectable<EdgesTable>, (typeof columns)[number]>): EdgeView => ({ ...row });
 
 function storedType(type: string): string {
   if (!isStorableText(type)) throw invalid('type contains a NUL character or invalid Unicode');

@@ -1,7 +1,7 @@
 // Nodes of a board: create, list, read, update and delete. Reads need the board visible to the
 // caller; writes need content-edit rights and run in one transaction behind the board lock
 // (content-write.ts), so a write is all-or-nothing and concurrent writes cannot form a cycle.
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Principal } from '../auth/principal.js';
 import { findVisibleBoard } from '../boards/access.js';
 import type { Db, Executor, NodesTable } from '../db/schema.js';
@@ -42,7 +42,7 @@ export interface UpdateNodeInput {
 
 const columns = ['id', 'node_type', 'position_x', 'position_y', 'node_data', 'parent_node_id', 'created_at', 'updated_at'] as const;
 
-const toNodeView = (row: Pick<NodesTable, (typeof columns)[number]>): NodeView => ({
+const toNodeView = (row: Pick<Selectable<NodesTable>, (typeof columns)[number]>): NodeView => ({
   id: row.id,
   node_type: row.node_type,
   position_x: row.position_x,

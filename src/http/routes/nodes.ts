@@ -1,7 +1,7 @@
 // /v1/boards/{boardId}/nodes: create, list, get, update, delete.
 import { Type } from '@sinclair/typebox';
 import { pageRequest } from '../../lib/pagination.js';
-import { nodeTypeInputs, nodeTypes, toNodeType } from '../../nodes/node-data.js';
+import { nodeTypeInputs, nodeTypes, toNodeType, type NodeTypeInput } from '../../nodes/node-data.js';
 import { createNode, deleteNode, getNode, listNodes, updateNode } from '../../nodes/node-service.js';
 import { principalOf } from '../plugins/auth.js';
 import { BoardChildParams, BoardParams, Deleted, errorResponses, FreeObject, List, PageQuery, Single, Timestamp, Uuid } from '../schemas/common.js';
@@ -9,7 +9,11 @@ import type { App, Services } from '../types.js';
 
 const Coordinate = Type.Number({ minimum: -1e12, maximum: 1e12 });
 const Position = Type.Object({ x: Coordinate, y: Coordinate }, { additionalProperties: false, description: 'Canvas position' });
-const NodeTypeInput = Type.Union(nodeTypeInputs.map((t) => Type.Literal(t)), { description: 'video, url, note, document, pdf or image (youtube is read as video)' });
+// An enum rather than a union of literals: one clear validation message and a compact OpenAPI entry.
+const nodeTypeInput = (description: string) => Type.String({ enum: [...nodeTypeInputs], description });
+// The schema's enum has checked the word by the time a handler reads it.
+const asNodeType = (word: string) => toNodeType(word as NodeTypeInput);
+const NodeTypeInput = nodeTypeInput('video, url, note, document, pdf or image (youtube is read as video)');
 const NullableUuid = Type.Union([Uuid, Type.Null()]);
 
 const dataDescription =
@@ -51,7 +55,7 @@ export const Node = Type.Object({
 });
 
 const NodeListQuery = Type.Object(
-  { type: Type.Optional(Type.Union(nodeTypeInputs.map((t) => Type.Literal(t)), { description: 'Only nodes of this type' })), ...PageQuery },
+  { type: Type.Optional(nodeTypeInput('Only nodes of this type (youtube is read as video)')), ...PageQuery },
   { additionalProperties: false },
 );
 
@@ -66,7 +70,7 @@ export function nodeRoutes(app: App, { db }: Services): void {
     },
   }, async (request, reply) => {
     const { type, ...rest } = request.body;
-    const node = await createNode(db, principalOf(request), request.params.boardId, { ...rest, type: toNodeType(type) });
+    const node = await createNode(db, principalOf(request), request.params.boardId, { ...rest, type: asNodeType(type) });
     return reply.code(201).send({ object: 'node', data: node });
   });
 
@@ -80,7 +84,7 @@ export function nodeRoutes(app: App, { db }: Services): void {
     },
   }, async (request) => {
     const { boardId } = request.params;
-    const type = request.query.type === undefined ? undefined : toNodeType(request.query.type);
+    const type = request.query.type === undefined ? undefined : asNodeType(request.query.type);
     // The cursor is bound to the board and the filter, so it cannot page another list.
     const list = `nodes:${boardId}:${type ?? '*'}`;
     const page = await listNodes(db, principalOf(request), boardId, { type }, pageRequest(list, request.query, 'desc'), list);
