@@ -9,6 +9,8 @@ export interface Machine {
   memoryGiB: number;
   node: string;
   os: string;
+  /** 1-minute load average when the run began: other work on the machine skews the figures. */
+  loadAverage: number;
 }
 
 export function machine(): Machine {
@@ -24,6 +26,7 @@ export function machine(): Machine {
     memoryGiB: Math.round(os.totalmem() / 2 ** 30),
     node: process.version,
     os: `${os.type()} ${os.release()}`,
+    loadAverage: os.loadavg()[0]!,
   };
 }
 
