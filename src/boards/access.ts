@@ -1,5 +1,6 @@
 // Who may see and change a board. Callers see their own boards and public boards; anything else is
 // "Board not found", so the existence of another user's private board never shows.
+import { sql } from 'kysely';
 import type { Principal } from '../auth/principal.js';
 import type { BoardsTable, Executor } from '../db/schema.js';
 import { forbidden, notFound } from '../errors.js';
@@ -15,6 +16,15 @@ export async function findVisibleBoard(db: Executor, principal: Principal, board
     .executeTakeFirst();
   if (!board) throw notFound('Board');
   return board;
+}
+
+/**
+ * The same visibility rule as a condition inside another query, so a read of a board's nodes or
+ * edges is one statement. When such a read finds nothing, call findVisibleBoard to tell a missing
+ * board from a missing child.
+ */
+export function boardVisibleTo(principal: Principal, boardId: string) {
+  return sql<boolean>`EXISTS (SELECT 1 FROM boards vb WHERE vb.id = ${boardId} AND (vb.owner_id = ${principal.userId} OR vb.is_public))`;
 }
 
 export const isOwner = (board: BoardRow, principal: Principal): boolean => board.owner_id === principal.userId;

@@ -6,6 +6,7 @@ import { Kysely, Migrator, PostgresDialect, type Migration } from 'kysely';
 import type { Config } from '../config.js';
 import type { Database, Db } from './schema.js';
 import { startEmbeddedPostgres } from './embedded.js';
+import { PreparedStatementPool } from './prepared-pool.js';
 import * as m0001 from './migrations/0001-core.js';
 
 const migrations: Record<string, Migration> = {
@@ -32,10 +33,11 @@ export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'databas
   });
   // An idle client that loses its server must not crash the process; the pool replaces it.
   pool.on('error', () => {});
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  // Migrations run on plain statements: prepared plans are only kept once the schema is settled.
+  const migrationDb = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   try {
     const { error, results } = await new Migrator({
-      db,
+      db: migrationDb,
       provider: { getMigrations: async () => migrations },
     }).migrateToLatest();
     if (error) {
@@ -43,10 +45,11 @@ export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'databas
       throw new Error(`Migration ${failed?.migrationName ?? ''} failed: ${String(error)}`);
     }
   } catch (error) {
-    await db.destroy();
+    await pool.end();
     await embedded?.stop();
     throw error;
   }
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: embedded ? new PreparedStatementPool(pool) : pool }) });
   let closed: Promise<void> | undefined;
   return {
     db,

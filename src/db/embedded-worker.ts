@@ -4,7 +4,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { listenWire } from './embedded-wire.js';
 
 interface EmbeddedWorkerData {
   dataDir: string;
@@ -16,14 +16,11 @@ const port = parentPort!;
 
 try {
   const db = await PGlite.create(dataDir, { extensions: { vector } });
-  // One connection: PGlite is a single session, and its multiplexer would interleave the
-  // extended-protocol messages of concurrent clients.
-  const server = new PGLiteSocketServer({ db, path: socketPath, maxConnections: 1 });
-  await server.start();
+  const server = await listenWire(db, socketPath);
   port.on('message', async (message: unknown) => {
     if (message !== 'stop') return;
     try {
-      await server.stop();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
       await db.close();
       port.postMessage({ type: 'stopped' });
     } catch (error) {

@@ -2,7 +2,7 @@
 // Both ends must be nodes of the same board; self-loops are allowed, as canvas libraries draw them.
 import type { Selectable } from 'kysely';
 import type { Principal } from '../auth/principal.js';
-import { findVisibleBoard } from '../boards/access.js';
+import { boardVisibleTo, findVisibleBoard } from '../boards/access.js';
 import type { Db, EdgesTable, Executor } from '../db/schema.js';
 import { invalid, notFound } from '../errors.js';
 import { newId, now } from '../lib/ids.js';
@@ -94,17 +94,25 @@ export async function listEdges(
   page: PageRequest,
   list: string,
 ): Promise<Page<EdgeView>> {
-  await findVisibleBoard(db, principal, boardId);
-  let query = db.selectFrom('edges').select(columns).where('board_id', '=', boardId);
+  let query = db.selectFrom('edges').select(columns).where('board_id', '=', boardId).where(boardVisibleTo(principal, boardId));
   const nodeId = filter.node_id;
   if (nodeId) query = query.where((eb) => eb.or([eb('source_node_id', '=', nodeId), eb('target_node_id', '=', nodeId)]));
   const rows = await applyPage(query, page, 'edges').execute();
+  if (rows.length === 0) await findVisibleBoard(db, principal, boardId);
   return toPage(rows.map(toEdgeView), page, list);
 }
 
 export async function getEdge(db: Db, principal: Principal, boardId: string, edgeId: string): Promise<EdgeView> {
+  const row = await db
+    .selectFrom('edges')
+    .select(columns)
+    .where('id', '=', edgeId)
+    .where('board_id', '=', boardId)
+    .where(boardVisibleTo(principal, boardId))
+    .executeTakeFirst();
+  if (row) return toEdgeView(row);
   await findVisibleBoard(db, principal, boardId);
-  return toEdgeView(await findEdge(db, boardId, edgeId));
+  throw notFound('Edge');
 }
 
 export async function updateEdge(db: Db, principal: Principal, boardId: string, edgeId: string, input: UpdateEdgeInput): Promise<EdgeView> {

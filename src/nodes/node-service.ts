@@ -3,7 +3,7 @@
 // (content-write.ts), so a write is all-or-nothing and concurrent writes cannot form a cycle.
 import { sql, type Selectable } from 'kysely';
 import type { Principal } from '../auth/principal.js';
-import { findVisibleBoard } from '../boards/access.js';
+import { boardVisibleTo, findVisibleBoard } from '../boards/access.js';
 import type { Db, Executor, NodesTable } from '../db/schema.js';
 import { invalid, notFound } from '../errors.js';
 import { newId, now } from '../lib/ids.js';
@@ -110,16 +110,24 @@ export async function listNodes(
   page: PageRequest,
   list: string,
 ): Promise<Page<NodeView>> {
-  await findVisibleBoard(db, principal, boardId);
-  let query = db.selectFrom('nodes').select(columns).where('board_id', '=', boardId);
+  let query = db.selectFrom('nodes').select(columns).where('board_id', '=', boardId).where(boardVisibleTo(principal, boardId));
   if (filter.type) query = query.where('node_type', '=', filter.type);
   const rows = await applyPage(query, page, 'nodes').execute();
+  if (rows.length === 0) await findVisibleBoard(db, principal, boardId);
   return toPage(rows.map(toNodeView), page, list);
 }
 
 export async function getNode(db: Db, principal: Principal, boardId: string, nodeId: string): Promise<NodeView> {
+  const row = await db
+    .selectFrom('nodes')
+    .select(columns)
+    .where('id', '=', nodeId)
+    .where('board_id', '=', boardId)
+    .where(boardVisibleTo(principal, boardId))
+    .executeTakeFirst();
+  if (row) return toNodeView(row);
   await findVisibleBoard(db, principal, boardId);
-  return toNodeView(await findNode(db, boardId, nodeId));
+  throw notFound('Node');
 }
 
 export async function updateNode(db: Db, principal: Principal, boardId: string, nodeId: string, input: UpdateNodeInput): Promise<NodeView> {
