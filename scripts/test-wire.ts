@@ -11,7 +11,9 @@ const db = await PGlite.create({ extensions: { vector } });
 const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 1 });
 await server.start();
 const address = server.getServerConn();
-const files = fs.readdirSync('test').filter((f) => f.endsWith('.test.ts')).map((f) => `test/${f}`);
+// Every test file, or the ones named on the command line.
+const named = process.argv.slice(2);
+const files = named.length > 0 ? named : fs.readdirSync('test').filter((f) => f.endsWith('.test.ts')).map((f) => `test/${f}`);
 console.log(`wire-protocol run against postgres://${address} (${files.length} files)`);
 
 const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', ...files], {

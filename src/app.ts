@@ -1,25 +1,25 @@
 // The application factory: builds the Fastify app with its plugins and routes, without listening.
 // Tests and the server entry point both use it.
 import Fastify, { LogController } from 'fastify';
-import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Redis } from 'ioredis';
 import { Authenticator } from './auth/authenticator.js';
 import { createJwtVerifier } from './auth/jwt.js';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
 import { ApiError } from './errors.js';
 import { registerAuth } from './http/plugins/auth.js';
-import { registerErrorHandling, sendError, toApiError } from './http/plugins/errors.js';
+import { clientErrorHandler, registerErrorHandling, sendError, toApiError } from './http/plugins/errors.js';
 import { registerIdempotency, sweepIdempotencyKeys } from './http/plugins/idempotency.js';
+import { registerRateLimit } from './http/plugins/rate-limit.js';
 import { apiKeyRoutes } from './http/routes/api-keys.js';
 import { boardRoutes } from './http/routes/boards.js';
 import { edgeRoutes } from './http/routes/edges.js';
 import { metaRoutes } from './http/routes/meta.js';
 import { nodeRoutes } from './http/routes/nodes.js';
 import { ErrorEnvelope } from './http/schemas/common.js';
+import { enableNodeReadCache } from './nodes/node-cache.js';
 import type { App, Services } from './http/types.js';
 import { addSharedSchema, validatorCompiler } from './http/validation.js';
 
@@ -40,6 +40,8 @@ export async function buildApp(config: Config, database: DatabaseHandle): Promis
     // Requests whose handler never answers still end, with a 503-free socket timeout.
     requestTimeout: 120_000,
     genReqId: () => crypto.randomUUID(),
+    // Malformed HTTP and oversized headers (before any request exists) get the envelope too.
+    clientErrorHandler,
     // Errors raised before routing (a malformed URL) get the envelope too.
     frameworkErrors: (error, _request, reply) => {
       const apiError = error.code === 'FST_ERR_BAD_URL' ? new ApiError('invalid_request', 'The request URL is malformed') : toApiError(error);
@@ -48,6 +50,8 @@ export async function buildApp(config: Config, database: DatabaseHandle): Promis
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
   const authenticator = new Authenticator(database.db, createJwtVerifier(config), database.embedded);
+  // Only the embedded database guarantees this process is the only writer (see node-cache.ts).
+  if (database.embedded) enableNodeReadCache(database.db);
   const services: Services = { config, db: database.db, authenticator };
 
   app.setValidatorCompiler(validatorCompiler);
@@ -93,23 +97,7 @@ export async function buildApp(config: Config, database: DatabaseHandle): Promis
 
   registerAuth(app, authenticator);
 
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false }) : undefined;
-  await app.register(rateLimit, {
-    global: true,
-    hook: 'onRequest',
-    enableDraftSpec: true,
-    timeWindow: 60_000,
-    ...(redis ? { redis, nameSpace: 'bwk-rl:' } : {}),
-    // Counted per principal: one API key, or one user's JWTs.
-    keyGenerator: (request) => {
-      const p = request.principal;
-      return p ? (p.kind === 'api_key' ? `key:${p.keyId}` : `user:${p.userId}`) : `ip:${request.ip}`;
-    },
-    max: (request) => (request.principal?.kind === 'api_key' ? config.rateLimitApiKeyPerMinute : config.rateLimitJwtPerMinute),
-    allowList: (request) => request.principal === undefined,
-    errorResponseBuilder: (_request, context) =>
-      new ApiError('rate_limited', `Rate limit of ${context.max} requests per minute exceeded; retry in ${context.after}`),
-  });
+  const rateLimits = await registerRateLimit(app, config);
 
   registerIdempotency(app, database.db);
 
@@ -133,7 +121,7 @@ export async function buildApp(config: Config, database: DatabaseHandle): Promis
         closing = true;
         clearInterval(sweep);
         await app.close();
-        redis?.disconnect();
+        rateLimits.close();
       })();
       return closed;
     },

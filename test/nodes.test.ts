@@ -414,3 +414,44 @@ describe('nodes: access', () => {
     assert.equal((await server.request('GET', `/v1/boards/${boardId}/nodes`, { token: alice.token })).body.data.length, 0);
   });
 });
+
+describe('nodes: reads right after writes', () => {
+  // The embedded database serves repeated single-node reads from memory; every write must show.
+  test('a read after each kind of write sees the write', async () => {
+    const boardId = await makeBoard(alice);
+    const node = await makeNode(alice.token, boardId, { data: { text: 'v1' } });
+    const child = await makeNode(alice.token, boardId, { parent_node_id: node.id });
+    const read = (user: TestUser, id: string) => server.request('GET', `/v1/boards/${boardId}/nodes/${id}`, { token: user.token });
+    assert.equal((await read(alice, node.id)).body.data.node_data.text, 'v1');
+    assert.equal((await read(alice, child.id)).body.data.parent_node_id, node.id);
+
+    await server.request('PATCH', `/v1/boards/${boardId}/nodes/${node.id}`, { token: alice.token, body: { data: { text: 'v2' } } });
+    assert.equal((await read(alice, node.id)).body.data.node_data.text, 'v2');
+
+    // visibility follows the board at once, both ways
+    assert.equal((await read(bob, node.id)).status, 404);
+    await server.request('PATCH', `/v1/boards/${boardId}`, { token: alice.token, body: { is_public: true } });
+    assert.equal((await read(bob, node.id)).status, 200);
+    await server.request('PATCH', `/v1/boards/${boardId}`, { token: alice.token, body: { is_public: false } });
+    assert.equal((await read(bob, node.id)).status, 404);
+
+    await server.request('DELETE', `/v1/boards/${boardId}/nodes/${node.id}`, { token: alice.token });
+    assert.equal((await read(alice, node.id)).status, 404);
+    assert.equal((await read(alice, child.id)).body.data.parent_node_id, null);
+
+    await server.request('DELETE', `/v1/boards/${boardId}`, { token: alice.token });
+    assert.equal((await read(alice, child.id)).status, 404);
+  });
+
+  test('reads racing writes end on the written value', async () => {
+    const boardId = await makeBoard(alice);
+    const node = await makeNode(alice.token, boardId, { data: { text: 'start' } });
+    for (let round = 0; round < 5; round++) {
+      const reads = Array.from({ length: 10 }, () => server.request('GET', `/v1/boards/${boardId}/nodes/${node.id}`, { token: alice.token }));
+      const write = server.request('PATCH', `/v1/boards/${boardId}/nodes/${node.id}`, { token: alice.token, body: { data: { text: `r${round}` } } });
+      await Promise.all([...reads, write]);
+      const after = await server.request('GET', `/v1/boards/${boardId}/nodes/${node.id}`, { token: alice.token });
+      assert.equal(after.body.data.node_data.text, `r${round}`);
+    }
+  });
+});

@@ -77,3 +77,24 @@ export async function revokeApiKey(db: Db, userId: string, keyId: string): Promi
     .executeTakeFirst();
   if (!row) throw notFound('API key');
 }
+
+/** Every key of a user, oldest first (for the CLI). */
+export async function listAllApiKeys(db: Db, userId: string): Promise<ApiKeyView[]> {
+  const rows = await db.selectFrom('api_keys').select(columns).where('user_id', '=', userId).orderBy('created_at').orderBy('id').execute();
+  return rows.map((r) => ({ ...r, scopes: r.scopes as Scope[] }));
+}
+
+/**
+ * Revokes any key by id (for the CLI, an operator's tool). Instances on an external PostgreSQL read
+ * the key's row on every request, so they reject it at once; an embedded database cannot be open
+ * in a server while the CLI holds it.
+ */
+export async function revokeApiKeyById(db: Db, keyId: string): Promise<ApiKeyView | undefined> {
+  const row = await db
+    .updateTable('api_keys')
+    .set((eb) => ({ revoked_at: eb.fn.coalesce('revoked_at', eb.val(now())) }))
+    .where('id', '=', keyId)
+    .returning(columns)
+    .executeTakeFirst();
+  return row && { ...row, scopes: row.scopes as Scope[] };
+}

@@ -6,6 +6,7 @@ import { invalid } from '../errors.js';
 import { newId, now } from '../lib/ids.js';
 import { applyPage, toPage, type Page, type PageRequest } from '../lib/pagination.js';
 import { assertOwner, findVisibleBoard, isOwner, type BoardRow } from './access.js';
+import { invalidatingBoard } from '../nodes/node-cache.js';
 
 export type AccessLevel = 'view' | 'edit';
 
@@ -122,24 +123,26 @@ export async function readBoardJson(db: Db, principal: Principal, boardId: strin
 }
 
 export async function updateBoard(db: Db, principal: Principal, boardId: string, input: BoardInput): Promise<BoardView> {
-  return db.transaction().execute(async (trx) => {
-    const board = await findVisibleBoard(trx, principal, boardId);
-    assertOwner(board, principal);
-    const row = await trx
-      .updateTable('boards')
-      .set({
-        ...(input.name !== undefined ? { name: input.name } : {}),
-        ...(input.viewport_x !== undefined ? { viewport_x: input.viewport_x } : {}),
-        ...(input.viewport_y !== undefined ? { viewport_y: input.viewport_y } : {}),
-        ...(input.viewport_zoom !== undefined ? { viewport_zoom: input.viewport_zoom } : {}),
-        ...publicSettings(board, input),
-        updated_at: now(),
-      })
-      .where('id', '=', boardId)
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    return toBoardView(row);
-  });
+  return invalidatingBoard(db, boardId, () =>
+    db.transaction().execute(async (trx) => {
+      const board = await findVisibleBoard(trx, principal, boardId);
+      assertOwner(board, principal);
+      const row = await trx
+        .updateTable('boards')
+        .set({
+          ...(input.name !== undefined ? { name: input.name } : {}),
+          ...(input.viewport_x !== undefined ? { viewport_x: input.viewport_x } : {}),
+          ...(input.viewport_y !== undefined ? { viewport_y: input.viewport_y } : {}),
+          ...(input.viewport_zoom !== undefined ? { viewport_zoom: input.viewport_zoom } : {}),
+          ...publicSettings(board, input),
+          updated_at: now(),
+        })
+        .where('id', '=', boardId)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return toBoardView(row);
+    }),
+  );
 }
 
 /**
@@ -203,9 +206,11 @@ async function copyRows(trx: Executor, table: 'nodes' | 'edges', from: string, t
 
 /** Deletes the board and, by cascade, everything on it, in one transaction. */
 export async function deleteBoard(db: Db, principal: Principal, boardId: string): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    const board = await findVisibleBoard(trx, principal, boardId);
-    assertOwner(board, principal);
-    await trx.deleteFrom('boards').where('id', '=', boardId).execute();
-  });
+  await invalidatingBoard(db, boardId, () =>
+    db.transaction().execute(async (trx) => {
+      const board = await findVisibleBoard(trx, principal, boardId);
+      assertOwner(board, principal);
+      await trx.deleteFrom('boards').where('id', '=', boardId).execute();
+    }),
+  );
 }

@@ -15,7 +15,13 @@ const { dataDir, socketPath } = workerData as EmbeddedWorkerData;
 const port = parentPort!;
 
 try {
-  const db = await PGlite.create(dataDir, { extensions: { vector } });
+  const db = await PGlite.create(dataDir, {
+    extensions: { vector },
+    // PGlite's default 128 MB of shared buffers is resident from the start; the operating system's
+    // file cache serves the embedded database's files as well, so a smaller pool keeps the
+    // service's memory modest without slowing typical boards.
+    postgresqlconf: ['shared_buffers=32MB'],
+  });
   const server = await listenWire(db, socketPath);
   port.on('message', async (message: unknown) => {
     if (message !== 'stop') return;

@@ -22,6 +22,6 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
 };
 
 export function addSharedSchema(schema: { $id: string }): void {
-  strict.addSchema(schema);
-  coercing.addSchema(schema);
+  // The validators are per process and an app may be built more than once (tests, two instances).
+  for (const ajv of [strict, coercing]) if (!ajv.getSchema(schema.$id)) ajv.addSchema(schema);
 }

@@ -9,6 +9,7 @@ import { invalid, notFound } from '../errors.js';
 import { newId, now } from '../lib/ids.js';
 import { applyPage, toPage, type Page, type PageRequest } from '../lib/pagination.js';
 import { beginContentWrite } from './content-write.js';
+import { invalidatingBoard, nodeReadCacheFor } from './node-cache.js';
 import { mergeNodeData, storedNodeData, type NodeData, type NodeType } from './node-data.js';
 
 export interface NodeView {
@@ -118,43 +119,55 @@ export async function listNodes(
 }
 
 export async function getNode(db: Db, principal: Principal, boardId: string, nodeId: string): Promise<NodeView> {
+  const cache = nodeReadCacheFor(db);
+  const cached = cache?.get(boardId, nodeId, principal.userId);
+  if (cached) return cached;
+  const generation = cache?.generation(boardId) ?? 0;
   const row = await db
     .selectFrom('nodes')
-    .select(columns)
-    .where('id', '=', nodeId)
-    .where('board_id', '=', boardId)
-    .where(boardVisibleTo(principal, boardId))
+    .innerJoin('boards', 'boards.id', 'nodes.board_id')
+    .select(columns.map((c) => `nodes.${c}` as const))
+    .select(['boards.owner_id', 'boards.is_public'])
+    .where('nodes.id', '=', nodeId)
+    .where('nodes.board_id', '=', boardId)
+    .where((eb) => eb.or([eb('boards.owner_id', '=', principal.userId), eb('boards.is_public', '=', true)]))
     .executeTakeFirst();
-  if (row) return toNodeView(row);
+  if (row) {
+    const view = toNodeView(row);
+    cache?.put(boardId, generation, { ownerId: row.owner_id, isPublic: row.is_public }, view);
+    return view;
+  }
   await findVisibleBoard(db, principal, boardId);
   throw notFound('Node');
 }
 
 export async function updateNode(db: Db, principal: Principal, boardId: string, nodeId: string, input: UpdateNodeInput): Promise<NodeView> {
-  return db.transaction().execute(async (trx) => {
-    const at = now();
-    await beginContentWrite(trx, principal, boardId, at);
-    const node = await findNode(trx, boardId, nodeId);
-    const data = input.data === undefined ? undefined : storedNodeData(node.node_type as NodeType, mergeNodeData(node.node_data, input.data));
-    if (input.parent_node_id) {
-      await assertParentOnBoard(trx, boardId, input.parent_node_id);
-      if (await wouldCycle(trx, nodeId, input.parent_node_id)) {
-        throw invalid('parent_node_id would make the node its own ancestor');
+  return invalidatingBoard(db, boardId, () =>
+    db.transaction().execute(async (trx) => {
+      const at = now();
+      await beginContentWrite(trx, principal, boardId, at);
+      const node = await findNode(trx, boardId, nodeId);
+      const data = input.data === undefined ? undefined : storedNodeData(node.node_type as NodeType, mergeNodeData(node.node_data, input.data));
+      if (input.parent_node_id) {
+        await assertParentOnBoard(trx, boardId, input.parent_node_id);
+        if (await wouldCycle(trx, nodeId, input.parent_node_id)) {
+          throw invalid('parent_node_id would make the node its own ancestor');
+        }
       }
-    }
-    const row = await trx
-      .updateTable('nodes')
-      .set({
-        ...(input.position ? { position_x: input.position.x, position_y: input.position.y } : {}),
-        ...(data !== undefined ? { node_data: data } : {}),
-        ...(input.parent_node_id !== undefined ? { parent_node_id: input.parent_node_id } : {}),
-        updated_at: at,
-      })
-      .where('id', '=', nodeId)
-      .returning(columns)
-      .executeTakeFirstOrThrow();
-    return toNodeView(row);
-  });
+      const row = await trx
+        .updateTable('nodes')
+        .set({
+          ...(input.position ? { position_x: input.position.x, position_y: input.position.y } : {}),
+          ...(data !== undefined ? { node_data: data } : {}),
+          ...(input.parent_node_id !== undefined ? { parent_node_id: input.parent_node_id } : {}),
+          updated_at: at,
+        })
+        .where('id', '=', nodeId)
+        .returning(columns)
+        .executeTakeFirstOrThrow();
+      return toNodeView(row);
+    }),
+  );
 }
 
 /**
@@ -162,11 +175,13 @@ export async function updateNode(db: Db, principal: Principal, boardId: string, 
  * than by the foreign key's SET NULL so that their updated_at records the change.
  */
 export async function deleteNode(db: Db, principal: Principal, boardId: string, nodeId: string): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    const at = now();
-    await beginContentWrite(trx, principal, boardId, at);
-    await findNode(trx, boardId, nodeId);
-    await trx.updateTable('nodes').set({ parent_node_id: null, updated_at: at }).where('parent_node_id', '=', nodeId).execute();
-    await trx.deleteFrom('nodes').where('id', '=', nodeId).execute();
-  });
+  await invalidatingBoard(db, boardId, () =>
+    db.transaction().execute(async (trx) => {
+      const at = now();
+      await beginContentWrite(trx, principal, boardId, at);
+      await findNode(trx, boardId, nodeId);
+      await trx.updateTable('nodes').set({ parent_node_id: null, updated_at: at }).where('parent_node_id', '=', nodeId).execute();
+      await trx.deleteFrom('nodes').where('id', '=', nodeId).execute();
+    }),
+  );
 }

@@ -1,6 +1,10 @@
 // Renders every failure as the contract's error envelope: ApiErrors, Fastify's own errors (bad
 // JSON, wrong content type, oversize body, schema validation), unknown routes and wrong methods,
-// and unexpected exceptions, which are logged and answered without internals.
+// HTTP parser errors before a request exists, database errors the input causes (400/409) or an
+// unreachable database (503), and unexpected exceptions, which are logged and answered without
+// internals.
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, type ErrorCode } from '../../errors.js';
 
@@ -38,6 +42,28 @@ const fastifyCodes: Record<string, [ErrorCode, string]> = {
   FST_ERR_BAD_URL: ['invalid_request', 'The request URL is malformed'],
 };
 
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT']);
+const CONNECTION_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|connection error/i;
+
+/**
+ * PostgreSQL errors that the caller's input or timing causes, not a bug: answered as the client's
+ * error (without the SQL text), or 503 when the database cannot be reached. Anything else stays 500.
+ */
+function databaseError(error: Error & { code?: unknown; severity?: unknown }): ApiError | undefined {
+  const code = typeof error.code === 'string' ? error.code : '';
+  if (CONNECTION_CODES.has(code) || (code === '' && CONNECTION_MESSAGES.test(error.message)) || /^08|^57P0[123]$/.test(code)) {
+    return new ApiError('unavailable', 'The database is unreachable; retry shortly', { 'Retry-After': '5' });
+  }
+  if (typeof error.severity !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return undefined;
+  // Text columns cannot hold NUL (found by test/fuzz.test.ts: a board name "a\u0000b" was a 500).
+  if (code === '22021' || code === '22P05') return new ApiError('invalid_request', 'Text values must not contain NUL (\\u0000) characters');
+  if (code.startsWith('22')) return new ApiError('invalid_request', 'A value in the request is out of range or cannot be stored');
+  if (code === '23505') return new ApiError('conflict', 'The request conflicts with an existing resource');
+  if (code === '23503') return new ApiError('conflict', 'A resource the request refers to was removed meanwhile; retry it');
+  if (code === '40001' || code === '40P01') return new ApiError('conflict', 'The request clashed with a concurrent change; retry it');
+  return undefined;
+}
+
 export function toApiError(error: FastifyError | Error): ApiError {
   if (error instanceof ApiError) return error;
   const fe = error as FastifyError & { validationContext?: string; validation?: ValidationIssue[] };
@@ -55,6 +81,8 @@ export function toApiError(error: FastifyError | Error): ApiError {
     }
     return new ApiError('invalid_request', 'Request body is not valid JSON');
   }
+  const fromDatabase = databaseError(error);
+  if (fromDatabase) return fromDatabase;
   const status = fe.statusCode ?? 500;
   if (status === 413) return new ApiError('payload_too_large', 'Request body is too large');
   if (status === 415) return new ApiError('unsupported_media_type', 'Unsupported Content-Type');
@@ -65,6 +93,24 @@ export function toApiError(error: FastifyError | Error): ApiError {
 export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
   return reply.code(error.status).type('application/json; charset=utf-8').send(error.toEnvelope());
+}
+
+/**
+ * Fastify's `clientErrorHandler`: errors the HTTP parser raises before a request exists (headers over
+ * Node's 16 KiB limit, malformed HTTP, header timeouts). Fastify's default answers these with a body
+ * of its own shape; this one writes the envelope and closes the connection, as Node does.
+ */
+export function clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, message] =
+    error.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request headers (or the URL) are too large']
+    : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'The request was not received in time']
+    : [400, 'The request is not valid HTTP'];
+  const body = JSON.stringify({ object: 'error', status, code: 'invalid_request', message });
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  }
+  socket.destroy(error);
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {
@@ -85,6 +131,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const apiError = toApiError(error);
     if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
+    // A database error answered as the client's fault is still worth a look.
+    else if (!(error instanceof ApiError) && 'severity' in error) request.log.warn({ err: error }, `database error answered ${apiError.status}`);
     return sendError(reply, apiError);
   });
 

@@ -29,10 +29,24 @@ declare module 'fastify' {
 }
 
 function requestHash(request: FastifyRequest): string {
-  return createHash('sha256')
-    .update(`${request.method} ${request.routeOptions.url} ${request.url}\n`)
-    .update(JSON.stringify(request.body ?? null))
-    .digest('hex');
+  let body: string;
+  try {
+    body = JSON.stringify(request.body ?? null);
+  } catch {
+    // JSON.parse accepts nesting thousands of levels deep that JSON.stringify then overflows the
+    // stack on (found by test/fuzz.test.ts). No route takes such a body: refuse it here as a 400.
+    throw invalid('Request body is nested too deeply');
+  }
+  return createHash('sha256').update(`${request.method} ${request.routeOptions.url} ${request.url}\n`).update(body).digest('hex');
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return text.length > 0;
+  } catch {
+    return false;
+  }
 }
 
 export function registerIdempotency(app: FastifyInstance, db: Db): void {
@@ -81,7 +95,9 @@ export function registerIdempotency(app: FastifyInstance, db: Db): void {
       if (existing.status !== null) {
         for (const [name, value] of Object.entries(existing.headers ?? {})) reply.header(name, value);
         reply.header('idempotent-replayed', 'true');
-        return reply.code(existing.status).send(existing.response === null ? undefined : JSON.stringify(existing.response));
+        // Kept as a JSON string holding the exact bytes sent (a jsonb object would reorder keys).
+        const body = existing.response === null ? undefined : typeof existing.response === 'string' ? existing.response : JSON.stringify(existing.response);
+        return reply.code(existing.status).send(body);
       }
       if (Date.now() >= deadline) {
         throw conflict('A request with this Idempotency-Key is still being processed');
@@ -94,29 +110,36 @@ export function registerIdempotency(app: FastifyInstance, db: Db): void {
     const entry = request.idempotency;
     if (!entry) return payload;
     request.idempotency = undefined;
-    const where = db.deleteFrom('idempotency_keys').where('principal', '=', entry.principal).where('key', '=', entry.key);
-    if (reply.statusCode >= 500 || typeof payload !== 'string') {
-      await where.execute();
-      return payload;
-    }
-    const headers: Record<string, string> = {};
-    for (const name of REPLAYED_HEADERS) {
-      const value = reply.getHeader(name);
-      if (typeof value === 'string') headers[name] = value;
-    }
-    let body: unknown = null;
+    const forget = () => db.deleteFrom('idempotency_keys').where('principal', '=', entry.principal).where('key', '=', entry.key).execute();
+    const record = (response: string | null, headers: string | null) =>
+      db.updateTable('idempotency_keys').set({ status: reply.statusCode, response, headers })
+        .where('principal', '=', entry.principal).where('key', '=', entry.key).execute();
     try {
-      body = payload.length > 0 ? JSON.parse(payload) : null;
-    } catch {
-      await where.execute();
-      return payload;
+      if (reply.statusCode >= 500) {
+        await forget();
+        return payload;
+      }
+      if (request.routeOptions.config.idempotency === 'once') {
+        // A streamed reply is not replayed, but its key stays used (409 for a retry).
+        await record(null, null);
+        return payload;
+      }
+      if (typeof payload !== 'string' || !isJson(payload)) {
+        // Not a JSON answer we could replay faithfully: free the key so a retry runs again.
+        await forget();
+        return payload;
+      }
+      const headers: Record<string, string> = {};
+      for (const name of REPLAYED_HEADERS) {
+        const value = reply.getHeader(name);
+        if (typeof value === 'string') headers[name] = value;
+      }
+      await record(JSON.stringify(payload), JSON.stringify(headers));
+    } catch (error) {
+      // The answer itself succeeded; failing to record it must not turn it into a 500. The entry
+      // stays "running" and is taken over once abandoned.
+      request.log.warn({ err: error }, 'could not record the idempotent outcome');
     }
-    await db
-      .updateTable('idempotency_keys')
-      .set({ status: reply.statusCode, response: JSON.stringify(body), headers: JSON.stringify(headers) })
-      .where('principal', '=', entry.principal)
-      .where('key', '=', entry.key)
-      .execute();
     return payload;
   });
 
@@ -124,7 +147,13 @@ export function registerIdempotency(app: FastifyInstance, db: Db): void {
   app.addHook('onResponse', async (request) => {
     const entry = request.idempotency;
     if (!entry) return;
-    await db.deleteFrom('idempotency_keys').where('principal', '=', entry.principal).where('key', '=', entry.key).where('status', 'is', null).execute();
+    await db
+      .deleteFrom('idempotency_keys')
+      .where('principal', '=', entry.principal)
+      .where('key', '=', entry.key)
+      .where('status', 'is', null)
+      .execute()
+      .catch((error: unknown) => request.log.warn({ err: error }, 'could not release an idempotency key'));
   });
 }
 

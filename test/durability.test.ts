@@ -1,0 +1,190 @@
+// Durability of the embedded database with the real server as a child process: every write that was
+// answered 2xx survives a kill -9, and SIGTERM drains an in-flight request, refuses new ones, exits
+// 0 and leaves a database that reopens cleanly (no lock left). The child always runs the embedded
+// PGlite, so the wire-protocol run (TEST_DATABASE_URL) skips this file: it would test the same thing.
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { createApiKeyForSubject } from '../src/auth/api-key-service.js';
+import { openDatabase } from '../src/db/database.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const skip = process.env.TEST_DATABASE_URL ? 'the child server always uses the embedded database' : false;
+
+interface Child {
+  proc: ChildProcess;
+  url: string;
+  exit: Promise<number | null>;
+  log: () => string;
+}
+
+/** Starts `src/server.ts` on DATA_DIR with a free port, and resolves once it logs its address. */
+async function startChild(dataDir: string, env: Record<string, string> = {}): Promise<Child> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', API_KEY_ENV: 'test', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const exit = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      // Complete lines only: a chunk may end mid-line.
+      for (const line of output.split('\n').slice(0, -1)) {
+        if (!line.includes('listening on')) continue;
+        const match = /listening on (http:\/\/[^\s)]+)/.exec((JSON.parse(line) as { msg: string }).msg);
+        if (match) return resolve(match[1]!);
+      }
+    };
+    proc.stdout!.on('data', onData);
+    proc.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    void exit.then((code) => reject(new Error(`server exited with ${code} before listening:\n${output}`)));
+  });
+  return { proc, url, exit, log: () => output };
+}
+
+async function makeKey(dataDir: string): Promise<string> {
+  const database = await openDatabase({ dataDir, databaseUrl: undefined, databasePoolMax: 1 });
+  try {
+    const key = await createApiKeyForSubject(database.db, `durability-${Date.now()}`, { name: 'durability', scopes: ['read', 'write'] }, 'test');
+    return key.raw_key;
+  } finally {
+    await database.close();
+  }
+}
+
+async function call(child: Child, token: string, method: string, urlPath: string, body?: unknown) {
+  const res = await fetch(`${child.url}${urlPath}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+// One DATA_DIR for both tests (creating a database is the slow part); each test leaves it closed.
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bwk-durability-'));
+let token: string;
+const children: Child[] = [];
+before(async () => {
+  if (!skip) token = await makeKey(dataDir);
+});
+after(() => {
+  for (const child of children) if (child.proc.exitCode === null && child.proc.signalCode === null) child.proc.kill('SIGKILL');
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('durability of the embedded database', { skip }, () => {
+  test('every answered write survives kill -9', async () => {
+    const child = await startChild(dataDir);
+    children.push(child);
+
+    // Sequential writes: boards, nodes on them, and updates.
+    const boards: { id: string; name: string }[] = [];
+    const nodes: { boardId: string; id: string; text: string }[] = [];
+    for (let i = 0; i < 8; i++) {
+      const res = await call(child, token, 'POST', '/v1/boards', { name: `board ${i}` });
+      assert.equal(res.status, 201);
+      boards.push({ id: res.body.data.id, name: `board ${i}` });
+    }
+    for (let i = 0; i < 8; i++) {
+      const boardId = boards[i % boards.length]!.id;
+      const res = await call(child, token, 'POST', `/v1/boards/${boardId}/nodes`, { type: 'note', position: { x: i, y: -i }, data: { text: `note ${i}` } });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      nodes.push({ boardId, id: res.body.data.id, text: `note ${i}` });
+    }
+    const renamed = await call(child, token, 'PATCH', `/v1/boards/${boards[0]!.id}`, { name: 'renamed' });
+    assert.equal(renamed.status, 200);
+    boards[0]!.name = 'renamed';
+    // A concurrent burst; the kill comes the moment the last answer is in.
+    const burst = await Promise.all(Array.from({ length: 6 }, (_, i) => call(child, token, 'POST', '/v1/boards', { name: `burst ${i}` })));
+    child.proc.kill('SIGKILL');
+    for (const [i, res] of burst.entries()) {
+      assert.equal(res.status, 201);
+      boards.push({ id: res.body.data.id, name: `burst ${i}` });
+    }
+    await child.exit;
+
+    // The lock of the killed process is stale; the restarted server takes over and recovers.
+    const again = await startChild(dataDir);
+    children.push(again);
+    for (const board of boards) {
+      const res = await call(again, token, 'GET', `/v1/boards/${board.id}`);
+      assert.equal(res.status, 200, `board ${board.name} lost after kill -9`);
+      assert.equal(res.body.data.name, board.name);
+    }
+    for (const node of nodes) {
+      const res = await call(again, token, 'GET', `/v1/boards/${node.boardId}/nodes/${node.id}`);
+      assert.equal(res.status, 200, `node ${node.text} lost after kill -9`);
+      assert.equal(res.body.data.node_data.text, node.text);
+    }
+    const list = await call(again, token, 'GET', '/v1/boards?limit=100');
+    assert.equal(list.body.data.length, boards.length);
+    assert.deepEqual(new Set(list.body.data.map((b: { id: string }) => b.id)), new Set(boards.map((b) => b.id)));
+    // And it keeps taking writes.
+    assert.equal((await call(again, token, 'POST', '/v1/boards', { name: 'after restart' })).status, 201);
+    again.proc.kill('SIGTERM');
+    assert.equal(await again.exit, 0);
+  });
+
+  test('SIGTERM drains an in-flight request, refuses new ones, exits 0 and unlocks', async () => {
+    const child = await startChild(dataDir);
+    children.push(child);
+    const { hostname, port } = new URL(child.url);
+    const body = JSON.stringify({ name: 'in flight' });
+
+    // A request whose headers the server has taken (the 100 Continue proves it) but whose body
+    // only follows after the SIGTERM: it is in flight for the whole shutdown.
+    const request = http.request({
+      host: hostname,
+      port: Number(port),
+      method: 'POST',
+      path: '/v1/boards',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), expect: '100-continue' },
+    });
+    const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
+      request.on('response', (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      });
+      request.on('error', reject);
+    });
+    await new Promise<void>((resolve) => {
+      request.on('continue', resolve);
+      request.flushHeaders();
+    });
+
+    child.proc.kill('SIGTERM');
+    // New connections are refused (or answered 503) once the shutdown has begun.
+    for (;;) {
+      const res = await fetch(`${child.url}/healthz`).catch(() => undefined);
+      if (!res) break;
+      await res.arrayBuffer();
+      if (res.status === 503) break;
+      assert.equal(res.status, 200);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+
+    request.end(body);
+    const { status, text } = await answer;
+    assert.equal(status, 201, text);
+    const created = JSON.parse(text).data as { id: string };
+    assert.equal(await child.exit, 0, child.log());
+    assert.equal(fs.existsSync(path.join(dataDir, 'pg.lock')), false, 'pg.lock left behind');
+
+    // The database reopens cleanly and has the drained write.
+    const database = await openDatabase({ dataDir, databaseUrl: undefined, databasePoolMax: 1 });
+    try {
+      const row = await database.db.selectFrom('boards').select('name').where('id', '=', created.id).executeTakeFirst();
+      assert.equal(row?.name, 'in flight');
+    } finally {
+      await database.close();
+    }
+  });
+});

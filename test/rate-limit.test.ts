@@ -1,0 +1,131 @@
+// Rate limits: per principal (API key, or a user's JWTs), separate limits for the two kinds, the
+// 429 error envelope and its headers, counters shared through Redis by two instances, and failing
+// open when Redis goes away.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { isErrorEnvelope, startServer, type Response, type TestServer, type TestUser } from './helpers/harness.js';
+import { redisAvailable, startRedis, type RedisServer } from './helpers/redis.js';
+
+function assertLimited(res: Response, limit: number): void {
+  assert.equal(res.status, 429, res.text);
+  assert.ok(isErrorEnvelope(res.body, 429));
+  assert.equal(res.body.code, 'rate_limited');
+  assert.match(res.body.message, new RegExp(`Rate limit of ${limit} requests per minute exceeded`));
+  assert.deepEqual(Object.keys(res.body).sort(), ['code', 'message', 'object', 'status']);
+  const retryAfter = Number(res.headers.get('retry-after'));
+  assert.ok(Number.isInteger(retryAfter) && retryAfter > 0 && retryAfter <= 60, `Retry-After ${retryAfter}`);
+  assert.equal(res.headers.get('ratelimit-limit'), String(limit));
+  assert.equal(res.headers.get('ratelimit-remaining'), '0');
+  const reset = Number(res.headers.get('ratelimit-reset'));
+  assert.ok(Number.isInteger(reset) && reset > 0 && reset <= 60, `RateLimit-Reset ${reset}`);
+}
+
+describe('rate limits on one instance', () => {
+  let server: TestServer;
+  let alice: TestUser;
+  let bob: TestUser;
+
+  before(async () => {
+    server = await startServer({ RATE_LIMIT_API_KEY_PER_MINUTE: '5', RATE_LIMIT_JWT_PER_MINUTE: '3' });
+    alice = await server.user();
+    bob = await server.user();
+  });
+  after(() => server.close());
+
+  test('the 6th API-key request in a minute is 429 with the envelope and headers', async () => {
+    for (let i = 1; i <= 5; i++) {
+      const res = await server.request('GET', '/v1/boards', { token: alice.token });
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.headers.get('ratelimit-limit'), '5');
+      assert.equal(res.headers.get('ratelimit-remaining'), String(5 - i));
+      assert.ok(Number(res.headers.get('ratelimit-reset')) > 0);
+      assert.equal(res.headers.get('retry-after'), null);
+    }
+    const limited = await server.request('GET', '/v1/boards', { token: alice.token });
+    assertLimited(limited, 5);
+    // Writes count against the same budget.
+    assertLimited(await server.request('POST', '/v1/boards', { token: alice.token, body: { name: 'x' } }), 5);
+  });
+
+  test('counts are per API key: another key, of the same or another user, is unaffected', async () => {
+    const second = await alice.keyWith(['read']);
+    assert.equal((await server.request('GET', '/v1/boards', { token: second.raw_key })).status, 200);
+    const res = await server.request('GET', '/v1/boards', { token: bob.token });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('ratelimit-remaining'), '4');
+  });
+
+  test('JWTs have their own, per-user limit', async () => {
+    // alice's API key is exhausted; her JWTs are counted separately, with the JWT limit.
+    for (let i = 1; i <= 3; i++) {
+      const res = await server.request('GET', '/v1/boards', { token: await alice.jwt() });
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.headers.get('ratelimit-limit'), '3');
+    }
+    // A fresh token of the same user is the same principal.
+    assertLimited(await server.request('GET', '/v1/boards', { token: await alice.jwt() }), 3);
+    assert.equal((await server.request('GET', '/v1/boards', { token: await bob.jwt() })).status, 200);
+  });
+
+  test('public routes and rejected requests are not limited', async () => {
+    for (let i = 0; i < 8; i++) assert.equal((await server.request('GET', '/healthz')).status, 200);
+    const res = await server.request('GET', '/v1/boards', { token: 'bwk_test_nope' });
+    assert.equal(res.status, 401);
+    assert.equal(res.headers.get('ratelimit-limit'), null);
+  });
+});
+
+describe('rate limits shared through Redis', { skip: redisAvailable() ? false : 'redis-server is not installed' }, () => {
+  let redis: RedisServer;
+  let one: TestServer;
+  let two: TestServer;
+  let rawKey: string;
+
+  before(async () => {
+    redis = await startRedis();
+    // Each instance gets its own embedded database (DATABASE_URL '' overrides the wire run's
+    // TEST_DATABASE_URL) holding the same user and key row, as two instances sharing one
+    // PostgreSQL would see it. A single PGlite behind pglite-socket with two connections is not a
+    // safe stand-in: its multiplexer interleaves the extended-protocol messages of concurrent
+    // connections, so one connection's Parse can replace another's unnamed statement.
+    const env = { REDIS_URL: redis.url, RATE_LIMIT_API_KEY_PER_MINUTE: '5', DATABASE_URL: '' };
+    one = await startServer(env);
+    two = await startServer(env);
+    const user = await one.user();
+    rawKey = user.token;
+    const userRow = await one.database.db.selectFrom('users').selectAll().where('id', '=', user.userId).executeTakeFirstOrThrow();
+    const keyRow = await one.database.db.selectFrom('api_keys').selectAll().where('user_id', '=', user.userId).executeTakeFirstOrThrow();
+    await two.database.db.insertInto('users').values(userRow).execute();
+    await two.database.db.insertInto('api_keys').values(keyRow).execute();
+  });
+  after(async () => {
+    await one?.close();
+    await two?.close();
+    await redis?.stop();
+  });
+
+  test('3 requests on one instance and 3 on the other exceed a limit of 5', async () => {
+    for (let i = 1; i <= 3; i++) {
+      const res = await one.request('GET', '/v1/boards', { token: rawKey });
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.headers.get('ratelimit-remaining'), String(5 - i));
+    }
+    for (let i = 4; i <= 5; i++) {
+      const res = await two.request('GET', '/v1/boards', { token: rawKey });
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.headers.get('ratelimit-remaining'), String(5 - i));
+    }
+    assertLimited(await two.request('GET', '/v1/boards', { token: rawKey }), 5);
+    assertLimited(await one.request('GET', '/v1/boards', { token: rawKey }), 5);
+  });
+
+  test('when Redis goes down the service fails open instead of failing requests', async () => {
+    await redis.stop();
+    for (const server of [one, two]) {
+      const res = await server.request('GET', '/v1/boards', { token: rawKey });
+      assert.equal(res.status, 200, res.text);
+      const created = await server.request('POST', '/v1/boards', { token: rawKey, body: { name: 'still served' } });
+      assert.equal(created.status, 201, created.text);
+    }
+  });
+});

@@ -1,0 +1,121 @@
+// Scopes on every route of the app, read from the OpenAPI document so that new routes are covered
+// without touching this file: GET needs read, POST/PATCH/DELETE need write, /v1/me/api-keys* need
+// admin (scopes nest: admin > write > read); a missing scope is 403 before any lookup; no token or
+// another scheme is 401; routes documented with `security: []` need nothing.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Scope } from '../src/auth/principal.js';
+import { newId } from '../src/lib/ids.js';
+import { startServer, type Response, type TestServer } from './helpers/harness.js';
+
+interface Operation {
+  method: string;
+  path: string;
+  public: boolean;
+}
+
+const rank: Record<Scope, number> = { read: 0, write: 1, admin: 2 };
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
+
+function requiredScope(op: Operation): Scope {
+  if (op.path.startsWith('/v1/me/api-keys')) return 'admin';
+  return op.method === 'GET' ? 'read' : 'write';
+}
+
+/** Path parameters become random UUIDs: the scope check comes before any lookup. */
+const concrete = (path: string): string => path.replace(/\{[^}]+\}/g, () => newId());
+
+function assertEnvelope(res: Response, status: number, code: string, label: string): void {
+  assert.equal(res.status, status, `${label}: ${res.text}`);
+  assert.deepEqual(Object.keys(res.body ?? {}).sort(), ['code', 'message', 'object', 'status'], label);
+  assert.equal(res.body.object, 'error', label);
+  assert.equal(res.body.status, status, label);
+  assert.equal(res.body.code, code, label);
+}
+
+let server: TestServer;
+let operations: Operation[];
+const tokens = {} as Record<'read' | 'write' | 'admin' | 'jwt', string>;
+
+before(async () => {
+  server = await startServer();
+  const user = await server.user();
+  tokens.read = (await user.keyWith(['read'])).raw_key;
+  tokens.write = (await user.keyWith(['write'])).raw_key;
+  tokens.admin = (await user.keyWith(['admin'])).raw_key;
+  tokens.jwt = await user.jwt();
+  const doc = await server.request('GET', '/v1/openapi.json');
+  assert.equal(doc.status, 200);
+  operations = [];
+  for (const [path, item] of Object.entries<Record<string, { security?: unknown[] }>>(doc.body.paths)) {
+    for (const [method, op] of Object.entries(item)) {
+      if (!METHODS.includes(method)) continue;
+      operations.push({ method: method.toUpperCase(), path, public: Array.isArray(op.security) && op.security.length === 0 });
+    }
+  }
+});
+after(() => server.close());
+
+describe('scopes on every route', () => {
+  test('the OpenAPI document lists the routes this test is about', () => {
+    const names = operations.map((o) => `${o.method} ${o.path}`);
+    for (const expected of ['GET /v1/boards', 'POST /v1/boards', 'PATCH /v1/boards/{id}', 'DELETE /v1/boards/{id}', 'GET /v1/me/api-keys', 'POST /v1/me/api-keys', 'DELETE /v1/me/api-keys/{id}']) {
+      assert.ok(names.includes(expected), `${expected} missing from the OpenAPI document`);
+    }
+    // A route without authentication is a deliberate choice: add it here when you add one.
+    assert.deepEqual(operations.filter((o) => o.public).map((o) => o.path).sort(), ['/healthz', '/v1/openapi.json', '/v1/ping']);
+  });
+
+  test('each route against read, write and admin keys and a JWT', async () => {
+    for (const op of operations.filter((o) => !o.public)) {
+      const needed = requiredScope(op);
+      const path = concrete(op.path);
+      const body = op.method === 'POST' || op.method === 'PATCH' ? {} : undefined;
+      for (const [principal, token] of Object.entries(tokens)) {
+        const label = `${op.method} ${op.path} with ${principal}`;
+        const res = await server.request(op.method, path, { token, body });
+        const allowed = principal === 'jwt' || rank[principal as Scope] >= rank[needed];
+        if (allowed) {
+          assert.notEqual(res.status, 401, `${label}: ${res.text}`);
+          assert.ok(!(res.status === 403 && /^Missing required scope/.test(res.body?.message)), `${label}: ${res.text}`);
+        } else {
+          assertEnvelope(res, 403, 'forbidden', label);
+          assert.equal(res.body.message, `Missing required scope: ${needed}`, label);
+        }
+      }
+    }
+  });
+
+  test('each route without a token, or with another scheme, is 401', async () => {
+    const schemes: [string, Record<string, string>][] = [
+      ['no header', {}],
+      ['Basic', { authorization: `Basic ${Buffer.from('user:pass').toString('base64')}` }],
+      ['Basic with an API key', { authorization: `Basic ${Buffer.from(`${tokens.admin}:`).toString('base64')}` }],
+      ['the bare key without Bearer', { authorization: tokens.admin }],
+      ['Bearer without a token', { authorization: 'Bearer ' }],
+      ['Bearer with two tokens', { authorization: `Bearer ${tokens.admin} ${tokens.admin}` }],
+      ['the key in another header', { 'x-api-key': tokens.admin }],
+    ];
+    for (const op of operations.filter((o) => !o.public)) {
+      const methods = op.method === 'GET' ? ['GET', 'HEAD'] : [op.method];
+      for (const method of methods) {
+        for (const [scheme, headers] of schemes) {
+          const body = method === 'POST' || method === 'PATCH' ? {} : undefined;
+          const res = await server.request(method, concrete(op.path), { headers, body });
+          const label = `${method} ${op.path} with ${scheme}`;
+          if (method === 'HEAD') assert.equal(res.status, 401, label);
+          else assertEnvelope(res, 401, 'unauthorized', label);
+        }
+      }
+    }
+  });
+
+  test('public routes need nothing', async () => {
+    for (const op of operations.filter((o) => o.public)) {
+      const res = await server.request(op.method, concrete(op.path));
+      assert.equal(res.status, 200, `${op.method} ${op.path}: ${res.text}`);
+    }
+    const docs = await server.request('GET', '/docs');
+    assert.ok(docs.status === 200 || docs.status === 302, `/docs: ${docs.status}`);
+  });
+});
