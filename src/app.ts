@@ -37,16 +37,13 @@ export async function buildApp(config: Config, database: DatabaseHandle): Promis
     bodyLimit: config.bodyLimitBytes,
     return503OnClosing: false,
     forceCloseConnections: 'idle',
-    // Requests whose handler never answers still end, with a 503-free socket timeout.
+    // A client that trickles a request for over two minutes is cut off.
     requestTimeout: 120_000,
     genReqId: () => crypto.randomUUID(),
     // Malformed HTTP and oversized headers (before any request exists) get the envelope too.
     clientErrorHandler,
     // Errors raised before routing (a malformed URL) get the envelope too.
-    frameworkErrors: (error, _request, reply) => {
-      const apiError = error.code === 'FST_ERR_BAD_URL' ? new ApiError('invalid_request', 'The request URL is malformed') : toApiError(error);
-      void sendError(reply, apiError);
-    },
+    frameworkErrors: (error, _request, reply) => void sendError(reply, toApiError(error)),
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
   const authenticator = new Authenticator(database.db, createJwtVerifier(config), database.embedded);
