@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { newId } from '../src/lib/ids.js';
-import { isErrorEnvelope, startServer, type Response, type TestServer, type TestUser } from './helpers/harness.js';
+import { isErrorEnvelope, type Response, startServer, type TestServer, type TestUser, TIMESTAMP } from './helpers/harness.js';
 
 let server: TestServer;
 let alice: TestUser;
@@ -19,7 +19,6 @@ before(async () => {
 });
 after(() => server.close());
 
-const TS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const RECORD_FIELDS = ['created_at', 'expires_at', 'id', 'last_used_at', 'name', 'prefix', 'revoked_at', 'scopes'];
 
 async function createKey(user: TestUser, body: Record<string, unknown>) {
@@ -51,7 +50,7 @@ describe('api keys', () => {
     assert.equal(key.prefix, key.raw_key.slice(0, 12));
     assert.equal(key.name, 'ci');
     assert.deepEqual(key.scopes, ['read', 'write']);
-    assert.match(key.created_at, TS);
+    assert.match(key.created_at, TIMESTAMP);
     assert.equal(key.expires_at, null);
     assert.equal(key.last_used_at, null);
     assert.equal(key.revoked_at, null);
@@ -95,7 +94,7 @@ describe('api keys', () => {
     assert.ok(isErrorEnvelope(used.body, 401));
     assert.equal(used.body.code, 'unauthorized');
     const listed = (await listAll(alice)).find((k) => k.id === key.id);
-    assert.match(listed.revoked_at, TS);
+    assert.match(listed.revoked_at, TIMESTAMP);
     // Revoking again is fine and keeps the first revocation time.
     const twice = await server.request('DELETE', `/v1/me/api-keys/${key.id}`, { token: alice.token });
     assert.equal(twice.status, 200);
@@ -174,7 +173,7 @@ describe('api keys', () => {
       if (first === null) await sleep(20);
     }
     assert.ok(first !== null, 'last_used_at was never written');
-    assert.match(first, TS);
+    assert.match(first, TIMESTAMP);
     assert.ok(new Date(first).getTime() >= new Date(key.created_at).getTime());
     assert.equal((await server.request('GET', '/v1/boards', { token: key.raw_key })).status, 200);
     assert.equal((await server.request('GET', '/v1/boards', { token: key.raw_key })).status, 200);

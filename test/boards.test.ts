@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { isErrorEnvelope, startServer, type TestServer, type TestUser } from './helpers/harness.js';
+import { isErrorEnvelope, startServer, type TestServer, type TestUser, TIMESTAMP } from './helpers/harness.js';
 
 let server: TestServer;
 let alice: TestUser;
@@ -13,7 +13,6 @@ before(async () => {
 });
 after(() => server.close());
 
-const TS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 describe('boards', () => {
   test('create returns 201 with defaults', async () => {
@@ -25,7 +24,7 @@ describe('boards', () => {
     assert.equal(b.is_public, false);
     assert.equal(b.public_access_level, null);
     assert.deepEqual([b.viewport_x, b.viewport_y, b.viewport_zoom], [0, 0, 1]);
-    assert.match(b.created_at, TS);
+    assert.match(b.created_at, TIMESTAMP);
     assert.equal(b.flow_state, undefined);
   });
 

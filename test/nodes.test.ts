@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
-import { isErrorEnvelope, startServer, type TestServer, type TestUser } from './helpers/harness.js';
+import { isErrorEnvelope, MISSING_ID, startServer, type TestServer, type TestUser, TIMESTAMP } from './helpers/harness.js';
 
 let server: TestServer;
 let alice: TestUser;
@@ -14,15 +14,9 @@ before(async () => {
 });
 after(() => server.close());
 
-const TS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const NODE_FIELDS = ['created_at', 'id', 'node_data', 'node_type', 'parent_node_id', 'position_x', 'position_y', 'updated_at'];
-const MISSING = '00000000-0000-4000-8000-000000000000';
 
-async function makeBoard(user: TestUser, extra: Record<string, unknown> = {}): Promise<string> {
-  const res = await server.request('POST', '/v1/boards', { token: user.token, body: { name: 'Board', ...extra } });
-  assert.equal(res.status, 201);
-  return res.body.data.id;
-}
+const makeBoard = (user: TestUser, extra?: Record<string, unknown>) => server.makeBoard(user, extra);
 
 function postNode(token: string, boardId: string, body: unknown) {
   return server.request('POST', `/v1/boards/${boardId}/nodes`, { token, body });
@@ -67,7 +61,7 @@ describe('nodes: create', () => {
       assert.equal(n.position_y, -3);
       assert.deepEqual(n.node_data, data);
       assert.equal(n.parent_node_id, null);
-      assert.match(n.created_at, TS);
+      assert.match(n.created_at, TIMESTAMP);
       assert.equal(n.created_at, n.updated_at);
     }
   });
@@ -164,7 +158,7 @@ describe('nodes: create', () => {
     const otherBoard = await makeBoard(alice);
     const foreign = await makeNode(alice.token, otherBoard);
     assert400(await postNode(alice.token, boardId, { type: 'note', position: { x: 0, y: 0 }, data: { text: '' }, parent_node_id: foreign.id }), /parent_node_id is not a node of this board/);
-    assert400(await postNode(alice.token, boardId, { type: 'note', position: { x: 0, y: 0 }, data: { text: '' }, parent_node_id: MISSING }), /parent_node_id/);
+    assert400(await postNode(alice.token, boardId, { type: 'note', position: { x: 0, y: 0 }, data: { text: '' }, parent_node_id: MISSING_ID }), /parent_node_id/);
     // nothing was written by the failed attempts
     const list = await server.request('GET', `/v1/boards/${boardId}/nodes`, { token: alice.token });
     assert.deepEqual(list.body.data, []);
@@ -240,12 +234,12 @@ describe('nodes: list and get', () => {
     const got = await server.request('GET', `/v1/boards/${boardId}/nodes/${n.id}`, { token: alice.token });
     assert.equal(got.status, 200);
     assert.deepEqual(got.body, { object: 'node', data: n });
-    for (const id of [MISSING, 'not-a-uuid']) {
+    for (const id of [MISSING_ID, 'not-a-uuid']) {
       const res = await server.request('GET', `/v1/boards/${boardId}/nodes/${id}`, { token: alice.token });
       assert.equal(res.status, 404);
       assert.ok(isErrorEnvelope(res.body, 404));
     }
-    assert.equal((await server.request('GET', `/v1/boards/${boardId}/nodes/${MISSING}`, { token: alice.token })).body.message, 'Node not found');
+    assert.equal((await server.request('GET', `/v1/boards/${boardId}/nodes/${MISSING_ID}`, { token: alice.token })).body.message, 'Node not found');
   });
 });
 
@@ -302,7 +296,7 @@ describe('nodes: update', () => {
     assert400(await patch(a.id, { parent_node_id: b.id }), /ancestor/);
     const foreign = await makeNode(alice.token, await makeBoard(alice));
     assert400(await patch(a.id, { parent_node_id: foreign.id }), /parent_node_id is not a node of this board/);
-    assert400(await patch(a.id, { parent_node_id: MISSING }), /parent_node_id is not a node of this board/);
+    assert400(await patch(a.id, { parent_node_id: MISSING_ID }), /parent_node_id is not a node of this board/);
     // moving within the same chain is fine, and null detaches
     assert.equal((await patch(c.id, { parent_node_id: a.id })).body.data.parent_node_id, a.id);
     assert.equal((await patch(c.id, { parent_node_id: null })).body.data.parent_node_id, null);
@@ -377,7 +371,7 @@ describe('nodes: access', () => {
         assert.equal(res.body.message, 'Node not found');
       }
     }
-    assert.equal((await server.request('GET', `/v1/boards/${MISSING}/nodes`, { token: bob.token })).status, 404);
+    assert.equal((await server.request('GET', `/v1/boards/${MISSING_ID}/nodes`, { token: bob.token })).status, 404);
   });
 
   test('public view board: others read, writes are 403', async () => {

@@ -14,6 +14,10 @@ import { openDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { newId } from '../../src/lib/ids.js';
 
 export const JWT_SECRET = 'test-secret-that-is-at-least-32-bytes-long!!';
+/** The contract's timestamp form: ISO 8601 UTC with milliseconds. */
+export const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+/** A well-formed id that names nothing. */
+export const MISSING_ID = '00000000-0000-4000-8000-000000000000';
 
 export interface TestUser {
   userId: string;
@@ -37,6 +41,8 @@ export interface TestServer {
   database: DatabaseHandle;
   dataDir: string;
   user(): Promise<TestUser>;
+  /** Creates a board for the user (asserting 201) and returns its id. */
+  makeBoard(user: TestUser, extra?: Record<string, unknown>): Promise<string>;
   request<T = any>(method: string, path: string, options?: { token?: string; body?: unknown; headers?: Record<string, string>; raw?: string }): Promise<Response<T>>;
   close(): Promise<void>;
 }
@@ -97,6 +103,12 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
     };
   };
 
+  const makeBoard: TestServer['makeBoard'] = async (owner, extra = {}) => {
+    const res = await request('POST', '/v1/boards', { token: owner.token, body: { name: 'Board', ...extra } });
+    if (res.status !== 201) throw new Error(`creating a board answered ${res.status}: ${res.text}`);
+    return res.body.data.id;
+  };
+
   return {
     url: address,
     config,
@@ -104,6 +116,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
     database,
     dataDir,
     user,
+    makeBoard,
     request,
     async close() {
       await built.close();
