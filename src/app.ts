@@ -15,9 +15,20 @@ import { registerIdempotency, sweepIdempotencyKeys } from './http/plugins/idempo
 import { registerRateLimit } from './http/plugins/rate-limit.js';
 import { apiKeyRoutes } from './http/routes/api-keys.js';
 import { boardRoutes } from './http/routes/boards.js';
+import { chatRoutes } from './http/routes/chats.js';
 import { edgeRoutes } from './http/routes/edges.js';
 import { metaRoutes } from './http/routes/meta.js';
 import { nodeRoutes } from './http/routes/nodes.js';
+import { assetRoutes } from './http/routes/assets.js';
+import { sweepAssetFiles } from './assets/asset-service.js';
+import { createStorage } from './providers/storage/storage.js';
+import { documentRoutes } from './http/routes/documents.js';
+import { jobRoutes } from './http/routes/jobs.js';
+import { ensureChunkIndex } from './documents/chunk-index.js';
+import { DOCUMENT_JOB } from './documents/document-service.js';
+import { documentJobHandler } from './documents/process-document.js';
+import { JobWorker } from './jobs/worker.js';
+import { createEmbedder } from './providers/embeddings/embedder.js';
 import { ErrorEnvelope } from './http/schemas/common.js';
 import { enableNodeReadCache } from './nodes/node-cache.js';
 import type { App, Services } from './http/types.js';
@@ -49,7 +60,14 @@ export async function buildApp(config: Config, database: DatabaseHandle): Promis
   const authenticator = new Authenticator(database.db, createJwtVerifier(config), database.embedded);
   // Only the embedded database guarantees this process is the only writer (see node-cache.ts).
   if (database.embedded) enableNodeReadCache(database.db);
-  const services: Services = { config, db: database.db, authenticator };
+  const storage = await createStorage(config);
+  const embedder = createEmbedder(config);
+  await ensureChunkIndex(database.db, embedder);
+  const jobHandlers = {
+    [DOCUMENT_JOB]: documentJobHandler({ db: database.db, embedder, storage, chunking: { size: config.chunkSize, overlap: config.chunkOverlap } }),
+  };
+  const jobs = new JobWorker(database.db, jobHandlers, { leaseSeconds: config.jobLeaseSeconds, maxAttempts: config.jobMaxAttempts, pollMs: config.jobPollMs }, app.log);
+  const services: Services = { config, db: database.db, authenticator, embedder, jobs, storage };
 
   app.setValidatorCompiler(validatorCompiler);
   addSharedSchema(ErrorEnvelope);
@@ -103,11 +121,21 @@ export async function buildApp(config: Config, database: DatabaseHandle): Promis
   nodeRoutes(app, services);
   edgeRoutes(app, services);
   apiKeyRoutes(app, services);
+  documentRoutes(app, services);
+  jobRoutes(app, services);
+  assetRoutes(app, services);
+  chatRoutes(app, services);
 
   await app.ready();
 
   const sweep = setInterval(() => void sweepIdempotencyKeys(database.db).catch(() => {}), 60 * 60 * 1000);
   sweep.unref();
+  // Files a crash left behind (no asset row, older than a few minutes): at start, then hourly.
+  const sweepAssets = () => void sweepAssetFiles({ db: database.db, storage }).catch((err: unknown) => app.log.warn({ err }, 'asset sweep failed'));
+  sweepAssets();
+  const assetSweep = setInterval(sweepAssets, 60 * 60 * 1000);
+  assetSweep.unref();
+  jobs.start();
 
   let closed: Promise<void> | undefined;
   return {
@@ -117,7 +145,9 @@ export async function buildApp(config: Config, database: DatabaseHandle): Promis
       closed ??= (async () => {
         closing = true;
         clearInterval(sweep);
+        clearInterval(assetSweep);
         await app.close();
+        await jobs.stop();
         rateLimits.close();
       })();
       return closed;

@@ -22,6 +22,56 @@ export interface Config {
   bodyLimitBytes: number;
   /** Seconds SIGTERM waits for in-flight requests before closing anyway. */
   shutdownGraceSeconds: number;
+  /** Embeddings: local (default, no network) or openai (an OpenAI-compatible /embeddings endpoint). */
+  embeddingsProvider: 'local' | 'openai';
+  embeddingsModel: string;
+  embeddingsDimensions: number;
+  embeddingsBatchSize: number;
+  localEmbeddingDimensions: number;
+  /** The embeddings endpoint (OPENAI_BASE_URL, OPENAI_API_KEY: shared with the openai LLM provider). */
+  embeddingsBaseUrl: string;
+  embeddingsApiKey: string | undefined;
+  /** Document chunking, in characters. */
+  chunkSize: number;
+  chunkOverlap: number;
+  /** Background jobs: lease length, attempts before a job fails, idle poll interval. */
+  jobLeaseSeconds: number;
+  jobMaxAttempts: number;
+  jobPollMs: number;
+  /** Searches over at most this many chunks scan exactly; larger ones use the HNSW index. */
+  searchExactMaxChunks: number;
+  /** Largest asset upload in bytes (ASSET_MAX_BYTES). */
+  assetMaxBytes: number;
+  /** Base of asset file URLs (PUBLIC_BASE_URL); unset: taken from each request's Host. */
+  publicBaseUrl: string | undefined;
+  /** Chat replies: local (grounded extractive, no network), openai (OPENAI_BASE_URL, OPENAI_API_KEY) or anthropic. */
+  llmProvider: 'local' | 'openai' | 'anthropic';
+  llmModel: string | undefined;
+  /** Chat Completions endpoint of the openai provider; unset: the SDK default (api.openai.com). */
+  openaiBaseUrl: string | undefined;
+  openaiApiKey: string | undefined;
+  anthropicApiKey: string | undefined;
+  anthropicBaseUrl: string | undefined;
+  /** Token budget of a chat request's context (system prompt, grounding, memory, history). */
+  llmContextTokens: number;
+  /** Most tokens a reply may have. */
+  llmMaxTokens: number;
+  /** A provider silent for this long (before or between deltas) ends the reply with an error. */
+  llmTimeoutMs: number;
+  llmMaxRetries: number;
+  /** Interval of the keep-alive comment lines on a streamed reply. */
+  sseKeepAliveMs: number;
+  /** S3-compatible asset storage when S3_BUCKET is set; otherwise files live under DATA_DIR/files. */
+  s3: S3Config | undefined;
+}
+
+export interface S3Config {
+  bucket: string;
+  endpoint: string | undefined;
+  region: string;
+  accessKeyId: string | undefined;
+  secretAccessKey: string | undefined;
+  forcePathStyle: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -57,6 +107,32 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
   return raw;
 }
 
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = str(env, name)?.toLowerCase();
+  if (raw === undefined) return fallback;
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function s3Config(env: Env): S3Config | undefined {
+  const bucket = str(env, 'S3_BUCKET');
+  if (bucket === undefined) return undefined;
+  const accessKeyId = str(env, 'S3_ACCESS_KEY_ID');
+  const secretAccessKey = str(env, 'S3_SECRET_ACCESS_KEY');
+  if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) {
+    throw new ConfigError('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together (or both left unset for the SDK default chain)');
+  }
+  return {
+    bucket,
+    endpoint: url(env, 'S3_ENDPOINT', ['http:', 'https:']),
+    region: str(env, 'S3_REGION') ?? 'us-east-1',
+    accessKeyId,
+    secretAccessKey,
+    forcePathStyle: bool(env, 'S3_FORCE_PATH_STYLE', false),
+  };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const apiKeyEnv = str(env, 'API_KEY_ENV') ?? 'live';
   if (apiKeyEnv !== 'live' && apiKeyEnv !== 'test') {
@@ -70,6 +146,13 @@ export function loadConfig(env: Env = process.env): Config {
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got "${logLevel}"`);
   }
+  const embeddingsProvider = str(env, 'EMBEDDINGS_PROVIDER') ?? 'local';
+  if (embeddingsProvider !== 'local' && embeddingsProvider !== 'openai') {
+    throw new ConfigError(`EMBEDDINGS_PROVIDER must be "local" or "openai", got "${embeddingsProvider}"`);
+  }
+  const chunkSize = int(env, 'CHUNK_SIZE', 1000, 100, 100_000);
+  const chunkOverlap = int(env, 'CHUNK_OVERLAP', 150, 0, 50_000);
+  if (chunkOverlap * 2 > chunkSize) throw new ConfigError(`CHUNK_OVERLAP must be at most half of CHUNK_SIZE (${chunkSize}), got ${chunkOverlap}`);
   return {
     port: int(env, 'PORT', 8080, 0, 65535),
     host: str(env, 'HOST') ?? '127.0.0.1',
@@ -87,5 +170,49 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
     shutdownGraceSeconds: int(env, 'SHUTDOWN_GRACE_SECONDS', 10, 0, 3600),
+    assetMaxBytes: int(env, 'ASSET_MAX_BYTES', 50 * 1024 * 1024, 1, 5 * 1024 * 1024 * 1024),
+    publicBaseUrl: url(env, 'PUBLIC_BASE_URL', ['http:', 'https:'])?.replace(/\/+$/, ''),
+    s3: s3Config(env),
+    embeddingsProvider,
+    embeddingsModel: str(env, 'EMBEDDINGS_MODEL') ?? 'text-embedding-3-small',
+    // HNSW indexes take at most 2,000 dimensions.
+    embeddingsDimensions: int(env, 'EMBEDDINGS_DIMENSIONS', 1536, 1, 2000),
+    embeddingsBatchSize: int(env, 'EMBEDDINGS_BATCH_SIZE', 96, 1, 2048),
+    localEmbeddingDimensions: int(env, 'LOCAL_EMBEDDING_DIMENSIONS', 1024, 384, 2000),
+    embeddingsBaseUrl: url(env, 'OPENAI_BASE_URL', ['http:', 'https:']) ?? 'https://api.openai.com/v1',
+    embeddingsApiKey: str(env, 'OPENAI_API_KEY'),
+    chunkSize,
+    chunkOverlap,
+    jobLeaseSeconds: int(env, 'JOB_LEASE_SECONDS', 60, 5, 3600),
+    jobMaxAttempts: int(env, 'JOB_MAX_ATTEMPTS', 3, 1, 100),
+    jobPollMs: int(env, 'JOB_POLL_MS', 1000, 10, 60_000),
+    searchExactMaxChunks: int(env, 'SEARCH_EXACT_MAX_CHUNKS', 20_000, 0, 10_000_000),
+    ...llmConfig(env),
+  };
+}
+
+function llmConfig(env: Env) {
+  const llmProvider = str(env, 'LLM_PROVIDER') ?? 'local';
+  if (llmProvider !== 'local' && llmProvider !== 'openai' && llmProvider !== 'anthropic') {
+    throw new ConfigError(`LLM_PROVIDER must be local, openai or anthropic; got "${llmProvider}"`);
+  }
+  const openaiApiKey = str(env, 'OPENAI_API_KEY');
+  const anthropicApiKey = str(env, 'ANTHROPIC_API_KEY');
+  const llmModel = str(env, 'LLM_MODEL');
+  if (llmProvider === 'openai' && openaiApiKey === undefined) throw new ConfigError('LLM_PROVIDER=openai needs OPENAI_API_KEY');
+  if (llmProvider === 'anthropic' && anthropicApiKey === undefined) throw new ConfigError('LLM_PROVIDER=anthropic needs ANTHROPIC_API_KEY');
+  if (llmProvider !== 'local' && llmModel === undefined) throw new ConfigError(`LLM_PROVIDER=${llmProvider} needs LLM_MODEL`);
+  return {
+    llmProvider: llmProvider as Config['llmProvider'],
+    llmModel,
+    openaiBaseUrl: url(env, 'OPENAI_BASE_URL', ['http:', 'https:']),
+    openaiApiKey,
+    anthropicApiKey,
+    anthropicBaseUrl: url(env, 'ANTHROPIC_BASE_URL', ['http:', 'https:']),
+    llmContextTokens: int(env, 'LLM_CONTEXT_TOKENS', 8000, 200, 2_000_000),
+    llmMaxTokens: int(env, 'LLM_MAX_TOKENS', 1024, 1, 200_000),
+    llmTimeoutMs: int(env, 'LLM_TIMEOUT_MS', 60_000, 10, 3_600_000),
+    llmMaxRetries: int(env, 'LLM_MAX_RETRIES', 2, 0, 10),
+    sseKeepAliveMs: int(env, 'SSE_KEEPALIVE_MS', 15_000, 10, 3_600_000),
   };
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { startServer, type TestServer, type TestUser } from './helpers/harness.js';
+import { makePdf, PNG, uploadFile } from './helpers/assets.js';
 
 let server: TestServer;
 let alice: TestUser;
@@ -37,6 +38,8 @@ async function inWaves<T>(count: number, task: (i: number) => Promise<T>): Promi
   return results;
 }
 
+const assets: Record<'pdf' | 'image', Record<string, unknown>> = { pdf: {}, image: {} };
+
 function nodeBody(i: number): { type: string; data: Record<string, unknown> } {
   const common = { idx: i, label: `node ${i}`, width: 100 + (i % 7) };
   switch (i % 6) {
@@ -44,8 +47,9 @@ function nodeBody(i: number): { type: string; data: Record<string, unknown> } {
     case 1: return { type: 'url', data: { ...common, url: `https://example.com/${i}` } };
     case 2: return { type: 'note', data: { ...common, text: `note ${i}` } };
     case 3: return { type: 'document', data: { ...common, text: `doc ${i}`, url: `https://example.com/d${i}` } };
-    case 4: return { type: 'pdf', data: { ...common, storagePath: `u/b/${i}.pdf`, publicUrl: `https://files.example.com/${i}.pdf`, fileSize: i * 10 } };
-    default: return { type: 'image', data: { ...common, storagePath: `u/b/${i}.png`, publicUrl: `https://files.example.com/${i}.png`, fileSize: i } };
+    // pdf and image nodes must name an asset of the board (uploaded in the test below).
+    case 4: return { type: 'pdf', data: { ...common, ...assets.pdf } };
+    default: return { type: 'image', data: { ...common, ...assets.image } };
   }
 }
 
@@ -118,6 +122,8 @@ test('duplicating a board of 500 nodes and 1,000 edges copies the graph exactly'
     body: { name: 'Big', viewport_x: 12, viewport_y: -4, viewport_zoom: 0.75 },
   });
   const boardId: string = boardRes.body.data.id;
+  assets.pdf = (await uploadFile(server, alice, boardId, await makePdf(2), 'paper.pdf', 'application/pdf')).nodeData;
+  assets.image = (await uploadFile(server, alice, boardId, PNG, 'pixel.png', 'image/png')).nodeData;
   const rand = lcg(42);
 
   const ids: string[] = [];

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
+import { makePdf, PNG, uploadFile } from './helpers/assets.js';
 import { isErrorEnvelope, MISSING_ID, startServer, type TestServer, type TestUser, TIMESTAMP } from './helpers/harness.js';
 
 let server: TestServer;
@@ -40,6 +41,9 @@ const pdfData = { storagePath: 'u/b/1700000000000-a.pdf', publicUrl: 'http://loc
 describe('nodes: create', () => {
   test('each type is created with exactly the contract fields', async () => {
     const boardId = await makeBoard(alice);
+    // pdf and image nodes name an uploaded asset of the board.
+    const pdf = (await uploadFile(server, alice, boardId, await makePdf(2), 'paper.pdf', 'application/pdf')).nodeData;
+    const image = (await uploadFile(server, alice, boardId, PNG, 'pixel.png', 'image/png')).nodeData;
     const cases: [string, Record<string, unknown>, string][] = [
       ['video', { url: 'https://www.youtube.com/watch?v=abc', label: 'Talk' }, 'video'],
       ['youtube', { url: 'https://youtu.be/abc' }, 'video'],
@@ -47,8 +51,8 @@ describe('nodes: create', () => {
       ['note', { text: '', label: 'Empty note' }, 'note'],
       ['document', { text: 'body' }, 'document'],
       ['document', { text: 'body', url: 'https://example.com/doc' }, 'document'],
-      ['pdf', { ...pdfData, label: 'Paper' }, 'pdf'],
-      ['image', { ...pdfData, fileSize: 0 }, 'image'],
+      ['pdf', { ...pdf, label: 'Paper' }, 'pdf'],
+      ['image', { ...image, width: 10 }, 'image'],
     ];
     for (const [type, data, stored] of cases) {
       const res = await postNode(alice.token, boardId, { type, position: { x: 10.5, y: -3 }, data });

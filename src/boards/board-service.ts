@@ -7,6 +7,7 @@ import { newId, now } from '../lib/ids.js';
 import { applyPage, toPage, type Page, type PageRequest } from '../lib/pagination.js';
 import { assertOwner, findVisibleBoard, isOwner, type BoardRow } from './access.js';
 import { invalidatingBoard } from '../nodes/node-cache.js';
+import { copyBoardChunks } from '../documents/chunk-copy.js';
 
 export type AccessLevel = 'view' | 'edit';
 
@@ -172,6 +173,7 @@ export async function duplicateBoard(db: Db, principal: Principal, boardId: stri
       .executeTakeFirstOrThrow();
     await copyRows(trx, 'nodes', board.id, copy.id, at);
     await copyRows(trx, 'edges', board.id, copy.id, at);
+    await copyBoardChunks(trx, board.id, copy.id);
     return toBoardView(copy);
   });
 }
@@ -204,13 +206,18 @@ async function copyRows(trx: Executor, table: 'nodes' | 'edges', from: string, t
   }
 }
 
-/** Deletes the board and, by cascade, everything on it, in one transaction. */
-export async function deleteBoard(db: Db, principal: Principal, boardId: string): Promise<void> {
-  await invalidatingBoard(db, boardId, () =>
+/**
+ * Deletes the board and, by cascade, everything on it, in one transaction. Returns the storage
+ * paths of its asset files, which the caller removes after the commit (a rollback keeps them).
+ */
+export async function deleteBoard(db: Db, principal: Principal, boardId: string): Promise<string[]> {
+  return invalidatingBoard(db, boardId, () =>
     db.transaction().execute(async (trx) => {
       const board = await findVisibleBoard(trx, principal, boardId);
       assertOwner(board, principal);
+      const files = await trx.deleteFrom('assets').where('board_id', '=', boardId).returning('storage_path').execute();
       await trx.deleteFrom('boards').where('id', '=', boardId).execute();
+      return files.map((f) => f.storage_path);
     }),
   );
 }

@@ -8,9 +8,15 @@ import type { Database, Db } from './schema.js';
 import { startEmbeddedPostgres } from './embedded.js';
 import { PreparedStatementPool } from './prepared-pool.js';
 import * as m0001 from './migrations/0001-core.js';
+import * as m0002 from './migrations/0002-documents-jobs.js';
+import * as m0003 from './migrations/0003-assets.js';
+import * as m0004 from './migrations/0004-chats.js';
 
 const migrations: Record<string, Migration> = {
   '0001-core': m0001,
+  '0002-documents-jobs': m0002,
+  '0003-assets': m0003,
+  '0004-chats': m0004,
 };
 
 // Keep int8 (counts) as numbers: our counts are far below 2^53.

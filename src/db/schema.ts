@@ -71,6 +71,76 @@ export interface IdempotencyKeysTable {
   created_at: Date;
 }
 
+export interface JobsTable {
+  id: string;
+  user_id: string;
+  board_id: string | null;
+  type: string;
+  status: 'processing' | 'completed' | 'failed';
+  result: ColumnType<Record<string, unknown> | null, string | null, string | null>;
+  error: string | null;
+  payload: ColumnType<Record<string, unknown> | null, string | null, string | null>;
+  attempts: ColumnType<number, number | undefined, number>;
+  lease_until: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface DocumentChunksTable {
+  id: string;
+  board_id: string;
+  node_id: string | null;
+  content: string;
+  metadata: Json;
+  model: string;
+  /** pgvector text form, '[0.1,0.2,…]' */
+  embedding: string;
+  pending_job_id: string | null;
+  created_at: Date;
+}
+
+type JsonOrNull = ColumnType<Record<string, unknown> | null, string | null, string | null>;
+
+export interface ChatsTable {
+  id: string;
+  board_id: string;
+  owner_id: string;
+  node_id: string | null;
+  title: string;
+  memory: ColumnType<string[], string | undefined, string>;
+  /** Messages created up to this instant are condensed into memory. */
+  memory_through: Date | null;
+  metadata: JsonOrNull;
+  generation_id: string | null;
+  generating_until: Date | null;
+  created_at: Date;
+  updated_at: Date;
+  last_message_at: Date | null;
+}
+
+export interface MessagesTable {
+  id: string;
+  chat_id: string;
+  role: 'user' | 'assistant';
+  content: string;
+  model: string | null;
+  metadata: JsonOrNull;
+  created_at: Date;
+}
+
+export interface AssetsTable {
+  storage_path: string;
+  board_id: string;
+  user_id: string;
+  filename: string;
+  content_type: string;
+  /** null while the upload is still streaming */
+  size: number | null;
+  /** The random capability in the file's URL */
+  access_token: string;
+  created_at: Date;
+}
+
 export interface Database {
   users: UsersTable;
   api_keys: ApiKeysTable;
@@ -78,6 +148,11 @@ export interface Database {
   nodes: NodesTable;
   edges: EdgesTable;
   idempotency_keys: IdempotencyKeysTable;
+  jobs: JobsTable;
+  document_chunks: DocumentChunksTable;
+  chats: ChatsTable;
+  messages: MessagesTable;
+  assets: AssetsTable;
 }
 
 export type Db = Kysely<Database>;

@@ -5,6 +5,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/schema.js';
+import type { JobWorker } from '../jobs/worker.js';
+import type { Embedder } from '../providers/embeddings/embedder.js';
+import type { Storage } from '../providers/storage/storage.js';
 
 export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
 
@@ -12,4 +15,9 @@ export interface Services {
   config: Config;
   db: Db;
   authenticator: Authenticator;
+  embedder: Embedder;
+  /** The background job worker; wake() after queueing a job. */
+  jobs: JobWorker;
+  /** Where asset files live (local directory or S3-compatible bucket). */
+  storage: Storage;
 }

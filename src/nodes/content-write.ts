@@ -3,23 +3,21 @@
 // board, so checks that read other rows (a parent exists, no cycle, edge ends belong to the board)
 // stay true until the transaction commits; the bump lets clients sort boards by last change.
 import type { Principal } from '../auth/principal.js';
-import { assertCanEditContent, findVisibleBoard, type BoardRow } from '../boards/access.js';
+import { assertCanEditContent, type BoardRow } from '../boards/access.js';
 import type { Executor } from '../db/schema.js';
 import { notFound } from '../errors.js';
 
-/** Call first inside the write's transaction. */
+/** Call first inside the write's transaction (a refusal rolls the bump back with it). */
 export async function beginContentWrite(trx: Executor, principal: Principal, boardId: string, at: Date): Promise<BoardRow> {
-  const seen = await findVisibleBoard(trx, principal, boardId);
-  assertCanEditContent(seen, principal);
-  const locked = await trx
+  // One statement: the visibility rule of findVisibleBoard, the lock and the bump.
+  const board = await trx
     .updateTable('boards')
     .set({ updated_at: at })
     .where('id', '=', boardId)
+    .where((eb) => eb.or([eb('owner_id', '=', principal.userId), eb('is_public', '=', true)]))
     .returningAll()
     .executeTakeFirst();
-  // Deleted or made private between the two statements: answer as if it had been so all along.
-  if (!locked) throw notFound('Board');
-  if (locked.owner_id !== principal.userId && !locked.is_public) throw notFound('Board');
-  assertCanEditContent(locked, principal);
-  return locked;
+  if (!board) throw notFound('Board');
+  assertCanEditContent(board, principal);
+  return board;
 }

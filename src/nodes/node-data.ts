@@ -55,8 +55,8 @@ function checkNonEmptyString(data: NodeData, key: string, max: number): void {
  * The 64 KiB cap counts every key except `text`: note and document text has its own cap of
  * 100,000 characters, which would otherwise be unreachable (100,000 characters exceed 64 KiB).
  *
- * For pdf and image, the keys are checked for shape only; matching them against an asset of the
- * same board arrives with assets.
+ * For pdf and image, the keys are checked for shape here; node-service.ts matches them against an
+ * asset of the same board (src/assets/asset-service.ts assertNodeAsset).
  */
 export function storedNodeData(type: NodeType, data: NodeData): string {
   if (data.label !== undefined && typeof data.label !== 'string') throw invalid('data.label must be a string');

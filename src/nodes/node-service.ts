@@ -8,6 +8,7 @@ import type { Db, Executor, NodesTable } from '../db/schema.js';
 import { invalid, notFound } from '../errors.js';
 import { newId, now } from '../lib/ids.js';
 import { applyPage, toPage, type Page, type PageRequest } from '../lib/pagination.js';
+import { assertNodeAsset } from '../assets/asset-service.js';
 import { beginContentWrite } from './content-write.js';
 import { invalidatingBoard, nodeReadCacheFor } from './node-cache.js';
 import { mergeNodeData, storedNodeData, type NodeData, type NodeType } from './node-data.js';
@@ -84,6 +85,7 @@ export async function createNode(db: Db, principal: Principal, boardId: string, 
     const at = now();
     await beginContentWrite(trx, principal, boardId, at);
     if (input.parent_node_id) await assertParentOnBoard(trx, boardId, input.parent_node_id);
+    if (input.type === 'pdf' || input.type === 'image') await assertNodeAsset(trx, boardId, input.type, input.data);
     const row = await trx
       .insertInto('nodes')
       .values({
@@ -147,7 +149,11 @@ export async function updateNode(db: Db, principal: Principal, boardId: string, 
       const at = now();
       await beginContentWrite(trx, principal, boardId, at);
       const node = await findNode(trx, boardId, nodeId);
-      const data = input.data === undefined ? undefined : storedNodeData(node.node_type as NodeType, mergeNodeData(node.node_data, input.data));
+      const merged = input.data === undefined ? undefined : mergeNodeData(node.node_data, input.data);
+      const data = merged === undefined ? undefined : storedNodeData(node.node_type as NodeType, merged);
+      // The asset reference is checked when it changes: a node may outlive its deleted asset.
+      const touchesAsset = input.data !== undefined && ['storagePath', 'publicUrl', 'fileSize'].some((key) => Object.hasOwn(input.data!, key));
+      if (merged && touchesAsset && (node.node_type === 'pdf' || node.node_type === 'image')) await assertNodeAsset(trx, boardId, node.node_type, merged);
       if (input.parent_node_id) {
         await assertParentOnBoard(trx, boardId, input.parent_node_id);
         if (await wouldCycle(trx, nodeId, input.parent_node_id)) {

@@ -31,7 +31,7 @@ function describeValidation(context: string | undefined, issues: ValidationIssue
 }
 
 const fastifyCodes: Record<string, [ErrorCode, string]> = {
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: ['unsupported_media_type', 'Content-Type must be application/json'],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: ['unsupported_media_type', 'Unsupported Content-Type: send application/json (asset uploads: multipart/form-data)'],
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: ['invalid_request', 'Content-Length does not match the body'],
   FST_ERR_CTP_BODY_TOO_LARGE: ['payload_too_large', 'Request body is too large'],
   FST_ERR_CTP_EMPTY_JSON_BODY: ['invalid_request', 'Request body is empty'],

@@ -157,6 +157,19 @@ export function registerIdempotency(app: FastifyInstance, db: Db): void {
   });
 }
 
+/**
+ * For a route that hijacks its reply (a streamed message): onSend never runs there, so the route
+ * spends the key itself once it starts streaming. The key then stays used (409 for a retry).
+ */
+export async function spendIdempotencyKey(db: Db, request: FastifyRequest, status: number): Promise<void> {
+  const entry = request.idempotency;
+  if (!entry) return;
+  request.idempotency = undefined;
+  await db.updateTable('idempotency_keys').set({ status, response: null, headers: null })
+    .where('principal', '=', entry.principal).where('key', '=', entry.key).execute()
+    .catch((error: unknown) => request.log.warn({ err: error }, 'could not record the idempotent outcome'));
+}
+
 /** Deletes entries past their 24 hours; run periodically. */
 export async function sweepIdempotencyKeys(db: Db): Promise<void> {
   await db.deleteFrom('idempotency_keys').where('created_at', '<', new Date(Date.now() - TTL_MS)).execute();

@@ -1,5 +1,6 @@
 // /v1/boards: create, list, get, update, duplicate, delete.
 import { Type } from '@sinclair/typebox';
+import { removeStoredFiles } from '../../assets/asset-service.js';
 import { createBoard, deleteBoard, duplicateBoard, listBoards, readBoardJson, updateBoard } from '../../boards/board-service.js';
 import { pageRequest } from '../../lib/pagination.js';
 import { principalOf } from '../plugins/auth.js';
@@ -48,7 +49,7 @@ const FlowState = Type.Object({
 });
 const FullBoard = Type.Intersect([Board, Type.Object({ flow_state: Type.Optional(FlowState) })]);
 
-export function boardRoutes(app: App, { db }: Services): void {
+export function boardRoutes(app: App, { db, storage }: Services): void {
   app.post('/v1/boards', {
     schema: {
       tags: ['boards'],
@@ -117,7 +118,8 @@ export function boardRoutes(app: App, { db }: Services): void {
       response: { 200: Deleted('board'), ...errorResponses },
     },
   }, async (request) => {
-    await deleteBoard(db, principalOf(request), request.params.id);
+    const files = await deleteBoard(db, principalOf(request), request.params.id);
+    await removeStoredFiles(storage, files, request.log);
     return { object: 'board' as const, data: { id: request.params.id, deleted: true as const } };
   });
 }

@@ -1,0 +1,315 @@
+// Assets of a board: upload (type judged by the bytes, streamed to storage), list, delete, the
+// lookup behind the file URLs, the check that a pdf/image node points at a real asset, and the
+// sweep of files a crash left behind. Only the board's owner may upload, list and delete.
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { pipeline, Readable, Transform } from 'node:stream';
+import { fileTypeFromBuffer } from 'file-type';
+import type { Principal } from '../auth/principal.js';
+import { assertOwner, findVisibleBoard } from '../boards/access.js';
+import type { AssetsTable, Db, Executor } from '../db/schema.js';
+import { ApiError, invalid, notFound } from '../errors.js';
+import { now } from '../lib/ids.js';
+import { assertSafePath, type Storage } from '../providers/storage/storage.js';
+import { allowedTypes, declaredType, safeOriginalName } from './file-names.js';
+
+export interface AssetView {
+  id: string;
+  url: string;
+  filename: string;
+  storage_path: string;
+  size: number;
+  content_type: string;
+  created_at: Date;
+}
+
+export interface AssetDeps {
+  db: Db;
+  storage: Storage;
+}
+
+export interface UploadedFile {
+  stream: Readable;
+  /** The name the client gave, untrusted. */
+  filename: string | undefined;
+  /** The part's declared Content-Type, untrusted. */
+  mimetype: string | undefined;
+}
+
+/** Reserved rows and stored files older than this with no finished row belong to a crash. */
+export const ORPHAN_AGE_MS = 10 * 60 * 1000;
+const PATH_SHAPE = /^[0-9a-f-]{36}\/[0-9a-f-]{36}\/(\d{1,15})-[^/]+$/;
+
+type AssetRow = Omit<AssetsTable, 'size'> & { size: number };
+
+/** The file's address below the base URL: the storage path, and the asset's random access token. */
+export const assetUrlPath = (row: Pick<AssetsTable, 'storage_path' | 'access_token'>): string =>
+  `/v1/files/${row.storage_path.split('/').map(encodeURIComponent).join('/')}?token=${row.access_token}`;
+
+const toView = (row: AssetRow, baseUrl: string): AssetView => ({
+  id: row.filename,
+  url: `${baseUrl}${assetUrlPath(row)}`,
+  filename: row.filename,
+  storage_path: row.storage_path,
+  size: row.size,
+  content_type: row.content_type,
+  created_at: row.created_at,
+});
+
+/** The board, when the caller owns it: others get 404 on a private board and 403 on a public one. */
+export async function assertAssetOwner(db: Executor, principal: Principal, boardId: string): Promise<void> {
+  assertOwner(await findVisibleBoard(db, principal, boardId), principal);
+}
+
+function sizeLimit(maxBytes: number): Transform {
+  let seen = 0;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      seen += chunk.length;
+      if (seen > maxBytes) callback(new ApiError('payload_too_large', `The file is larger than the limit of ${maxBytes} bytes`));
+      else callback(null, chunk);
+    },
+  });
+}
+
+const SNIFF_BYTES = 4100;
+
+interface Sniffed {
+  /** The MIME type file-type reads from the first bytes, if any. */
+  type: string | undefined;
+  /** The whole file again, first bytes included. */
+  body: Readable;
+  /** Reads what is left of a refused file so the connection stays usable, without keeping it. */
+  discard(): void;
+}
+
+/**
+ * Reads the first few KiB of the upload to judge its type. (file-type's own fileTypeStream never
+ * settles on an empty part, so the head is read here and handed to fileTypeFromBuffer.)
+ */
+async function sniff(stream: Readable): Promise<Sniffed> {
+  const chunks = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  const head: Buffer[] = [];
+  let length = 0;
+  let ended = false;
+  while (length < SNIFF_BYTES) {
+    const next = await chunks.next();
+    if (next.done) {
+      ended = true;
+      break;
+    }
+    head.push(next.value);
+    length += next.value.length;
+  }
+  const first = Buffer.concat(head);
+  const type = (await fileTypeFromBuffer(first))?.mime;
+  async function* all(): AsyncGenerator<Buffer> {
+    if (first.length > 0) yield first;
+    if (ended) return;
+    for (;;) {
+      const next = await chunks.next();
+      if (next.done) return;
+      yield next.value;
+    }
+  }
+  return {
+    type,
+    body: Readable.from(all(), { objectMode: false }),
+    discard: () => void (async () => {
+      while (!ended && !(await chunks.next()).done);
+    })().catch(() => {}),
+  };
+}
+
+/**
+ * Stores one uploaded file. Its first bytes decide its type; the name is reserved by a row with
+ * size NULL before the bytes are written, so two uploads can never write the same path, and the
+ * row is completed once the file is stored (or removed, with the file, when anything fails).
+ */
+export async function uploadAsset(deps: AssetDeps, principal: Principal, boardId: string, file: UploadedFile, maxBytes: number, baseUrl: string): Promise<AssetView> {
+  let sniffed: Sniffed;
+  try {
+    sniffed = await sniff(file.stream);
+  } catch {
+    throw invalid('The upload ended before the file was complete');
+  }
+  // An animated PNG is a PNG to every client that shows PNGs.
+  const detected = sniffed.type === 'image/apng' ? 'image/png' : sniffed.type;
+  if (!detected || !(detected in allowedTypes)) {
+    sniffed.discard();
+    throw new ApiError('unsupported_media_type', 'The file is not an allowed type: PDF, PNG, JPEG, GIF or WebP (judged by its contents)');
+  }
+  const declared = declaredType(file.mimetype);
+  if (declared !== undefined && declared !== detected) {
+    sniffed.discard();
+    throw new ApiError('unsupported_media_type', `The file's declared type ${declared} does not match its contents (${detected})`);
+  }
+
+  const name = safeOriginalName(file.filename, detected);
+  const prefix = `${principal.userId}/${boardId}/`;
+  const createdAt = now();
+  let row: AssetsTable | undefined;
+  // The epoch prefix moves on by a millisecond when the same name was taken in the same one.
+  for (let millis = createdAt.getTime(); !row && millis < createdAt.getTime() + 1000; millis++) {
+    const filename = `${millis}-${name}`;
+    row = await deps.db
+      .insertInto('assets')
+      .values({
+        storage_path: `${prefix}${filename}`,
+        board_id: boardId,
+        user_id: principal.userId,
+        filename,
+        content_type: detected,
+        size: null,
+        access_token: randomBytes(24).toString('base64url'),
+        created_at: createdAt,
+      })
+      .onConflict((oc) => oc.doNothing())
+      .returningAll()
+      .executeTakeFirst();
+  }
+  if (!row) throw new ApiError('conflict', 'Too many uploads of this name at once; retry');
+  const path = row.storage_path;
+
+  let size: number;
+  try {
+    const body = pipeline(sniffed.body, sizeLimit(maxBytes), () => {});
+    ({ size } = await deps.storage.put(path, body, detected));
+  } catch (error) {
+    await deps.storage.delete(path).catch(() => {});
+    await deps.db.deleteFrom('assets').where('storage_path', '=', path).where('size', 'is', null).execute();
+    if (error instanceof ApiError) throw error;
+    // A client that went away mid-upload: nobody reads this answer.
+    if ((error as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE' || /terminated early|aborted/i.test(String(error))) {
+      throw invalid('The upload ended before the file was complete');
+    }
+    throw error;
+  }
+  const done = await deps.db.updateTable('assets').set({ size }).where('storage_path', '=', path).returningAll().executeTakeFirst();
+  if (!done) {
+    // The board was deleted while the file streamed.
+    await deps.storage.delete(path).catch(() => {});
+    throw notFound('Board');
+  }
+  return toView({ ...done, size }, baseUrl);
+}
+
+export async function listAssets(db: Db, principal: Principal, boardId: string, baseUrl: string): Promise<AssetView[]> {
+  await assertAssetOwner(db, principal, boardId);
+  const rows = await db
+    .selectFrom('assets')
+    .selectAll()
+    .where('board_id', '=', boardId)
+    .where('size', 'is not', null)
+    .orderBy('created_at', 'desc')
+    .orderBy('filename', 'desc')
+    .execute();
+  return rows.map((row) => toView(row as AssetRow, baseUrl));
+}
+
+/** Deletes the asset's row; the file goes after the commit (removeStoredFiles). Returns its path. */
+export async function deleteAsset(db: Db, principal: Principal, boardId: string, id: string): Promise<string> {
+  return db.transaction().execute(async (trx) => {
+    await assertAssetOwner(trx, principal, boardId);
+    const gone = await trx
+      .deleteFrom('assets')
+      .where('board_id', '=', boardId)
+      .where('filename', '=', id)
+      .where('size', 'is not', null)
+      .returning('storage_path')
+      .executeTakeFirst();
+    if (!gone) throw notFound('Asset');
+    return gone.storage_path;
+  });
+}
+
+/**
+ * Removes files whose rows are gone. Called after the commit, so a failure here leaves only a
+ * file without a row, which the start-up sweep removes.
+ */
+export async function removeStoredFiles(storage: Storage, paths: string[], log: { warn(obj: unknown, msg: string): void }): Promise<void> {
+  for (const path of paths) {
+    await storage.delete(path).catch((err: unknown) => log.warn({ err, path }, 'asset file not removed; the next sweep will'));
+  }
+}
+
+/** The finished asset behind a file URL, when the token is its own. */
+export async function findServedAsset(db: Db, storagePath: string, token: string): Promise<AssetRow | undefined> {
+  // A path no upload could have made (NUL, `..`, …) names nothing; it never reaches the database.
+  try {
+    assertSafePath(storagePath);
+  } catch {
+    return undefined;
+  }
+  const row = await db.selectFrom('assets').selectAll().where('storage_path', '=', storagePath).where('size', 'is not', null).executeTakeFirst();
+  if (!row) return undefined;
+  const given = Buffer.from(token);
+  const expected = Buffer.from(row.access_token);
+  return given.length === expected.length && timingSafeEqual(given, expected) ? (row as AssetRow) : undefined;
+}
+
+/**
+ * A pdf or image node's data must name a finished asset of the same board (DECISIONS "Nodes"):
+ * storagePath its storage path, fileSize its size, publicUrl its url (compared from the path on,
+ * since the base address depends on how the service is reached), and its type must suit the node.
+ */
+export async function assertNodeAsset(trx: Executor, boardId: string, nodeType: 'pdf' | 'image', data: Record<string, unknown>): Promise<void> {
+  const row = await trx
+    .selectFrom('assets')
+    .select(['storage_path', 'access_token', 'size', 'content_type'])
+    .where('board_id', '=', boardId)
+    .where('storage_path', '=', String(data.storagePath))
+    .where('size', 'is not', null)
+    .executeTakeFirst();
+  if (!row) throw invalid('data.storagePath is not the storage_path of an asset of this board');
+  const fits = nodeType === 'pdf' ? row.content_type === 'application/pdf' : row.content_type.startsWith('image/');
+  if (!fits) throw invalid(`data.storagePath names a ${row.content_type} asset, which a ${nodeType} node cannot show`);
+  if (data.fileSize !== row.size) throw invalid(`data.fileSize does not match the asset's size (${row.size} bytes)`);
+  let url: URL | undefined;
+  try {
+    url = new URL(String(data.publicUrl));
+  } catch {
+    url = undefined;
+  }
+  if (!url || !['http:', 'https:'].includes(url.protocol) || !`${url.pathname}${url.search}`.endsWith(assetUrlPath(row))) {
+    throw invalid("data.publicUrl is not the url of the asset named by data.storagePath");
+  }
+}
+
+/**
+ * Removes what a crash left: reserved rows never completed, and stored files with no row, both
+ * older than ORPHAN_AGE_MS (a file's age is the epoch prefix of its name). Paths not of the form
+ * `<uuid>/<uuid>/<millis>-<name>` are not ours and are left alone (a shared bucket).
+ */
+export async function sweepAssetFiles(deps: AssetDeps, at = Date.now()): Promise<{ rows: number; files: number }> {
+  const cutoff = at - ORPHAN_AGE_MS;
+  const stale = await deps.db
+    .deleteFrom('assets')
+    .where('size', 'is', null)
+    .where('created_at', '<', new Date(cutoff))
+    .returning('storage_path')
+    .execute();
+  for (const { storage_path } of stale) await deps.storage.delete(storage_path).catch(() => {});
+  const candidates = (await deps.storage.list('')).filter((p) => {
+    const m = PATH_SHAPE.exec(p);
+    return m !== null && Number(m[1]) < cutoff;
+  });
+  let files = 0;
+  for (let i = 0; i < candidates.length; i += 500) {
+    const batch = candidates.slice(i, i + 500);
+    const known = new Set(
+      (await deps.db.selectFrom('assets').select('storage_path').where('storage_path', 'in', batch).execute()).map((r) => r.storage_path),
+    );
+    for (const path of batch) {
+      if (known.has(path)) continue;
+      await deps.storage.delete(path);
+      files++;
+    }
+  }
+  return { rows: stale.length, files };
+}
+
+/** Removes an asset made earlier in a request that then failed: the row, then the file. */
+export async function discardAsset(deps: AssetDeps, storagePath: string): Promise<void> {
+  await deps.db.deleteFrom('assets').where('storage_path', '=', storagePath).execute();
+  await deps.storage.delete(storagePath).catch(() => {});
+}

@@ -1,0 +1,141 @@
+// Chats of a board: create, list, read, rename, delete, and list their messages. A chat is private
+// to the user who created it, on any board: another user's chat is "Chat not found" even on a public
+// board. Reading needs the board visible to the caller; creating a chat needs only that too (a
+// viewer of a public board may hold private chats about it), never edit rights on the board.
+import { sql } from 'kysely';
+import type { Principal } from '../auth/principal.js';
+import { boardVisibleTo, findVisibleBoard } from '../boards/access.js';
+import type { Db, Executor } from '../db/schema.js';
+import { invalid, notFound } from '../errors.js';
+import { newId, now } from '../lib/ids.js';
+import { applyPage, toPage, type Page, type PageRequest } from '../lib/pagination.js';
+
+export const DEFAULT_TITLE = 'New chat';
+
+export interface ChatView {
+  id: string;
+  title: string;
+  node_id: string | null;
+  created_at: Date;
+  updated_at: Date;
+  last_message_at: Date | null;
+}
+
+export interface ChatDetail extends ChatView {
+  memory: string[];
+  metadata: Record<string, unknown> | null;
+}
+
+export interface MessageView {
+  id: string;
+  role: 'user' | 'assistant';
+  content: string;
+  model: string | null;
+  created_at: Date;
+  metadata: Record<string, unknown> | null;
+}
+
+const listColumns = ['id', 'title', 'node_id', 'created_at', 'updated_at', 'last_message_at'] as const;
+const messageColumns = ['id', 'role', 'content', 'model', 'created_at', 'metadata'] as const;
+
+export const toChatView = (row: ChatView): ChatView => ({
+  id: row.id,
+  title: row.title,
+  node_id: row.node_id,
+  created_at: row.created_at,
+  updated_at: row.updated_at,
+  last_message_at: row.last_message_at,
+});
+
+const toDetail = (row: ChatView & { memory: string[]; metadata: Record<string, unknown> | null }): ChatDetail => ({
+  ...toChatView(row),
+  memory: row.memory,
+  metadata: row.metadata,
+});
+
+export const toMessageView = (row: MessageView): MessageView => ({
+  id: row.id,
+  role: row.role,
+  content: row.content,
+  model: row.model,
+  created_at: row.created_at,
+  metadata: row.metadata,
+});
+
+/** The caller's chat on a board the caller can see, or "Board not found" / "Chat not found". */
+export async function findOwnChat(db: Executor, principal: Principal, boardId: string, chatId: string) {
+  const row = await db
+    .selectFrom('chats')
+    .selectAll()
+    .where('id', '=', chatId)
+    .where('board_id', '=', boardId)
+    .where('owner_id', '=', principal.userId)
+    .where(boardVisibleTo(principal, boardId))
+    .executeTakeFirst();
+  if (row) return row;
+  await findVisibleBoard(db, principal, boardId);
+  throw notFound('Chat');
+}
+
+export async function createChat(db: Db, principal: Principal, boardId: string, input: { title?: string; node_id?: string | null }): Promise<ChatDetail> {
+  await findVisibleBoard(db, principal, boardId);
+  if (input.node_id) {
+    const node = await db.selectFrom('nodes').select('id').where('id', '=', input.node_id).where('board_id', '=', boardId).executeTakeFirst();
+    if (!node) throw invalid('node_id is not a node of this board');
+  }
+  const at = now();
+  // The board may vanish between the check and the insert: the foreign key then fails, read as 404.
+  const row = await db
+    .insertInto('chats')
+    .values({ id: newId(), board_id: boardId, owner_id: principal.userId, node_id: input.node_id ?? null, title: input.title ?? DEFAULT_TITLE, metadata: null, created_at: at, updated_at: at, last_message_at: null, memory_through: null, generation_id: null, generating_until: null })
+    .returning([...listColumns, 'memory', 'metadata'])
+    .executeTakeFirst()
+    .catch((error: unknown) => {
+      if ((error as { code?: string }).code === '23503') throw notFound('Board');
+      throw error;
+    });
+  return toDetail(row!);
+}
+
+export async function listChats(db: Db, principal: Principal, boardId: string, page: PageRequest, list: string): Promise<Page<ChatView>> {
+  const query = db.selectFrom('chats').select(listColumns).where('board_id', '=', boardId).where('owner_id', '=', principal.userId).where(boardVisibleTo(principal, boardId));
+  const rows = await applyPage(query, page, 'chats').execute();
+  if (rows.length === 0) await findVisibleBoard(db, principal, boardId);
+  return toPage(rows.map(toChatView), page, list);
+}
+
+export async function getChat(db: Db, principal: Principal, boardId: string, chatId: string): Promise<ChatDetail> {
+  return toDetail(await findOwnChat(db, principal, boardId, chatId));
+}
+
+export async function renameChat(db: Db, principal: Principal, boardId: string, chatId: string, title: string): Promise<ChatDetail> {
+  await findOwnChat(db, principal, boardId, chatId);
+  const row = await db
+    .updateTable('chats')
+    .set({ title, updated_at: now() })
+    .where('id', '=', chatId)
+    .where('owner_id', '=', principal.userId)
+    .returning([...listColumns, 'memory', 'metadata'])
+    .executeTakeFirst();
+  if (!row) throw notFound('Chat');
+  return toDetail(row);
+}
+
+export async function deleteChat(db: Db, principal: Principal, boardId: string, chatId: string): Promise<void> {
+  await findOwnChat(db, principal, boardId, chatId);
+  // Messages go by ON DELETE CASCADE in the same statement.
+  const gone = await db.deleteFrom('chats').where('id', '=', chatId).where('owner_id', '=', principal.userId).returning('id').executeTakeFirst();
+  if (!gone) throw notFound('Chat');
+}
+
+export async function listMessages(db: Db, principal: Principal, boardId: string, chatId: string, page: PageRequest, list: string): Promise<Page<MessageView>> {
+  const query = db
+    .selectFrom('messages')
+    .select(messageColumns)
+    .where('chat_id', '=', chatId)
+    .where(sql<boolean>`EXISTS (SELECT 1 FROM chats c WHERE c.id = ${chatId} AND c.board_id = ${boardId} AND c.owner_id = ${principal.userId})`)
+    .where(boardVisibleTo(principal, boardId));
+  const rows = await applyPage(query, page, 'messages').execute();
+  if (rows.length === 0) await findOwnChat(db, principal, boardId, chatId);
+  return toPage(rows.map(toMessageView), page, list);
+}

@@ -1,0 +1,30 @@
+// One partial HNSW index per embedding model over `embedding::vector(<dims>)`, created at start for
+// the configured model (the column itself has no fixed dimension, so models of any size coexist).
+// Also reports whether pgvector supports iterative index scans (0.8+), which keep a filtered HNSW
+// search going until it has found `limit` rows.
+import { createHash } from 'node:crypto';
+import { sql } from 'kysely';
+import type { Db } from '../db/schema.js';
+import type { Embedder } from '../providers/embeddings/embedder.js';
+
+export interface ChunkIndexInfo {
+  iterativeScan: boolean;
+}
+
+export const indexName = (model: string, dimensions: number) =>
+  `document_chunks_hnsw_${createHash('sha256').update(`${model}:${dimensions}`).digest('hex').slice(0, 16)}`;
+
+/** What the last ensureChunkIndex found (every database of one process runs the same pgvector). */
+export let knownIndexInfo: ChunkIndexInfo | undefined;
+
+export async function ensureChunkIndex(db: Db, embedder: Embedder): Promise<ChunkIndexInfo> {
+  const name = indexName(embedder.model, embedder.dimensions);
+  await sql`
+    CREATE INDEX IF NOT EXISTS ${sql.id(name)} ON document_chunks
+    USING hnsw ((embedding::vector(${sql.lit(embedder.dimensions)})) vector_cosine_ops)
+    WHERE model = ${sql.lit(embedder.model)} AND pending_job_id IS NULL`.execute(db);
+  const { rows } = await sql<{ extversion: string }>`SELECT extversion FROM pg_extension WHERE extname = 'vector'`.execute(db);
+  const [major = 0, minor = 0] = (rows[0]?.extversion ?? '0.0').split('.').map(Number);
+  knownIndexInfo = { iterativeScan: major > 0 || minor >= 8 };
+  return knownIndexInfo;
+}

@@ -1,0 +1,93 @@
+// Vectorizing requests (queued as `document_process` jobs), and listing and deleting a board's
+// stored chunks. Writing needs content-edit rights on the board; listing needs the board visible.
+import type { Principal } from '../auth/principal.js';
+import { assertCanEditContent, boardVisibleTo, findVisibleBoard } from '../boards/access.js';
+import type { Db } from '../db/schema.js';
+import { invalid, notFound } from '../errors.js';
+import { insertJob, type JobView } from '../jobs/job-service.js';
+import { applyPage, toPage, type Page, type PageRequest } from '../lib/pagination.js';
+import type { ChunkMetadata } from './chunk-store.js';
+
+export const DOCUMENT_JOB = 'document_process';
+
+export interface VectorizeInput {
+  text?: string;
+  node_id?: string | null;
+  source?: string;
+  source_type?: string;
+}
+
+/** What a document_process job carries: enough to redo the work after a restart. */
+export interface DocumentJobPayload {
+  boardId: string;
+  nodeId: string | null;
+  /** Absent for a pdf node: the text is extracted from its stored file. */
+  text?: string;
+  storagePath?: string;
+  source: string;
+  sourceType: string;
+}
+
+export interface ChunkView {
+  id: string;
+  content: string;
+  node_id: string | null;
+  metadata: ChunkMetadata;
+  model: string;
+  created_at: Date;
+}
+
+/** PostgreSQL text cannot hold NUL, and jsonb rejects lone surrogates: neither carries meaning. */
+export const cleanText = (text: string): string =>
+  text.replace(/\u0000/g, '').replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
+
+export async function enqueueVectorize(db: Db, principal: Principal, boardId: string, input: VectorizeInput): Promise<JobView> {
+  const board = await findVisibleBoard(db, principal, boardId);
+  assertCanEditContent(board, principal);
+  let node: { id: string; node_type: string; node_data: Record<string, unknown> } | undefined;
+  if (input.node_id) {
+    node = await db.selectFrom('nodes').select(['id', 'node_type', 'node_data']).where('id', '=', input.node_id).where('board_id', '=', boardId).executeTakeFirst();
+    if (!node) throw notFound('Node');
+  }
+  const data = node?.node_data ?? {};
+  const str = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
+  const payload: DocumentJobPayload = {
+    boardId,
+    nodeId: node?.id ?? null,
+    source: cleanText(input.source ?? str(data.label) ?? str(data.url) ?? 'text'),
+    sourceType: cleanText(input.source_type ?? node?.node_type ?? 'text'),
+  };
+  if (input.text !== undefined) {
+    const text = cleanText(input.text);
+    if (text.trim() === '') throw invalid('text must contain some non-blank characters');
+    payload.text = text;
+  } else if (node?.node_type === 'pdf' && typeof data.storagePath === 'string') {
+    payload.storagePath = data.storagePath;
+  } else {
+    throw invalid('text is required, unless node_id names a pdf node (its file is then read)');
+  }
+  return insertJob(db, { userId: principal.userId, boardId, type: DOCUMENT_JOB, payload: payload as unknown as Record<string, unknown> });
+}
+
+export async function listChunks(db: Db, principal: Principal, boardId: string, nodeId: string | undefined, page: PageRequest, list: string): Promise<Page<ChunkView>> {
+  let query = db
+    .selectFrom('document_chunks')
+    .select(['id', 'content', 'node_id', 'metadata', 'model', 'created_at'])
+    .where('board_id', '=', boardId)
+    .where('pending_job_id', 'is', null)
+    .where(boardVisibleTo(principal, boardId));
+  if (nodeId !== undefined) query = query.where('node_id', '=', nodeId);
+  const rows = (await applyPage(query, page, 'document_chunks').execute()) as unknown as ChunkView[];
+  if (rows.length === 0) await findVisibleBoard(db, principal, boardId);
+  return toPage(rows, page, list);
+}
+
+/** Removes a node's chunks; answers how many were removed. */
+export async function deleteNodeChunks(db: Db, principal: Principal, boardId: string, nodeId: string): Promise<number> {
+  const board = await findVisibleBoard(db, principal, boardId);
+  assertCanEditContent(board, principal);
+  const node = await db.selectFrom('nodes').select('id').where('id', '=', nodeId).where('board_id', '=', boardId).executeTakeFirst();
+  if (!node) throw notFound('Node');
+  const result = await db.deleteFrom('document_chunks').where('board_id', '=', boardId).where('node_id', '=', nodeId).where('pending_job_id', 'is', null).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

@@ -1,0 +1,181 @@
+// /v1/boards/{boardId}/assets: upload (multipart/form-data, field `file`), list, delete; and
+// /v1/files/{storage path}?token=…: the files themselves, readable without an Authorization header
+// (an <img src>) by whoever holds the URL, which carries a random per-asset token.
+import multipart from '@fastify/multipart';
+import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
+import { assertAssetOwner, deleteAsset, discardAsset, findServedAsset, listAssets, removeStoredFiles, uploadAsset, type AssetView } from '../../assets/asset-service.js';
+import { ApiError, invalid, notFound } from '../../errors.js';
+import { principalOf } from '../plugins/auth.js';
+import { BoardParams, errorResponses, List, Single, Timestamp, Uuid } from '../schemas/common.js';
+import type { App, Services } from '../types.js';
+import { validatorCompiler } from '../validation.js';
+
+export const Asset = Type.Object({
+  id: Type.String({ description: 'Equals the filename' }),
+  url: Type.String({ description: 'Where the file is served: an unguessable address, usable without credentials (<img src>)' }),
+  filename: Type.String({ description: '<epoch_millis>-<original name, reduced to a safe form>' }),
+  storage_path: Type.String({ description: '<user>/<board>/<filename>' }),
+  size: Type.Integer({ description: 'Bytes' }),
+  content_type: Type.String({ description: 'application/pdf, image/png, image/jpeg, image/gif or image/webp, judged by the bytes' }),
+  created_at: Timestamp,
+});
+
+const AssetParams = Type.Object({ boardId: Uuid, id: Type.String({ minLength: 1, maxLength: 200, description: 'The asset id (its filename)' }) });
+const Deleted = Single('asset', Type.Object({ id: Type.String(), deleted: Type.Literal(true) }));
+const uploadErrors = {
+  ...errorResponses,
+  409: Type.Ref('Error'),
+  413: Type.Ref('Error'),
+  415: Type.Ref('Error'),
+};
+
+/** Asset URLs are absolute: PUBLIC_BASE_URL when set, else the address the caller used. */
+const baseUrlOf = (services: Services, request: FastifyRequest): string => services.config.publicBaseUrl ?? `${request.protocol}://${request.host}`;
+
+/**
+ * `inline; filename="…"`, always quoted; a name outside printable ASCII also gets the exact UTF-8
+ * form in filename* (RFC 6266 / RFC 8187), with `_` for those characters in the plain fallback.
+ */
+export function inlineDisposition(filename: string): string {
+  const fallback = filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  if (fallback === filename) return `inline; filename="${filename}"`;
+  const encoded = encodeURIComponent(filename).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `inline; filename="${fallback}"; filename*=UTF-8''${encoded}`;
+}
+
+/** Multipart framing problems are the client's: 400 with what went wrong (413 for an oversize file). */
+function multipartError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  const code = (error as { code?: string }).code;
+  if (code === 'FST_FILES_LIMIT' || code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT') {
+    return invalid('Send exactly one part: the file, in the field "file"');
+  }
+  if (code === 'FST_REQ_FILE_TOO_LARGE') return new ApiError('payload_too_large', 'The file is larger than the upload limit');
+  return invalid(`The multipart/form-data body is malformed${error instanceof Error && error.message ? `: ${error.message}` : ''}`);
+}
+
+export function assetRoutes(app: App, services: Services): void {
+  const { db, storage, config } = services;
+
+  // Multipart is parsed only in this scope: every other route still answers 415 to it.
+  app.register(async (scope) => {
+    await scope.register(multipart, {
+      limits: { fileSize: config.assetMaxBytes + 1, files: 2, fields: 4, parts: 6, fieldNameSize: 200, headerPairs: 20 },
+      throwFileSizeLimit: false,
+    });
+    (scope as unknown as App).post('/v1/boards/:boardId/assets', {
+      schema: {
+        tags: ['assets'],
+        summary: 'Upload a file (PDF, PNG, JPEG, GIF or WebP) to a board',
+        description: `multipart/form-data with one part, the field "file". The type is judged by the bytes and must match the part's declared type. At most ${config.assetMaxBytes} bytes (ASSET_MAX_BYTES). Only the board's owner may upload.`,
+        consumes: ['multipart/form-data'],
+        params: BoardParams,
+        body: Type.Object({ file: Type.String({ format: 'binary', description: 'The file' }) }, { required: ['file'] }),
+        response: { 201: Single('asset', Asset), ...uploadErrors },
+      },
+      // The body schema documents the form for OpenAPI; the parts are streamed and checked in the handler.
+      validatorCompiler: (route) => (route.httpPart === 'body' ? () => ({ value: undefined }) : validatorCompiler(route)),
+    }, async (request, reply) => {
+      const principal = principalOf(request);
+      const { boardId } = request.params;
+      if (!request.isMultipart()) throw new ApiError('unsupported_media_type', 'Content-Type must be multipart/form-data with the file in the field "file"');
+      // Ownership first: a refused caller's file is never read.
+      await assertAssetOwner(db, principal, boardId);
+      let asset: AssetView | undefined;
+      try {
+        let parts: AsyncIterator<import('@fastify/multipart').Multipart>;
+        try {
+          parts = request.parts()[Symbol.asyncIterator]();
+        } catch (error) {
+          throw multipartError(error);
+        }
+        for (;;) {
+          let next: IteratorResult<import('@fastify/multipart').Multipart>;
+          try {
+            next = await parts.next();
+          } catch (error) {
+            throw multipartError(error);
+          }
+          if (next.done) break;
+          const part = next.value;
+          if (part.fieldname !== 'file' || part.type !== 'file') {
+            if (part.type === 'file') part.file.resume();
+            throw invalid(part.fieldname === 'file' ? 'file must be a file part' : `${part.fieldname} is not a recognised field; send the file in the field "file"`);
+          }
+          if (asset) {
+            part.file.resume();
+            throw invalid('Send exactly one file, in the field "file"');
+          }
+          asset = await uploadAsset({ db, storage }, principal, boardId, { stream: part.file, filename: part.filename, mimetype: part.mimetype }, config.assetMaxBytes, baseUrlOf(services, request));
+        }
+      } catch (error) {
+        if (asset) await discardAsset({ db, storage }, asset.storage_path);
+        throw error;
+      }
+      if (!asset) throw invalid('file is required: a multipart/form-data part named "file"');
+      return reply.code(201).send({ object: 'asset', data: asset });
+    });
+  });
+
+  app.get('/v1/boards/:boardId/assets', {
+    schema: {
+      tags: ['assets'],
+      summary: "List all of a board's assets (not paginated; owner only)",
+      params: BoardParams,
+      response: { 200: List(Asset), ...errorResponses },
+    },
+  }, async (request) => ({
+    object: 'list' as const,
+    data: await listAssets(db, principalOf(request), request.params.boardId, baseUrlOf(services, request)),
+    has_more: false,
+    cursor: null,
+  }));
+
+  app.delete('/v1/boards/:boardId/assets/:id', {
+    schema: {
+      tags: ['assets'],
+      summary: 'Delete an asset and its file; nodes pointing at it stay (owner only)',
+      params: AssetParams,
+      response: { 200: Deleted, ...errorResponses },
+    },
+  }, async (request) => {
+    const path = await deleteAsset(db, principalOf(request), request.params.boardId, request.params.id);
+    await removeStoredFiles(storage, [path], request.log);
+    return { object: 'asset' as const, data: { id: request.params.id, deleted: true as const } };
+  });
+
+  app.get('/v1/files/*', {
+    config: { public: true, rateLimit: false },
+    schema: {
+      tags: ['assets'],
+      summary: "An asset's file, at the url the asset gives (no Authorization needed: the token in the url is the key)",
+      security: [],
+      params: Type.Object({ '*': Type.String({ maxLength: 2048, description: 'The storage path' }) }),
+      querystring: Type.Object({ token: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: false }),
+      response: {
+        200: Type.String({ format: 'binary', description: 'The file, with its stored Content-Type' }),
+        400: Type.Ref('Error'),
+        404: Type.Ref('Error'),
+        500: Type.Ref('Error'),
+        503: Type.Ref('Error'),
+      },
+    },
+  }, async (request, reply) => {
+    const storagePath = request.params['*'];
+    const token = request.query.token;
+    // A wrong or missing token looks exactly like a missing file.
+    const asset = token ? await findServedAsset(db, storagePath, token) : undefined;
+    const file = asset ? await storage.get(storagePath) : undefined;
+    if (!asset || !file) throw notFound('File');
+    return reply
+      .header('content-type', asset.content_type)
+      .header('content-length', String(file.size))
+      .header('x-content-type-options', 'nosniff')
+      .header('content-disposition', inlineDisposition(asset.filename))
+      // The bytes at a path never change; the url is a credential, so no shared caches.
+      .header('cache-control', 'private, max-age=86400')
+      .header('cross-origin-resource-policy', 'cross-origin')
+      .send(file.body);
+  });
+}

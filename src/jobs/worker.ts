@@ -1,0 +1,189 @@
+// The background job worker. Jobs live in the `jobs` table; a worker claims the oldest unfinished
+// job whose lease has run out with FOR UPDATE SKIP LOCKED, so several instances can run workers
+// side by side, and renews the lease while the job runs. A job whose worker died (crash, kill -9)
+// is claimed again when its lease expires; after JOB_MAX_ATTEMPTS claims it fails with an error
+// saying so, so no job stays `processing` forever. Completion runs the handler's finalize step and
+// the status change in one transaction, guarded by the attempt number: a worker that lost its lease
+// cannot complete a job another worker has taken over.
+import { sql } from 'kysely';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db, Executor } from '../db/schema.js';
+import { ApiError } from '../errors.js';
+import { now } from '../lib/ids.js';
+
+export interface ClaimedJob {
+  id: string;
+  user_id: string;
+  board_id: string | null;
+  type: string;
+  payload: Record<string, unknown>;
+  attempts: number;
+}
+
+export interface JobOutcome {
+  result: Record<string, unknown>;
+  /** Runs inside the completing transaction (e.g. swapping in a node's new chunks). */
+  finalize?: (trx: Executor) => Promise<void>;
+}
+
+export interface JobHandler {
+  run(job: ClaimedJob, signal: AbortSignal): Promise<JobOutcome>;
+  /** Cleans up after a failed attempt (e.g. removes chunks written so far). */
+  cleanup?(db: Executor, job: ClaimedJob): Promise<void>;
+}
+
+export interface JobWorkerOptions {
+  leaseSeconds: number;
+  maxAttempts: number;
+  pollMs: number;
+}
+
+/** A job failure whose message is meant for the caller (stored in the job's `error`). */
+export class JobError extends Error {}
+
+export class JobWorker {
+  private running: Promise<void> | undefined;
+  private stopping = false;
+  private wakeUp: (() => void) | undefined;
+  private current: AbortController | undefined;
+
+  constructor(
+    private readonly db: Db,
+    private readonly handlers: Record<string, JobHandler>,
+    private readonly options: JobWorkerOptions,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  start(): void {
+    this.running ??= this.loop();
+  }
+
+  /** Looks for work now rather than at the next poll. */
+  wake(): void {
+    this.wakeUp?.();
+  }
+
+  /** Stops claiming, interrupts the running job and hands its lease back so another worker (or the next start) takes it up at once. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.current?.abort();
+    this.wake();
+    await this.running;
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopping) {
+      let worked = false;
+      try {
+        worked = await this.runOne();
+      } catch (error) {
+        if (!this.stopping) this.log.error({ err: error }, 'job worker: claiming failed');
+      }
+      if (worked || this.stopping) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, this.options.pollMs);
+        this.wakeUp = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.wakeUp = undefined;
+    }
+  }
+
+  private async claim(): Promise<ClaimedJob | undefined> {
+    const { rows } = await sql<ClaimedJob>`
+      UPDATE jobs SET attempts = attempts + 1,
+        lease_until = clock_timestamp() + make_interval(secs => ${this.options.leaseSeconds}),
+        updated_at = ${now()}
+      WHERE id = (
+        SELECT id FROM jobs
+        WHERE status = 'processing' AND (lease_until IS NULL OR lease_until < clock_timestamp())
+        ORDER BY created_at LIMIT 1
+        FOR UPDATE SKIP LOCKED)
+      RETURNING id, user_id, board_id, type, payload, attempts`.execute(this.db);
+    return rows[0];
+  }
+
+  /** Claims and runs one job; false when there was none. */
+  private async runOne(): Promise<boolean> {
+    const job = await this.claim();
+    if (!job) return false;
+    const handler = this.handlers[job.type];
+    if (!handler) {
+      await this.fail(job, `Unknown job type ${job.type}`);
+      return true;
+    }
+    if (job.attempts > this.options.maxAttempts) {
+      await handler.cleanup?.(this.db, job);
+      await this.fail(job, `The job was interrupted ${this.options.maxAttempts} times (the server stopped or crashed while it ran) and was given up; submit it again`);
+      return true;
+    }
+    const controller = new AbortController();
+    this.current = controller;
+    const renew = setInterval(() => void this.renew(job, controller), (this.options.leaseSeconds * 1000) / 3);
+    try {
+      const outcome = await handler.run(job, controller.signal);
+      controller.signal.throwIfAborted();
+      await this.db.transaction().execute(async (trx) => {
+        await outcome.finalize?.(trx);
+        const done = await trx
+          .updateTable('jobs')
+          .set({ status: 'completed', result: JSON.stringify(outcome.result), error: null, payload: null, lease_until: null, updated_at: now() })
+          .where('id', '=', job.id)
+          .where('attempts', '=', job.attempts)
+          .where('status', '=', 'processing')
+          .executeTakeFirst();
+        if (Number(done.numUpdatedRows) !== 1) throw new LeaseLost();
+      });
+    } catch (error) {
+      if (controller.signal.aborted || error instanceof LeaseLost) {
+        if (this.stopping) await this.release(job);
+      } else {
+        const message = error instanceof JobError || error instanceof ApiError ? error.message : 'The job failed with an internal error';
+        if (!(error instanceof JobError || error instanceof ApiError)) this.log.error({ err: error, jobId: job.id }, 'job failed');
+        await handler.cleanup?.(this.db, job).catch(() => {});
+        await this.fail(job, message);
+      }
+    } finally {
+      clearInterval(renew);
+      this.current = undefined;
+    }
+    return true;
+  }
+
+  private async renew(job: ClaimedJob, controller: AbortController): Promise<void> {
+    try {
+      const { numAffectedRows } = await sql`
+        UPDATE jobs SET lease_until = clock_timestamp() + make_interval(secs => ${this.options.leaseSeconds})
+        WHERE id = ${job.id} AND attempts = ${job.attempts} AND status = 'processing'`.execute(this.db);
+      if (Number(numAffectedRows) !== 1) controller.abort();
+    } catch {
+      // A missed renewal is retried at the next tick; the lease has slack for two misses.
+    }
+  }
+
+  private async fail(job: ClaimedJob, message: string): Promise<void> {
+    await this.db
+      .updateTable('jobs')
+      .set({ status: 'failed', error: message, result: null, payload: null, lease_until: null, updated_at: now() })
+      .where('id', '=', job.id)
+      .where('attempts', '=', job.attempts)
+      .where('status', '=', 'processing')
+      .execute();
+  }
+
+  /** A job interrupted by a clean shutdown does not count as an attempt. */
+  private async release(job: ClaimedJob): Promise<void> {
+    await this.db
+      .updateTable('jobs')
+      .set({ lease_until: null, attempts: job.attempts - 1 })
+      .where('id', '=', job.id)
+      .where('attempts', '=', job.attempts)
+      .where('status', '=', 'processing')
+      .execute()
+      .catch(() => {});
+  }
+}
+
+class LeaseLost extends Error {}

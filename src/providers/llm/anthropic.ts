@@ -1,0 +1,64 @@
+// Chat model over the Anthropic Messages API (ANTHROPIC_API_KEY, LLM_MODEL, optional
+// ANTHROPIC_BASE_URL) through the official SDK, streamed; stop reasons are mapped to the
+// OpenAI-style finish_reason the API reports (end_turn -> stop, max_tokens -> length).
+import Anthropic from '@anthropic-ai/sdk';
+import type { Config } from '../../config.js';
+import type { ChatEvent, ChatModel, ChatRequest, ChatTurn } from './chat-model.js';
+import { CONDENSE_SYSTEM, condenseInput, parseFacts } from './condense-prompt.js';
+import { providerError } from './openai.js';
+
+const FINISH: Record<string, string> = { end_turn: 'stop', stop_sequence: 'stop', max_tokens: 'length', tool_use: 'tool_calls', refusal: 'content_filter' };
+
+export class AnthropicChatModel implements ChatModel {
+  readonly id: string;
+  private readonly client: Anthropic;
+
+  constructor(config: Config) {
+    this.id = config.llmModel!;
+    this.client = new Anthropic({
+      apiKey: config.anthropicApiKey,
+      baseURL: config.anthropicBaseUrl,
+      maxRetries: config.llmMaxRetries,
+      timeout: config.llmTimeoutMs,
+    });
+  }
+
+  async *stream(request: ChatRequest, signal: AbortSignal): AsyncIterable<ChatEvent> {
+    let input = 0;
+    let output = 0;
+    let stop = 'end_turn';
+    try {
+      const stream = await this.client.messages.create(
+        { model: this.id, system: request.system, messages: request.messages, max_tokens: request.maxTokens, stream: true },
+        { signal },
+      );
+      for await (const event of stream) {
+        if (event.type === 'message_start') {
+          input = event.message.usage.input_tokens;
+          output = event.message.usage.output_tokens;
+        } else if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') {
+          if (event.delta.text) yield { type: 'delta', content: event.delta.text };
+        } else if (event.type === 'message_delta') {
+          if (event.delta.stop_reason) stop = event.delta.stop_reason;
+          output = event.usage.output_tokens;
+          if (typeof event.usage.input_tokens === 'number') input = event.usage.input_tokens;
+        }
+      }
+    } catch (error) {
+      throw providerError(error, 'AI');
+    }
+    yield { type: 'done', usage: { prompt_tokens: input, completion_tokens: output, total_tokens: input + output }, finish_reason: FINISH[stop] ?? stop };
+  }
+
+  async condense(turns: ChatTurn[], signal: AbortSignal): Promise<string[]> {
+    try {
+      const answer = await this.client.messages.create(
+        { model: this.id, system: CONDENSE_SYSTEM, messages: [{ role: 'user', content: condenseInput(turns) }], max_tokens: 300 },
+        { signal },
+      );
+      return parseFacts(answer.content.map((block) => (block.type === 'text' ? block.text : '')).join(''));
+    } catch (error) {
+      throw providerError(error, 'AI');
+    }
+  }
+}

@@ -1,0 +1,56 @@
+// The one interface every chat model implements (local, openai, anthropic). Routes and the reply
+// orchestration only know this interface; create-chat-model.ts picks the implementation.
+
+export interface ChatTurn {
+  role: 'user' | 'assistant';
+  content: string;
+}
+
+/** What the board offers as grounding; the local model reads it directly, remote ones via `system`. */
+export interface GroundingPassage {
+  /** Chunk id for document chunks; null for node text (a note or the chat's node). */
+  chunkId: string | null;
+  nodeId: string | null;
+  /** A human name for the source: a node label, a document source, "note". */
+  source: string;
+  text: string;
+  /** The chat's own node: preferred over everything else. */
+  primary: boolean;
+}
+
+export interface ChatRequest {
+  /** Rendered system prompt: board, node, chunks, memory. */
+  system: string;
+  /** History that fits the budget, oldest first, ending with the new user message. */
+  messages: ChatTurn[];
+  passages: GroundingPassage[];
+  memory: string[];
+  maxTokens: number;
+}
+
+export interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+export type ChatEvent =
+  | { type: 'delta'; content: string }
+  /** Last event: provider usage when it reported one, and why it stopped. */
+  /** `sources`: chunk ids the model drew on, when it knows better than "all it was given". */
+  | { type: 'done'; usage?: Usage; finish_reason: string; sources?: string[] };
+
+export interface ChatModel {
+  readonly id: string;
+  stream(request: ChatRequest, signal: AbortSignal): AsyncIterable<ChatEvent>;
+  /** Condenses older turns into a few short, self-contained facts (memory entries). */
+  condense(turns: ChatTurn[], signal: AbortSignal): Promise<string[]>;
+}
+
+/** Raised by providers for an upstream failure (HTTP error, broken stream); the message is safe to show. */
+export class ProviderError extends Error {
+  constructor(message: string, readonly status?: number) {
+    super(message);
+    this.name = 'ProviderError';
+  }
+}

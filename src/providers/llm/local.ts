@@ -1,0 +1,75 @@
+// The default chat model: a grounded extractive answerer that needs no network and no download. It
+// answers from the board's own content only (the chat's node first, then retrieved chunks and the
+// board's notes), quotes the sentences most relevant to the question, names their sources, and
+// says plainly when the board holds nothing relevant. Tokens are counted with a real tokenizer.
+import { countTokens } from 'gpt-tokenizer';
+import { rank, sentences } from '../../chats/relevance.js';
+import type { ChatEvent, ChatModel, ChatRequest, ChatTurn, GroundingPassage } from './chat-model.js';
+
+export const LOCAL_MODEL_ID = 'local-extractive-1';
+export const NOTHING_RELEVANT = 'The board holds nothing relevant to that question, so I cannot answer it from the board.';
+const MAX_QUOTES = 3;
+
+function abortError(): Error {
+  const error = new Error('The reply was aborted');
+  error.name = 'AbortError';
+  return error;
+}
+
+/** The answer text and the chunk ids it quotes. */
+export function composeAnswer(question: string, passages: GroundingPassage[]): { text: string; sources: string[] } {
+  const candidates = passages.flatMap((passage, index) =>
+    sentences(passage.text).map((sentence, position) => ({ item: { passage, index, position }, text: sentence, boost: passage.primary ? 1.5 : 1 })),
+  );
+  const ranked = rank(question, candidates);
+  if (ranked.length === 0) return { text: NOTHING_RELEVANT, sources: [] };
+  const best = ranked[0]!.score;
+  const seen = new Set<string>();
+  const picked = ranked.filter((r) => r.score >= best * 0.5 && !seen.has(r.text) && seen.add(r.text)).slice(0, MAX_QUOTES);
+  // Quotes read in board order (source, then position), not in score order.
+  picked.sort((a, b) => a.item.index - b.item.index || a.item.position - b.item.position);
+  const lines = picked.map((p) => `- "${p.text}" (${p.item.passage.source})`);
+  const names = [...new Set(picked.map((p) => p.item.passage.source))];
+  const sources = [...new Set(picked.map((p) => p.item.passage.chunkId).filter((id): id is string => id !== null))];
+  const text = `From the board:\n${lines.join('\n')}\n\nSources: ${names.join('; ')}.`;
+  return { text, sources };
+}
+
+/** Splits text into word-sized deltas that concatenate back to it exactly. */
+export function deltas(text: string): string[] {
+  return text.match(/\s*\S+/g) ?? [text];
+}
+
+export class LocalChatModel implements ChatModel {
+  readonly id = LOCAL_MODEL_ID;
+
+  async *stream(request: ChatRequest, signal: AbortSignal): AsyncIterable<ChatEvent> {
+    const question = request.messages.at(-1)?.content ?? '';
+    const answer = composeAnswer(question, request.passages);
+    for (const piece of deltas(answer.text)) {
+      if (signal.aborted) throw abortError();
+      yield { type: 'delta', content: piece };
+    }
+    const prompt = countTokens(request.system) + request.messages.reduce((sum, m) => sum + countTokens(m.content), 0);
+    const completion = countTokens(answer.text);
+    yield {
+      type: 'done',
+      usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
+      finish_reason: 'stop',
+      sources: answer.sources,
+    };
+  }
+
+  /** Extractive memory: the first sentence of each older question, with the start of its answer. */
+  async condense(turns: ChatTurn[]): Promise<string[]> {
+    const facts: string[] = [];
+    const first = (text: string) => (sentences(text)[0] ?? text).slice(0, 160);
+    for (let i = 0; i < turns.length; i++) {
+      const turn = turns[i]!;
+      if (turn.role !== 'user') continue;
+      const next = turns[i + 1];
+      facts.push(next?.role === 'assistant' ? `User asked: ${first(turn.content)} Answer: ${first(next.content)}` : `User said: ${first(turn.content)}`);
+    }
+    return facts.slice(-5);
+  }
+}

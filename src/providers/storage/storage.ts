@@ -1,0 +1,41 @@
+// The storage behind uploaded asset files: one interface, a local-filesystem implementation (the
+// default, under DATA_DIR/files) and an S3-compatible one (when S3_BUCKET is set), chosen by config.
+// Paths are `<user>/<board>/<filename>`; every implementation refuses paths that could escape its
+// root (see assertSafePath).
+import type { Readable } from 'node:stream';
+import type { Config } from '../../config.js';
+import { LocalStorage } from './local-storage.js';
+import { S3Storage } from './s3-storage.js';
+
+export interface StoredFile {
+  body: Readable;
+  size: number;
+  contentType: string;
+}
+
+export interface Storage {
+  /** Stores the stream under `path`, replacing nothing half-written: on failure no file remains. */
+  put(path: string, body: Readable, contentType: string): Promise<{ size: number }>;
+  get(path: string): Promise<StoredFile | undefined>;
+  /** Removes the file; a missing file is not an error. */
+  delete(path: string): Promise<void>;
+  /** Every stored path that starts with `prefix` ('' for all). */
+  list(prefix: string): Promise<string[]>;
+}
+
+/**
+ * Rejects what could reach outside the storage root or alias another file: null bytes, absolute
+ * paths, backslashes, and empty, `.` or `..` segments (the idea of supabase/storage's secure path).
+ */
+export function assertSafePath(path: string): void {
+  if (typeof path !== 'string' || path.length === 0 || path.length > 1024) throw new Error('Storage path must be 1..1024 characters');
+  if (path.includes('\0')) throw new Error('Storage path must not contain null bytes');
+  if (path.startsWith('/') || path.includes('\\') || /^[A-Za-z]:/.test(path)) throw new Error('Storage path must be relative, with / separators');
+  if (path.split('/').some((segment) => segment === '' || segment === '.' || segment === '..')) {
+    throw new Error('Storage path must not contain empty, . or .. segments');
+  }
+}
+
+export async function createStorage(config: Pick<Config, 'dataDir' | 's3'>): Promise<Storage> {
+  return config.s3 ? new S3Storage(config.s3) : LocalStorage.open(config.dataDir);
+}

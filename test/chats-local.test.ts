@@ -1,0 +1,115 @@
+// The default, local chat model: a grounded extractive answerer with no network. It quotes the note
+// that answers the question (and names it), cites stored document chunks in metadata.sources,
+// says plainly when the board holds nothing relevant, and streams like any provider.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { NOTHING_RELEVANT } from '../src/providers/llm/local.js';
+import { startServer, type TestServer, type TestUser } from './helpers/harness.js';
+import { readEvents } from './helpers/fake-openai.js';
+
+let server: TestServer;
+let alice: TestUser;
+
+before(async () => {
+  server = await startServer();
+  alice = await server.user();
+});
+after(() => server.close());
+
+async function note(boardId: string, text: string, label?: string): Promise<string> {
+  const res = await server.request('POST', `/v1/boards/${boardId}/nodes`, { token: alice.token, body: { type: 'note', position: { x: 0, y: 0 }, data: { text, ...(label ? { label } : {}) } } });
+  assert.equal(res.status, 201, res.text);
+  return res.body.data.id;
+}
+
+async function ask(boardId: string, chatId: string, content: string): Promise<any> {
+  const res = await server.request('POST', `/v1/boards/${boardId}/chats/${chatId}/messages`, { token: alice.token, body: { content } });
+  assert.equal(res.status, 201, res.text);
+  return res.body.data;
+}
+
+async function chat(boardId: string, body: Record<string, unknown> = {}): Promise<string> {
+  const res = await server.request('POST', `/v1/boards/${boardId}/chats`, { token: alice.token, body });
+  assert.equal(res.status, 201, res.text);
+  return res.body.data.id;
+}
+
+describe('local model', () => {
+  test('quotes the right note on a board with several notes, names it, and counts tokens', async () => {
+    const boardId = await server.makeBoard(alice);
+    await note(boardId, 'The quarterly budget review happens every March. Finance owns it.', 'Budget');
+    await note(boardId, 'Our office dog is called Biscuit. She likes long walks.', 'Office life');
+    await note(boardId, 'Deployments run on Tuesdays after the standup. Rollbacks need two approvals.', 'Release process');
+    const chatId = await chat(boardId);
+    const reply = await ask(boardId, chatId, 'When do deployments run?');
+    assert.equal(reply.model, 'local-extractive-1');
+    assert.match(reply.content, /Deployments run on Tuesdays after the standup\./);
+    assert.match(reply.content, /Release process/);
+    assert.doesNotMatch(reply.content, /Biscuit|budget review/);
+    const { usage } = reply.metadata;
+    assert.ok(Number.isInteger(usage.prompt_tokens) && usage.prompt_tokens > 0);
+    assert.ok(Number.isInteger(usage.completion_tokens) && usage.completion_tokens > 0);
+    assert.equal(usage.total_tokens, usage.prompt_tokens + usage.completion_tokens);
+    assert.equal(reply.metadata.finish_reason, 'stop');
+    const dog = await ask(boardId, chatId, "What is the dog's name?");
+    assert.match(dog.content, /Biscuit/);
+    assert.doesNotMatch(dog.content, /Tuesdays/);
+  });
+
+  test('says plainly when the board holds nothing relevant', async () => {
+    const boardId = await server.makeBoard(alice);
+    await note(boardId, 'Bananas are yellow.');
+    const reply = await ask(boardId, await chat(boardId), 'How do quantum computers factor integers?');
+    assert.equal(reply.content, NOTHING_RELEVANT);
+    assert.deepEqual(reply.metadata.sources, []);
+  });
+
+  test("prefers the chat's own node", async () => {
+    const boardId = await server.makeBoard(alice);
+    const a = await note(boardId, 'Project Alpha ships in June.', 'Alpha');
+    await note(boardId, 'Project Beta ships in December.', 'Beta');
+    const reply = await ask(boardId, await chat(boardId, { node_id: a }), 'When does the project ship?');
+    assert.match(reply.content, /^From the board:\n- "Project Alpha ships in June\."/);
+  });
+
+  test('streams deltas that concatenate to the stored reply', async () => {
+    const boardId = await server.makeBoard(alice);
+    await note(boardId, 'The wifi password is on the fridge.', 'Home');
+    const chatId = await chat(boardId);
+    const res = await fetch(`${server.url}/v1/boards/${boardId}/chats/${chatId}/messages`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${alice.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ content: 'Where is the wifi password?', stream: true }),
+    });
+    const events = await readEvents(res);
+    const text = events.filter((e) => e.event === 'message.delta').map((e) => e.data.content).join('');
+    assert.ok(events.filter((e) => e.event === 'message.delta').length > 3);
+    assert.match(text, /fridge/);
+    const complete = events.at(-1)!;
+    assert.equal(complete.event, 'message.complete');
+    assert.equal(complete.data.message.content, text);
+  });
+
+  test('quotes vectorized document chunks and lists their ids in metadata.sources', async () => {
+    const boardId = await server.makeBoard(alice);
+    const job = await server.request('POST', `/v1/boards/${boardId}/documents`, {
+      token: alice.token,
+      body: { text: 'The reactor coolant pump must be inspected every 90 days. Inspection logs go to the safety office.', source: 'Maintenance manual' },
+    });
+    assert.equal(job.status, 202, job.text);
+    let status = 'processing';
+    for (let i = 0; i < 200 && status === 'processing'; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      status = (await server.request('GET', `/v1/jobs/${job.body.data.id}`, { token: alice.token })).body.data.status;
+    }
+    assert.equal(status, 'completed');
+    const chunks = await server.request('GET', `/v1/boards/${boardId}/documents`, { token: alice.token });
+    const ids = chunks.body.data.map((c: any) => c.id);
+    const reply = await ask(boardId, await chat(boardId), 'How often is the coolant pump inspected?');
+    assert.match(reply.content, /every 90 days/);
+    assert.match(reply.content, /Maintenance manual/);
+    assert.ok(reply.metadata.sources.length > 0);
+    for (const id of reply.metadata.sources) assert.ok(ids.includes(id));
+    assert.equal(reply.metadata.retrieval, 'ok');
+  });
+});

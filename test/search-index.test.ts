@@ -1,0 +1,60 @@
+// Searches through the HNSW index (SEARCH_EXACT_MAX_CHUNKS=0 forces it): a filter on one node of a
+// larger board still returns `limit` results, and they agree with the exact ranking.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { startServer, type TestServer, type TestUser } from './helpers/harness.js';
+
+let indexed: TestServer;
+let user: TestUser;
+
+before(async () => {
+  indexed = await startServer({ JOB_POLL_MS: '50', SEARCH_EXACT_MAX_CHUNKS: '0', CHUNK_SIZE: '100', CHUNK_OVERLAP: '0' });
+  user = await indexed.user();
+});
+after(() => indexed.close());
+
+async function waitForJob(id: string): Promise<any> {
+  for (let i = 0; i < 1200; i++) {
+    const res = await indexed.request('GET', `/v1/jobs/${id}`, { token: user.token });
+    if (res.body.data.status !== 'processing') return res.body.data;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('job still processing');
+}
+
+test('one node of a large board: the node filter still yields `limit` results', async () => {
+  const board = await indexed.makeBoard(user);
+  const topics = ['astronomy stars galaxies telescopes', 'cooking recipes kitchen ovens', 'sailing boats oceans winds', 'gardening plants soil seeds'];
+  const nodeIds: string[] = [];
+  for (let n = 0; n < 20; n++) {
+    const node = await indexed.request('POST', `/v1/boards/${board}/nodes`, { token: user.token, body: { type: 'note', position: { x: n, y: 0 }, data: { text: '' } } });
+    nodeIds.push(node.body.data.id);
+    const text = Array.from({ length: 30 }, (_, i) => `Note ${n} part ${i} is about ${topics[n % 4]} number ${i}.`).join('\n\n');
+    const res = await indexed.request('POST', `/v1/boards/${board}/documents`, { token: user.token, body: { text, node_id: node.body.data.id } });
+    assert.equal(res.status, 202);
+    assert.equal((await waitForJob(res.body.data.id)).status, 'completed');
+  }
+  // Node 1 is about cooking; the query is about astronomy (nodes 0, 4, 8, …), so an unfiltered
+  // index scan would find node 1's chunks far down the list.
+  const target = nodeIds[1]!;
+  const res = await indexed.request('POST', `/v1/boards/${board}/documents/search`, {
+    token: user.token, body: { query: 'astronomy stars telescopes', node_ids: [target], limit: 25, threshold: -1 },
+  });
+  assert.equal(res.status, 200, res.text);
+  assert.equal(res.body.data.length, 25);
+  assert.ok(res.body.data.every((h: any) => h.node_id === target));
+  assert.equal(res.body.has_more, true);
+  const rest = await indexed.request('POST', `/v1/boards/${board}/documents/search`, {
+    token: user.token, body: { query: 'astronomy stars telescopes', node_ids: [target], limit: 25, threshold: -1, cursor: res.body.cursor },
+  });
+  // The index is approximate: the continuation may miss a row, but never repeats one or leaves the node.
+  assert.ok(rest.body.data.length >= 1 && rest.body.data.length <= 5, `${rest.body.data.length} more`);
+  assert.ok(rest.body.data.every((h: any) => h.node_id === target));
+  const ids = [...res.body.data, ...rest.body.data].map((h: any) => h.id);
+  assert.equal(new Set(ids).size, ids.length);
+
+  const top = await indexed.request('POST', `/v1/boards/${board}/documents/search`, { token: user.token, body: { query: 'astronomy stars telescopes', limit: 10 } });
+  assert.equal(top.body.data.length, 10);
+  const astronomyNodes = new Set(nodeIds.filter((_, i) => i % 4 === 0));
+  assert.ok(top.body.data.every((h: any) => astronomyNodes.has(h.node_id)), 'the best hits are astronomy notes');
+});
