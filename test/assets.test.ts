@@ -322,6 +322,8 @@ for (const backend of [localBackend(), s3Backend()]) {
       const head = await fetch(asset.url, { method: 'HEAD' });
       assert.equal(head.status, 200);
       assert.equal(head.headers.get('content-type'), 'image/png');
+      assert.equal(head.headers.get('content-length'), String(PNG.length));
+      assert.equal((await head.arrayBuffer()).byteLength, 0);
     });
 
     test('deleting a board removes its files after the commit; other boards keep theirs', async () => {

@@ -1,6 +1,7 @@
 // /v1/boards/{boardId}/assets: upload (multipart/form-data, field `file`), list, delete; and
 // /v1/files/{storage path}?token=…: the files themselves, readable without an Authorization header
 // (an <img src>) by whoever holds the URL, which carries a random per-asset token.
+import { Readable } from 'node:stream';
 import multipart from '@fastify/multipart';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
@@ -168,14 +169,20 @@ export function assetRoutes(app: App, services: Services): void {
     const asset = token ? await findServedAsset(db, storagePath, token) : undefined;
     const file = asset ? await storage.get(storagePath) : undefined;
     if (!asset || !file) throw notFound('File');
-    return reply
+    reply
       .header('content-type', asset.content_type)
       .header('content-length', String(file.size))
       .header('x-content-type-options', 'nosniff')
       .header('content-disposition', inlineDisposition(asset.filename))
       // The bytes at a path never change; the url is a credential, so no shared caches.
       .header('cache-control', 'private, max-age=86400')
-      .header('cross-origin-resource-policy', 'cross-origin')
-      .send(file.body);
+      .header('cross-origin-resource-policy', 'cross-origin');
+    // HEAD answers the headers without reading the file.
+    if (request.method === 'HEAD') {
+      file.body.destroy();
+      // An empty stream, not an empty payload: the serialiser would set Content-Length 0.
+      return reply.send(Readable.from([]));
+    }
+    return reply.send(file.body);
   });
 }
