@@ -179,8 +179,10 @@ export function loadConfig(env: Env = process.env): Config {
     embeddingsDimensions: int(env, 'EMBEDDINGS_DIMENSIONS', 1536, 1, 2000),
     embeddingsBatchSize: int(env, 'EMBEDDINGS_BATCH_SIZE', 96, 1, 2048),
     localEmbeddingDimensions: int(env, 'LOCAL_EMBEDDING_DIMENSIONS', 1024, 384, 2000),
-    embeddingsBaseUrl: url(env, 'OPENAI_BASE_URL', ['http:', 'https:']) ?? 'https://api.openai.com/v1',
-    embeddingsApiKey: str(env, 'OPENAI_API_KEY'),
+    // Embeddings may come from another server than chat replies (TEI or Ollama beside a hosted
+    // LLM), so they have their own address and key, falling back to the OpenAI ones.
+    embeddingsBaseUrl: url(env, 'EMBEDDINGS_BASE_URL', ['http:', 'https:']) ?? url(env, 'OPENAI_BASE_URL', ['http:', 'https:']) ?? 'https://api.openai.com/v1',
+    embeddingsApiKey: str(env, 'EMBEDDINGS_API_KEY') ?? str(env, 'OPENAI_API_KEY'),
     chunkSize,
     chunkOverlap,
     jobLeaseSeconds: int(env, 'JOB_LEASE_SECONDS', 60, 5, 3600),

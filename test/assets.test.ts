@@ -304,7 +304,7 @@ for (const backend of [localBackend(), s3Backend()]) {
       const variants = [
         `${url.pathname}`,
         `${url.pathname}?token=`,
-        `${url.pathname}?token=${token.slice(0, -1)}A`,
+        `${url.pathname}?token=${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}`,
         `${url.pathname}?token=${new URL(other.url).searchParams.get('token')}`,
         `${url.pathname.replace('a.png', 'b.png')}?token=${token}`,
         `/v1/files/${alice.userId}/${boardId}/..%2f..%2fetc%2fpasswd?token=${token}`,
