@@ -5,13 +5,14 @@
 // Run: npm run bench:search-quality   (SCIFACT_DIR overrides the data directory; SCIFACT_LIMIT_CLAIMS
 // caps the claims searched)
 import { ApiClient, benchApiKey, runBounded } from './lib/api.js';
-import { startServerChild } from './lib/server.js';
+import { buildServer, serverMode, startServerChild } from './lib/server.js';
 import { loadClaims, loadCorpus, ndcg, recall } from './search-quality-data.js';
 
 const corpus = loadCorpus();
 const claims = loadClaims().slice(0, Number(process.env.SCIFACT_LIMIT_CLAIMS ?? Infinity));
 console.log(`SciFact: ${corpus.length} abstracts, ${claims.length} train claims with evidence`);
 
+if (serverMode() === 'dist') buildServer();
 const server = await startServerChild();
 try {
   const api = new ApiClient(server.url, await benchApiKey(server.url, 'bench-search-quality'));

@@ -31,16 +31,8 @@ async function expectError(res: Response, status: number, code?: string): Promis
 }
 
 /** Sends raw bytes as the body of an authenticated request. */
-async function rawRequest(method: string, path: string, body: Uint8Array<ArrayBuffer> | string | undefined, headers: Record<string, string> = {}): Promise<Response> {
-  const res = await fetch(`${server.url}${path}`, { method, body, headers: { authorization: `Bearer ${alice.token}`, ...headers } });
-  const text = await res.text();
-  let parsed: any;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
-  return { status: res.status, headers: res.headers, body: parsed, text };
+function rawRequest(method: string, path: string, body: Uint8Array<ArrayBuffer> | string | undefined, headers: Record<string, string> = {}): Promise<Response> {
+  return server.request(method, path, { token: alice.token, raw: body, headers });
 }
 
 describe('routing errors', () => {

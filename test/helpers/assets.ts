@@ -44,17 +44,9 @@ export function multipart(parts: Part[]): { body: Uint8Array<ArrayBuffer>; conte
   return { body: new Uint8Array(Buffer.concat(chunks)), contentType: `multipart/form-data; boundary=${boundary}` };
 }
 
-export async function postParts(server: TestServer, token: string, boardId: string, parts: Part[]) {
+export function postParts(server: TestServer, token: string, boardId: string, parts: Part[]) {
   const { body, contentType } = multipart(parts);
-  const res = await fetch(`${server.url}/v1/boards/${boardId}/assets`, { method: 'POST', body, headers: { authorization: `Bearer ${token}`, 'content-type': contentType } });
-  const text = await res.text();
-  let parsed: any;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
-  return { status: res.status, headers: res.headers, body: parsed, text };
+  return server.request('POST', `/v1/boards/${boardId}/assets`, { token, raw: body, headers: { 'content-type': contentType } });
 }
 
 /** Uploads a file (asserting 201); returns the asset and the pdf/image node data naming it. */

@@ -43,7 +43,7 @@ export interface TestServer {
   user(): Promise<TestUser>;
   /** Creates a board for the user (asserting 201) and returns its id. */
   makeBoard(user: TestUser, extra?: Record<string, unknown>): Promise<string>;
-  request<T = any>(method: string, path: string, options?: { token?: string; body?: unknown; headers?: Record<string, string>; raw?: string }): Promise<Response<T>>;
+  request<T = any>(method: string, path: string, options?: { token?: string; body?: unknown; headers?: Record<string, string>; raw?: string | Uint8Array<ArrayBuffer> }): Promise<Response<T>>;
   close(): Promise<void>;
 }
 
@@ -66,7 +66,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
   const request: TestServer['request'] = async (method, urlPath, options = {}) => {
     const headers: Record<string, string> = { ...(options.headers ?? {}) };
     if (options.token) headers.authorization = `Bearer ${options.token}`;
-    let body: string | undefined = options.raw;
+    let body: string | Uint8Array<ArrayBuffer> | undefined = options.raw;
     if (options.body !== undefined) {
       body = JSON.stringify(options.body);
       headers['content-type'] ??= 'application/json';
