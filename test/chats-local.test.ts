@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { NOTHING_RELEVANT } from '../src/providers/llm/local.js';
+import { startFakeEmbeddings, type FakeEmbeddings } from './helpers/fake-embeddings.js';
 import { startServer, type TestServer, type TestUser } from './helpers/harness.js';
 import { readEvents } from './helpers/fake-openai.js';
 
@@ -111,5 +112,54 @@ describe('local model', () => {
     assert.ok(reply.metadata.sources.length > 0);
     for (const id of reply.metadata.sources) assert.ok(ids.includes(id));
     assert.equal(reply.metadata.retrieval, 'ok');
+  });
+});
+
+describe('embedding provider down', () => {
+  let fake: FakeEmbeddings;
+  let withRemote: TestServer;
+  let bob: TestUser;
+
+  before(async () => {
+    fake = await startFakeEmbeddings(8);
+    withRemote = await startServer({
+      EMBEDDINGS_PROVIDER: 'openai', EMBEDDINGS_BASE_URL: fake.url, EMBEDDINGS_API_KEY: 'sk-test', EMBEDDINGS_MODEL: 'fake-embed',
+      EMBEDDINGS_DIMENSIONS: '8', JOB_POLL_MS: '50',
+    });
+    bob = await withRemote.user();
+  });
+  after(async () => {
+    await withRemote.close();
+    await fake.close();
+  });
+
+  test('the reply is made without retrieved chunks and says so in metadata', async () => {
+    const boardId = await withRemote.makeBoard(bob);
+    const vectorized = await withRemote.request('POST', `/v1/boards/${boardId}/documents`, {
+      token: bob.token,
+      body: { text: 'The lighthouse keeper lights the lamp at dusk every evening.' },
+    });
+    assert.equal(vectorized.status, 202, vectorized.text);
+    assert.equal((await withRemote.waitForJob(vectorized.body.data.id, bob.token)).status, 'completed');
+    const chat = await withRemote.request('POST', `/v1/boards/${boardId}/chats`, { token: bob.token, body: {} });
+    const askBob = (content: string) =>
+      withRemote.request('POST', `/v1/boards/${boardId}/chats/${chat.body.data.id}/messages`, { token: bob.token, body: { content } });
+
+    const up = await askBob('When does the keeper light the lamp?');
+    assert.equal(up.status, 201, up.text);
+    assert.equal(up.body.data.metadata.retrieval, 'ok');
+    assert.ok(up.body.data.metadata.sources.length > 0, 'with the provider up the chunk is used');
+
+    fake.failing = true;
+    try {
+      const down = await askBob('When does the keeper light the lamp?');
+      assert.equal(down.status, 201, down.text);
+      assert.equal(down.body.data.role, 'assistant');
+      assert.ok(down.body.data.content.length > 0);
+      assert.equal(down.body.data.metadata.retrieval, 'unavailable');
+      assert.deepEqual(down.body.data.metadata.sources, []);
+    } finally {
+      fake.failing = false;
+    }
   });
 });

@@ -21,15 +21,6 @@ async function pdfWithPages(texts: string[]): Promise<Buffer> {
   return Buffer.from(await pdf.save());
 }
 
-async function waitForJob(id: string): Promise<any> {
-  for (let i = 0; i < 600; i++) {
-    const res = await server.request('GET', `/v1/jobs/${id}`, { token: user.token });
-    if (res.body.data.status !== 'processing') return res.body.data;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('job still processing');
-}
-
 test('a three-page pdf gives chunks with pages 1..3, found by search', async () => {
   const board = await server.makeBoard(user);
   const pages = ['Photosynthesis turns light into sugar.', 'Mitochondria are the powerhouse of the cell.', 'Ribosomes build proteins from amino acids.'];
@@ -38,7 +29,7 @@ test('a three-page pdf gives chunks with pages 1..3, found by search', async () 
   assert.equal(node.status, 201, node.text);
   const res = await server.request('POST', `/v1/boards/${board}/documents`, { token: user.token, body: { node_id: node.body.data.id } });
   assert.equal(res.status, 202, res.text);
-  const job = await waitForJob(res.body.data.id);
+  const job = await server.waitForJob(res.body.data.id, user.token);
   assert.equal(job.status, 'completed', JSON.stringify(job));
   assert.deepEqual(job.result, { chunks: 3 });
   const list = await server.request('GET', `/v1/boards/${board}/documents?order=asc`, { token: user.token });

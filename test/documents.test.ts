@@ -14,20 +14,10 @@ before(async () => {
 });
 after(() => server.close());
 
-async function waitForJob(id: string, token: string): Promise<any> {
-  for (let i = 0; i < 600; i++) {
-    const res = await server.request('GET', `/v1/jobs/${id}`, { token });
-    assert.equal(res.status, 200, res.text);
-    if (res.body.data.status !== 'processing') return res.body.data;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`job ${id} still processing`);
-}
-
 async function vectorize(boardId: string, body: Record<string, unknown>, token = alice.token): Promise<any> {
   const res = await server.request('POST', `/v1/boards/${boardId}/documents`, { token, body });
   assert.equal(res.status, 202, res.text);
-  return waitForJob(res.body.data.id, token);
+  return server.waitForJob(res.body.data.id, token);
 }
 
 async function note(boardId: string, text: string, label?: string, token = alice.token): Promise<string> {
@@ -59,7 +49,7 @@ describe('vectorize and jobs', () => {
     assert.equal(job.result, null);
     assert.equal(job.error, null);
     assert.match(job.created_at, TIMESTAMP);
-    const done = await waitForJob(job.id, alice.token);
+    const done = await server.waitForJob(job.id, alice.token);
     assert.equal(done.status, 'completed');
     assert.deepEqual(done.result, { chunks: 1 });
     assert.equal(done.error, null);

@@ -5,15 +5,6 @@ import { describe, test } from 'node:test';
 import { newId, now } from '../src/lib/ids.js';
 import { startServer, type TestServer } from './helpers/harness.js';
 
-async function waitForJob(server: TestServer, id: string, token: string): Promise<any> {
-  for (let i = 0; i < 600; i++) {
-    const res = await server.request('GET', `/v1/jobs/${id}`, { token });
-    if (res.body.data.status !== 'processing') return res.body.data;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('job still processing');
-}
-
 describe('leases', () => {
   test('a job whose worker died is taken up again after its lease; past max attempts it fails', async () => {
     const server = await startServer({ JOB_POLL_MS: '50', JOB_LEASE_SECONDS: '5', JOB_MAX_ATTEMPTS: '2' });
@@ -33,10 +24,10 @@ describe('leases', () => {
       };
       const recovered = await insert(1);
       const exhausted = await insert(2);
-      const a = await waitForJob(server, recovered, user.token);
+      const a = await server.waitForJob(recovered, user.token);
       assert.equal(a.status, 'completed');
       assert.deepEqual(a.result, { chunks: 1 });
-      const b = await waitForJob(server, exhausted, user.token);
+      const b = await server.waitForJob(exhausted, user.token);
       assert.equal(b.status, 'failed');
       assert.match(b.error, /interrupted 2 times/);
       const rows = await db.selectFrom('jobs').select(['payload', 'lease_until']).where('id', 'in', [recovered, exhausted]).execute();

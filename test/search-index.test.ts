@@ -13,15 +13,6 @@ before(async () => {
 });
 after(() => indexed.close());
 
-async function waitForJob(id: string): Promise<any> {
-  for (let i = 0; i < 1200; i++) {
-    const res = await indexed.request('GET', `/v1/jobs/${id}`, { token: user.token });
-    if (res.body.data.status !== 'processing') return res.body.data;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('job still processing');
-}
-
 test('one node of a large board: the node filter still yields `limit` results', async () => {
   const board = await indexed.makeBoard(user);
   const topics = ['astronomy stars galaxies telescopes', 'cooking recipes kitchen ovens', 'sailing boats oceans winds', 'gardening plants soil seeds'];
@@ -32,7 +23,7 @@ test('one node of a large board: the node filter still yields `limit` results', 
     const text = Array.from({ length: 30 }, (_, i) => `Note ${n} part ${i} is about ${topics[n % 4]} number ${i}.`).join('\n\n');
     const res = await indexed.request('POST', `/v1/boards/${board}/documents`, { token: user.token, body: { text, node_id: node.body.data.id } });
     assert.equal(res.status, 202);
-    assert.equal((await waitForJob(res.body.data.id)).status, 'completed');
+    assert.equal((await indexed.waitForJob(res.body.data.id, user.token, 60_000)).status, 'completed');
   }
   // Node 1 is about cooking; the query is about astronomy (nodes 0, 4, 8, …), so an unfiltered
   // index scan would find node 1's chunks far down the list.

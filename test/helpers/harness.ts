@@ -43,6 +43,8 @@ export interface TestServer {
   user(): Promise<TestUser>;
   /** Creates a board for the user (asserting 201) and returns its id. */
   makeBoard(user: TestUser, extra?: Record<string, unknown>): Promise<string>;
+  /** Polls GET /v1/jobs/{id} until the job is no longer processing and returns it. */
+  waitForJob(id: string, token: string, timeoutMs?: number): Promise<any>;
   request<T = any>(method: string, path: string, options?: { token?: string; body?: unknown; headers?: Record<string, string>; raw?: string | Uint8Array<ArrayBuffer> }): Promise<Response<T>>;
   close(): Promise<void>;
 }
@@ -109,6 +111,16 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
     return res.body.data.id;
   };
 
+  const waitForJob: TestServer['waitForJob'] = async (id, token, timeoutMs = 30_000) => {
+    for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; ) {
+      const res = await request('GET', `/v1/jobs/${id}`, { token });
+      if (res.status !== 200) throw new Error(`GET /v1/jobs/${id} answered ${res.status}: ${res.text}`);
+      if (res.body.data.status !== 'processing') return res.body.data;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`job ${id} still processing`);
+  };
+
   return {
     url: address,
     config,
@@ -117,6 +129,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
     dataDir,
     user,
     makeBoard,
+    waitForJob,
     request,
     async close() {
       await built.close();

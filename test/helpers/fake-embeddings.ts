@@ -1,0 +1,39 @@
+// A fake OpenAI-compatible /v1/embeddings server on loopback: records each batch it is sent, and
+// answers 500 while `failing` is set, like a provider that is down.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface FakeEmbeddings {
+  /** Base URL for OPENAI_BASE_URL / EMBEDDINGS_BASE_URL (ends in /v1). */
+  url: string;
+  batches: { model: string; input: string[]; auth: string | undefined }[];
+  failing: boolean;
+  close(): Promise<void>;
+}
+
+/** A deterministic vector of `dims` numbers: words counted by their length. */
+export function fakeVector(text: string, dims: number): number[] {
+  const v = new Array<number>(dims).fill(0);
+  for (const word of text.toLowerCase().split(/\W+/).filter(Boolean)) v[word.length % dims]! += 1;
+  return v;
+}
+
+export async function startFakeEmbeddings(dims: number): Promise<FakeEmbeddings> {
+  const fake: FakeEmbeddings = { url: '', batches: [], failing: false, close: async () => {} };
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => (body += d));
+    req.on('end', () => {
+      if (req.method !== 'POST' || req.url !== '/v1/embeddings') return void res.writeHead(404).end();
+      if (fake.failing) return void res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":{"message":"boom"}}');
+      const parsed = JSON.parse(body) as { model: string; input: string[] };
+      fake.batches.push({ ...parsed, auth: req.headers.authorization });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ object: 'list', model: parsed.model, data: parsed.input.map((t, index) => ({ object: 'embedding', index, embedding: fakeVector(t, dims) })) }));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  fake.close = () => new Promise<void>((r) => server.close(() => r()));
+  return fake;
+}
