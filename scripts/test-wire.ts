@@ -16,7 +16,7 @@ const named = process.argv.slice(2);
 const files = named.length > 0 ? named : fs.readdirSync('test').filter((f) => f.endsWith('.test.ts')).map((f) => `test/${f}`);
 console.log(`wire-protocol run against postgres://${address} (${files.length} files)`);
 
-const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', ...files], {
+const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-timeout=300000', ...files], {
   stdio: 'inherit',
   env: { ...process.env, TEST_DATABASE_URL: `postgres://postgres@${address}/postgres` },
 });

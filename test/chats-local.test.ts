@@ -122,7 +122,10 @@ describe('embedding provider down', () => {
 
   before(async () => {
     fake = await startFakeEmbeddings(8);
+    // Its own embedded database even in the wire run, whose server takes one connection at a time
+    // and is held by this file's first server.
     withRemote = await startServer({
+      DATABASE_URL: '',
       EMBEDDINGS_PROVIDER: 'openai', EMBEDDINGS_BASE_URL: fake.url, EMBEDDINGS_API_KEY: 'sk-test', EMBEDDINGS_MODEL: 'fake-embed',
       EMBEDDINGS_DIMENSIONS: '8', JOB_POLL_MS: '50',
     });

@@ -23,7 +23,7 @@ test('one node of a large board: the node filter still yields `limit` results', 
     const text = Array.from({ length: 30 }, (_, i) => `Note ${n} part ${i} is about ${topics[n % 4]} number ${i}.`).join('\n\n');
     const res = await indexed.request('POST', `/v1/boards/${board}/documents`, { token: user.token, body: { text, node_id: node.body.data.id } });
     assert.equal(res.status, 202);
-    assert.equal((await indexed.waitForJob(res.body.data.id, user.token, 60_000)).status, 'completed');
+    assert.equal((await indexed.waitForJob(res.body.data.id, user.token, 180_000)).status, 'completed');
   }
   // Node 1 is about cooking; the query is about astronomy (nodes 0, 4, 8, …), so an unfiltered
   // index scan would find node 1's chunks far down the list.
