@@ -99,7 +99,7 @@ export async function buildApp(config: Config, database: DatabaseHandle): Promis
       info: {
         title: 'Board workspace API',
         version: '1.0.0',
-        description: 'Boards, nodes and edges, with scoped API keys or identity-provider JWTs. See docs/api.md for the conventions.',
+        description: 'Boards of nodes and edges, chats with AI replies (JSON or server-sent events), assets, vectorizing jobs and semantic search, with scoped API keys or identity-provider JWTs. See docs/api.md for the conventions.',
       },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'API key (bwk_live_…) or JWT' } } },
       security: [{ bearer: [] }],
@@ -128,13 +128,15 @@ export async function buildApp(config: Config, database: DatabaseHandle): Promis
 
   await app.ready();
 
-  const sweep = setInterval(() => void sweepIdempotencyKeys(database.db).catch(() => {}), 60 * 60 * 1000);
-  sweep.unref();
-  // Files a crash left behind (no asset row, older than a few minutes): at start, then hourly.
-  const sweepAssets = () => void sweepAssetFiles({ db: database.db, storage }).catch((err: unknown) => app.log.warn({ err }, 'asset sweep failed'));
-  sweepAssets();
-  const assetSweep = setInterval(sweepAssets, 60 * 60 * 1000);
-  assetSweep.unref();
+  // Housekeeping, at start and then hourly: idempotency keys past their 24 hours, and files a
+  // crash left behind (no asset row, older than a few minutes).
+  const sweep = () => {
+    void sweepIdempotencyKeys(database.db).catch((err: unknown) => app.log.warn({ err }, 'idempotency-key sweep failed'));
+    void sweepAssetFiles({ db: database.db, storage }).catch((err: unknown) => app.log.warn({ err }, 'asset sweep failed'));
+  };
+  sweep();
+  const sweepTimer = setInterval(sweep, 60 * 60 * 1000);
+  sweepTimer.unref();
   jobs.start();
 
   let closed: Promise<void> | undefined;
@@ -144,8 +146,7 @@ export async function buildApp(config: Config, database: DatabaseHandle): Promis
     close() {
       closed ??= (async () => {
         closing = true;
-        clearInterval(sweep);
-        clearInterval(assetSweep);
+        clearInterval(sweepTimer);
         await app.close();
         await jobs.stop();
         rateLimits.close();

@@ -111,9 +111,7 @@ export function registerIdempotency(app: FastifyInstance, db: Db): void {
     if (!entry) return payload;
     request.idempotency = undefined;
     const forget = () => db.deleteFrom('idempotency_keys').where('principal', '=', entry.principal).where('key', '=', entry.key).execute();
-    const record = (response: string | null, headers: string | null) =>
-      db.updateTable('idempotency_keys').set({ status: reply.statusCode, response, headers })
-        .where('principal', '=', entry.principal).where('key', '=', entry.key).execute();
+    const record = (response: string | null, headers: string | null) => recordOutcome(db, entry, reply.statusCode, response, headers);
     try {
       if (reply.statusCode >= 500) {
         await forget();
@@ -165,9 +163,17 @@ export async function spendIdempotencyKey(db: Db, request: FastifyRequest, statu
   const entry = request.idempotency;
   if (!entry) return;
   request.idempotency = undefined;
-  await db.updateTable('idempotency_keys').set({ status, response: null, headers: null })
-    .where('principal', '=', entry.principal).where('key', '=', entry.key).execute()
-    .catch((error: unknown) => request.log.warn({ err: error }, 'could not record the idempotent outcome'));
+  await recordOutcome(db, entry, status, null, null).catch((error: unknown) => request.log.warn({ err: error }, 'could not record the idempotent outcome'));
+}
+
+/** Marks a key's request as finished with this outcome (a null response: used, never replayed). */
+async function recordOutcome(db: Db, entry: { principal: string; key: string }, status: number, response: string | null, headers: string | null): Promise<void> {
+  await db
+    .updateTable('idempotency_keys')
+    .set({ status, response, headers })
+    .where('principal', '=', entry.principal)
+    .where('key', '=', entry.key)
+    .execute();
 }
 
 /** Deletes entries past their 24 hours; run periodically. */
