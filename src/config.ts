@@ -1,5 +1,7 @@
 // Typed configuration: every environment variable the service reads is read here, validated once at
 // start, and reported with a clear message when wrong. The README's configuration table mirrors this.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 export interface Config {
   port: number;
@@ -63,6 +65,26 @@ export interface Config {
   sseKeepAliveMs: number;
   /** S3-compatible asset storage when S3_BUCKET is set; otherwise files live under DATA_DIR/files. */
   s3: S3Config | undefined;
+  /** External sign-in (OpenID Connect) for the web app; when set, local accounts are off. */
+  oidc: OidcConfig | undefined;
+  /** Whether POST /v1/auth/signup creates local accounts (local mode only). */
+  localSignup: boolean;
+  /** Lifetime of the service's own access tokens (local accounts). */
+  accessTokenTtlSeconds: number;
+  /** Lifetime of a refresh token (renewed with each rotation). */
+  refreshTokenTtlDays: number;
+  /** Login and sign-up attempts per minute per client IP (and login per email). */
+  authLoginPerMinute: number;
+  /** The built web app served at / (web/dist of the package). */
+  webDistDir: string;
+}
+
+export interface OidcConfig {
+  issuer: string;
+  clientId: string;
+  /** Required `aud` of access tokens; unset: `aud` must contain the client id or `azp` must equal it. */
+  audience: string | undefined;
+  scope: string;
 }
 
 export interface S3Config {
@@ -75,6 +97,9 @@ export interface S3Config {
 }
 
 export class ConfigError extends Error {}
+
+/** `iss` of the service's own access tokens; no external issuer may use it. */
+export const LOCAL_TOKEN_ISSUER = 'board-workspace';
 
 type Env = Record<string, string | undefined>;
 
@@ -190,6 +215,29 @@ export function loadConfig(env: Env = process.env): Config {
     jobPollMs: int(env, 'JOB_POLL_MS', 1000, 10, 60_000),
     searchExactMaxChunks: int(env, 'SEARCH_EXACT_MAX_CHUNKS', 20_000, 0, 10_000_000),
     ...llmConfig(env),
+    ...authConfig(env),
+  };
+}
+
+function authConfig(env: Env) {
+  const issuer = url(env, 'AUTH_OIDC_ISSUER', ['http:', 'https:']);
+  const clientId = str(env, 'AUTH_OIDC_CLIENT_ID');
+  if ((issuer === undefined) !== (clientId === undefined)) {
+    throw new ConfigError('AUTH_OIDC_ISSUER and AUTH_OIDC_CLIENT_ID must be set together (or both left unset for local accounts)');
+  }
+  if (str(env, 'AUTH_ISSUER') === LOCAL_TOKEN_ISSUER) {
+    throw new ConfigError(`AUTH_ISSUER must not be "${LOCAL_TOKEN_ISSUER}": that is the issuer of the service's own tokens`);
+  }
+  return {
+    oidc: issuer && clientId
+      ? { issuer, clientId, audience: str(env, 'AUTH_OIDC_AUDIENCE'), scope: str(env, 'AUTH_OIDC_SCOPE') ?? 'openid profile email' }
+      : undefined,
+    localSignup: bool(env, 'AUTH_LOCAL_SIGNUP', true),
+    accessTokenTtlSeconds: int(env, 'AUTH_ACCESS_TOKEN_TTL_SECONDS', 900, 10, 86_400),
+    refreshTokenTtlDays: int(env, 'AUTH_REFRESH_TOKEN_TTL_DAYS', 30, 1, 3650),
+    authLoginPerMinute: int(env, 'AUTH_LOGIN_PER_MINUTE', 10, 1, 10_000_000),
+    // Relative to the package root whether this runs from src/ (tsx) or dist/ (built).
+    webDistDir: path.resolve(str(env, 'WEB_DIST_DIR') ?? fileURLToPath(new URL('../web/dist', import.meta.url))),
   };
 }
 

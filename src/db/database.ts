@@ -11,12 +11,14 @@ import * as m0001 from './migrations/0001-core.js';
 import * as m0002 from './migrations/0002-documents-jobs.js';
 import * as m0003 from './migrations/0003-assets.js';
 import * as m0004 from './migrations/0004-chats.js';
+import * as m0005 from './migrations/0005-accounts.js';
 
 const migrations: Record<string, Migration> = {
   '0001-core': m0001,
   '0002-documents-jobs': m0002,
   '0003-assets': m0003,
   '0004-chats': m0004,
+  '0005-accounts': m0005,
 };
 
 // Keep int8 (counts) as numbers: our counts are far below 2^53.

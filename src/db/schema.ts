@@ -141,6 +141,34 @@ export interface AssetsTable {
   created_at: Date;
 }
 
+export interface AccountsTable {
+  user_id: string;
+  /** Normalised: trimmed and lower-case. */
+  email: string;
+  password_hash: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface RefreshTokensTable {
+  id: string;
+  user_id: string;
+  family_id: string;
+  /** SHA-256 (hex) of the token; the token itself is never stored. */
+  token_hash: string;
+  created_at: Date;
+  expires_at: Date;
+  /** Set when the token was rotated; presenting it again revokes the family. */
+  used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+export interface ServiceKeysTable {
+  name: string;
+  private_jwk: ColumnType<Record<string, unknown>, string, never>;
+  created_at: Date;
+}
+
 export interface Database {
   users: UsersTable;
   api_keys: ApiKeysTable;
@@ -153,6 +181,9 @@ export interface Database {
   chats: ChatsTable;
   messages: MessagesTable;
   assets: AssetsTable;
+  accounts: AccountsTable;
+  refresh_tokens: RefreshTokensTable;
+  service_keys: ServiceKeysTable;
 }
 
 export type Db = Kysely<Database>;

@@ -3,11 +3,19 @@
 // OpenAI-style finish_reason the API reports (end_turn -> stop, max_tokens -> length).
 import Anthropic from '@anthropic-ai/sdk';
 import type { Config } from '../../config.js';
-import type { ChatEvent, ChatModel, ChatRequest, ChatTurn } from './chat-model.js';
+import { ProviderError, type ChatEvent, type ChatModel, type ChatRequest, type ChatTurn } from './chat-model.js';
 import { CONDENSE_SYSTEM, condenseInput, parseFacts } from './condense-prompt.js';
 import { providerError } from './openai.js';
 
 const FINISH: Record<string, string> = { end_turn: 'stop', stop_sequence: 'stop', max_tokens: 'length', tool_use: 'tool_calls', refusal: 'content_filter' };
+
+/** The input side of a usage object: the API counts cached prompt tokens apart from input_tokens. */
+interface InputUsage {
+  input_tokens: number | null;
+  cache_creation_input_tokens?: number | null;
+  cache_read_input_tokens?: number | null;
+}
+const promptTokens = (u: InputUsage): number => (u.input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0);
 
 export class AnthropicChatModel implements ChatModel {
   readonly id: string;
@@ -27,6 +35,7 @@ export class AnthropicChatModel implements ChatModel {
     let input = 0;
     let output = 0;
     let stop = 'end_turn';
+    let complete = false;
     try {
       const stream = await this.client.messages.create(
         { model: this.id, system: request.system, messages: request.messages, max_tokens: request.maxTokens, stream: true },
@@ -34,19 +43,25 @@ export class AnthropicChatModel implements ChatModel {
       );
       for await (const event of stream) {
         if (event.type === 'message_start') {
-          input = event.message.usage.input_tokens;
+          input = promptTokens(event.message.usage);
           output = event.message.usage.output_tokens;
         } else if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') {
           if (event.delta.text) yield { type: 'delta', content: event.delta.text };
         } else if (event.type === 'message_delta') {
           if (event.delta.stop_reason) stop = event.delta.stop_reason;
           output = event.usage.output_tokens;
-          if (typeof event.usage.input_tokens === 'number') input = event.usage.input_tokens;
+          // Counts in message_delta are cumulative and, when present, final.
+          if (typeof event.usage.input_tokens === 'number') input = promptTokens(event.usage);
+        } else if (event.type === 'message_stop') {
+          complete = true;
         }
       }
     } catch (error) {
       throw providerError(error, 'AI');
     }
+    // The SDK ends quietly both when aborted and when the connection closes cleanly before
+    // message_stop; a reply cut short that way must never be stored as if it were whole.
+    if (!complete && !signal.aborted) throw new ProviderError('The AI provider ended the stream before the message was complete');
     yield { type: 'done', usage: { prompt_tokens: input, completion_tokens: output, total_tokens: input + output }, finish_reason: FINISH[stop] ?? stop };
   }
 

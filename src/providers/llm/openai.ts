@@ -10,6 +10,9 @@ export function providerError(error: unknown, name: string): unknown {
   if (error instanceof Error && (error.name === 'AbortError' || error.name === 'APIUserAbortError')) return error;
   const status = (error as { status?: unknown }).status;
   if (typeof status === 'number') return new ProviderError(`The ${name} provider answered HTTP ${status}`, status);
+  // An error reported inside a stream that had already begun (Anthropic's `error` event): its type.
+  const type = (error as { type?: unknown }).type;
+  if (typeof type === 'string' && type) return new ProviderError(`The ${name} provider reported ${type.slice(0, 100)} during the reply`);
   return new ProviderError(`The ${name} provider failed: ${error instanceof Error ? error.message.slice(0, 200) : 'unknown error'}`);
 }
 

@@ -1,0 +1,69 @@
+// Password hashing with Node's built-in scrypt: a random 16-byte salt per password, the cost
+// parameters stored with the hash (PHC-style `$scrypt$ln=15,r=8,p=1$<salt>$<hash>`) so they can be
+// raised later (a login with older parameters rehashes), and a constant-time comparison.
+import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+
+interface Params {
+  /** log2 of the CPU/memory cost N */
+  ln: number;
+  r: number;
+  p: number;
+}
+
+/**
+ * One of OWASP's equivalent scrypt minimums (N=2^15, r=8, p=3): 32 MiB of memory per hash rather
+ * than the 128 MiB of N=2^17 p=1, so concurrent logins stay light on memory.
+ */
+export const CURRENT_PARAMS: Params = { ln: 15, r: 8, p: 3 };
+const KEY_LENGTH = 32;
+const SALT_LENGTH = 16;
+const FORMAT = /^\$scrypt\$ln=(\d{1,2}),r=(\d{1,2}),p=(\d{1,2})\$([A-Za-z0-9+/]+)\$([A-Za-z0-9+/]+)$/;
+
+function scrypt(password: string, salt: Buffer, params: Params): Promise<Buffer> {
+  const N = 2 ** params.ln;
+  // Node refuses parameters needing more than maxmem (32 MiB by default, just under our need).
+  const options: ScryptOptions = { N, r: params.r, p: params.p, maxmem: 256 * N * params.r + 1024 * 1024 };
+  return new Promise((resolve, reject) => {
+    scryptCallback(normalise(password), salt, KEY_LENGTH, options, (error, key) => (error ? reject(error) : resolve(key)));
+  });
+}
+
+/** The same characters typed on different systems (composed or decomposed accents) give one password. */
+const normalise = (password: string): string => password.normalize('NFKC');
+
+const b64 = (buffer: Buffer): string => buffer.toString('base64').replace(/=+$/, '');
+
+export async function hashPassword(password: string, params: Params = CURRENT_PARAMS): Promise<string> {
+  const salt = randomBytes(SALT_LENGTH);
+  const key = await scrypt(password, salt, params);
+  return `$scrypt$ln=${params.ln},r=${params.r},p=${params.p}$${b64(salt)}$${b64(key)}`;
+}
+
+export interface Verification {
+  ok: boolean;
+  /** Stored with weaker parameters than today's: store a new hash after a successful login. */
+  needsRehash: boolean;
+}
+
+export async function verifyPassword(password: string, stored: string): Promise<Verification> {
+  const match = FORMAT.exec(stored);
+  if (!match) return { ok: false, needsRehash: false };
+  const params: Params = { ln: Number(match[1]), r: Number(match[2]), p: Number(match[3]) };
+  if (params.ln < 1 || params.ln > 22 || params.r < 1 || params.p < 1) return { ok: false, needsRehash: false };
+  const expected = Buffer.from(match[5]!, 'base64');
+  const actual = await scrypt(password, Buffer.from(match[4]!, 'base64'), params);
+  const ok = expected.length === actual.length && timingSafeEqual(expected, actual);
+  const needsRehash = params.ln < CURRENT_PARAMS.ln || params.r < CURRENT_PARAMS.r || params.p < CURRENT_PARAMS.p;
+  return { ok, needsRehash };
+}
+
+let dummy: Promise<string> | undefined;
+
+/**
+ * Spends the time of one verification when there is no account to verify against, so a login's
+ * duration does not tell whether the email exists.
+ */
+export async function verifyAgainstDummy(password: string): Promise<void> {
+  dummy ??= hashPassword(randomBytes(16).toString('hex'));
+  await verifyPassword(password, await dummy);
+}

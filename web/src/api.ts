@@ -1,0 +1,56 @@
+// The web app's one way to reach the API: the typed client generated from /v1/openapi.json
+// (@board-workspace/client), same origin, with the current access token and one transparent
+// refresh-and-retry when the token has expired. The session module (auth) registers how tokens
+// are obtained and renewed; everything else only imports `api`, `authorizedFetch` and
+// `accessToken` from here.
+import { createBoardClient, errorMessage, type Schemas } from '@board-workspace/client';
+
+export { errorMessage };
+export type { Schemas };
+
+interface TokenSource {
+  /** The current access token, if signed in. */
+  current(): string | undefined;
+  /** Gets a new access token (refresh cookie or identity provider); undefined when signed out. */
+  renew(): Promise<string | undefined>;
+}
+
+let tokens: TokenSource = { current: () => undefined, renew: async () => undefined };
+let renewing: Promise<string | undefined> | undefined;
+
+/** Called by the session module once it knows how to get tokens. */
+export function setTokenSource(source: TokenSource): void {
+  tokens = source;
+}
+
+/** The current access token, renewed first when there is none (for XHR uploads with progress). */
+export async function accessToken(): Promise<string | undefined> {
+  return tokens.current() ?? renewOnce();
+}
+
+function renewOnce(): Promise<string | undefined> {
+  renewing ??= tokens.renew().finally(() => {
+    renewing = undefined;
+  });
+  return renewing;
+}
+
+/**
+ * fetch with the bearer token; on a 401 the token is renewed once and the request sent again.
+ * Used by the typed client and directly for streamed chat replies (text/event-stream).
+ */
+export async function authorizedFetch(input: Request | string, init?: RequestInit): Promise<Response> {
+  const request = new Request(input, { credentials: 'same-origin', ...init });
+  const send = (token: string | undefined): Promise<Response> => {
+    const attempt = request.clone();
+    if (token) attempt.headers.set('authorization', `Bearer ${token}`);
+    return fetch(attempt);
+  };
+  const token = tokens.current();
+  const response = await send(token);
+  if (response.status !== 401) return response;
+  const renewed = await renewOnce();
+  return renewed && renewed !== token ? send(renewed) : response;
+}
+
+export const api = createBoardClient({ fetch: (request: Request) => authorizedFetch(request) });
