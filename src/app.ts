@@ -5,7 +5,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Authenticator } from './auth/authenticator.js';
-import { createJwtVerifier } from './auth/jwt.js';
+import { createSignIn } from './accounts/sign-in.js';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
 import { ApiError } from './errors.js';
@@ -14,6 +14,9 @@ import { clientErrorHandler, registerErrorHandling, sendError, toApiError } from
 import { registerIdempotency, sweepIdempotencyKeys } from './http/plugins/idempotency.js';
 import { registerRateLimit } from './http/plugins/rate-limit.js';
 import { apiKeyRoutes } from './http/routes/api-keys.js';
+import { authRoutes } from './http/routes/auth.js';
+import { meRoutes } from './http/routes/me.js';
+import { registerWebApp } from './http/plugins/web-app.js';
 import { boardRoutes } from './http/routes/boards.js';
 import { chatRoutes } from './http/routes/chats.js';
 import { edgeRoutes } from './http/routes/edges.js';
@@ -57,7 +60,9 @@ export async function buildApp(config: Config, database: DatabaseHandle): Promis
     frameworkErrors: (error, _request, reply) => void sendError(reply, toApiError(error)),
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
-  const authenticator = new Authenticator(database.db, createJwtVerifier(config), database.embedded);
+  // Local accounts or an OpenID Connect provider, and the JWT verifier over every token source.
+  const signIn = await createSignIn(database.db, config, app.log);
+  const authenticator = new Authenticator(database.db, signIn.verifier, database.embedded);
   // Only the embedded database guarantees this process is the only writer (see node-cache.ts).
   if (database.embedded) enableNodeReadCache(database.db);
   const storage = await createStorage(config);
@@ -125,6 +130,9 @@ export async function buildApp(config: Config, database: DatabaseHandle): Promis
   jobRoutes(app, services);
   assetRoutes(app, services);
   chatRoutes(app, services);
+  meRoutes(app, services);
+  await authRoutes(app, services, signIn);
+  await registerWebApp(app, config, signIn.mode === 'oidc' ? signIn.oidc : undefined);
 
   await app.ready();
 
@@ -133,6 +141,7 @@ export async function buildApp(config: Config, database: DatabaseHandle): Promis
   const sweep = () => {
     void sweepIdempotencyKeys(database.db).catch((err: unknown) => app.log.warn({ err }, 'idempotency-key sweep failed'));
     void sweepAssetFiles({ db: database.db, storage }).catch((err: unknown) => app.log.warn({ err }, 'asset sweep failed'));
+    if (signIn.mode === 'local') void signIn.sessions.sweep().catch((err: unknown) => app.log.warn({ err }, 'refresh-token sweep failed'));
   };
   sweep();
   const sweepTimer = setInterval(sweep, 60 * 60 * 1000);

@@ -126,9 +126,13 @@ describe('anthropic: replies', () => {
     test(`${what}: the error event, no assistant message stored, the chat usable again`, async () => {
       const boardId = await server.makeBoard(alice);
       const chatId = await makeChat(boardId);
+      const from = fake.requests.length;
       fake.script({ kind, deltas: ['Half', ' of', ' it'] });
       const events = await readEvents(await postStream(boardId, chatId, `break: ${kind}`));
-      assert.equal(events.at(-1)!.event, 'error');
+      // It failed after the reply began: the deltas came first, and it was not retried.
+      assert.deepEqual(events.map((e) => e.event), ['message.delta', 'message.delta', 'message.delta', 'error']);
+      assert.equal(events.slice(0, 3).map((e) => e.data.content).join(''), 'Half of it');
+      assert.equal(fake.requests.length, from + 1);
       assert.equal(events.at(-1)!.data.code, 'stream_error');
       if (kind === 'error-event') assert.match(events.at(-1)!.data.message, /overloaded_error/);
       assert.ok(!events.some((e) => e.event === 'message.complete'));

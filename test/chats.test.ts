@@ -231,6 +231,16 @@ describe('messages: replies', () => {
     assert.equal(again.status, 201, again.text);
   });
 
+  test('a stream that ends without its finish chunk and [DONE] is an error, never a stored partial reply', async () => {
+    const boardId = await server.makeBoard(alice);
+    const chat = await makeChat(alice, boardId);
+    fake.script({ kind: 'truncated', deltas: ['Cut', ' short'] });
+    const events = await readEvents(await postStream(alice, boardId, chat.id, 'Truncate'));
+    assert.deepEqual(events.map((e) => e.event), ['message.delta', 'message.delta', 'error']);
+    assert.equal(events.at(-1)!.data.code, 'stream_error');
+    assert.deepEqual((await messages(alice, boardId, chat.id)).map((m) => m.role), ['user']);
+  });
+
   test('provider 429 and 500 are 502 upstream_error for a JSON reply, with nothing stored', async () => {
     const boardId = await server.makeBoard(alice);
     const chat = await makeChat(alice, boardId);

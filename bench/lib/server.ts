@@ -23,6 +23,8 @@ export interface ServerChild {
 export interface ServerOptions {
   /** Write V8 CPU profiles of the server (main thread and database worker) into this directory. */
   cpuProfDir?: string;
+  /** Extra environment of the server (for example the chat provider), applied last. */
+  env?: Record<string, string>;
 }
 
 const live = new Set<ChildProcess>();
@@ -97,6 +99,7 @@ export async function startServerChild(options: ServerOptions = {}): Promise<Ser
       // The highest the configuration allows: the benchmark measures serving, not the limiter's 429s.
       RATE_LIMIT_API_KEY_PER_MINUTE: '10000000',
       RATE_LIMIT_JWT_PER_MINUTE: '10000000',
+      ...options.env,
     },
   });
   live.add(child);

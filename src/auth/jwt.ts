@@ -2,8 +2,13 @@
 // The algorithm in the token header only chooses among the configured verifiers, each of which
 // accepts only its own algorithms, so `alg: none` and algorithm confusion (an HS256 token signed
 // with a public key) are rejected.
-import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, type JWTPayload, type JWTVerifyOptions } from 'jose';
-import type { Config } from '../config.js';
+//
+// Tokens are first routed by their (unverified) `iss`: the service's own tokens (local accounts) go
+// only to the local verifier, the OpenID Connect provider's only to its JWKS, and everything else to
+// the AUTH_JWT_SECRET/AUTH_JWKS_URL verifier, which refuses the local issuer. So a token can never
+// be accepted by a verifier meant for another issuer.
+import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JWTPayload, type JWTVerifyOptions } from 'jose';
+import { LOCAL_TOKEN_ISSUER, type Config } from '../config.js';
 
 export type JwtVerifier = (token: string) => Promise<JWTPayload & { sub: string }>;
 
@@ -29,9 +34,38 @@ export function createJwtVerifier(config: Pick<Config, 'jwtSecret' | 'jwksUrl' |
     } else {
       throw new Error(`JWT algorithm ${String(alg)} is not accepted`);
     }
-    if (typeof payload.sub !== 'string' || payload.sub.length === 0 || payload.sub.length > 255) {
-      throw new Error('JWT sub is missing or invalid');
+    if (payload.iss === LOCAL_TOKEN_ISSUER) throw new Error('JWT issuer is reserved for the service itself');
+    return checkSub(payload);
+  };
+}
+
+function checkSub(payload: JWTPayload): JWTPayload & { sub: string } {
+  if (typeof payload.sub !== 'string' || payload.sub.length === 0 || payload.sub.length > 255) {
+    throw new Error('JWT sub is missing or invalid');
+  }
+  return payload as JWTPayload & { sub: string };
+}
+
+export interface VerifierSources {
+  /** AUTH_JWT_SECRET / AUTH_JWKS_URL tokens. */
+  external?: JwtVerifier;
+  /** The service's own access tokens (local accounts); absent when an OIDC provider is configured. */
+  local?: JwtVerifier;
+  /** The OpenID Connect provider: which `iss` is its, and its verifier. */
+  oidc?: { isIssuer(iss: unknown): boolean; verify: JwtVerifier };
+}
+
+/** One verifier over every configured source, choosing the source by the token's `iss`. */
+export function combineVerifiers({ external, local, oidc }: VerifierSources): JwtVerifier | undefined {
+  if (!external && !local && !oidc) return undefined;
+  return async (token) => {
+    const { iss } = decodeJwt(token);
+    if (iss === LOCAL_TOKEN_ISSUER) {
+      if (!local) throw new Error('local access tokens are not accepted');
+      return checkSub(await local(token));
     }
-    return payload as JWTPayload & { sub: string };
+    if (oidc?.isIssuer(iss)) return checkSub(await oidc.verify(token));
+    if (!external) throw new Error('JWT issuer is not accepted');
+    return external(token);
   };
 }

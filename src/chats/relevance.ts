@@ -11,31 +11,58 @@ const STOPWORDS = new Set((
   'tell say says said please know give show explain describe board note notes'
 ).split(' '));
 
-const cache = new Map<string, string[]>();
-const CACHE_MAX = 50_000;
+/** What scoring needs of a text: its term frequencies and its length in terms. */
+interface Profile {
+  tf: Map<string, number>;
+  length: number;
+}
+
+// Caches keyed by the text itself: a board's notes are scored again on every question, so their
+// terms, profiles and sentences are computed once. Bounded; cleared when full (texts are short).
+const CACHE_MAX = 20_000;
+const CACHEABLE = 4096;
+const termCache = new Map<string, string[]>();
+const profileCache = new Map<string, Profile>();
+const sentenceCache = new Map<string, string[]>();
+
+function remember<T>(cache: Map<string, T>, text: string, value: T): T {
+  if (text.length < CACHEABLE) {
+    if (cache.size >= CACHE_MAX) cache.clear();
+    cache.set(text, value);
+  }
+  return value;
+}
 
 /** Stemmed content words of a text, in order. */
 export function terms(text: string): string[] {
-  const hit = cache.get(text);
+  const hit = termCache.get(text);
   if (hit) return hit;
   const out: string[] = [];
   for (const word of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
     if (STOPWORDS.has(word) || (word.length < 2 && !/\d/.test(word))) continue;
     out.push(/^[a-z]+$/.test(word) ? stemmer(word) : word);
   }
-  if (text.length < 4096) {
-    if (cache.size >= CACHE_MAX) cache.clear();
-    cache.set(text, out);
-  }
-  return out;
+  return remember(termCache, text, out);
 }
 
-/** Sentences (and lines) of a text, trimmed, without empties. */
+function profile(text: string): Profile {
+  const hit = profileCache.get(text);
+  if (hit) return hit;
+  const list = terms(text);
+  const tf = new Map<string, number>();
+  for (const t of list) tf.set(t, (tf.get(t) ?? 0) + 1);
+  return remember(profileCache, text, { tf, length: list.length });
+}
+
+/** Sentences (and lines) of a text, trimmed, without empties. The array is shared: do not modify. */
 export function sentences(text: string): string[] {
-  return text
+  const hit = sentenceCache.get(text);
+  if (hit) return hit;
+  const out = text
     .split(/(?<=[.!?])\s+|\n+/)
     .map((s) => s.replace(/\s+/g, ' ').trim())
     .filter((s) => s.length > 1);
+  return remember(sentenceCache, text, out);
 }
 
 export interface Scored<T> {
@@ -44,32 +71,35 @@ export interface Scored<T> {
   score: number;
 }
 
-/** Scores each (item, text) pair against the question; only pairs sharing a word score above 0. */
+/**
+ * Scores each (item, text) pair against the question with BM25 (k1 1.2, b 0.75, idf over these
+ * candidates); only pairs sharing a word score above 0. Costs one map lookup per question term and
+ * candidate, since each text's term frequencies are cached.
+ */
 export function rank<T>(question: string, candidates: { item: T; text: string; boost?: number }[]): Scored<T>[] {
   const wanted = [...new Set(terms(question))];
   if (wanted.length === 0) return [];
-  const termLists = candidates.map((c) => terms(c.text));
-  const df = new Map<string, number>(wanted.map((t) => [t, 0]));
+  const profiles = candidates.map((c) => profile(c.text));
+  const df = new Array<number>(wanted.length).fill(0);
   let totalLength = 0;
-  for (const list of termLists) {
-    totalLength += list.length;
-    const seen = new Set(list);
-    for (const t of wanted) if (seen.has(t)) df.set(t, df.get(t)! + 1);
+  for (const p of profiles) {
+    totalLength += p.length;
+    for (let w = 0; w < wanted.length; w++) if (p.tf.has(wanted[w]!)) df[w]!++;
   }
   const n = candidates.length;
   const avg = totalLength / Math.max(1, n) || 1;
+  const idf = df.map((d) => Math.log(1 + (n - d + 0.5) / (d + 0.5)));
   const scored: Scored<T>[] = [];
-  candidates.forEach((c, i) => {
-    const list = termLists[i]!;
+  for (let i = 0; i < n; i++) {
+    const p = profiles[i]!;
     let score = 0;
-    for (const t of wanted) {
-      let tf = 0;
-      for (const x of list) if (x === t) tf++;
-      if (tf === 0) continue;
-      const idf = Math.log(1 + (n - df.get(t)! + 0.5) / (df.get(t)! + 0.5));
-      score += (idf * tf * 2.2) / (tf + 1.2 * (0.25 + 0.75 * (list.length / avg)));
+    for (let w = 0; w < wanted.length; w++) {
+      const tf = p.tf.get(wanted[w]!);
+      if (tf === undefined) continue;
+      score += (idf[w]! * tf * 2.2) / (tf + 1.2 * (0.25 + 0.75 * (p.length / avg)));
     }
+    const c = candidates[i]!;
     if (score > 0) scored.push({ item: c.item, text: c.text, score: score * (c.boost ?? 1) });
-  });
+  }
   return scored.sort((a, b) => b.score - a.score);
 }

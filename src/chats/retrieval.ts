@@ -21,9 +21,7 @@ export interface Retriever {
 export function boardRetriever(db: Db, embedder: Embedder): Retriever {
   return {
     async search(boardId, query, options) {
-      // No documents yet: skip embedding the question at all.
-      const any = await db.selectFrom('document_chunks').select('id').where('board_id', '=', boardId).limit(1).executeTakeFirst();
-      if (!any) return [];
+      // (buildContext skips retrieval on a board without chunks, so the question is never embedded there.)
       const hits = await searchBoardChunks({ db, embedder }, boardId, query, { limit: options.limit, nodeIds: options.nodeIds });
       return hits.map((h) => ({ id: h.id, content: h.content, node_id: h.node_id, source: h.metadata.source, score: h.score }));
     },

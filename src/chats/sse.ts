@@ -1,9 +1,11 @@
 // A server-sent events writer over a raw node:http response: named events with JSON data, comment
-// lines as keep-alives, each written (and so flushed) as soon as it is produced.
+// lines as keep-alives, each written (and so flushed) as soon as it is produced; events of one
+// event-loop turn are coalesced into one socket write.
 import type { ServerResponse } from 'node:http';
 
 export class SseWriter {
   private readonly keepAlive: NodeJS.Timeout;
+  private corked = false;
 
   constructor(private readonly res: ServerResponse, headers: Record<string, string | number | string[]>, keepAliveMs: number) {
     res.writeHead(200, {
@@ -32,6 +34,17 @@ export class SseWriter {
   }
 
   private write(text: string): void {
-    if (this.open) this.res.write(text);
+    if (!this.open) return;
+    // Events produced in the same turn of the event loop (a local answer's deltas, or several
+    // provider chunks parsed from one read) leave in one socket write; none waits for later I/O.
+    if (!this.corked) {
+      this.corked = true;
+      this.res.cork();
+      process.nextTick(() => {
+        this.corked = false;
+        this.res.uncork();
+      });
+    }
+    this.res.write(text);
   }
 }

@@ -146,6 +146,9 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
         case 'stall':
           return; // never ends; the client must give up
         case 'fail-mid':
+          // Let what was written reach the client first: a connection reset before the response
+          // head arrives is a connection error, which the SDK retries, not a mid-stream failure.
+          await new Promise<void>((resolve) => res.write(': flush\n\n', () => setTimeout(resolve, 50)));
           ended = true;
           res.destroy(); // connection dropped mid-stream
           return;

@@ -9,6 +9,8 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 export type Behaviour =
   | { kind: 'answer'; deltas: string[]; usage?: { prompt_tokens: number; completion_tokens: number }; delayMs?: number }
   | { kind: 'fail-mid'; deltas: string[] }
+  /** The response ends cleanly after these deltas, without the finish chunk, usage or [DONE]. */
+  | { kind: 'truncated'; deltas: string[] }
   | { kind: 'status'; status: number }
   | { kind: 'stall'; deltas?: string[] };
 
@@ -22,6 +24,10 @@ export interface FakeOpenAi {
   script(...behaviours: Behaviour[]): void;
   /** Behaviour when the script is empty. */
   fallback: Behaviour;
+  /** When set, picks each request's behaviour from its body (before the script and fallback). */
+  behaviourFor?: (body: any) => Behaviour | undefined;
+  /** Keep request bodies in `requests` (default true; a benchmark turns it off). */
+  record: boolean;
   close(): Promise<void>;
 }
 
@@ -30,11 +36,14 @@ const frame = (data: unknown) => `data: ${JSON.stringify(data)}\n\n`;
 export async function startFakeOpenAi(): Promise<FakeOpenAi> {
   const queue: Behaviour[] = [];
   const abortWaiters: (() => void)[] = [];
+  let served = 0;
   const fake = {
     url: '',
     requests: [] as { body: any }[],
     aborted: 0,
     fallback: { kind: 'answer', deltas: ['Hello', ' there', '.'] } as Behaviour,
+    behaviourFor: undefined as ((body: any) => Behaviour | undefined) | undefined,
+    record: true,
     nextAbort: () => new Promise<void>((resolve) => abortWaiters.push(resolve)),
     script: (...b: Behaviour[]) => void queue.push(...b),
     close: async () => {},
@@ -44,8 +53,8 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
     req.on('data', (c: Buffer) => (raw += c));
     req.on('end', async () => {
       const body = JSON.parse(raw || '{}');
-      fake.requests.push({ body });
-      const behaviour = queue.shift() ?? fake.fallback;
+      if (fake.record) fake.requests.push({ body });
+      const behaviour = fake.behaviourFor?.(body) ?? queue.shift() ?? fake.fallback;
       let ended = false;
       res.on('close', () => {
         if (ended) return;
@@ -61,7 +70,7 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
         res.write(JSON.stringify({ error: { message: 'scripted failure', type: 'server_error' } }));
         return end();
       }
-      const id = `chatcmpl-${fake.requests.length}`;
+      const id = `chatcmpl-${++served}`;
       const chunk = (delta: Record<string, unknown>, finish: string | null) =>
         frame({ id, object: 'chat.completion.chunk', created: 1700000000, model: body.model, choices: [{ index: 0, delta, finish_reason: finish }] });
       if (!body.stream) {
@@ -79,6 +88,7 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
         if (behaviour.kind === 'answer' && behaviour.delayMs) await new Promise((r) => setTimeout(r, behaviour.delayMs));
       }
       if (behaviour.kind === 'stall') return; // never ends; the client must give up
+      if (behaviour.kind === 'truncated') return end();
       if (behaviour.kind === 'fail-mid') {
         ended = true;
         res.destroy(); // connection dropped mid-stream

@@ -1,6 +1,11 @@
-// Entry point of the web app (placeholder until the app shell lands).
+// Entry point of the web app: styles, then the app in StrictMode.
+import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { api } from './api';
+import { App } from './app';
+import './styles.css';
 
-void api;
-createRoot(document.getElementById('root')!).render(<p>Boards</p>);
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <App />
+  </StrictMode>,
+);

@@ -32,7 +32,7 @@ export class OpenAiChatModel implements ChatModel {
 
   async *stream(request: ChatRequest, signal: AbortSignal): AsyncIterable<ChatEvent> {
     let usage: Usage | undefined;
-    let finish = 'stop';
+    let finish: string | undefined;
     try {
       const stream = await this.client.chat.completions.create(
         {
@@ -57,7 +57,10 @@ export class OpenAiChatModel implements ChatModel {
     } catch (error) {
       throw providerError(error, 'AI');
     }
-    yield { type: 'done', usage, finish_reason: finish };
+    // The SDK ends quietly when the connection closes cleanly before the last chunk (and when
+    // aborted); without a finish_reason the reply was cut short and must not be stored as whole.
+    if (finish === undefined && !signal.aborted) throw new ProviderError('The AI provider ended the stream before the reply was complete');
+    yield { type: 'done', usage, finish_reason: finish ?? 'stop' };
   }
 
   async condense(turns: ChatTurn[], signal: AbortSignal): Promise<string[]> {

@@ -53,14 +53,30 @@ export async function startWebServer(env: Record<string, string> = {}): Promise<
   if (!fs.existsSync(path.join(root, 'web', 'dist', 'index.html'))) {
     throw new Error('web/dist is missing: run `npm run build` (npm run test:e2e does) before the end-to-end tests');
   }
-  return startServer(env);
+  // Tests make several accounts from one address; the sign-in rate limit is tested elsewhere.
+  return startServer({ AUTH_LOGIN_PER_MINUTE: '1000', ...env });
 }
 
 let accounts = 0;
 
+/** An email address no other test uses. */
+export function uniqueEmail(label = 'person'): string {
+  return `${label}${++accounts}-${Date.now()}@example.test`;
+}
+
+/** Lets the page use the async Clipboard API (copy buttons), and read it back in the test. */
+export async function allowClipboard(browser: Browser, server: TestServer): Promise<void> {
+  await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
+}
+
+/** What the page's clipboard holds. */
+export function readClipboard(page: Page): Promise<string> {
+  return page.evaluate(() => navigator.clipboard.readText());
+}
+
 /** A new local account made through the public API; returns its credentials and session. */
 export async function signUp(server: TestServer): Promise<{ email: string; password: string; accessToken: string; userId: string; refreshCookie: string }> {
-  const email = `person${++accounts}-${Date.now()}@example.test`;
+  const email = uniqueEmail();
   const password = 'correct horse battery staple';
   const res = await fetch(`${server.url}/v1/auth/signup`, {
     method: 'POST',
@@ -90,4 +106,130 @@ export async function signedInBrowser(server: TestServer, urlPath = '/'): Promis
 export async function saveScreenshot(page: Page, name: string): Promise<void> {
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: path.join(SCREENSHOTS, name) });
+}
+
+// ---- Board page helpers (canvas and chat/search tests) ------------------------------------------
+
+/** A real RGBA PNG of the given size (a colour gradient), made with zlib: no image library. */
+export async function makePng(width: number, height: number): Promise<Buffer> {
+  const { deflateSync } = await import('node:zlib');
+  const crcTable = Array.from({ length: 256 }, (_, n) => {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    return c >>> 0;
+  });
+  const crc = (bytes: Buffer) => {
+    let c = 0xffffffff;
+    for (const b of bytes) c = crcTable[(c ^ b) & 0xff]! ^ (c >>> 8);
+    return (c ^ 0xffffffff) >>> 0;
+  };
+  const chunk = (type: string, data: Buffer) => {
+    const head = Buffer.alloc(4);
+    head.writeUInt32BE(data.length);
+    const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
+    const tail = Buffer.alloc(4);
+    tail.writeUInt32BE(crc(body));
+    return Buffer.concat([head, body, tail]);
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header.set([8, 6, 0, 0, 0], 8); // 8-bit RGBA, no interlace
+  const rows = Buffer.alloc((width * 4 + 1) * height);
+  for (let y = 0; y < height; y++) {
+    const row = y * (width * 4 + 1);
+    for (let x = 0; x < width; x++) {
+      const at = row + 1 + x * 4;
+      rows[at] = Math.round(40 + (180 * x) / width);
+      rows[at + 1] = Math.round(90 + (120 * y) / height);
+      rows[at + 2] = 220;
+      rows[at + 3] = 255;
+    }
+  }
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    chunk('IDAT', deflateSync(rows)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+/**
+ * Drops files on the page at a point (viewport coordinates), as a person dragging them from the
+ * desktop would: dragenter, dragover and drop events carrying a DataTransfer with the files.
+ */
+export async function dropFiles(page: Page, at: { x: number; y: number }, files: { name: string; type: string; data: Buffer }[]): Promise<void> {
+  const payload = files.map((f) => ({ name: f.name, type: f.type, base64: f.data.toString('base64') }));
+  await page.evaluate(
+    ({ at, payload }) => {
+      const transfer = new DataTransfer();
+      for (const f of payload) {
+        const bytes = Uint8Array.from(atob(f.base64), (c) => c.charCodeAt(0));
+        transfer.items.add(new File([bytes], f.name, { type: f.type }));
+      }
+      const target = document.elementFromPoint(at.x, at.y);
+      if (!target) throw new Error(`nothing at ${at.x},${at.y}`);
+      for (const type of ['dragenter', 'dragover', 'drop']) {
+        target.dispatchEvent(new DragEvent(type, { bubbles: true, cancelable: true, clientX: at.x, clientY: at.y, dataTransfer: transfer }));
+      }
+    },
+    { at, payload },
+  );
+}
+
+/** Polls `check` until it returns a value other than undefined/false, or fails with `what`. */
+export async function eventually<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== undefined && value !== false) return value;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Calls the API as the signed-in account; throws on a non-2xx answer; returns the JSON body. */
+export type AccountApi = (method: string, path: string, body?: unknown) => Promise<any>;
+
+/**
+ * A browser signed in as a new account, on a new board of that account (its heading shown);
+ * `setup` may fill the board through the API before the page opens.
+ */
+export async function openNewBoard(server: TestServer, name: string, setup?: (api: AccountApi, boardId: string) => Promise<void>) {
+  const account = await signUp(server);
+  const api: AccountApi = async (method, urlPath, body) => {
+    const res = await server.request(method, urlPath, { token: account.accessToken, body });
+    if (res.status >= 300) throw new Error(`${method} ${urlPath} answered ${res.status}: ${res.text}`);
+    return res.body;
+  };
+  const boardId = (await api('POST', '/v1/boards', { name })).data.id as string;
+  await setup?.(api, boardId);
+  // Opened straight at the board: one page load, one refresh of the session cookie.
+  const browser = await launchBrowser();
+  try {
+    await browser.context.addCookies([{ name: 'bw_refresh', value: account.refreshCookie, url: `${server.url}/v1/auth`, httpOnly: true, sameSite: 'Strict' }]);
+    await browser.page.goto(`${server.url}/boards/${boardId}`);
+    await browser.page.getByRole('heading', { name, level: 1 }).waitFor();
+    return { ...browser, account, api, boardId };
+  } catch (error) {
+    await browser.close();
+    throw error;
+  }
+}
+
+/** A browser signed in as another new account, opened on someone else's (public) board. */
+export async function openBoardAsNewAccount(server: TestServer, boardId: string, heading: string) {
+  const browser = await signedInBrowser(server, `/boards/${boardId}`);
+  try {
+    await browser.page.getByRole('heading', { name: heading, level: 1 }).waitFor();
+    return browser;
+  } catch (error) {
+    await browser.close();
+    throw error;
+  }
 }

@@ -1,0 +1,37 @@
+// GET /v1/me: who the caller is (any token, scope read). The email is the local account's, or the
+// `email` claim of an identity provider's JWT, or null.
+import { Type } from '@sinclair/typebox';
+import { decodeJwt } from 'jose';
+import { accountEmail } from '../../accounts/accounts.js';
+import { principalOf } from '../plugins/auth.js';
+import { errorResponses, Uuid } from '../schemas/common.js';
+import type { App, Services } from '../types.js';
+
+const Me = Type.Object({
+  id: Uuid,
+  email: Type.Union([Type.String(), Type.Null()]),
+  auth: Type.Union([Type.Literal('jwt'), Type.Literal('api_key')], { description: 'How the caller authenticated' }),
+  scopes: Type.Array(Type.Union([Type.Literal('read'), Type.Literal('write'), Type.Literal('admin')])),
+});
+
+/** The `email` claim of the request's bearer JWT; the token was verified by the auth hook already. */
+function emailClaim(authorization: string | undefined): string | null {
+  const token = authorization?.replace(/^Bearer +/i, '').trim();
+  if (!token) return null;
+  try {
+    const { email } = decodeJwt(token);
+    return typeof email === 'string' && email.length <= 320 ? email : null;
+  } catch {
+    return null;
+  }
+}
+
+export function meRoutes(app: App, { db }: Services): void {
+  app.get('/v1/me', {
+    schema: { tags: ['me'], summary: 'The caller: user id, email, how they authenticated and their scopes', response: { 200: Me, ...errorResponses } },
+  }, async (request) => {
+    const principal = principalOf(request);
+    const email = (await accountEmail(db, principal.userId)) ?? (principal.kind === 'jwt' ? emailClaim(request.headers.authorization) : null);
+    return { id: principal.userId, email, auth: principal.kind, scopes: [...principal.scopes] };
+  });
+}

@@ -1,0 +1,379 @@
+// Local accounts (the embedded sign-in of the web app): sign-up, login, the service's own access
+// tokens on the API, refresh-token rotation with reuse detection, logout, expiry, the refresh
+// cookie's attributes, cross-origin refusal, validation, the tight login rate limit (per IP, per
+// email, shared through Redis) and that sessions never land in the idempotency table.
+import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
+import http from 'node:http';
+import { after, before, describe, test } from 'node:test';
+import { generateKeyPair, importJWK, SignJWT, type JWK } from 'jose';
+import { signUp } from '../src/accounts/accounts.js';
+import { hashPassword } from '../src/accounts/password.js';
+import { JWT_SECRET, isErrorEnvelope, startServer, type Response, type TestServer } from './helpers/harness.js';
+import { redisAvailable, startRedis, type RedisServer } from './helpers/redis.js';
+
+const PASSWORD = 'correct horse battery staple';
+const email = (label = 'user') => `${label}-${randomBytes(5).toString('hex')}@Example.test`;
+
+/** The bw_refresh cookie set by a response: its value and attributes (lower-cased names). */
+function refreshCookie(res: Response): { value: string; attributes: Record<string, string | true> } | undefined {
+  for (const line of res.headers.getSetCookie()) {
+    const [pair, ...rest] = line.split(';').map((s) => s.trim());
+    const [name, ...value] = pair!.split('=');
+    if (name !== 'bw_refresh') continue;
+    const attributes: Record<string, string | true> = {};
+    for (const attr of rest) {
+      const [k, ...v] = attr.split('=');
+      attributes[k!.toLowerCase()] = v.length ? v.join('=') : true;
+    }
+    return { value: decodeURIComponent(value.join('=')), attributes };
+  }
+  return undefined;
+}
+
+function assertError(res: Response, status: number, code: string, label = ''): void {
+  assert.equal(res.status, status, `${label} ${res.text}`);
+  assert.ok(isErrorEnvelope(res.body, status), `${label} ${res.text}`);
+  assert.equal(res.body.code, code, label);
+}
+
+describe('local accounts', () => {
+  let server: TestServer;
+  const signup = (body: unknown, headers: Record<string, string> = {}) => server.request('POST', '/v1/auth/signup', { body, headers });
+  const login = (body: unknown, headers: Record<string, string> = {}) => server.request('POST', '/v1/auth/login', { body, headers });
+  const refresh = (cookie?: string, headers: Record<string, string> = {}) =>
+    server.request('POST', '/v1/auth/refresh', { headers: { ...(cookie === undefined ? {} : { cookie: `bw_refresh=${cookie}` }), ...headers } });
+
+  before(async () => {
+    server = await startServer({ AUTH_LOGIN_PER_MINUTE: '1000' });
+  });
+  after(() => server.close());
+
+  test('GET /v1/auth/config says local accounts with sign-up', async () => {
+    const res = await server.request('GET', '/v1/auth/config');
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(res.body, { mode: 'local', signup: true });
+  });
+
+  test('sign-up answers a session and the refresh cookie with the contract attributes; the email is normalised', async () => {
+    const address = email('signup');
+    const res = await signup({ email: `  ${address} `, password: PASSWORD });
+    assert.equal(res.status, 201, res.text);
+    assert.deepEqual(Object.keys(res.body).sort(), ['access_token', 'expires_in', 'token_type', 'user']);
+    assert.equal(res.body.token_type, 'Bearer');
+    assert.equal(res.body.expires_in, 900);
+    assert.equal(res.body.user.email, address.toLowerCase());
+    assert.match(res.body.user.id, /^[0-9a-f-]{36}$/);
+    assert.equal(res.headers.get('cache-control'), 'no-store');
+    const cookie = refreshCookie(res);
+    assert.ok(cookie, 'bw_refresh cookie set');
+    assert.match(cookie.value, /^[A-Za-z0-9_-]{43}$/);
+    assert.equal(cookie.attributes.httponly, true);
+    assert.equal(cookie.attributes.samesite, 'Strict');
+    assert.equal(cookie.attributes.path, '/v1/auth');
+    assert.equal(cookie.attributes['max-age'], String(30 * 24 * 60 * 60));
+    // Plain http without an https PUBLIC_BASE_URL: not Secure (the browser would drop it on http).
+    assert.equal(cookie.attributes.secure, undefined);
+    // The access token is the service's own: ES256, its issuer, the user as subject, 900 s.
+    const [header, payload] = res.body.access_token.split('.').slice(0, 2).map((p: string) => JSON.parse(Buffer.from(p, 'base64url').toString()));
+    assert.equal(header.alg, 'ES256');
+    assert.equal(header.typ, 'at+jwt');
+    assert.equal(payload.iss, 'board-workspace');
+    assert.equal(payload.sub, res.body.user.id);
+    assert.equal(payload.exp - payload.iat, 900);
+  });
+
+  test('what is stored: an scrypt hash with its parameters, and only the SHA-256 of refresh tokens', async () => {
+    const res = await signup({ email: email('stored'), password: PASSWORD });
+    const account = await server.database.db.selectFrom('accounts').selectAll().where('user_id', '=', res.body.user.id).executeTakeFirstOrThrow();
+    assert.match(account.password_hash, /^\$scrypt\$ln=15,r=8,p=3\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{43}$/);
+    assert.ok(!account.password_hash.includes(PASSWORD));
+    const raw = refreshCookie(res)!.value;
+    const rows = await server.database.db.selectFrom('refresh_tokens').select('token_hash').where('user_id', '=', res.body.user.id).execute();
+    assert.deepEqual(rows.map((r) => r.token_hash), [createHash('sha256').update(raw).digest('hex')]);
+  });
+
+  test('a duplicate email is 409, also in another case or with spaces', async () => {
+    const address = email('dup');
+    assert.equal((await signup({ email: address, password: PASSWORD })).status, 201);
+    for (const again of [address, address.toUpperCase(), ` ${address.toLowerCase()}\t`]) {
+      const res = await signup({ email: again, password: 'another password' });
+      assertError(res, 409, 'conflict', again);
+      assert.match(res.body.message, /already exists/);
+      assert.equal(refreshCookie(res), undefined);
+    }
+    const count = await server.database.db.selectFrom('accounts').select((eb) => eb.fn.countAll<number>().as('n')).where('email', '=', address.toLowerCase()).executeTakeFirstOrThrow();
+    assert.equal(Number(count.n), 1);
+  });
+
+  test('validation errors are 400 naming the field', async () => {
+    const cases: [unknown, RegExp][] = [
+      [{ password: PASSWORD }, /email/],
+      [{ email: email() }, /password/],
+      [{ email: email(), password: 'short' }, /password/],
+      [{ email: email(), password: 'x'.repeat(257) }, /password/],
+      [{ email: 'not an email', password: PASSWORD }, /email/],
+      [{ email: 'a@b', password: PASSWORD }, /email/],
+      [{ email: `${'x'.repeat(250)}@example.test`, password: PASSWORD }, /email/],
+      [{ email: 42, password: PASSWORD }, /email/],
+      [{ email: email(), password: PASSWORD, admin: true }, /admin/],
+    ];
+    for (const [body, field] of cases) {
+      const res = await signup(body);
+      assertError(res, 400, 'invalid_request', JSON.stringify(body).slice(0, 80));
+      assert.match(res.body.message, field);
+    }
+    assertError(await login({ email: email() }), 400, 'invalid_request');
+    assertError(await login({ email: email(), password: '' }), 400, 'invalid_request');
+  });
+
+  test('login: right password works (email in any case); a wrong password and an unknown email get the same 401', async () => {
+    const address = email('login');
+    const created = await signup({ email: address, password: PASSWORD });
+    const ok = await login({ email: address.toUpperCase(), password: PASSWORD });
+    assert.equal(ok.status, 200, ok.text);
+    assert.equal(ok.body.user.id, created.body.user.id);
+    assert.equal(ok.body.user.email, address.toLowerCase());
+    assert.ok(refreshCookie(ok));
+    const wrong = await login({ email: address, password: `${PASSWORD}!` });
+    const unknown = await login({ email: email('nobody'), password: PASSWORD });
+    const malformed = await login({ email: 'not-an-email', password: PASSWORD });
+    for (const res of [wrong, unknown, malformed]) {
+      assertError(res, 401, 'unauthorized');
+      assert.equal(res.body.message, 'Email or password is incorrect');
+      assert.equal(refreshCookie(res), undefined);
+    }
+  });
+
+  test('a login with a hash of older (weaker) parameters upgrades the stored hash', async () => {
+    const address = email('rehash');
+    const created = await signup({ email: address, password: PASSWORD });
+    const weak = await hashPassword(PASSWORD, { ln: 14, r: 8, p: 1 });
+    await server.database.db.updateTable('accounts').set({ password_hash: weak }).where('user_id', '=', created.body.user.id).execute();
+    assert.equal((await login({ email: address, password: PASSWORD })).status, 200);
+    const row = await server.database.db.selectFrom('accounts').select('password_hash').where('user_id', '=', created.body.user.id).executeTakeFirstOrThrow();
+    assert.match(row.password_hash, /^\$scrypt\$ln=15,r=8,p=3\$/);
+    assert.equal((await login({ email: address, password: PASSWORD })).status, 200);
+  });
+
+  test('the access token works on /v1/boards and /v1/me; users see only their own boards', async () => {
+    const a = await signup({ email: email('alice'), password: PASSWORD });
+    const b = await signup({ email: email('bob'), password: PASSWORD });
+    const me = await server.request('GET', '/v1/me', { token: a.body.access_token });
+    assert.equal(me.status, 200, me.text);
+    assert.deepEqual(me.body, { id: a.body.user.id, email: a.body.user.email, auth: 'jwt', scopes: ['read', 'write', 'admin'] });
+    const board = await server.request('POST', '/v1/boards', { token: a.body.access_token, body: { name: 'Alice private' } });
+    assert.equal(board.status, 201, board.text);
+    const own = await server.request('GET', '/v1/boards', { token: a.body.access_token });
+    assert.deepEqual(own.body.data.map((x: { id: string }) => x.id), [board.body.data.id]);
+    // Bob: not in his list, 404 by id, cannot write to it.
+    const list = await server.request('GET', '/v1/boards', { token: b.body.access_token });
+    assert.equal(list.status, 200);
+    assert.deepEqual(list.body.data, []);
+    assertError(await server.request('GET', `/v1/boards/${board.body.data.id}`, { token: b.body.access_token }), 404, 'not_found');
+    assertError(await server.request('PATCH', `/v1/boards/${board.body.data.id}`, { token: b.body.access_token, body: { name: 'mine' } }), 404, 'not_found');
+    // An API key made with the token belongs to the same user, and /v1/me says so.
+    const key = await server.request('POST', '/v1/me/api-keys', { token: a.body.access_token, body: { name: 'web', scopes: ['read'] } });
+    assert.equal(key.status, 201, key.text);
+    const viaKey = await server.request('GET', '/v1/me', { token: key.body.data.raw_key });
+    assert.deepEqual(viaKey.body, { id: a.body.user.id, email: a.body.user.email, auth: 'api_key', scopes: ['read'] });
+  });
+
+  test('refresh rotates the cookie; reusing a rotated token revokes the whole sign-in', async () => {
+    const start = await signup({ email: email('rotate'), password: PASSWORD });
+    const first = refreshCookie(start)!.value;
+    const r1 = await refresh(first);
+    assert.equal(r1.status, 200, r1.text);
+    assert.equal(r1.body.user.id, start.body.user.id);
+    assert.equal(r1.headers.get('cache-control'), 'no-store');
+    const second = refreshCookie(r1)!.value;
+    assert.notEqual(second, first);
+    assert.equal((await server.request('GET', '/v1/boards', { token: r1.body.access_token })).status, 200);
+    const r2 = await refresh(second);
+    assert.equal(r2.status, 200, r2.text);
+    const third = refreshCookie(r2)!.value;
+    // A thief replays the first token: refused, and every token of the sign-in is revoked.
+    const reuse = await refresh(first);
+    assertError(reuse, 401, 'unauthorized');
+    assert.match(reuse.body.message, /already used/);
+    assert.equal(refreshCookie(reuse)?.value, '', 'the failed refresh clears the cookie');
+    assertError(await refresh(third), 401, 'unauthorized', 'latest token after reuse');
+    // Another sign-in of the same user is a separate family and unaffected.
+    const other = await login({ email: start.body.user.email, password: PASSWORD });
+    assert.equal((await refresh(refreshCookie(other)!.value)).status, 200);
+  });
+
+  test('two concurrent refreshes with one token: one wins, the other is reuse', async () => {
+    const start = await signup({ email: email('race'), password: PASSWORD });
+    const token = refreshCookie(start)!.value;
+    const results = await Promise.all([refresh(token), refresh(token)]);
+    assert.deepEqual(results.map((r) => r.status).sort(), [200, 401]);
+  });
+
+  test('refresh without, or with a malformed or unknown, cookie is 401', async () => {
+    assertError(await refresh(), 401, 'unauthorized', 'no cookie');
+    assertError(await refresh('garbage'), 401, 'unauthorized', 'garbage');
+    assertError(await refresh(randomBytes(32).toString('base64url')), 401, 'unauthorized', 'unknown');
+  });
+
+  test('an expired refresh token is 401', async () => {
+    const start = await signup({ email: email('expired'), password: PASSWORD });
+    await server.database.db.updateTable('refresh_tokens').set({ expires_at: new Date(Date.now() - 1000) }).where('user_id', '=', start.body.user.id).execute();
+    const res = await refresh(refreshCookie(start)!.value);
+    assertError(res, 401, 'unauthorized');
+    assert.match(res.body.message, /expired/);
+  });
+
+  test('logout revokes the sign-in and clears the cookie', async () => {
+    const start = await signup({ email: email('logout'), password: PASSWORD });
+    const token = refreshCookie(start)!.value;
+    const rotated = refreshCookie(await refresh(token))!.value;
+    const out = await server.request('POST', '/v1/auth/logout', { headers: { cookie: `bw_refresh=${rotated}` } });
+    assert.equal(out.status, 204, out.text);
+    assert.equal(out.text, '');
+    const cleared = refreshCookie(out)!;
+    assert.equal(cleared.value, '');
+    assert.equal(cleared.attributes.path, '/v1/auth');
+    assert.ok(cleared.attributes.expires === 'Thu, 01 Jan 1970 00:00:00 GMT' || cleared.attributes['max-age'] === '0', JSON.stringify(cleared.attributes));
+    assertError(await refresh(rotated), 401, 'unauthorized');
+    // Logout without a cookie is fine too.
+    assert.equal((await server.request('POST', '/v1/auth/logout')).status, 204);
+  });
+
+  test('expired, foreign-key and HS256 tokens claiming the local issuer are refused', async () => {
+    const start = await signup({ email: email('forged'), password: PASSWORD });
+    const sub = start.body.user.id;
+    const key = await server.database.db.selectFrom('service_keys').select('private_jwk').executeTakeFirstOrThrow();
+    const serviceKey = await importJWK(key.private_jwk as JWK, 'ES256');
+    const nowSec = Math.floor(Date.now() / 1000);
+    const local = (k: Parameters<SignJWT['sign']>[0], alg: string, exp: number, claims: Record<string, unknown> = {}) =>
+      new SignJWT(claims).setProtectedHeader({ alg, typ: 'at+jwt' }).setIssuer('board-workspace').setAudience('board-workspace-api').setSubject(sub).setIssuedAt(nowSec - 1000).setExpirationTime(exp).sign(k);
+    // Control: the service key with a valid exp works, so the rejections below are about what they change.
+    assert.equal((await server.request('GET', '/v1/boards', { token: await local(serviceKey, 'ES256', nowSec + 60) })).status, 200);
+    const cases: [string, string][] = [
+      ['expired', await local(serviceKey, 'ES256', nowSec - 60)],
+      ['another ES256 key', await local((await generateKeyPair('ES256')).privateKey, 'ES256', nowSec + 60)],
+      ['HS256 with AUTH_JWT_SECRET', await local(new TextEncoder().encode(JWT_SECRET), 'HS256', nowSec + 60)],
+      ['another audience', await new SignJWT({}).setProtectedHeader({ alg: 'ES256', typ: 'at+jwt' }).setIssuer('board-workspace').setAudience('other').setSubject(sub).setIssuedAt().setExpirationTime(nowSec + 60).sign(serviceKey)],
+      ['not an access token (typ)', await new SignJWT({}).setProtectedHeader({ alg: 'ES256', typ: 'JWT' }).setIssuer('board-workspace').setAudience('board-workspace-api').setSubject(sub).setIssuedAt().setExpirationTime(nowSec + 60).sign(serviceKey)],
+    ];
+    for (const [label, token] of cases) assertError(await server.request('GET', '/v1/boards', { token }), 401, 'unauthorized', label);
+  });
+
+  test('cross-origin requests are refused; same-origin ones work', async () => {
+    const start = await signup({ email: email('origin'), password: PASSWORD });
+    const token = refreshCookie(start)!.value;
+    for (const origin of ['https://evil.example', 'null', 'http://127.0.0.1:1']) {
+      assertError(await refresh(token, { origin }), 403, 'forbidden', origin);
+      assertError(await login({ email: start.body.user.email, password: PASSWORD }, { origin }), 403, 'forbidden', origin);
+    }
+    assertError(await refresh(token, { 'sec-fetch-site': 'cross-site' }), 403, 'forbidden');
+    // The refused attempts did not spend the token.
+    const ok = await refresh(token, { origin: server.url, 'sec-fetch-site': 'same-origin' });
+    assert.equal(ok.status, 200, ok.text);
+    assert.equal((await server.request('POST', '/v1/auth/logout', { headers: { origin: 'https://evil.example', cookie: `bw_refresh=${refreshCookie(ok)!.value}` } })).status, 403);
+  });
+
+  test('sessions are never stored for Idempotency-Key: a retry signs in afresh', async () => {
+    const address = email('idem');
+    await signup({ email: address, password: PASSWORD });
+    const key = `login-${randomBytes(4).toString('hex')}`;
+    const one = await login({ email: address, password: PASSWORD }, { 'idempotency-key': key });
+    const two = await login({ email: address, password: PASSWORD }, { 'idempotency-key': key });
+    assert.equal(one.status, 200);
+    assert.equal(two.status, 200);
+    assert.equal(two.headers.get('idempotent-replayed'), null);
+    assert.notEqual(refreshCookie(one)!.value, refreshCookie(two)!.value);
+    const stored = await server.database.db.selectFrom('idempotency_keys').select('key').where('key', '=', key).execute();
+    assert.deepEqual(stored, []);
+  });
+});
+
+/** POST from a chosen loopback source address (127.0.0.x), to be another client IP. */
+function postFrom(localAddress: string, url: string, body: unknown): Promise<{ status: number; body: any; headers: http.IncomingHttpHeaders }> {
+  return new Promise((resolve, reject) => {
+    const data = JSON.stringify(body);
+    const req = http.request(url, { method: 'POST', localAddress, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) } }, (res) => {
+      let text = '';
+      res.on('data', (c: Buffer) => (text += c.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined, headers: res.headers }));
+    });
+    req.on('error', reject);
+    req.end(data);
+  });
+}
+
+describe('login rate limit and sign-up switch', () => {
+  let server: TestServer;
+
+  before(async () => {
+    // Its own embedded database in the wire run (one connection to the shared one at a time).
+    server = await startServer({ DATABASE_URL: '', AUTH_LOGIN_PER_MINUTE: '3', AUTH_LOCAL_SIGNUP: 'false', PUBLIC_BASE_URL: 'https://boards.example.test' });
+  });
+  after(() => server.close());
+
+  test('AUTH_LOCAL_SIGNUP=false: the config says so and sign-up is 403; existing accounts still sign in', async () => {
+    assert.deepEqual((await server.request('GET', '/v1/auth/config')).body, { mode: 'local', signup: false });
+    assertError(await server.request('POST', '/v1/auth/signup', { body: { email: email(), password: PASSWORD } }), 403, 'forbidden');
+    const account = await signUp(server.database.db, email('existing'), PASSWORD);
+    // The public base URL is https: the cookie is Secure, and that origin is the server's own.
+    const res = await server.request('POST', '/v1/auth/login', { body: { email: account.email, password: PASSWORD }, headers: { origin: 'https://boards.example.test' } });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(refreshCookie(res)!.attributes.secure, true);
+  });
+
+  test('per IP: the 4th attempt in a minute is 429 with Retry-After', async () => {
+    const url = `${server.url}/v1/auth/login`;
+    for (let i = 0; i < 3; i++) {
+      const res = await postFrom('127.0.0.2', url, { email: email('ip'), password: PASSWORD });
+      assert.equal(res.status, 401, JSON.stringify(res.body));
+    }
+    const limited = await postFrom('127.0.0.2', url, { email: email('ip'), password: PASSWORD });
+    assert.equal(limited.status, 429);
+    assert.ok(isErrorEnvelope(limited.body, 429));
+    assert.equal(limited.body.code, 'rate_limited');
+    const retryAfter = Number(limited.headers['retry-after']);
+    assert.ok(retryAfter > 0 && retryAfter <= 60, `Retry-After ${retryAfter}`);
+    // Another client IP is not affected.
+    assert.equal((await postFrom('127.0.0.3', url, { email: email('ip'), password: PASSWORD })).status, 401);
+  });
+
+  test('per email: attempts on one email from several IPs are limited together', async () => {
+    const url = `${server.url}/v1/auth/login`;
+    const target = email('target');
+    for (const ip of ['127.0.0.4', '127.0.0.5', '127.0.0.6']) {
+      assert.equal((await postFrom(ip, url, { email: target, password: 'guess' })).status, 401);
+    }
+    // The email's fourth attempt, from a fresh IP and in another case, is refused before any check.
+    const limited = await postFrom('127.0.0.7', url, { email: target.toUpperCase(), password: 'guess' });
+    assert.equal(limited.status, 429, JSON.stringify(limited.body));
+    // That IP may still try another email.
+    assert.equal((await postFrom('127.0.0.7', url, { email: email('other'), password: 'guess' })).status, 401);
+  });
+});
+
+describe('login rate limit shared through Redis', { skip: redisAvailable() ? false : 'redis-server is not installed' }, () => {
+  let redis: RedisServer;
+  let one: TestServer;
+  let two: TestServer;
+
+  before(async () => {
+    redis = await startRedis();
+    const env = { DATABASE_URL: '', AUTH_LOGIN_PER_MINUTE: '3', REDIS_URL: redis.url };
+    one = await startServer(env);
+    two = await startServer(env);
+  });
+  after(async () => {
+    await one?.close();
+    await two?.close();
+    await redis?.stop();
+  });
+
+  test('attempts on two instances count together', async () => {
+    const target = email('shared');
+    assert.equal((await postFrom('127.0.0.8', `${one.url}/v1/auth/login`, { email: target, password: 'guess' })).status, 401);
+    assert.equal((await postFrom('127.0.0.9', `${two.url}/v1/auth/login`, { email: target, password: 'guess' })).status, 401);
+    assert.equal((await postFrom('127.0.0.10', `${one.url}/v1/auth/login`, { email: target, password: 'guess' })).status, 401);
+    assert.equal((await postFrom('127.0.0.11', `${two.url}/v1/auth/login`, { email: target, password: 'guess' })).status, 429);
+  });
+});

@@ -1,0 +1,241 @@
+// The board page's calls to the API, all through web/src/api.ts (the typed client, or
+// authorizedFetch / accessToken where the typed client cannot help: streamed replies and uploads
+// with progress). Each function throws a `BoardApiError` carrying the envelope's readable message.
+import type { paths } from '@board-workspace/client';
+import { accessToken, api, authorizedFetch, errorMessage } from '../api';
+import { readServerSentEvents } from './sse';
+
+type Json<P extends keyof paths, M extends keyof paths[P], S extends number> = paths[P][M] extends {
+  responses: { [K in S]: { content: { 'application/json': infer T } } };
+}
+  ? T
+  : never;
+
+export type Board = Json<'/v1/boards/{id}', 'get', 200>['data'];
+export type FlowState = NonNullable<Board['flow_state']>;
+export type NodeRecord = Json<'/v1/boards/{boardId}/nodes/{id}', 'get', 200>['data'];
+export type EdgeRecord = Json<'/v1/boards/{boardId}/edges/{id}', 'get', 200>['data'];
+export type Asset = Json<'/v1/boards/{boardId}/assets', 'post', 201>['data'];
+export type Job = Json<'/v1/jobs/{id}', 'get', 200>['data'];
+export type SearchHit = Json<'/v1/boards/{boardId}/documents/search', 'post', 200>['data'][number];
+export type Chunk = Json<'/v1/boards/{boardId}/documents', 'get', 200>['data'][number];
+export type Chat = Json<'/v1/boards/{boardId}/chats', 'get', 200>['data'][number];
+export type Message = Json<'/v1/boards/{boardId}/chats/{chatId}/messages', 'get', 200>['data'][number];
+export type ApiNodeType = 'note' | 'url' | 'video' | 'document' | 'pdf' | 'image';
+
+export class BoardApiError extends Error {
+  constructor(message: string, readonly status?: number) {
+    super(message);
+  }
+}
+
+/** Unwraps an openapi-fetch result, turning the error envelope into a readable BoardApiError. */
+async function unwrap<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>, fallback: string): Promise<T> {
+  let result: { data?: T; error?: unknown; response: Response };
+  try {
+    result = await call;
+  } catch (error) {
+    throw new BoardApiError(`${fallback}: the service could not be reached (${(error as Error).message})`);
+  }
+  if (result.error !== undefined || result.data === undefined) {
+    throw new BoardApiError(errorMessage(result.error, `${fallback} (HTTP ${result.response.status})`), result.response.status);
+  }
+  return result.data;
+}
+
+const boardPath = (boardId: string) => ({ params: { path: { boardId } } });
+
+export async function getBoard(id: string): Promise<Board> {
+  return (await unwrap(api.GET('/v1/boards/{id}', { params: { path: { id } } }), 'Could not load the board')).data;
+}
+
+/** All nodes of a board by pages (for boards the caller does not own: no flow_state). */
+export async function listAllNodes(boardId: string): Promise<NodeRecord[]> {
+  const out: NodeRecord[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await unwrap(
+      api.GET('/v1/boards/{boardId}/nodes', { params: { path: { boardId }, query: { limit: 100, order: 'asc', cursor } } }),
+      'Could not load the nodes',
+    );
+    out.push(...page.data);
+    cursor = page.has_more ? (page.cursor ?? undefined) : undefined;
+  } while (cursor);
+  return out;
+}
+
+export async function listAllEdges(boardId: string): Promise<EdgeRecord[]> {
+  const out: EdgeRecord[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await unwrap(
+      api.GET('/v1/boards/{boardId}/edges', { params: { path: { boardId }, query: { limit: 100, order: 'asc', cursor } } }),
+      'Could not load the connections',
+    );
+    out.push(...page.data);
+    cursor = page.has_more ? (page.cursor ?? undefined) : undefined;
+  } while (cursor);
+  return out;
+}
+
+export async function saveViewport(id: string, viewport: { x: number; y: number; zoom: number }): Promise<void> {
+  await unwrap(
+    api.PATCH('/v1/boards/{id}', { params: { path: { id } }, body: { viewport_x: viewport.x, viewport_y: viewport.y, viewport_zoom: viewport.zoom } }),
+    'Could not save the view',
+  );
+}
+
+export async function createNode(boardId: string, type: ApiNodeType, position: { x: number; y: number }, data: Record<string, unknown>): Promise<NodeRecord> {
+  return (await unwrap(api.POST('/v1/boards/{boardId}/nodes', { ...boardPath(boardId), body: { type, position, data } }), 'Could not add the node')).data;
+}
+
+export async function updateNode(
+  boardId: string,
+  id: string,
+  body: { position?: { x: number; y: number }; data?: Record<string, unknown> },
+): Promise<NodeRecord> {
+  return (await unwrap(api.PATCH('/v1/boards/{boardId}/nodes/{id}', { params: { path: { boardId, id } }, body }), 'Could not save the node')).data;
+}
+
+export async function deleteNode(boardId: string, id: string): Promise<void> {
+  await unwrap(api.DELETE('/v1/boards/{boardId}/nodes/{id}', { params: { path: { boardId, id } } }), 'Could not delete the node');
+}
+
+export async function createEdge(boardId: string, source: string, target: string): Promise<EdgeRecord> {
+  return (
+    await unwrap(api.POST('/v1/boards/{boardId}/edges', { ...boardPath(boardId), body: { source_node_id: source, target_node_id: target } }), 'Could not connect the nodes')
+  ).data;
+}
+
+export async function deleteEdge(boardId: string, id: string): Promise<void> {
+  await unwrap(api.DELETE('/v1/boards/{boardId}/edges/{id}', { params: { path: { boardId, id } } }), 'Could not delete the connection');
+}
+
+export async function vectorize(boardId: string, body: { node_id: string; text?: string }): Promise<Job> {
+  return (await unwrap(api.POST('/v1/boards/{boardId}/documents', { ...boardPath(boardId), body }), 'Could not start making it searchable')).data;
+}
+
+export async function getJob(id: string): Promise<Job> {
+  return (await unwrap(api.GET('/v1/jobs/{id}', { params: { path: { id } } }), 'Could not check the job')).data;
+}
+
+export async function search(boardId: string, query: string): Promise<SearchHit[]> {
+  return (await unwrap(api.POST('/v1/boards/{boardId}/documents/search', { ...boardPath(boardId), body: { query, limit: 10 } }), 'Search failed')).data;
+}
+
+/** Pages of the board's stored chunks (to find which node a chat source came from). */
+export async function listChunks(boardId: string, cursor?: string): Promise<{ data: Chunk[]; next?: string }> {
+  const page = await unwrap(
+    api.GET('/v1/boards/{boardId}/documents', { params: { path: { boardId }, query: { limit: 100, cursor } } }),
+    'Could not look up the sources',
+  );
+  return { data: page.data, next: page.has_more ? (page.cursor ?? undefined) : undefined };
+}
+
+export async function listChats(boardId: string): Promise<Chat[]> {
+  const page = await unwrap(api.GET('/v1/boards/{boardId}/chats', { params: { path: { boardId }, query: { limit: 100 } } }), 'Could not load the threads');
+  return page.data;
+}
+
+export async function createChat(boardId: string, title: string, nodeId: string | null): Promise<Chat> {
+  return (await unwrap(api.POST('/v1/boards/{boardId}/chats', { ...boardPath(boardId), body: { title, node_id: nodeId } }), 'Could not start a thread')).data;
+}
+
+export async function updateChatTitle(boardId: string, chatId: string, title: string): Promise<void> {
+  await unwrap(api.PATCH('/v1/boards/{boardId}/chats/{chatId}', { params: { path: { boardId, chatId } }, body: { title } }), 'Could not rename the thread');
+}
+
+export async function listMessages(boardId: string, chatId: string): Promise<Message[]> {
+  const out: Message[] = [];
+  let cursor: string | undefined;
+  // Oldest first; a long thread is read in pages (bounded, so a huge thread cannot hang the panel).
+  for (let pages = 0; pages < 20; pages++) {
+    const page = await unwrap(
+      api.GET('/v1/boards/{boardId}/chats/{chatId}/messages', { params: { path: { boardId, chatId }, query: { limit: 100, cursor } } }),
+      'Could not load the messages',
+    );
+    out.push(...page.data);
+    cursor = page.has_more ? (page.cursor ?? undefined) : undefined;
+    if (!cursor) break;
+  }
+  return out;
+}
+
+export async function latestMessage(boardId: string, chatId: string): Promise<Message | undefined> {
+  const page = await unwrap(
+    api.GET('/v1/boards/{boardId}/chats/{chatId}/messages', { params: { path: { boardId, chatId }, query: { limit: 1, order: 'desc' } } }),
+    'Could not load the reply',
+  );
+  return page.data[0];
+}
+
+export interface StreamHandlers {
+  onDelta(text: string): void;
+  onComplete(message: { id: string; content: string; model: string | null; created_at: string }): void;
+  onError(message: string): void;
+}
+
+/**
+ * Posts a user message with `stream: true` and feeds the text/event-stream to the handlers.
+ * Rejects with BoardApiError when the request itself is refused (the draft is then kept by the
+ * caller), with an AbortError when `signal` aborts.
+ */
+export async function streamMessage(boardId: string, chatId: string, content: string, signal: AbortSignal, handlers: StreamHandlers): Promise<'complete' | 'error' | 'cut'> {
+  const response = await authorizedFetch(`/v1/boards/${encodeURIComponent(boardId)}/chats/${encodeURIComponent(chatId)}/messages`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+    body: JSON.stringify({ content, stream: true }),
+    signal,
+  });
+  if (!response.ok || !response.body) {
+    const body: unknown = await response.json().catch(() => undefined);
+    throw new BoardApiError(errorMessage(body, `The message was not sent (HTTP ${response.status})`), response.status);
+  }
+  let outcome: 'complete' | 'error' | 'cut' = 'cut';
+  await readServerSentEvents(response.body, (event, data) => {
+    let payload: Record<string, unknown>;
+    try {
+      payload = JSON.parse(data) as Record<string, unknown>;
+    } catch {
+      return;
+    }
+    if (event === 'message.delta' && typeof payload.content === 'string') handlers.onDelta(payload.content);
+    else if (event === 'message.complete') {
+      outcome = 'complete';
+      handlers.onComplete(payload.message as { id: string; content: string; model: string | null; created_at: string });
+    } else if (event === 'error') {
+      outcome = 'error';
+      handlers.onError(typeof payload.message === 'string' ? payload.message : 'The reply failed');
+    }
+  });
+  return outcome;
+}
+
+/**
+ * Uploads a file as a board asset with XMLHttpRequest (fetch cannot report upload progress).
+ * `onProgress` gets 0..1. The abort function cancels the upload.
+ */
+export function uploadAsset(boardId: string, file: File, onProgress: (fraction: number) => void): { done: Promise<Asset>; abort(): void } {
+  const xhr = new XMLHttpRequest();
+  const done = (async () => {
+    const send = (token: string | undefined) =>
+      new Promise<{ status: number; body: unknown }>((resolve, reject) => {
+        xhr.open('POST', `/v1/boards/${encodeURIComponent(boardId)}/assets`);
+        if (token) xhr.setRequestHeader('authorization', `Bearer ${token}`);
+        xhr.responseType = 'json';
+        xhr.upload.onprogress = (event) => {
+          if (event.lengthComputable) onProgress(event.loaded / event.total);
+        };
+        xhr.onload = () => resolve({ status: xhr.status, body: xhr.response });
+        xhr.onerror = () => reject(new BoardApiError(`Uploading ${file.name} failed: the service could not be reached`));
+        xhr.onabort = () => reject(new BoardApiError(`Uploading ${file.name} was cancelled`));
+        const form = new FormData();
+        form.append('file', file, file.name);
+        xhr.send(form);
+      });
+    const result = await send(await accessToken());
+    if (result.status === 201) return (result.body as { data: Asset }).data;
+    throw new BoardApiError(errorMessage(result.body, `Uploading ${file.name} failed (HTTP ${result.status})`), result.status);
+  })();
+  return { done, abort: () => xhr.abort() };
+}

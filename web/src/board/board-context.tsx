@@ -1,0 +1,64 @@
+// What the canvas shares with its node components: the board's identity and rights, the save
+// tracker, per-node job progress, the highlighted node, and the actions a node's menu can start.
+// Three contexts, so a job tick or a highlight re-renders nodes without rebuilding the actions.
+import { createContext, useContext } from 'react';
+import type { Node } from '@xyflow/react';
+import type { SaveTracker } from './save-tracker';
+
+/** A canvas node: React Flow's node whose `data` is the API node's `node_data`. */
+export type BoardFlowNode = Node<Record<string, unknown>>;
+
+export interface JobState {
+  status: 'starting' | 'processing' | 'completed' | 'failed';
+  startedAt: number;
+  error?: string;
+  chunks?: number;
+}
+
+export interface BoardActions {
+  boardId: string;
+  canEdit: boolean;
+  /** Vectorizing writes chunks: the owner or a public `edit` board. */
+  canVectorize: boolean;
+  tracker: SaveTracker;
+  /** The note whose text box takes focus when it appears (a note just added from the toolbar). */
+  autoFocusId?: string;
+  /** Saves a note's text (debounced, kept as a draft until the service has it). */
+  saveNoteText(nodeId: string, text: string): void;
+  vectorize(nodeId: string): void;
+  dismissJob(nodeId: string): void;
+  remove(nodeId: string): void;
+  chatAbout(nodeId: string): void;
+  retryUpload(tempId: string): void;
+  dismissUpload(tempId: string): void;
+}
+
+export const ActionsContext = createContext<BoardActions | null>(null);
+export const JobsContext = createContext<Record<string, JobState>>({});
+export const HighlightContext = createContext<string | undefined>(undefined);
+
+export function useBoardActions(): BoardActions {
+  const actions = useContext(ActionsContext);
+  if (!actions) throw new Error('useBoardActions outside the board canvas');
+  return actions;
+}
+
+/** localStorage key of a note's unsaved text (so a failed save survives a reload). */
+export const draftKey = (boardId: string, nodeId: string) => `bw-note-draft:${boardId}:${nodeId}`;
+
+export function readDraft(key: string): string | null {
+  try {
+    return localStorage.getItem(key);
+  } catch {
+    return null;
+  }
+}
+
+export function writeDraft(key: string, text: string | null): void {
+  try {
+    if (text === null) localStorage.removeItem(key);
+    else localStorage.setItem(key, text);
+  } catch {
+    // Storage full or disabled: the draft still lives in the page until it is saved.
+  }
+}

@@ -1,0 +1,85 @@
+// The board page (mounted by the app shell at /boards/:id): loads the board with its nodes and
+// edges and shows the canvas. The owner gets flow_state in the board itself; someone else's public
+// board comes without it, so its nodes and edges are read from their lists, and it is read-only
+// unless shared with `edit` access.
+import { useCallback, useEffect, useState } from 'react';
+import { ReactFlowProvider, type Edge } from '@xyflow/react';
+import '@xyflow/react/dist/style.css';
+import './board.css';
+import { BoardApiError, getBoard, listAllEdges, listAllNodes, type Board } from './board-api';
+import { BoardCanvas } from './board-canvas';
+import type { BoardFlowNode } from './board-context';
+import { fromFlowState, fromFlowStateEdge, toFlowEdge, toFlowNode } from './flow-mapping';
+
+type LoadState =
+  | { status: 'loading' }
+  | { status: 'failed'; message: string; notFound: boolean }
+  | { status: 'ready'; board: Board; nodes: BoardFlowNode[]; edges: Edge[]; isOwner: boolean; canEdit: boolean };
+
+export function BoardPage({ boardId }: { boardId: string }) {
+  const [state, setState] = useState<LoadState>({ status: 'loading' });
+
+  const load = useCallback(async () => {
+    setState({ status: 'loading' });
+    try {
+      const board = await getBoard(boardId);
+      if (board.flow_state) {
+        setState({
+          status: 'ready',
+          board,
+          nodes: board.flow_state.nodes.map(fromFlowState),
+          edges: board.flow_state.edges.map(fromFlowStateEdge),
+          isOwner: true,
+          canEdit: true,
+        });
+      } else {
+        const [nodes, edges] = await Promise.all([listAllNodes(boardId), listAllEdges(boardId)]);
+        setState({
+          status: 'ready',
+          board,
+          nodes: nodes.map(toFlowNode),
+          edges: edges.map(toFlowEdge),
+          isOwner: false,
+          canEdit: board.public_access_level === 'edit',
+        });
+      }
+    } catch (error) {
+      const status = error instanceof BoardApiError ? error.status : undefined;
+      setState({ status: 'failed', message: (error as Error).message, notFound: status === 404 });
+    }
+  }, [boardId]);
+
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  if (state.status === 'loading') {
+    return (
+      <div className="bw-board bw-board--message">
+        <p className="bw-muted" role="status">
+          Loading the board…
+        </p>
+      </div>
+    );
+  }
+  if (state.status === 'failed') {
+    return (
+      <div className="bw-board bw-board--message">
+        <div className="bw-message-card" role="alert">
+          <h1>{state.notFound ? 'Board not found' : 'The board could not be loaded'}</h1>
+          <p>{state.notFound ? 'It may have been deleted, or it is private to someone else.' : state.message}</p>
+          {!state.notFound && (
+            <button type="button" className="bw-button is-primary" onClick={() => void load()}>
+              Try again
+            </button>
+          )}
+        </div>
+      </div>
+    );
+  }
+  return (
+    <ReactFlowProvider key={boardId}>
+      <BoardCanvas board={state.board} initialNodes={state.nodes} initialEdges={state.edges} isOwner={state.isOwner} canEdit={state.canEdit} />
+    </ReactFlowProvider>
+  );
+}

@@ -1,0 +1,368 @@
+// The chat panel: the caller's threads on this board (all of them, or those of the selected
+// node), a thread's messages, and a question whose reply streams in as it is written (POST with
+// `stream: true`, read as text/event-stream), with a Stop button that aborts the request. Each
+// answer lists its sources (the chunk ids in metadata.sources, resolved to their nodes) as
+// buttons that bring the node into view. A question that could not be sent goes back into the box.
+import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
+import { BoardApiError, createChat, latestMessage, listChats, listMessages, streamMessage, updateChatTitle, type Chat, type Message } from './board-api';
+import type { ChunkIndex, ChunkInfo } from './chunk-index';
+import { ChatIcon, PlusIcon } from './icons';
+
+interface UiMessage extends Message {
+  streaming?: boolean;
+  stopped?: boolean;
+  error?: string;
+}
+
+const DEFAULT_TITLE = 'New chat';
+
+function sourcesOf(message: Message): string[] {
+  const sources = (message.metadata as { sources?: unknown } | null)?.sources;
+  return Array.isArray(sources) ? sources.filter((s): s is string => typeof s === 'string') : [];
+}
+
+function when(timestamp: string | null): string {
+  if (!timestamp) return 'no messages yet';
+  const date = new Date(timestamp);
+  return date.toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+}
+
+export interface ChatPanelProps {
+  boardId: string;
+  /** The node selected on the canvas (its threads can be listed), if exactly one is. */
+  selectedNode?: { id: string; label: string };
+  nodeLabel(id: string): string | undefined;
+  onOpenNode(id: string): void;
+  chunks: ChunkIndex;
+  onClose(): void;
+}
+
+export function ChatPanel(props: ChatPanelProps) {
+  const { boardId, selectedNode, nodeLabel, onOpenNode, chunks, onClose } = props;
+  const [scope, setScope] = useState<'board' | 'node'>(selectedNode ? 'node' : 'board');
+  const [chats, setChats] = useState<Chat[]>();
+  const [listError, setListError] = useState<string>();
+  const [openChat, setOpenChat] = useState<Chat>();
+  const [creating, setCreating] = useState(false);
+
+  const reload = useCallback(async () => {
+    setListError(undefined);
+    try {
+      setChats(await listChats(boardId));
+    } catch (error) {
+      setListError((error as Error).message);
+    }
+  }, [boardId]);
+
+  useEffect(() => {
+    void reload();
+  }, [reload]);
+
+  // Choosing "Chat about this" on a node (or selecting one) shows that node's threads.
+  useEffect(() => {
+    setScope(selectedNode ? 'node' : 'board');
+  }, [selectedNode?.id]);
+
+  const nodeScope = scope === 'node' && selectedNode ? selectedNode : undefined;
+  const shown = useMemo(() => (chats ?? []).filter((c) => !nodeScope || c.node_id === nodeScope.id), [chats, nodeScope]);
+
+  async function newThread() {
+    setCreating(true);
+    setListError(undefined);
+    try {
+      const chat = await createChat(boardId, nodeScope ? `About ${nodeScope.label}`.slice(0, 200) : DEFAULT_TITLE, nodeScope?.id ?? null);
+      setChats((list) => [chat, ...(list ?? [])]);
+      setOpenChat(chat);
+    } catch (error) {
+      setListError((error as Error).message);
+    } finally {
+      setCreating(false);
+    }
+  }
+
+  return (
+    <aside className="bw-chat" aria-label="Chat">
+      <header className="bw-chat__head">
+        <ChatIcon />
+        <h2>Chat</h2>
+        <button type="button" className="bw-icon-button" aria-label="Close chat" onClick={onClose}>
+          ×
+        </button>
+      </header>
+      {openChat ? (
+        <Thread
+          key={openChat.id}
+          boardId={boardId}
+          chat={openChat}
+          nodeLabel={nodeLabel}
+          onOpenNode={onOpenNode}
+          chunks={chunks}
+          onBack={() => {
+            setOpenChat(undefined);
+            void reload();
+          }}
+          onRenamed={(title) => setChats((list) => list?.map((c) => (c.id === openChat.id ? { ...c, title } : c)))}
+        />
+      ) : (
+        <div className="bw-chat__threads">
+          <div className="bw-segmented" role="group" aria-label="Threads to show">
+            <button type="button" aria-pressed={!nodeScope} onClick={() => setScope('board')}>
+              Whole board
+            </button>
+            <button type="button" aria-pressed={!!nodeScope} disabled={!selectedNode} onClick={() => setScope('node')} title={selectedNode ? undefined : 'Select a node on the canvas'}>
+              {selectedNode ? selectedNode.label : 'Selected node'}
+            </button>
+          </div>
+          <button type="button" className="bw-button is-primary bw-chat__new" onClick={newThread} disabled={creating}>
+            <PlusIcon /> {nodeScope ? 'New thread about this node' : 'New thread'}
+          </button>
+          {listError && (
+            <p className="bw-error" role="alert">
+              {listError}{' '}
+              <button type="button" className="bw-link-button" onClick={() => void reload()}>
+                Retry
+              </button>
+            </p>
+          )}
+          {!chats && !listError && <p className="bw-muted">Loading threads…</p>}
+          {chats && shown.length === 0 && <p className="bw-muted">{nodeScope ? 'No threads about this node yet.' : 'No threads on this board yet.'}</p>}
+          <ul className="bw-thread-list">
+            {shown.map((chat) => (
+              <li key={chat.id}>
+                <button type="button" className="bw-thread" onClick={() => setOpenChat(chat)}>
+                  <span className="bw-thread__title">{chat.title}</span>
+                  <span className="bw-thread__meta">
+                    {chat.node_id && nodeLabel(chat.node_id) !== undefined ? `${nodeLabel(chat.node_id)} · ` : ''}
+                    {when(chat.last_message_at)}
+                  </span>
+                </button>
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+    </aside>
+  );
+}
+
+function Thread(props: {
+  boardId: string;
+  chat: Chat;
+  nodeLabel(id: string): string | undefined;
+  onOpenNode(id: string): void;
+  chunks: ChunkIndex;
+  onBack(): void;
+  onRenamed(title: string): void;
+}) {
+  const { boardId, chat, nodeLabel, onOpenNode, chunks, onBack, onRenamed } = props;
+  const [messages, setMessages] = useState<UiMessage[]>();
+  const [loadError, setLoadError] = useState<string>();
+  const [sendError, setSendError] = useState<string>();
+  const [draft, setDraft] = useState('');
+  const [sources, setSources] = useState<Map<string, ChunkInfo>>(new Map());
+  const [streaming, setStreaming] = useState<AbortController>();
+  const [title, setTitle] = useState(chat.title);
+  const listRef = useRef<HTMLOListElement>(null);
+  const counter = useRef(0);
+
+  const resolveSources = useCallback(
+    async (list: Message[]) => {
+      const ids = [...new Set(list.flatMap(sourcesOf))];
+      if (ids.length === 0) return;
+      try {
+        const found = await chunks.resolve(ids);
+        setSources((old) => new Map([...old, ...found]));
+      } catch {
+        // Sources are a convenience: the answer stands without them.
+      }
+    },
+    [chunks],
+  );
+
+  const load = useCallback(async () => {
+    setLoadError(undefined);
+    try {
+      const list = await listMessages(boardId, chat.id);
+      setMessages(list);
+      void resolveSources(list);
+    } catch (error) {
+      setLoadError((error as Error).message);
+    }
+  }, [boardId, chat.id, resolveSources]);
+
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  // Leaving the thread (or the page) ends a reply still streaming.
+  useEffect(() => () => streaming?.abort(), [streaming]);
+
+  // Follow the reply as it grows, unless the person scrolled up to read.
+  useEffect(() => {
+    const list = listRef.current;
+    if (list && list.scrollHeight - list.scrollTop - list.clientHeight < 120) list.scrollTop = list.scrollHeight;
+  }, [messages]);
+
+  async function send(event?: FormEvent) {
+    event?.preventDefault();
+    const content = draft.trim();
+    if (!content || streaming || !messages) return;
+    setSendError(undefined);
+    const n = ++counter.current;
+    const now = new Date().toISOString();
+    const userId = `local-question-${n}`;
+    const replyId = `local-reply-${n}`;
+    const first = messages.length === 0;
+    setDraft('');
+    setMessages((list) => [
+      ...(list ?? []),
+      { id: userId, role: 'user', content, model: null, created_at: now, metadata: null },
+      { id: replyId, role: 'assistant', content: '', model: null, created_at: now, metadata: null, streaming: true },
+    ]);
+    const patch = (change: (m: UiMessage) => UiMessage) => setMessages((list) => list?.map((m) => (m.id === replyId ? change(m) : m)));
+    const controller = new AbortController();
+    setStreaming(controller);
+    try {
+      const outcome = await streamMessage(boardId, chat.id, content, controller.signal, {
+        onDelta: (text) => patch((m) => ({ ...m, content: m.content + text })),
+        onComplete: (message) => patch((m) => ({ ...m, content: message.content, model: message.model, created_at: message.created_at, streaming: false })),
+        onError: (message) => patch((m) => ({ ...m, streaming: false, error: message })),
+      });
+      if (outcome === 'cut') patch((m) => ({ ...m, streaming: false, error: 'The reply ended before it was complete.' }));
+      if (outcome === 'complete') {
+        // message.complete carries no metadata: the stored reply has the sources.
+        const stored = await latestMessage(boardId, chat.id).catch(() => undefined);
+        if (stored?.role === 'assistant') {
+          patch((m) => ({ ...m, metadata: stored.metadata }));
+          void resolveSources([stored]);
+        }
+        if (first && title === DEFAULT_TITLE) {
+          const named = content.replace(/\s+/g, ' ').slice(0, 60);
+          updateChatTitle(boardId, chat.id, named).then(
+            () => {
+              setTitle(named);
+              onRenamed(named);
+            },
+            () => undefined,
+          );
+        }
+      }
+    } catch (error) {
+      if (controller.signal.aborted) {
+        patch((m) => ({ ...m, streaming: false, stopped: true }));
+      } else {
+        // Refused or cut off: the question goes back into the box so nothing typed is lost.
+        setMessages((list) => list?.filter((m) => m.id !== userId && m.id !== replyId));
+        setDraft((current) => (current ? `${content}\n${current}` : content));
+        setSendError(error instanceof BoardApiError ? error.message : `The message was not sent: ${(error as Error).message}`);
+      }
+    } finally {
+      setStreaming(undefined);
+    }
+  }
+
+  return (
+    <div className="bw-thread-view">
+      <div className="bw-thread-view__head">
+        <button type="button" className="bw-link-button" onClick={onBack} disabled={!!streaming} title={streaming ? 'Stop the reply first' : undefined}>
+          ← All threads
+        </button>
+        <h3 title={title}>{title}</h3>
+        {chat.node_id && nodeLabel(chat.node_id) !== undefined && (
+          <button type="button" className="bw-chip" onClick={() => onOpenNode(chat.node_id!)}>
+            {nodeLabel(chat.node_id)}
+          </button>
+        )}
+      </div>
+      {loadError && (
+        <p className="bw-error" role="alert">
+          {loadError}{' '}
+          <button type="button" className="bw-link-button" onClick={() => void load()}>
+            Retry
+          </button>
+        </p>
+      )}
+      <ol className="bw-messages" ref={listRef} aria-label="Messages" aria-live="polite">
+        {messages?.length === 0 && <li className="bw-muted bw-messages__empty">Ask anything about this board. Answers draw on the nodes made searchable and on its notes.</li>}
+        {messages?.map((message) => (
+          <li key={message.id} className={`bw-message is-${message.role}`} data-testid={message.role === 'assistant' ? 'assistant-message' : 'user-message'}>
+            <div className="bw-message__text">
+              {message.content}
+              {message.streaming && <span className="bw-caret" aria-label="Writing" />}
+            </div>
+            {message.stopped && <div className="bw-message__note">Stopped. This partial reply was not saved.</div>}
+            {message.error && (
+              <div className="bw-message__note is-error" role="alert">
+                {message.error}
+              </div>
+            )}
+            {message.role === 'assistant' && <Sources ids={sourcesOf(message)} known={sources} nodeLabel={nodeLabel} onOpenNode={onOpenNode} />}
+          </li>
+        ))}
+      </ol>
+      <form className="bw-composer" onSubmit={send}>
+        {sendError && (
+          <p className="bw-error" role="alert">
+            {sendError}
+          </p>
+        )}
+        <textarea
+          aria-label="Message"
+          placeholder="Ask about this board…"
+          value={draft}
+          maxLength={32000}
+          onChange={(event) => setDraft(event.target.value)}
+          onKeyDown={(event) => {
+            if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) void send(event);
+          }}
+        />
+        <div className="bw-composer__actions">
+          <span className="bw-muted">Enter to send · Shift+Enter for a new line</span>
+          {streaming ? (
+            <button type="button" className="bw-button is-danger" onClick={() => streaming.abort()}>
+              Stop
+            </button>
+          ) : (
+            <button type="submit" className="bw-button is-primary" disabled={!draft.trim() || !messages}>
+              Send
+            </button>
+          )}
+        </div>
+      </form>
+    </div>
+  );
+}
+
+function Sources(props: { ids: string[]; known: Map<string, ChunkInfo>; nodeLabel(id: string): string | undefined; onOpenNode(id: string): void }) {
+  const { ids, known, nodeLabel, onOpenNode } = props;
+  const seen = new Set<string>();
+  const items: { key: string; nodeId: string | null; text: string }[] = [];
+  for (const id of ids) {
+    const info = known.get(id);
+    if (!info) continue;
+    const page = info.sourceType === 'pdf' ? ` · p. ${info.page}` : '';
+    const key = `${info.nodeId ?? info.source}${page}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const label = info.nodeId ? (nodeLabel(info.nodeId) ?? info.source) : info.source;
+    items.push({ key, nodeId: info.nodeId && nodeLabel(info.nodeId) !== undefined ? info.nodeId : null, text: `${label}${page}` });
+  }
+  if (items.length === 0) return null;
+  return (
+    <div className="bw-sources" aria-label="Sources">
+      <span className="bw-sources__label">Sources</span>
+      {items.map((item) => (
+        <button
+          key={item.key}
+          type="button"
+          className="bw-chip"
+          disabled={!item.nodeId}
+          title={item.nodeId ? 'Show on the board' : 'No longer on the board'}
+          onClick={() => item.nodeId && onOpenNode(item.nodeId)}
+        >
+          {item.text}
+        </button>
+      ))}
+    </div>
+  );
+}

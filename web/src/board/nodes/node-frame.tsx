@@ -1,0 +1,126 @@
+// The frame every canvas node shares: connection handles, a title bar with the node's menu
+// (make searchable, chat about it, delete), the vectorize job's progress, and the highlight a
+// search result or chat source gives it.
+import { useContext, useEffect, useRef, useState, type ReactNode } from 'react';
+import { Handle, Position } from '@xyflow/react';
+import { HighlightContext, JobsContext, useBoardActions, type JobState } from '../board-context';
+
+const SEARCHABLE = new Set(['note', 'document', 'pdf']);
+
+export function NodeFrame(props: { id: string; kind: string; icon: ReactNode; title: string; selected?: boolean; children: ReactNode; wide?: boolean }) {
+  const { id, kind, icon, title, selected, children, wide } = props;
+  const highlighted = useContext(HighlightContext) === id;
+  const job = useContext(JobsContext)[id];
+  const classes = ['bw-node', `bw-node--${kind}`, selected ? 'is-selected' : '', highlighted ? 'is-highlighted' : '', wide ? 'bw-node--wide' : ''];
+  return (
+    <div className={classes.filter(Boolean).join(' ')} data-testid={`node-${id}`} data-highlighted={highlighted ? 'true' : undefined}>
+      <Handle type="target" position={Position.Top} className="bw-handle" />
+      <div className="bw-node__head">
+        <span className="bw-node__icon" aria-hidden="true">
+          {icon}
+        </span>
+        <span className="bw-node__title" title={title}>
+          {title}
+        </span>
+        <NodeMenu id={id} kind={kind} title={title} />
+      </div>
+      <div className="bw-node__body">{children}</div>
+      {job && <JobBadge id={id} job={job} />}
+      <Handle type="source" position={Position.Bottom} className="bw-handle" />
+    </div>
+  );
+}
+
+function NodeMenu({ id, kind, title }: { id: string; kind: string; title: string }) {
+  const actions = useBoardActions();
+  const [open, setOpen] = useState(false);
+  const ref = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (!open) return;
+    const close = (event: Event) => {
+      if (!ref.current?.contains(event.target as globalThis.Node)) setOpen(false);
+    };
+    const escape = (event: KeyboardEvent) => event.key === 'Escape' && setOpen(false);
+    document.addEventListener('pointerdown', close);
+    document.addEventListener('keydown', escape);
+    return () => {
+      document.removeEventListener('pointerdown', close);
+      document.removeEventListener('keydown', escape);
+    };
+  }, [open]);
+  const run = (action: () => void) => () => {
+    setOpen(false);
+    action();
+  };
+  return (
+    <div className="bw-menu nodrag" ref={ref}>
+      <button type="button" className="bw-icon-button" aria-label={`Menu of ${title}`} aria-haspopup="menu" aria-expanded={open} onClick={() => setOpen(!open)}>
+        ⋯
+      </button>
+      {open && (
+        <div className="bw-menu__list" role="menu">
+          {SEARCHABLE.has(kind) && actions.canVectorize && (
+            <button type="button" role="menuitem" onClick={run(() => actions.vectorize(id))}>
+              Make searchable
+            </button>
+          )}
+          <button type="button" role="menuitem" onClick={run(() => actions.chatAbout(id))}>
+            Chat about this
+          </button>
+          {actions.canEdit && (
+            <button type="button" role="menuitem" className="is-danger" onClick={run(() => actions.remove(id))}>
+              Delete
+            </button>
+          )}
+        </div>
+      )}
+    </div>
+  );
+}
+
+function JobBadge({ id, job }: { id: string; job: JobState }) {
+  const { dismissJob } = useBoardActions();
+  const [now, setNow] = useState(Date.now());
+  const busy = job.status === 'starting' || job.status === 'processing';
+  useEffect(() => {
+    if (!busy) return;
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, [busy]);
+  if (busy) {
+    const seconds = Math.max(0, Math.round((now - job.startedAt) / 1000));
+    return (
+      <div className="bw-job is-busy" role="status">
+        <span className="bw-spinner" aria-hidden="true" />
+        {job.status === 'starting' ? 'Starting…' : `Making searchable… ${seconds} s`}
+      </div>
+    );
+  }
+  if (job.status === 'completed') {
+    return (
+      <div className="bw-job is-done" role="status">
+        ✓ Searchable{job.chunks !== undefined ? ` · ${job.chunks} ${job.chunks === 1 ? 'passage' : 'passages'}` : ''}
+        <button type="button" className="bw-link-button nodrag" onClick={() => dismissJob(id)} aria-label="Dismiss">
+          ×
+        </button>
+      </div>
+    );
+  }
+  return (
+    <div className="bw-job is-failed" role="alert">
+      Could not make it searchable: {job.error}
+      <button type="button" className="bw-link-button nodrag" onClick={() => dismissJob(id)} aria-label="Dismiss">
+        ×
+      </button>
+    </div>
+  );
+}
+
+/** The node's label, or a fallback per type. */
+export function labelOf(data: Record<string, unknown>, fallback: string): string {
+  return typeof data.label === 'string' && data.label.trim() ? data.label : fallback;
+}
+
+export function str(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}

@@ -1,0 +1,67 @@
+// A note: its text is edited in place. Typing is saved after a pause (debounced); until the
+// service has it, the text is also kept in localStorage, so a failed save (shown with a Retry)
+// or a reload loses nothing.
+import { useEffect, useRef, useState } from 'react';
+import type { NodeProps } from '@xyflow/react';
+import { draftKey, readDraft, useBoardActions, type BoardFlowNode } from '../board-context';
+import { useSaveStatus } from '../save-tracker';
+import { NoteIcon } from '../icons';
+import { labelOf, NodeFrame, str } from './node-frame';
+
+export function NoteNode({ id, data, selected }: NodeProps<BoardFlowNode>) {
+  const actions = useBoardActions();
+  const { boardId, canEdit, tracker, saveNoteText, autoFocusId } = actions;
+  const saved = str(data.text);
+  const [draft, setDraft] = useState(() => readDraft(draftKey(boardId, id)) ?? saved);
+  const status = useSaveStatus(tracker);
+  const failure = status.failures.find((f) => f.key === `note:${id}`);
+  const ref = useRef<HTMLTextAreaElement>(null);
+
+  // A draft left over from an earlier visit (a save that never reached the service) is sent again.
+  useEffect(() => {
+    if (canEdit && draft !== saved) saveNoteText(id, draft);
+    // Only on mount: later edits schedule their own saves.
+  }, []);
+
+  useEffect(() => {
+    if (autoFocusId !== id) return;
+    // React Flow keeps a new node hidden until it has been measured, and a hidden element cannot
+    // take focus: try on the next frames until it can.
+    let frame = 0;
+    let tries = 0;
+    const attempt = () => {
+      ref.current?.focus({ preventScroll: true });
+      if (document.activeElement !== ref.current && ++tries < 30) frame = requestAnimationFrame(attempt);
+    };
+    attempt();
+    return () => cancelAnimationFrame(frame);
+  }, [autoFocusId, id]);
+
+  const unsaved = draft !== saved;
+  return (
+    <NodeFrame id={id} kind="note" icon={<NoteIcon />} title={labelOf(data, 'Note')} selected={selected}>
+      <textarea
+        ref={ref}
+        className="bw-note__text nodrag nowheel"
+        aria-label="Note text"
+        placeholder={canEdit ? 'Write something…' : ''}
+        value={draft}
+        readOnly={!canEdit}
+        onChange={(event) => {
+          setDraft(event.target.value);
+          saveNoteText(id, event.target.value);
+        }}
+      />
+      {failure ? (
+        <div className="bw-note__status is-error" role="alert">
+          <span>Not saved: {failure.message}</span>
+          <button type="button" className="bw-link-button nodrag" onClick={failure.retry}>
+            Retry
+          </button>
+        </div>
+      ) : (
+        unsaved && <div className="bw-note__status">Saving…</div>
+      )}
+    </NodeFrame>
+  );
+}
