@@ -30,6 +30,9 @@ import { jobRoutes } from './http/routes/jobs.js';
 import { ensureChunkIndex } from './documents/chunk-index.js';
 import { DOCUMENT_JOB } from './documents/document-service.js';
 import { documentJobHandler } from './documents/process-document.js';
+import { ChunkPurger } from './documents/chunk-purge.js';
+import { queueStaleBoards, REEMBED_JOB, reembedJobHandler } from './documents/reembed.js';
+import { foreground } from './jobs/foreground.js';
 import { JobWorker } from './jobs/worker.js';
 import { createEmbedder } from './providers/embeddings/embedder.js';
 import { ErrorEnvelope } from './http/schemas/common.js';
@@ -68,9 +71,13 @@ export async function buildApp(config: Config, database: DatabaseHandle): Promis
   const storage = await createStorage(config);
   const embedder = createEmbedder(config);
   await ensureChunkIndex(database.db, embedder);
+  // Only this process uses an embedded database: re-embed every board the model change left behind.
+  if (database.embedded) await queueStaleBoards(database.db, embedder.model);
   const jobHandlers = {
     [DOCUMENT_JOB]: documentJobHandler({ db: database.db, embedder, storage, chunking: { size: config.chunkSize, overlap: config.chunkOverlap } }),
+    [REEMBED_JOB]: reembedJobHandler({ db: database.db, embedder }),
   };
+  const chunkPurger = new ChunkPurger(database.db, app.log);
   const jobs = new JobWorker(database.db, jobHandlers, { leaseSeconds: config.jobLeaseSeconds, maxAttempts: config.jobMaxAttempts, pollMs: config.jobPollMs }, app.log);
   const services: Services = { config, db: database.db, authenticator, embedder, jobs, storage };
 
@@ -84,6 +91,14 @@ export async function buildApp(config: Config, database: DatabaseHandle): Promis
     const text = body.toString();
     if (text.trim() === '') return done(null, undefined);
     parseJson(request, text, done);
+  });
+
+  // Background jobs step aside for requests in flight (src/jobs/foreground.ts): on the embedded
+  // database they share one connection.
+  foreground.enable(database.embedded);
+  app.addHook('onRequest', async (_request, reply) => {
+    foreground.enter();
+    reply.raw.once('close', foreground.leave);
   });
 
   let closing = false;
@@ -147,6 +162,7 @@ export async function buildApp(config: Config, database: DatabaseHandle): Promis
   const sweepTimer = setInterval(sweep, 60 * 60 * 1000);
   sweepTimer.unref();
   jobs.start();
+  chunkPurger.start();
 
   let closed: Promise<void> | undefined;
   return {
@@ -158,6 +174,7 @@ export async function buildApp(config: Config, database: DatabaseHandle): Promis
         clearInterval(sweepTimer);
         await app.close();
         await jobs.stop();
+        await chunkPurger.stop();
         rateLimits.close();
       })();
       return closed;

@@ -203,7 +203,7 @@ export function loadConfig(env: Env = process.env): Config {
     // HNSW indexes take at most 2,000 dimensions.
     embeddingsDimensions: int(env, 'EMBEDDINGS_DIMENSIONS', 1536, 1, 2000),
     embeddingsBatchSize: int(env, 'EMBEDDINGS_BATCH_SIZE', 96, 1, 2048),
-    localEmbeddingDimensions: int(env, 'LOCAL_EMBEDDING_DIMENSIONS', 1024, 384, 2000),
+    localEmbeddingDimensions: int(env, 'LOCAL_EMBEDDING_DIMENSIONS', 512, 384, 2000),
     // Embeddings may come from another server than chat replies (TEI or Ollama beside a hosted
     // LLM), so they have their own address and key, falling back to the OpenAI ones.
     embeddingsBaseUrl: url(env, 'EMBEDDINGS_BASE_URL', ['http:', 'https:']) ?? url(env, 'OPENAI_BASE_URL', ['http:', 'https:']) ?? 'https://api.openai.com/v1',
@@ -213,7 +213,7 @@ export function loadConfig(env: Env = process.env): Config {
     jobLeaseSeconds: int(env, 'JOB_LEASE_SECONDS', 60, 5, 3600),
     jobMaxAttempts: int(env, 'JOB_MAX_ATTEMPTS', 3, 1, 100),
     jobPollMs: int(env, 'JOB_POLL_MS', 1000, 10, 60_000),
-    searchExactMaxChunks: int(env, 'SEARCH_EXACT_MAX_CHUNKS', 20_000, 0, 10_000_000),
+    searchExactMaxChunks: int(env, 'SEARCH_EXACT_MAX_CHUNKS', 3000, 0, 10_000_000),
     ...llmConfig(env),
     ...authConfig(env),
   };

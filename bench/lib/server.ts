@@ -17,7 +17,8 @@ export interface ServerChild {
   dataDir: string;
   /** Resident and peak resident memory of the server process (every thread, PGlite's included), in MiB. */
   memory(): { rssMiB: number; peakMiB: number };
-  stop(): Promise<void>;
+  /** SIGTERM and wait; the data directory is removed unless keepData (for a restart on it). */
+  stop(options?: { keepData?: boolean }): Promise<void>;
 }
 
 export interface ServerOptions {
@@ -25,6 +26,8 @@ export interface ServerOptions {
   cpuProfDir?: string;
   /** Extra environment of the server (for example the chat provider), applied last. */
   env?: Record<string, string>;
+  /** Run on this data directory (a restart after stop({ keepData: true })) instead of a new one. */
+  dataDir?: string;
 }
 
 const live = new Set<ChildProcess>();
@@ -74,7 +77,7 @@ function readStatusKiB(pid: number, field: string): number {
 }
 
 export async function startServerChild(options: ServerOptions = {}): Promise<ServerChild> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bwk-bench-'));
+  const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'bwk-bench-'));
   dataDirs.add(dataDir);
   const mode = serverMode();
   const nodeArgs = [
@@ -138,13 +141,14 @@ export async function startServerChild(options: ServerOptions = {}): Promise<Ser
     pid,
     dataDir,
     memory: () => ({ rssMiB: readStatusKiB(pid, 'VmRSS') / 1024, peakMiB: readStatusKiB(pid, 'VmHWM') / 1024 }),
-    async stop() {
+    async stop(stopOptions = {}) {
       if (live.has(child)) {
         child.kill('SIGTERM');
         const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
         await exited;
         clearTimeout(timer);
       }
+      if (stopOptions.keepData) return;
       fs.rmSync(dataDir, { recursive: true, force: true });
       dataDirs.delete(dataDir);
     },

@@ -95,7 +95,18 @@ export interface DocumentChunksTable {
   model: string;
   /** pgvector text form, '[0.1,0.2,…]' */
   embedding: string;
-  pending_job_id: string | null;
+  /** The chunk set (src/db/migrations/0006-chunk-sets.ts); the chunk is visible while the set is live. */
+  set_id: string;
+  created_at: Date;
+}
+
+export interface ChunkSetsTable {
+  id: string;
+  board_id: string;
+  node_id: string | null;
+  model: string;
+  state: 'writing' | 'live' | 'retired';
+  chunks: ColumnType<number, number | undefined, number>;
   created_at: Date;
 }
 
@@ -178,6 +189,7 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   jobs: JobsTable;
   document_chunks: DocumentChunksTable;
+  chunk_sets: ChunkSetsTable;
   chats: ChatsTable;
   messages: MessagesTable;
   assets: AssetsTable;

@@ -1,7 +1,14 @@
-// Reading and writing stored chunks: the pgvector text form, batched inserts, the views the API shows.
-import { sql } from 'kysely';
+// Reading and writing stored chunks: the pgvector text form, the visibility rule (a chunk is seen
+// while its set is live), and paced writes. On the embedded database every request shares one
+// connection and one WebAssembly thread, so background writers cut their work into statements of
+// about PACE_TARGET_MS each, yield between them (a request that queued meanwhile gets the connection
+// next: node-postgres hands it out first come, first served) and start the next one only when no
+// request is in flight (src/jobs/foreground.ts).
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Executor } from '../db/schema.js';
-import { newId, now } from '../lib/ids.js';
+import { foreground } from '../jobs/foreground.js';
+import { newId } from '../lib/ids.js';
 
 export interface ChunkMetadata {
   source: string;
@@ -14,26 +21,89 @@ export interface ChunkMetadata {
 /** pgvector's text form; 7 significant digits are more than its float4 storage keeps. */
 export const vectorLiteral = (v: number[]): string => `[${v.map((x) => Number(x.toPrecision(7))).join(',')}]`;
 
-export const INSERT_BATCH = 100;
+/** `set_id NOT IN (the board's sets that are not live)`: few rows, so a hashed subplan per search. */
+export const visibleChunk = (boardId: string): Expression<SqlBool> =>
+  sql<SqlBool>`set_id NOT IN (SELECT id FROM chunk_sets WHERE board_id = ${boardId} AND state <> 'live')`;
 
+/** How long one background statement should hold the connection. */
+export const PACE_TARGET_MS = 20;
+/** The longest a background statement waits for requests in flight to finish. */
+const FOREGROUND_MAX_WAIT_MS = 50;
+
+/**
+ * Sizes batches so each statement takes about `targetMs`: the cost of a row varies by two orders
+ * of magnitude (an HNSW insert of a 1,536-dimension vector against a delete), and with the load.
+ */
+export class Pacer {
+  private perRowMs: number | undefined;
+
+  constructor(
+    private readonly targetMs = PACE_TARGET_MS,
+    private readonly initial = 4,
+    private readonly max = 500,
+  ) {}
+
+  get size(): number {
+    if (this.perRowMs === undefined) return this.initial;
+    return Math.max(1, Math.min(this.max, Math.floor(this.targetMs / Math.max(this.perRowMs, 0.001))));
+  }
+
+  /** Waits for requests in flight (see foreground.ts), runs one statement over `rows` rows, learns its cost. */
+  async step<T>(rows: number, statement: () => Promise<T>): Promise<T> {
+    await foreground.idle(FOREGROUND_MAX_WAIT_MS);
+    const started = performance.now();
+    const result = await statement();
+    const perRow = (performance.now() - started) / Math.max(1, rows);
+    // Smoothed, but quick to shrink: one slow statement is what a waiting request feels.
+    this.perRowMs = this.perRowMs === undefined || perRow > this.perRowMs ? perRow : 0.7 * this.perRowMs + 0.3 * perRow;
+    await yieldToLoop();
+    return result;
+  }
+
+  /** Applies `write` to consecutive slices of `items`, each sized by the pacer. */
+  async each<T>(items: T[], write: (slice: T[]) => Promise<void>, signal?: AbortSignal): Promise<void> {
+    for (let i = 0; i < items.length; ) {
+      signal?.throwIfAborted();
+      const slice = items.slice(i, i + this.size);
+      await this.step(slice.length, () => write(slice));
+      i += slice.length;
+    }
+  }
+}
+
+export interface NewChunk {
+  content: string;
+  metadata: ChunkMetadata;
+  embedding: number[];
+}
+
+/**
+ * Inserts chunks into a set in one statement. The shape is the same for any number of rows (one
+ * array per column), so the embedded database keeps it as one prepared statement.
+ */
 export async function insertChunks(
   db: Executor,
-  rows: { boardId: string; nodeId: string | null; content: string; metadata: ChunkMetadata; model: string; embedding: number[]; pendingJobId: string | null }[],
+  target: { setId: string; boardId: string; nodeId: string | null; model: string; createdAt: Date },
+  rows: NewChunk[],
 ): Promise<void> {
   if (rows.length === 0) return;
-  const at = now();
-  await db
-    .insertInto('document_chunks')
-    .values(rows.map((r) => ({
-      id: newId(),
-      board_id: r.boardId,
-      node_id: r.nodeId,
-      content: r.content,
-      metadata: JSON.stringify(r.metadata),
-      model: r.model,
-      embedding: sql<string>`${vectorLiteral(r.embedding)}::vector`,
-      pending_job_id: r.pendingJobId,
-      created_at: at,
-    })))
-    .execute();
+  await sql`
+    INSERT INTO document_chunks (id, board_id, node_id, set_id, content, metadata, model, embedding, created_at)
+    SELECT r.id, ${target.boardId}::uuid, ${target.nodeId}::uuid, ${target.setId}::uuid, r.content, r.metadata,
+      ${target.model}, r.embedding::vector, ${target.createdAt}::timestamptz
+    FROM unnest(${rows.map(() => newId())}::uuid[], ${rows.map((r) => r.content)}::text[],
+      ${rows.map((r) => JSON.stringify(r.metadata))}::jsonb[], ${rows.map((r) => vectorLiteral(r.embedding))}::text[])
+      WITH ORDINALITY AS r(id, content, metadata, embedding, n)
+    ORDER BY r.n`.execute(db);
+}
+
+/** Deletes a set's chunks in paced batches (deletes are cheap per row, so batches grow large). */
+export async function deleteSetChunks(db: Executor, setId: string, shouldStop?: () => boolean): Promise<void> {
+  const pacer = new Pacer(undefined, 50, 2000);
+  while (!shouldStop?.()) {
+    const size = pacer.size;
+    const { numAffectedRows } = await pacer.step(size, () =>
+      sql`DELETE FROM document_chunks WHERE id IN (SELECT id FROM document_chunks WHERE set_id = ${setId} LIMIT ${size})`.execute(db));
+    if (Number(numAffectedRows ?? 0) < size) return;
+  }
 }

@@ -4,6 +4,10 @@
 // (whole sentences where possible) so a thought cut at a boundary is still found. Chunks never span
 // pages, so each carries the page it came from.
 
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
+
+const SLICE_MS = 8;
+
 export interface ChunkOptions {
   /** Target maximum chunk length in characters. */
   size: number;
@@ -31,19 +35,17 @@ interface Unit {
 
 const SENTENCE_END = /(?<=[.!?…。！？]["'”’)\]]*)\s+/u;
 
-/** Paragraphs, then sentences, then word runs, each at most `size` characters. */
-function units(text: string, size: number): Unit[] {
+/** One paragraph's units: the paragraph, else its sentences, else word runs, each at most `size`. */
+function paragraphUnits(paragraph: string, size: number): Unit[] {
   const out: Unit[] = [];
-  for (const paragraph of text.split(/\n\s*\n/)) {
-    const clean = paragraph.replace(/\s+/g, ' ').trim();
-    if (clean === '') continue;
-    let first = true;
-    const pieces = clean.length <= size ? [clean] : clean.split(SENTENCE_END);
-    for (const sentence of pieces) {
-      for (const piece of sentence.length <= size ? [sentence] : splitWords(sentence, size)) {
-        out.push({ text: piece, paragraph: first });
-        first = false;
-      }
+  const clean = paragraph.replace(/\s+/g, ' ').trim();
+  if (clean === '') return out;
+  let first = true;
+  const pieces = clean.length <= size ? [clean] : clean.split(SENTENCE_END);
+  for (const sentence of pieces) {
+    for (const piece of sentence.length <= size ? [sentence] : splitWords(sentence, size)) {
+      out.push({ text: piece, paragraph: first });
+      first = false;
     }
   }
   return out;
@@ -75,32 +77,61 @@ function splitWords(sentence: string, size: number): string[] {
 const join = (parts: Unit[]) => parts.map((u, i) => (i === 0 ? u.text : (u.paragraph ? '\n\n' : ' ') + u.text)).join('');
 const joinedLength = (parts: Unit[]) => parts.reduce((n, u, i) => n + u.text.length + (i === 0 ? 0 : u.paragraph ? 2 : 1), 0);
 
-function chunkPage(text: string, { size, overlap }: ChunkOptions): string[] {
-  const all = units(text, size);
+/** Chunks one page; yields after each paragraph so a caller can pause between them. */
+function* chunkPageSteps(text: string, { size, overlap }: ChunkOptions): Generator<void, string[]> {
   const chunks: string[] = [];
   let current: Unit[] = [];
   let fresh = 0; // units in `current` not carried over from the previous chunk
-  for (const unit of all) {
-    if (current.length > 0 && joinedLength([...current, unit]) > size) {
-      chunks.push(join(current));
-      // Carry whole trailing units that fit in the overlap and leave room for the new unit.
-      const carried: Unit[] = [];
-      for (let i = current.length - 1; i >= 0; i--) {
-        const candidate = [current[i]!, ...carried];
-        if (joinedLength(candidate) > overlap || joinedLength([...candidate, unit]) > size) break;
-        carried.unshift(current[i]!);
+  for (const paragraph of text.split(/\n\s*\n/)) {
+    for (const unit of paragraphUnits(paragraph, size)) {
+      if (current.length > 0 && joinedLength([...current, unit]) > size) {
+        chunks.push(join(current));
+        // Carry whole trailing units that fit in the overlap and leave room for the new unit.
+        const carried: Unit[] = [];
+        for (let i = current.length - 1; i >= 0; i--) {
+          const candidate = [current[i]!, ...carried];
+          if (joinedLength(candidate) > overlap || joinedLength([...candidate, unit]) > size) break;
+          carried.unshift(current[i]!);
+        }
+        current = carried.map((u, i) => (i === 0 ? { ...u, paragraph: false } : u));
+        fresh = 0;
       }
-      current = carried.map((u, i) => (i === 0 ? { ...u, paragraph: false } : u));
-      fresh = 0;
+      current.push(unit);
+      fresh++;
     }
-    current.push(unit);
-    fresh++;
+    yield;
   }
   if (fresh > 0) chunks.push(join(current));
   return chunks;
 }
 
-export function chunkPages(pages: PageText[], options: ChunkOptions): TextChunk[] {
-  const flat = pages.flatMap(({ page, text }) => chunkPage(text, options).map((content) => ({ content, page })));
+function* chunkSteps(pages: PageText[], options: ChunkOptions): Generator<void, TextChunk[]> {
+  const flat: { content: string; page: number }[] = [];
+  for (const { page, text } of pages) {
+    for (const content of yield* chunkPageSteps(text, options)) flat.push({ content, page });
+  }
   return flat.map((c, chunkIndex) => ({ ...c, chunkIndex, totalChunks: flat.length }));
+}
+
+export function chunkPages(pages: PageText[], options: ChunkOptions): TextChunk[] {
+  const steps = chunkSteps(pages, options);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** chunkPages in slices of a few milliseconds, so chunking megabytes does not stall requests. */
+export async function chunkPagesAsync(pages: PageText[], options: ChunkOptions, signal?: AbortSignal): Promise<TextChunk[]> {
+  const steps = chunkSteps(pages, options);
+  let sliceStart = performance.now();
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    if (performance.now() - sliceStart > SLICE_MS) {
+      await yieldToLoop();
+      signal?.throwIfAborted();
+      sliceStart = performance.now();
+    }
+  }
 }

@@ -6,7 +6,8 @@ import type { Db } from '../db/schema.js';
 import { invalid, notFound } from '../errors.js';
 import { insertJob, type JobView } from '../jobs/job-service.js';
 import { applyPage, toPage, type Page, type PageRequest } from '../lib/pagination.js';
-import type { ChunkMetadata } from './chunk-store.js';
+import { requestPurge } from './chunk-purge.js';
+import { visibleChunk, type ChunkMetadata } from './chunk-store.js';
 
 export const DOCUMENT_JOB = 'document_process';
 
@@ -74,7 +75,7 @@ export async function listChunks(db: Db, principal: Principal, boardId: string, 
     .selectFrom('document_chunks')
     .select(['id', 'content', 'node_id', 'metadata', 'model', 'created_at'])
     .where('board_id', '=', boardId)
-    .where('pending_job_id', 'is', null)
+    .where(visibleChunk(boardId))
     .where(boardVisibleTo(principal, boardId));
   if (nodeId !== undefined) query = query.where('node_id', '=', nodeId);
   const rows = (await applyPage(query, page, 'document_chunks').execute()) as unknown as ChunkView[];
@@ -82,12 +83,23 @@ export async function listChunks(db: Db, principal: Principal, boardId: string, 
   return toPage(rows, page, list);
 }
 
-/** Removes a node's chunks; answers how many were removed. */
+/**
+ * Removes a node's chunks; answers how many were removed. Their sets are retired (the chunks vanish
+ * at once) and the rows are deleted in the background.
+ */
 export async function deleteNodeChunks(db: Db, principal: Principal, boardId: string, nodeId: string): Promise<number> {
   const board = await findVisibleBoard(db, principal, boardId);
   assertCanEditContent(board, principal);
   const node = await db.selectFrom('nodes').select('id').where('id', '=', nodeId).where('board_id', '=', boardId).executeTakeFirst();
   if (!node) throw notFound('Node');
-  const result = await db.deleteFrom('document_chunks').where('board_id', '=', boardId).where('node_id', '=', nodeId).where('pending_job_id', 'is', null).executeTakeFirst();
-  return Number(result.numDeletedRows);
+  const retired = await db
+    .updateTable('chunk_sets')
+    .set({ state: 'retired' })
+    .where('board_id', '=', boardId)
+    .where('node_id', '=', nodeId)
+    .where('state', '=', 'live')
+    .returning('chunks')
+    .execute();
+  if (retired.length > 0) requestPurge();
+  return retired.reduce((n, r) => n + r.chunks, 0);
 }

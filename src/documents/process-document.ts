@@ -1,13 +1,21 @@
-// The `document_process` job: chunk the text (or a pdf node's pages), embed the chunks in batches
-// and store them as pending rows; on completion the node's earlier chunks are replaced by the new
-// ones in the same transaction that marks the job completed, so searches see either the old or the
-// new set, never a mix. Chunks written by an interrupted attempt are removed before a new attempt.
+// The `document_process` job: chunk the text (or a pdf node's pages), embed the chunks and write
+// them into the job's chunk set (id = the job's id, state `writing`, invisible to searches). The
+// completing transaction makes the set live and retires the node's earlier sets, so searches see
+// either the old chunks or the new ones, never a mix.
+//
+// Built for the embedded database's one connection: chunking and embedding run on the service's
+// thread in slices of a few milliseconds, the next batch is embedded while the current one is being
+// written, and writes are paced statements of about 20 ms (see Pacer). A job interrupted by a crash
+// resumes: the rows already written are whole (each statement is atomic) and in chunk order, so
+// the next attempt counts them and continues with the next chunk.
 import type { Readable } from 'node:stream';
+import { sql } from 'kysely';
 import type { Db, Executor } from '../db/schema.js';
 import { JobError, type ClaimedJob, type JobHandler, type JobOutcome } from '../jobs/worker.js';
 import type { Embedder } from '../providers/embeddings/embedder.js';
-import { chunkPages, type ChunkOptions, type PageText } from './chunker.js';
-import { INSERT_BATCH, insertChunks } from './chunk-store.js';
+import { chunkPagesAsync, type ChunkOptions, type PageText, type TextChunk } from './chunker.js';
+import { requestPurge } from './chunk-purge.js';
+import { deleteSetChunks, insertChunks, Pacer } from './chunk-store.js';
 import type { DocumentJobPayload } from './document-service.js';
 import { pdfPages } from './pdf-text.js';
 
@@ -24,58 +32,114 @@ export interface DocumentJobDeps {
 }
 
 const MAX_PDF_BYTES = 200 * 1024 * 1024;
+/** Chunks embedded at a time: enough to keep the writer busy while the next batch is embedded. */
+const EMBED_BATCH = 64;
+const PROGRESS_LOG_MS = 1000;
+
+/** Hides a job's set (its chunks are then deleted in the background). */
+export async function retireJobSet(db: Executor, jobId: string): Promise<void> {
+  await db.updateTable('chunk_sets').set({ state: 'retired' }).where('id', '=', jobId).execute();
+  requestPurge();
+}
 
 export function documentJobHandler(deps: DocumentJobDeps): JobHandler {
   const { db, embedder } = deps;
-  const removePending = (executor: Executor, job: ClaimedJob) =>
-    executor.deleteFrom('document_chunks').where('pending_job_id', '=', job.id).execute().then(() => {});
-
   return {
-    cleanup: removePending,
-    async run(job, signal): Promise<JobOutcome> {
+    cleanup: (executor, job) => retireJobSet(executor, job.id),
+    async run(job, signal, log): Promise<JobOutcome> {
       const payload = job.payload as unknown as DocumentJobPayload;
-      await removePending(db, job);
       if (!job.board_id) throw new JobError('The board was deleted');
       if (payload.nodeId) {
         const node = await db.selectFrom('nodes').select('id').where('id', '=', payload.nodeId).executeTakeFirst();
         if (!node) throw new JobError('The node was deleted');
       }
       const pages: PageText[] = payload.text !== undefined ? [{ page: 1, text: payload.text }] : await readPdf(deps, payload.storagePath ?? '');
-      const chunks = chunkPages(pages, deps.chunking);
+      const chunks = await chunkPagesAsync(pages, deps.chunking, signal);
       if (chunks.length === 0) throw new JobError(payload.text !== undefined ? 'The text has no content to vectorize' : 'The PDF has no extractable text (a scanned PDF needs OCR first)');
-      for (let i = 0; i < chunks.length; i += INSERT_BATCH) {
-        signal.throwIfAborted();
-        const batch = chunks.slice(i, i + INSERT_BATCH);
-        const vectors = await embedder.embed(batch.map((c) => c.content), signal);
+
+      const start = await openSet(db, job, payload, embedder.model, chunks);
+      if (start > 0) log.info({ from: start, total: chunks.length }, 'vectorize resumed');
+      let written = start;
+      let lastLog = -Infinity;
+      let clock = 0;
+      const pacer = new Pacer();
+      const embedFrom = (from: number) => {
+        const promise = embedder.embed(chunks.slice(from, from + EMBED_BATCH).map((c) => c.content), signal);
+        promise.catch(() => {}); // awaited below; this only keeps an abandoned batch from being "unhandled"
+        return promise;
+      };
+      let next = start < chunks.length ? embedFrom(start) : undefined;
+      for (let i = start; i < chunks.length; i += EMBED_BATCH) {
+        const vectors = await next!;
+        next = i + EMBED_BATCH < chunks.length ? embedFrom(i + EMBED_BATCH) : undefined;
+        const rows = chunks.slice(i, i + EMBED_BATCH).map((c, k) => ({
+          content: c.content,
+          metadata: { source: payload.source, page: c.page, chunkIndex: c.chunkIndex, totalChunks: c.totalChunks, sourceType: payload.sourceType },
+          embedding: vectors[k]!,
+        }));
         try {
-          await insertChunks(db, batch.map((c, k) => ({
-            boardId: payload.boardId,
-            nodeId: payload.nodeId,
-            content: c.content,
-            metadata: { source: payload.source, page: c.page, chunkIndex: c.chunkIndex, totalChunks: c.totalChunks, sourceType: payload.sourceType },
-            model: embedder.model,
-            embedding: vectors[k]!,
-            pendingJobId: job.id,
-          })));
+          await pacer.each(rows, async (slice) => {
+            // Never earlier than the previous statement's rows: lists show chunks in document order.
+            clock = Math.max(clock, Date.now());
+            await insertChunks(db, { setId: job.id, boardId: payload.boardId, nodeId: payload.nodeId, model: embedder.model, createdAt: new Date(clock) }, slice);
+            written += slice.length;
+            if (performance.now() - lastLog > PROGRESS_LOG_MS) {
+              lastLog = performance.now();
+              log.debug({ written, total: chunks.length }, 'vectorize progress');
+            }
+          }, signal);
         } catch (error) {
-          // The board or node went away while the job ran (foreign key violation).
+          // The board or node went away while the job ran (the set went with it: foreign key violation).
           if ((error as { code?: string }).code === '23503') throw new JobError('The board or node was deleted while the job ran');
           throw error;
         }
       }
+
       return {
         result: { chunks: chunks.length },
         async finalize(trx) {
-          if (payload.nodeId) {
-            await trx.deleteFrom('document_chunks').where('node_id', '=', payload.nodeId).where('pending_job_id', 'is', null).execute();
+          const { n } = await trx.selectFrom('document_chunks').select((eb) => eb.fn.countAll<number>().as('n')).where('set_id', '=', job.id).executeTakeFirstOrThrow();
+          if (Number(n) !== chunks.length) {
+            // Only possible if two workers wrote at once (one had lost its lease without noticing).
+            throw new JobError(`The job wrote ${n} chunks instead of ${chunks.length}; submit it again`);
           }
-          const { numUpdatedRows } = await trx.updateTable('document_chunks').set({ pending_job_id: null }).where('pending_job_id', '=', job.id).executeTakeFirst();
-          // Fewer rows than chunks: the node or board was deleted meanwhile (cascade).
-          if (Number(numUpdatedRows) !== chunks.length) throw new JobError('The board or node was deleted while the job ran');
+          if (payload.nodeId) {
+            await trx.updateTable('chunk_sets').set({ state: 'retired' })
+              .where('board_id', '=', payload.boardId).where('node_id', '=', payload.nodeId).where('state', '=', 'live').execute();
+          }
+          const live = await trx.updateTable('chunk_sets').set({ state: 'live', chunks: chunks.length })
+            .where('id', '=', job.id).where('state', '=', 'writing').executeTakeFirst();
+          if (Number(live.numUpdatedRows) !== 1) throw new JobError('The board or node was deleted while the job ran');
         },
+        committed: requestPurge,
       };
     },
   };
+}
+
+/**
+ * Creates the job's set, or takes up the one an interrupted attempt left: its rows are kept when
+ * they are a prefix of this text's chunks made by the same model (0..n-1, same total); otherwise
+ * they are deleted and the set starts over. Answers the index of the first chunk to write.
+ */
+async function openSet(db: Db, job: ClaimedJob, payload: DocumentJobPayload, model: string, chunks: TextChunk[]): Promise<number> {
+  const existing = await db.selectFrom('chunk_sets').select(['model', 'state']).where('id', '=', job.id).executeTakeFirst();
+  if (!existing) {
+    await db.insertInto('chunk_sets').values({ id: job.id, board_id: payload.boardId, node_id: payload.nodeId, model, state: 'writing', chunks: 0, created_at: new Date() }).execute();
+    return 0;
+  }
+  if (existing.state === 'writing' && existing.model === model) {
+    const { rows } = await sql<{ n: number; last: number | null; total: number | null }>`
+      SELECT count(*)::int AS n, max((metadata->>'chunkIndex')::int) AS last, max((metadata->>'totalChunks')::int) AS total
+      FROM document_chunks WHERE set_id = ${job.id}`.execute(db);
+    const { n, last, total } = rows[0]!;
+    if (n === 0) return 0;
+    if (last === n - 1 && total === chunks.length && n <= chunks.length) return n;
+  }
+  // Start over in the same set: delete what the earlier attempt wrote.
+  await deleteSetChunks(db, job.id);
+  await db.updateTable('chunk_sets').set({ model, state: 'writing', chunks: 0 }).where('id', '=', job.id).execute();
+  return 0;
 }
 
 async function readPdf(deps: DocumentJobDeps, path: string): Promise<PageText[]> {

@@ -1,8 +1,9 @@
 // Semantic search over a board's chunks: the query is embedded with the configured model and
-// compared (cosine) only with chunks embedded by that same model. Small candidate sets (a board or
-// a few nodes with at most SEARCH_EXACT_MAX_CHUNKS chunks) are scanned exactly; larger ones use the
-// model's HNSW index with an iterative scan (pgvector 0.8+), so a selective filter still yields
-// `limit` rows. Results are keyset-paginated on (distance, id).
+// compared (cosine) only with chunks embedded by that same model, in live sets. Small candidate sets
+// (a board or a few nodes with at most SEARCH_EXACT_MAX_CHUNKS chunks) are scanned exactly; larger
+// ones use the model's HNSW index with an iterative scan (pgvector 0.8+), so a selective filter
+// still yields `limit` rows, and fall back to the exact scan when the index scan gives up first.
+// Results are keyset-paginated on (distance, id).
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db } from '../db/schema.js';
@@ -10,7 +11,18 @@ import { ApiError, invalid } from '../errors.js';
 import { isUuid } from '../lib/ids.js';
 import type { Embedder } from '../providers/embeddings/embedder.js';
 import { knownIndexInfo, type ChunkIndexInfo } from './chunk-index.js';
-import { vectorLiteral, type ChunkMetadata } from './chunk-store.js';
+import { vectorLiteral, visibleChunk, type ChunkMetadata } from './chunk-store.js';
+import { queueReembed } from './reembed.js';
+
+/**
+ * Up to this many candidate chunks an exact scan is about as fast as the index on the embedded
+ * database (rows are stored uncompressed; see BENCHMARKS.md) and exact; SEARCH_EXACT_MAX_CHUNKS.
+ */
+export const DEFAULT_EXACT_MAX_CHUNKS = 3000;
+/** Candidates examined per index scan step; with m = 8 this gives recall@10 >= 0.95 (BENCHMARKS.md). */
+const HNSW_EF_SEARCH = 100;
+/** Where an iterative index scan gives up (then the exact scan answers). */
+const HNSW_MAX_SCAN_TUPLES = 20_000;
 
 export interface ChunkHit {
   id: string;
@@ -68,43 +80,37 @@ export async function searchChunksPage(
   }
   const q = vectorLiteral(vector);
   const model = sql.lit(embedder.model);
-  const dims = sql.lit(embedder.dimensions);
   const nodeFilter = nodeIds ? sql`AND node_id = ANY(${nodeIds}::uuid[])` : sql``;
   const maxDistance = 1 - threshold;
 
-  const { rows: counted } = await sql<{ n: number }>`
-    SELECT count(*)::int AS n FROM (
-      SELECT 1 FROM document_chunks
-      WHERE board_id = ${boardId} AND model = ${model} AND pending_job_id IS NULL ${nodeFilter}
-      LIMIT ${(deps.exactMaxChunks ?? 20_000) + 1}) c`.execute(db);
-  const exact = !(deps.index ?? knownIndexInfo)?.iterativeScan || counted[0]!.n <= (deps.exactMaxChunks ?? 20_000);
+  // The candidate count (from the sets' counts, so nothing is scanned) picks exact or index; a
+  // board that still has chunks of another model gets a re-embed job.
+  const { rows: stats } = await sql<{ candidates: number; stale: boolean }>`
+    SELECT coalesce(sum(chunks), 0)::int AS candidates, coalesce(bool_or(model <> ${embedder.model}), false) AS stale
+    FROM chunk_sets WHERE board_id = ${boardId} AND state = 'live' ${nodeFilter}`.execute(db);
+  const { candidates, stale } = stats[0]!;
+  if (stale) await queueReembed(db, boardId);
+  if (candidates === 0) return { data: [], has_more: false, cursor: null };
 
-  type Row = { id: string; content: string; node_id: string | null; metadata: ChunkMetadata; distance: number };
-  let rows: Row[];
-  if (exact) {
+  const exactMax = deps.exactMaxChunks ?? DEFAULT_EXACT_MAX_CHUNKS;
+  let rows: Row[] | undefined;
+  if ((deps.index ?? knownIndexInfo)?.iterativeScan && candidates > exactMax) {
+    rows = await indexSearch(db, { boardId, q, dims: embedder.dimensions, model: embedder.model, nodeFilter, after, limit: options.limit });
+    // Fewer rows than asked: the scan gave up (hnsw.max_scan_tuples) before the filter let
+    // enough through. The exact scan settles it.
+    if (rows.length <= options.limit) rows = undefined;
+    else rows = rows.filter((r) => r.distance <= maxDistance);
+  }
+  if (!rows) {
     // The plain `embedding` column (no cast) does not match the index expression: an exact scan.
+    // `model` is tested first, so the distance is only computed on vectors of this model's size.
     const distance = sql`(embedding <=> ${q}::vector)`;
     const keyset = after ? sql`AND (${distance} > ${after.d} OR (${distance} = ${after.d} AND id > ${after.i}::uuid))` : sql``;
     ({ rows } = await sql<Row>`
       SELECT id, content, node_id, metadata, ${distance} AS distance FROM document_chunks
-      WHERE board_id = ${boardId} AND model = ${model} AND pending_job_id IS NULL ${nodeFilter}
+      WHERE model = ${model} AND board_id = ${boardId} ${nodeFilter} AND ${visibleChunk(boardId)}
         AND ${distance} <= ${maxDistance} ${keyset}
       ORDER BY distance, id LIMIT ${options.limit + 1}`.execute(db));
-  } else {
-    const distance = sql`(embedding::vector(${dims}) <=> ${q}::vector(${dims}))`;
-    const keyset = after ? sql`AND (${distance} > ${after.d} OR (${distance} = ${after.d} AND id > ${after.i}::uuid))` : sql``;
-    rows = await db.transaction().execute(async (trx) => {
-      await sql`SET LOCAL hnsw.iterative_scan = relaxed_order`.execute(trx);
-      await sql`SELECT set_config('hnsw.ef_search', ${String(Math.max(40, Math.min(1000, (options.limit + 1) * 2)))}, true)`.execute(trx);
-      const result = await sql<Row>`
-        SELECT id, content, node_id, metadata, ${distance} AS distance FROM document_chunks
-        WHERE model = ${model} AND pending_job_id IS NULL AND board_id = ${boardId} ${nodeFilter}
-          AND ${distance} <= ${maxDistance} ${keyset}
-        ORDER BY ${distance} LIMIT ${options.limit + 1}`.execute(trx);
-      return result.rows;
-    });
-    // relaxed_order may return rows slightly out of order.
-    rows.sort((a, b) => a.distance - b.distance || (a.id < b.id ? -1 : 1));
   }
   const has_more = rows.length > options.limit;
   const page = has_more ? rows.slice(0, options.limit) : rows;
@@ -114,6 +120,36 @@ export async function searchChunksPage(
     has_more,
     cursor: has_more && last ? Buffer.from(JSON.stringify({ v: 1, k: key, d: last.distance, i: last.id } satisfies Cursor)).toString('base64url') : null,
   };
+}
+
+type Row = { id: string; content: string; node_id: string | null; metadata: ChunkMetadata; distance: number };
+
+/**
+ * The nearest `limit + 1` rows through the model's HNSW index, whatever their score (the threshold
+ * is applied by the caller: as a filter here it would make the scan run on to max_scan_tuples
+ * whenever fewer rows pass it). Iterative scanning continues past rows the filters drop, so a
+ * selective filter (one node of a large board) still fills the page; `relaxed_order` may return
+ * rows slightly out of order, so they are sorted again.
+ */
+async function indexSearch(
+  db: Db,
+  s: { boardId: string; q: string; dims: number; model: string; nodeFilter: ReturnType<typeof sql>; after: Cursor | undefined; limit: number },
+): Promise<Row[]> {
+  const dims = sql.lit(s.dims);
+  const distance = sql`(embedding::vector(${dims}) <=> ${s.q}::vector(${dims}))`;
+  const keyset = s.after ? sql`AND (${distance} > ${s.after.d} OR (${distance} = ${s.after.d} AND id > ${s.after.i}::uuid))` : sql``;
+  const rows = await db.transaction().execute(async (trx) => {
+    // Without statistics (PGlite never runs autovacuum) the planner may prefer a sequential scan
+    // and a sort; this query is only sent when the index is the right plan.
+    await sql`SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', ${String(Math.max(HNSW_EF_SEARCH, s.limit + 1))}, true),
+      set_config('hnsw.max_scan_tuples', ${String(HNSW_MAX_SCAN_TUPLES)}, true), set_config('enable_seqscan', 'off', true), set_config('enable_sort', 'off', true)`.execute(trx);
+    const result = await sql<Row>`
+      SELECT id, content, node_id, metadata, ${distance} AS distance FROM document_chunks
+      WHERE model = ${sql.lit(s.model)} AND board_id = ${s.boardId} ${s.nodeFilter} AND ${visibleChunk(s.boardId)} ${keyset}
+      ORDER BY ${distance} LIMIT ${s.limit + 1}`.execute(trx);
+    return result.rows;
+  });
+  return rows.sort((a, b) => a.distance - b.distance || (a.id < b.id ? -1 : 1));
 }
 
 function readCursor(raw: string, key: string): Cursor {

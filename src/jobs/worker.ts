@@ -24,10 +24,12 @@ export interface JobOutcome {
   result: Record<string, unknown>;
   /** Runs inside the completing transaction (e.g. swapping in a node's new chunks). */
   finalize?: (trx: Executor) => Promise<void>;
+  /** Runs after the completing transaction committed (e.g. starting background cleanup). */
+  committed?: () => void;
 }
 
 export interface JobHandler {
-  run(job: ClaimedJob, signal: AbortSignal): Promise<JobOutcome>;
+  run(job: ClaimedJob, signal: AbortSignal, log: FastifyBaseLogger): Promise<JobOutcome>;
   /** Cleans up after a failed attempt (e.g. removes chunks written so far). */
   cleanup?(db: Executor, job: ClaimedJob): Promise<void>;
 }
@@ -123,7 +125,7 @@ export class JobWorker {
     this.current = controller;
     const renew = setInterval(() => void this.renew(job, controller), (this.options.leaseSeconds * 1000) / 3);
     try {
-      const outcome = await handler.run(job, controller.signal);
+      const outcome = await handler.run(job, controller.signal, this.log.child({ jobId: job.id, jobType: job.type }));
       controller.signal.throwIfAborted();
       await this.db.transaction().execute(async (trx) => {
         await outcome.finalize?.(trx);
@@ -136,6 +138,7 @@ export class JobWorker {
           .executeTakeFirst();
         if (Number(done.numUpdatedRows) !== 1) throw new LeaseLost();
       });
+      outcome.committed?.();
     } catch (error) {
       if (controller.signal.aborted || error instanceof LeaseLost) {
         if (this.stopping) await this.release(job);

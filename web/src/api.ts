@@ -1,8 +1,8 @@
 // The web app's one way to reach the API: the typed client generated from /v1/openapi.json
 // (@board-workspace/client), same origin, with the current access token and one transparent
 // refresh-and-retry when the token has expired. The session module (auth) registers how tokens
-// are obtained and renewed; everything else only imports `api`, `authorizedFetch` and
-// `accessToken` from here.
+// are obtained and renewed; everything else only imports `api`, `authorizedFetch`,
+// `accessToken` and `renewOnce` from here.
 import { createBoardClient, errorMessage, type Schemas } from '@board-workspace/client';
 
 export { errorMessage };
@@ -28,7 +28,8 @@ export async function accessToken(): Promise<string | undefined> {
   return tokens.current() ?? renewOnce();
 }
 
-function renewOnce(): Promise<string | undefined> {
+/** A new access token, for a request made outside `authorizedFetch` that was answered 401. */
+export function renewOnce(): Promise<string | undefined> {
   renewing ??= tokens.renew().finally(() => {
     renewing = undefined;
   });

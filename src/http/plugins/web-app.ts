@@ -8,7 +8,7 @@
 // Security headers: a Content-Security-Policy that allows only this origin (plus the identity
 // provider's endpoints in connect-src, which the browser calls for the PKCE token exchange),
 // inline styles (React Flow positions nodes with style attributes), data:/blob: images (previews of
-// dropped files), no framing; nosniff; no Referer (the callback URL carries the authorization code).
+// dropped files) and YouTube thumbnails of video nodes, no framing; nosniff; no Referer (the callback URL carries the authorization code).
 import fs from 'node:fs';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
@@ -48,7 +48,8 @@ function contentSecurityPolicy(config: Config, oidc: OidcProvider | undefined): 
     "default-src 'self'",
     "script-src 'self'",
     "style-src 'self' 'unsafe-inline'",
-    `img-src ${list("'self'", 'data:', 'blob:', ...base)}`,
+    // Video nodes show YouTube's thumbnail (a picture only; the video opens on YouTube).
+    `img-src ${list("'self'", 'data:', 'blob:', ...base, 'https://i.ytimg.com')}`,
     `connect-src ${list("'self'", ...base, ...idp)}`,
     "font-src 'self' data:",
     "worker-src 'self' blob:",

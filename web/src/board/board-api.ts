@@ -2,7 +2,7 @@
 // authorizedFetch / accessToken where the typed client cannot help: streamed replies and uploads
 // with progress). Each function throws a `BoardApiError` carrying the envelope's readable message.
 import type { paths } from '@board-workspace/client';
-import { accessToken, api, authorizedFetch, errorMessage } from '../api';
+import { accessToken, api, authorizedFetch, errorMessage, renewOnce } from '../api';
 import { readServerSentEvents } from './sse';
 
 type Json<P extends keyof paths, M extends keyof paths[P], S extends number> = paths[P][M] extends {
@@ -233,7 +233,13 @@ export function uploadAsset(boardId: string, file: File, onProgress: (fraction: 
         form.append('file', file, file.name);
         xhr.send(form);
       });
-    const result = await send(await accessToken());
+    const token = await accessToken();
+    let result = await send(token);
+    // An access token that expired while the person worked: renew once and send again.
+    if (result.status === 401) {
+      const renewed = await renewOnce();
+      if (renewed && renewed !== token) result = await send(renewed);
+    }
     if (result.status === 201) return (result.body as { data: Asset }).data;
     throw new BoardApiError(errorMessage(result.body, `Uploading ${file.name} failed (HTTP ${result.status})`), result.status);
   })();

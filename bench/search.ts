@@ -1,0 +1,236 @@
+// Search and background-job benchmark on the embedded database, through the public HTTP API of the
+// built server running as a child process:
+//   1. for each size (default 10,000 and 100,000 chunks) a board is filled by vectorizing a few
+//      note nodes of up to 5,000,000 characters each (the API's limit; synthetic text from
+//      bench/search-text.ts, about 6,700 chunks per node): the real path, document_process jobs;
+//   2. while those jobs run, an unrelated GET /v1/boards/{otherBoard} is timed in a loop (p50, p99,
+//      max), and the jobs' duration is reported;
+//   3. then search latency (p50, p95) for SciFact claims as queries, limit 10, over the whole board
+//      and with a one-node filter;
+//   4. the server is restarted on the same DATA_DIR with SEARCH_EXACT_MAX_CHUNKS above the board
+//      sizes, so the same queries are answered by an exact scan of the same data: recall@10 of the
+//      indexed search against it.
+// Run: npm run bench:search   (BENCH_SEARCH_SIZES=10000,100000; BENCH_SEARCH_QUERIES=200;
+// BENCH_SEARCH_DEADLINE_MIN=120). Writes bench/results/search.md and search.json.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chunkPages } from '../src/documents/chunker.js';
+import { ApiClient, benchApiKey, createBoard } from './lib/api.js';
+import { fmt, machine, table } from './lib/report.js';
+import { buildServer, ROOT, serverMode, startServerChild } from './lib/server.js';
+import { loadClaims } from './search-quality-data.js';
+import { TextGenerator } from './search-text.js';
+
+const setting = (name: string, fallback: string) => (process.env[name] === undefined || process.env[name] === '' ? fallback : process.env[name]!);
+const SIZES = setting('BENCH_SEARCH_SIZES', '10000,100000').split(',').map(Number);
+const QUERIES = Number(setting('BENCH_SEARCH_QUERIES', '200'));
+const DEADLINE_MIN = Number(setting('BENCH_SEARCH_DEADLINE_MIN', '120'));
+/** The server's defaults, which the bench uses to know how many chunks a text makes. */
+const CHUNKING = { size: 1000, overlap: 150 };
+const MAX_TEXT = 5_000_000;
+
+const deadline = setTimeout(() => {
+  console.error(`the benchmark ran over ${DEADLINE_MIN} minutes; stopping`);
+  process.exit(1);
+}, DEADLINE_MIN * 60_000);
+deadline.unref();
+
+const pct = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!;
+};
+const ms = (v: number) => fmt(v, 1);
+const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' / ');
+const sleep = (t: number) => new Promise((r) => setTimeout(r, t));
+
+interface Searched {
+  latencies: number[];
+  ids: string[][];
+}
+
+async function searchAll(api: ApiClient, board: string, queries: string[], nodeIds?: string[]): Promise<Searched> {
+  const body = (query: string) => ({ query, limit: 10, ...(nodeIds ? { node_ids: nodeIds } : {}) });
+  for (const query of queries.slice(0, 5)) await api.call('POST', `/v1/boards/${board}/documents/search`, body(query), 200); // warm-up
+  const out: Searched = { latencies: [], ids: [] };
+  for (const query of queries) {
+    const started = performance.now();
+    const res = await api.call<{ data: { id: string }[] }>('POST', `/v1/boards/${board}/documents/search`, body(query), 200);
+    out.latencies.push(performance.now() - started);
+    out.ids.push(res.data.map((h) => h.id));
+  }
+  return out;
+}
+
+function recallAt10(indexed: string[][], exact: string[][]): number {
+  let sum = 0;
+  let counted = 0;
+  for (const [i, truth] of exact.entries()) {
+    if (truth.length === 0) continue;
+    const got = new Set(indexed[i]);
+    sum += truth.filter((id) => got.has(id)).length / truth.length;
+    counted++;
+  }
+  return counted === 0 ? 1 : sum / counted;
+}
+
+interface SizeResult {
+  target: number;
+  board: string;
+  chunks: number;
+  nodes: { id: string; chunks: number }[];
+  filterNode: { id: string; chunks: number };
+  submitSeconds: number;
+  jobSeconds: number;
+  get: { count: number; p50: number; p99: number; max: number };
+  loadDuringJobs: string;
+  indexed: Searched;
+  indexedFiltered: Searched;
+  exact?: Searched;
+  exactFiltered?: Searched;
+}
+
+async function main(): Promise<void> {
+  const m = machine();
+  const startedAt = Date.now();
+  console.log(`machine: ${m.cpus} CPUs (${m.cpuModel}), Node ${m.node}; load average ${load()}`);
+  if (serverMode() === 'dist') buildServer();
+  const queries = loadClaims().slice(0, QUERIES).map((c) => c.claim);
+  const generator = new TextGenerator(42);
+
+  let server = await startServerChild();
+  const dataDir = server.dataDir;
+  const token = await benchApiKey(server.url, 'bench-search');
+  let api = new ApiClient(server.url, token);
+  const other = await createBoard(api, 'unrelated board');
+  for (let i = 0; i < 20; i++) await api.call('POST', `/v1/boards/${other}/nodes`, { type: 'note', position: { x: i, y: 0 }, data: { text: `note ${i}` } }, 201);
+
+  // The same GET with nothing else running, for comparison.
+  const idle: number[] = [];
+  for (let i = 0; i < 200; i++) {
+    idle.push((await api.timed('GET', `/v1/boards/${other}`, 200)).ms);
+    await sleep(10);
+  }
+  const idleGet = { p50: pct(idle, 0.5), p99: pct(idle, 0.99), max: Math.max(...idle) };
+  console.log(`GET other board, idle server: p50 ${ms(idleGet.p50)} ms, p99 ${ms(idleGet.p99)} ms, max ${ms(idleGet.max)} ms`);
+
+  const results: SizeResult[] = [];
+  for (const target of SIZES) {
+    console.log(`\n== ${fmt(target)} chunks ==`);
+    const board = await createBoard(api, `search ${target}`);
+    const submitStarted = performance.now();
+    const nodes: { id: string; chunks: number }[] = [];
+    const jobs: string[] = [];
+    let planned = 0;
+    while (planned < target) {
+      // About 750 characters of new text per chunk (1,000 minus the overlap): aim at the target.
+      const text = generator.text(Math.min(MAX_TEXT, (target - planned) * 750 + 2000));
+      const chunks = chunkPages([{ page: 1, text }], CHUNKING).length;
+      const node = await api.call<{ data: { id: string } }>('POST', `/v1/boards/${board}/nodes`, { type: 'note', position: { x: nodes.length, y: 0 }, data: { label: `Document ${nodes.length}`, text: 'long document' } }, 201);
+      const job = await api.call<{ data: { id: string } }>('POST', `/v1/boards/${board}/documents`, { text, node_id: node.data.id }, 202);
+      nodes.push({ id: node.data.id, chunks });
+      jobs.push(job.data.id);
+      planned += chunks;
+    }
+    const submitSeconds = (performance.now() - submitStarted) / 1000;
+    console.log(`submitted ${nodes.length} vectorize jobs (${fmt(planned)} chunks) in ${submitSeconds.toFixed(1)} s; load ${load()}`);
+
+    // An unrelated read, timed in a loop while the jobs run.
+    const getLatencies: number[] = [];
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        getLatencies.push((await api.timed('GET', `/v1/boards/${other}`, 200)).ms);
+        await sleep(50);
+      }
+    })();
+    const jobsStarted = performance.now();
+    let loadSamples: number[] = [];
+    for (const id of jobs) {
+      for (;;) {
+        const job = (await api.call<{ data: { status: string; error: string | null; result: { chunks: number } | null } }>('GET', `/v1/jobs/${id}`, undefined, 200)).data;
+        if (job.status === 'failed') throw new Error(`job ${id} failed: ${job.error}`);
+        if (job.status === 'completed') break;
+        loadSamples.push(os.loadavg()[0]!);
+        await sleep(1000);
+      }
+    }
+    const jobSeconds = (performance.now() - jobsStarted) / 1000 + submitSeconds;
+    sampling = false;
+    await sampler;
+    const get = { count: getLatencies.length, p50: pct(getLatencies, 0.5), p99: pct(getLatencies, 0.99), max: Math.max(...getLatencies) };
+    const loadDuringJobs = loadSamples.length ? `${Math.min(...loadSamples).toFixed(2)}–${Math.max(...loadSamples).toFixed(2)}` : 'n/a';
+    loadSamples = [];
+    console.log(`jobs done in ${jobSeconds.toFixed(0)} s; GET other board: ${get.count} requests, p50 ${ms(get.p50)} ms, p99 ${ms(get.p99)} ms, max ${ms(get.max)} ms; load ${loadDuringJobs}`);
+
+    const filterNode = nodes[0]!;
+    const indexed = await searchAll(api, board, queries);
+    const indexedFiltered = await searchAll(api, board, queries, [filterNode.id]);
+    console.log(`search: p50 ${ms(pct(indexed.latencies, 0.5))} ms, p95 ${ms(pct(indexed.latencies, 0.95))} ms; one node (${fmt(filterNode.chunks)} chunks): p50 ${ms(pct(indexedFiltered.latencies, 0.5))} ms, p95 ${ms(pct(indexedFiltered.latencies, 0.95))} ms; load ${load()}`);
+    results.push({ target, board, chunks: planned, nodes, filterNode, submitSeconds, jobSeconds, get, loadDuringJobs, indexed, indexedFiltered });
+  }
+
+  // The same data, answered by exact scans.
+  await server.stop({ keepData: true });
+  server = await startServerChild({ dataDir, env: { SEARCH_EXACT_MAX_CHUNKS: '10000000' } });
+  api = new ApiClient(server.url, token);
+  for (const r of results) {
+    r.exact = await searchAll(api, r.board, queries);
+    r.exactFiltered = await searchAll(api, r.board, queries, [r.filterNode.id]);
+    console.log(`${fmt(r.chunks)} chunks: recall@10 ${recallAt10(r.indexed.ids, r.exact.ids).toFixed(3)}, one node ${recallAt10(r.indexedFiltered.ids, r.exactFiltered.ids).toFixed(3)}; exact scan p50 ${ms(pct(r.exact.latencies, 0.5))} ms`);
+  }
+  await server.stop();
+
+  const minutes = (Date.now() - startedAt) / 60_000;
+  const md = [
+    `Command: \`npm run bench:search\`${process.env.BENCH_SEARCH_SIZES ? ` with BENCH_SEARCH_SIZES=${process.env.BENCH_SEARCH_SIZES}` : ''}; ${new Date().toISOString()}; ${minutes.toFixed(0)} min in all.`,
+    `Machine: ${m.cpus} CPUs (${m.cpuModel}), Node ${m.node}; load average ${m.loadAverage.toFixed(2)} at the start, ${os.loadavg()[0]!.toFixed(2)} at the end (other work shared the machine).`,
+    `Server: ${serverMode() === 'dist' ? 'node dist/server.js' : 'tsx src/server.ts'}, embedded database, default settings; ${queries.length} SciFact claims as queries, limit 10.`,
+    '',
+    table(
+      ['chunks on the board', 'search p50 / p95', 'one node: chunks, p50 / p95', 'recall@10 vs exact', 'one node recall@10', 'exact scan p50 / p95'],
+      results.map((r) => [
+        fmt(r.chunks),
+        `${ms(pct(r.indexed.latencies, 0.5))} / ${ms(pct(r.indexed.latencies, 0.95))} ms`,
+        `${fmt(r.filterNode.chunks)}: ${ms(pct(r.indexedFiltered.latencies, 0.5))} / ${ms(pct(r.indexedFiltered.latencies, 0.95))} ms`,
+        recallAt10(r.indexed.ids, r.exact!.ids).toFixed(3),
+        recallAt10(r.indexedFiltered.ids, r.exactFiltered!.ids).toFixed(3),
+        `${ms(pct(r.exact!.latencies, 0.5))} / ${ms(pct(r.exact!.latencies, 0.95))} ms`,
+      ]),
+    ),
+    '',
+    `GET /v1/boards/{otherBoard} (20 nodes) on the idle server: p50 ${ms(idleGet.p50)} ms, p99 ${ms(idleGet.p99)} ms, max ${ms(idleGet.max)} ms.`,
+    '',
+    table(
+      ['vectorized', 'jobs', 'submit (POSTs)', 'jobs done after', 'GET other board: n, p50 / p99 / max', 'load average meanwhile'],
+      results.map((r) => [
+        `${fmt(r.chunks)} chunks`,
+        `${r.nodes.length}`,
+        `${r.submitSeconds.toFixed(0)} s`,
+        `${r.jobSeconds.toFixed(0)} s (${fmt(r.chunks / r.jobSeconds)} chunks/s)`,
+        `${fmt(r.get.count)}, ${ms(r.get.p50)} / ${ms(r.get.p99)} / ${ms(r.get.max)} ms`,
+        r.loadDuringJobs,
+      ]),
+    ),
+  ].join('\n');
+  const dir = path.join(ROOT, 'bench/results');
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'search.md'), `${md}\n`);
+  fs.writeFileSync(path.join(dir, 'search.json'), `${JSON.stringify({ machine: m, idleGet, results: results.map(({ indexed, indexedFiltered, exact, exactFiltered, ...r }) => ({
+    ...r,
+    search: { p50: pct(indexed.latencies, 0.5), p95: pct(indexed.latencies, 0.95) },
+    filtered: { p50: pct(indexedFiltered.latencies, 0.5), p95: pct(indexedFiltered.latencies, 0.95) },
+    exact: { p50: pct(exact!.latencies, 0.5), p95: pct(exact!.latencies, 0.95) },
+    recall10: recallAt10(indexed.ids, exact!.ids),
+    recall10Filtered: recallAt10(indexedFiltered.ids, exactFiltered!.ids),
+  })) }, null, 2)}\n`);
+  console.log(`\n${md}\n\nwritten to bench/results/search.md and search.json`);
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error('benchmark failed:', error instanceof Error ? error.stack : error);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,94 @@
+// Re-embedding a board after the embedding model changed (another EMBEDDINGS_PROVIDER,
+// EMBEDDINGS_MODEL or dimension count). Searches only compare vectors of the configured model, so
+// chunks of another model are not found until a `document_reembed` job has embedded them again.
+//
+// Triggers: a search (or a chat's retrieval) on a board that still has live chunks of another model
+// queues the job, at most one at a time per board; and on the embedded database, which only this
+// process uses, the service queues one for every such board at start. (With DATABASE_URL several
+// instances may briefly run different models during a rollout, so only use triggers the work.)
+//
+// The job updates chunks in place (same ids, content and metadata; new model and vector), oldest
+// first, in paced statements; it is naturally resumable, since rows already done no longer match
+// `model <> current`. While it runs, the board's searches find the chunks re-embedded so far.
+import { sql } from 'kysely';
+import type { Db, Executor } from '../db/schema.js';
+import { newId, now } from '../lib/ids.js';
+import { JobError, type JobHandler, type JobOutcome } from '../jobs/worker.js';
+import type { Embedder } from '../providers/embeddings/embedder.js';
+import { Pacer, vectorLiteral } from './chunk-store.js';
+
+export const REEMBED_JOB = 'document_reembed';
+
+const PAGE = 64;
+/** A failed re-embed (provider down) is not queued again by every search for this long. */
+const RETRY_AFTER_FAILURE = '5 minutes';
+
+/** Queues a re-embed job for the board unless one is running or failed a moment ago; answers its id. */
+export async function queueReembed(db: Executor, boardId: string): Promise<string | undefined> {
+  const at = now();
+  const { rows } = await sql<{ id: string }>`
+    INSERT INTO jobs (id, user_id, board_id, type, status, result, error, payload, attempts, lease_until, created_at, updated_at)
+    SELECT ${newId()}, b.owner_id, b.id, ${REEMBED_JOB}, 'processing', NULL, NULL, ${JSON.stringify({ boardId })}::jsonb, 0, NULL, ${at}, ${at}
+    FROM boards b
+    WHERE b.id = ${boardId} AND NOT EXISTS (
+      SELECT 1 FROM jobs j WHERE j.board_id = b.id AND j.type = ${REEMBED_JOB}
+        AND (j.status = 'processing' OR (j.status = 'failed' AND j.updated_at > now() - ${RETRY_AFTER_FAILURE}::interval)))
+    RETURNING id`.execute(db);
+  return rows[0]?.id;
+}
+
+/** Queues a re-embed for every board with live chunks of another model; answers how many. */
+export async function queueStaleBoards(db: Db, model: string): Promise<number> {
+  const boards = await db.selectFrom('chunk_sets').select('board_id').distinct().where('state', '=', 'live').where('model', '<>', model).execute();
+  let queued = 0;
+  for (const { board_id } of boards) if (await queueReembed(db, board_id)) queued++;
+  return queued;
+}
+
+export function reembedJobHandler(deps: { db: Db; embedder: Embedder }): JobHandler {
+  const { db, embedder } = deps;
+  const model = embedder.model;
+  return {
+    async run(job, signal, log): Promise<JobOutcome> {
+      const boardId = job.board_id;
+      if (!boardId) throw new JobError('The board was deleted');
+      const pacer = new Pacer();
+      let after: { at: Date; id: string } | undefined;
+      let done = 0;
+      const page = async () => {
+        const keyset = after ? sql`AND (created_at, id) > (${after.at}::timestamptz, ${after.id}::uuid)` : sql``;
+        const { rows } = await sql<{ id: string; content: string; created_at: Date }>`
+          SELECT id, content, created_at FROM document_chunks
+          WHERE board_id = ${boardId} AND model <> ${model} ${keyset}
+            AND set_id IN (SELECT id FROM chunk_sets WHERE board_id = ${boardId} AND state = 'live')
+          ORDER BY created_at, id LIMIT ${PAGE}`.execute(db);
+        const last = rows[rows.length - 1];
+        if (last) after = { at: last.created_at, id: last.id };
+        return rows;
+      };
+      for (let rows = await page(); rows.length > 0; rows = await page()) {
+        signal.throwIfAborted();
+        const vectors = await embedder.embed(rows.map((r) => r.content), signal);
+        const updates = rows.map((r, i) => ({ id: r.id, embedding: vectorLiteral(vectors[i]!) }));
+        await pacer.each(updates, async (slice) => {
+          const { numAffectedRows } = await sql`
+            UPDATE document_chunks c SET model = ${model}, embedding = u.embedding::vector
+            FROM unnest(${slice.map((u) => u.id)}::uuid[], ${slice.map((u) => u.embedding)}::text[]) AS u(id, embedding)
+            WHERE c.id = u.id AND c.model <> ${model}`.execute(db);
+          done += Number(numAffectedRows ?? 0);
+        }, signal);
+        log.debug({ done }, 're-embed progress');
+      }
+      return {
+        result: { chunks: done },
+        async finalize(trx) {
+          // Sets whose chunks all have the new model now say so (the start-time check reads sets).
+          await sql`
+            UPDATE chunk_sets s SET model = ${model}
+            WHERE s.board_id = ${boardId} AND s.state = 'live' AND s.model <> ${model}
+              AND NOT EXISTS (SELECT 1 FROM document_chunks c WHERE c.set_id = s.id AND c.model <> ${model})`.execute(trx);
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,134 @@
+// Changing the embedding model re-embeds a board through a `document_reembed` job: vectorize with
+// one model, restart on the same database with another (local at another dimension count, then the
+// openai embedder against a fake /embeddings server), and the board's chunks are embedded again in
+// place: same ids and count, the new model, and search finds them.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { startFakeEmbeddings, type FakeEmbeddings } from './helpers/fake-embeddings.js';
+import { startServer, type TestServer } from './helpers/harness.js';
+
+// The harness's servers use DATA_DIR for the embedded database (the wire run shares one database,
+// which is just as good: the restart keeps the data).
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bwk-reembed-'));
+let fake: FakeEmbeddings;
+before(async () => {
+  fake = await startFakeEmbeddings(8);
+});
+after(async () => {
+  await fake.close();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+const corpus = {
+  volcano: 'Volcanoes erupt when magma rises through the crust. Lava flows and ash clouds follow an eruption.',
+  bread: 'Baking bread needs flour, water, yeast and salt. The dough rises before it goes into the oven.',
+  football: 'The football match ended with a late goal. The striker scored in the final minute of the game.',
+};
+
+async function start(env: Record<string, string>): Promise<TestServer> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startServer({ DATA_DIR: dataDir, JOB_POLL_MS: '50', ...env });
+    } catch (error) {
+      // The wire run's server (pglite-socket, one connection) may still be closing the previous
+      // server's connection and drops a new one meanwhile.
+      if (!process.env.TEST_DATABASE_URL || attempt === 10) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+  }
+}
+
+async function chunksOf(server: TestServer, board: string, token: string): Promise<{ id: string; model: string; node_id: string }[]> {
+  const res = await server.request('GET', `/v1/boards/${board}/documents?limit=100`, { token });
+  assert.equal(res.status, 200, res.text);
+  return res.body.data;
+}
+
+async function reembedJobs(server: TestServer, board: string) {
+  return server.database.db.selectFrom('jobs').select(['id', 'status']).where('board_id', '=', board).where('type', '=', 'document_reembed').orderBy('created_at').execute();
+}
+
+test('a model change re-embeds the board in place through a job; search finds the chunks with the new model', async () => {
+  let server = await start({ LOCAL_EMBEDDING_DIMENSIONS: '384' });
+  const user = await server.user();
+  const board = await server.makeBoard(user);
+  const nodes: Record<string, string> = {};
+  try {
+    for (const [name, text] of Object.entries(corpus)) {
+      const node = await server.request('POST', `/v1/boards/${board}/nodes`, { token: user.token, body: { type: 'note', position: { x: 0, y: 0 }, data: { text, label: name } } });
+      nodes[name] = node.body.data.id;
+      const res = await server.request('POST', `/v1/boards/${board}/documents`, { token: user.token, body: { text, node_id: nodes[name] } });
+      assert.equal((await server.waitForJob(res.body.data.id, user.token)).status, 'completed');
+    }
+    // A vectorize without a node: its chunks are re-embedded too.
+    const loose = await server.request('POST', `/v1/boards/${board}/documents`, { token: user.token, body: { text: 'Glaciers carve valleys over thousands of years.' } });
+    assert.equal((await server.waitForJob(loose.body.data.id, user.token)).status, 'completed');
+  } finally {
+    await server.close();
+  }
+  const original = await (async () => {
+    server = await start({ LOCAL_EMBEDDING_DIMENSIONS: '384' });
+    try {
+      const chunks = await chunksOf(server, board, user.token);
+      assert.ok(chunks.every((c) => c.model === 'local-hash-v1-384'));
+      // The same model again: nothing to re-embed.
+      const hit = await server.request('POST', `/v1/boards/${board}/documents/search`, { token: user.token, body: { query: 'volcano lava' } });
+      assert.equal(hit.body.data[0].node_id, nodes.volcano);
+      assert.deepEqual(await reembedJobs(server, board), []);
+      return chunks;
+    } finally {
+      await server.close();
+    }
+  })();
+  assert.equal(original.length, 4);
+
+  // Another dimension count is another model.
+  server = await start({ LOCAL_EMBEDDING_DIMENSIONS: '512' });
+  try {
+    // The search queues the job (on the embedded database the start already has: still one job).
+    const first = await server.request('POST', `/v1/boards/${board}/documents/search`, { token: user.token, body: { query: 'volcano lava' } });
+    assert.equal(first.status, 200, first.text);
+    const jobs = await reembedJobs(server, board);
+    assert.equal(jobs.length, 1);
+    const job = await server.waitForJob(jobs[0]!.id, user.token);
+    assert.equal(job.type, 'document_reembed');
+    assert.equal(job.status, 'completed', JSON.stringify(job));
+    assert.deepEqual(job.result, { chunks: original.length });
+    const chunks = await chunksOf(server, board, user.token);
+    assert.deepEqual(chunks.map((c) => c.id), original.map((c) => c.id), 'same chunks, embedded again in place');
+    assert.ok(chunks.every((c) => c.model === 'local-hash-v1-512'));
+    for (const [query, expected] of [['when does a volcano erupt', nodes.volcano], ['how to bake bread with yeast', nodes.bread], ['glaciers and valleys', null]] as const) {
+      const res = await server.request('POST', `/v1/boards/${board}/documents/search`, { token: user.token, body: { query } });
+      assert.equal(res.body.data[0].node_id, expected, query);
+    }
+    const again = await server.request('POST', `/v1/boards/${board}/documents/search`, { token: user.token, body: { query: 'bread' } });
+    assert.equal(again.status, 200);
+    assert.equal((await reembedJobs(server, board)).length, 1, 'no second job once the board is current');
+  } finally {
+    await server.close();
+  }
+
+  // And to a remote provider.
+  server = await start({ EMBEDDINGS_PROVIDER: 'openai', OPENAI_BASE_URL: fake.url, EMBEDDINGS_MODEL: 'fake-embed', EMBEDDINGS_DIMENSIONS: '8' });
+  try {
+    fake.batches.length = 0;
+    await server.request('POST', `/v1/boards/${board}/documents/search`, { token: user.token, body: { query: 'football' } });
+    const jobs = await reembedJobs(server, board);
+    assert.equal(jobs.length, 2);
+    const job = await server.waitForJob(jobs[1]!.id, user.token);
+    assert.equal(job.status, 'completed', JSON.stringify(job));
+    assert.deepEqual(job.result, { chunks: original.length });
+    const chunks = await chunksOf(server, board, user.token);
+    assert.equal(chunks.length, original.length);
+    assert.ok(chunks.every((c) => c.model === 'fake-embed'));
+    const embedded = fake.batches.flatMap((b) => b.input);
+    for (const text of [...Object.values(corpus), 'Glaciers carve valleys over thousands of years.']) assert.ok(embedded.includes(text), `${text} sent to the provider`);
+    const res = await server.request('POST', `/v1/boards/${board}/documents/search`, { token: user.token, body: { query: 'anything at all', threshold: -1 } });
+    assert.equal(res.body.data.length, original.length, 'every chunk is found with the new model');
+  } finally {
+    await server.close();
+  }
+});
