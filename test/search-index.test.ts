@@ -2,6 +2,7 @@
 // larger board still returns `limit` results, and they agree with the exact ranking.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { indexSearch } from '../src/documents/search-service.js';
 import { startServer, type TestServer, type TestUser } from './helpers/harness.js';
 
 let indexed: TestServer;
@@ -48,4 +49,18 @@ test('one node of a large board: the node filter still yields `limit` results', 
   assert.equal(top.body.data.length, 10);
   const astronomyNodes = new Set(nodeIds.filter((_, i) => i % 4 === 0));
   assert.ok(top.body.data.every((h: any) => astronomyNodes.has(h.node_id)), 'the best hits are astronomy notes');
+
+  // The index path on its own (the search falls back to an exact scan when the index gives up, which
+  // would hide a failure of the iterative scan): one node of 20, far from the query, fills the page.
+  // A small ef_search, so the first batch of candidates (mostly astronomy) cannot hold them.
+  const { embedder } = indexed.built.services;
+  const [vector] = await embedder.embed(['astronomy stars telescopes']);
+  const direct = await indexSearch(indexed.database.db, { boardId: board, vector: vector!, dims: embedder.dimensions, model: embedder.model, nodeIds: [target], limit: 25, efSearch: 30 });
+  assert.equal(direct.length, 26, 'limit + 1 rows through the iterative index scan');
+  assert.ok(direct.every((r) => r.node_id === target));
+  const distances = direct.map((r) => r.distance);
+  assert.deepEqual(distances, [...distances].sort((a, b) => a - b));
+  const byIndex = new Set(direct.slice(0, 25).map((r) => r.id));
+  const overlap = res.body.data.filter((h: any) => byIndex.has(h.id)).length;
+  assert.ok(overlap >= 20, `the index's first page agrees with the search's (${overlap} of 25)`);
 });

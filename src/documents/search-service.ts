@@ -19,8 +19,8 @@ import { queueReembed } from './reembed.js';
  * database (rows are stored uncompressed; see BENCHMARKS.md) and exact; SEARCH_EXACT_MAX_CHUNKS.
  */
 export const DEFAULT_EXACT_MAX_CHUNKS = 3000;
-/** Candidates examined per index scan step; with m = 8 this gives recall@10 >= 0.95 (BENCHMARKS.md). */
-const HNSW_EF_SEARCH = 100;
+/** Candidates kept per index scan (pgvector's maximum): with m = 8 it takes this for recall@10 >= 0.95 (BENCHMARKS.md). */
+const HNSW_EF_SEARCH = 1000;
 /** Where an iterative index scan gives up (then the exact scan answers). */
 const HNSW_MAX_SCAN_TUPLES = 20_000;
 
@@ -95,7 +95,7 @@ export async function searchChunksPage(
   const exactMax = deps.exactMaxChunks ?? DEFAULT_EXACT_MAX_CHUNKS;
   let rows: Row[] | undefined;
   if ((deps.index ?? knownIndexInfo)?.iterativeScan && candidates > exactMax) {
-    rows = await indexSearch(db, { boardId, q, dims: embedder.dimensions, model: embedder.model, nodeFilter, after, limit: options.limit });
+    rows = await indexSearch(db, { boardId, vector, dims: embedder.dimensions, model: embedder.model, nodeIds, after, limit: options.limit });
     // Fewer rows than asked: the scan gave up (hnsw.max_scan_tuples) before the filter let
     // enough through. The exact scan settles it.
     if (rows.length <= options.limit) rows = undefined;
@@ -129,23 +129,25 @@ type Row = { id: string; content: string; node_id: string | null; metadata: Chun
  * is applied by the caller: as a filter here it would make the scan run on to max_scan_tuples
  * whenever fewer rows pass it). Iterative scanning continues past rows the filters drop, so a
  * selective filter (one node of a large board) still fills the page; `relaxed_order` may return
- * rows slightly out of order, so they are sorted again.
+ * rows slightly out of order, so they are sorted again. (Exported for the tests, which check it
+ * without the exact fallback.)
  */
-async function indexSearch(
+export async function indexSearch(
   db: Db,
-  s: { boardId: string; q: string; dims: number; model: string; nodeFilter: ReturnType<typeof sql>; after: Cursor | undefined; limit: number },
+  s: { boardId: string; vector: number[]; dims: number; model: string; nodeIds?: string[]; after?: Cursor; limit: number; efSearch?: number },
 ): Promise<Row[]> {
   const dims = sql.lit(s.dims);
-  const distance = sql`(embedding::vector(${dims}) <=> ${s.q}::vector(${dims}))`;
+  const distance = sql`(embedding::vector(${dims}) <=> ${vectorLiteral(s.vector)}::vector(${dims}))`;
+  const nodeFilter = s.nodeIds ? sql`AND node_id = ANY(${s.nodeIds}::uuid[])` : sql``;
   const keyset = s.after ? sql`AND (${distance} > ${s.after.d} OR (${distance} = ${s.after.d} AND id > ${s.after.i}::uuid))` : sql``;
   const rows = await db.transaction().execute(async (trx) => {
     // Without statistics (PGlite never runs autovacuum) the planner may prefer a sequential scan
     // and a sort; this query is only sent when the index is the right plan.
-    await sql`SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', ${String(Math.max(HNSW_EF_SEARCH, s.limit + 1))}, true),
+    await sql`SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', ${String(Math.max(s.efSearch ?? HNSW_EF_SEARCH, s.limit + 1))}, true),
       set_config('hnsw.max_scan_tuples', ${String(HNSW_MAX_SCAN_TUPLES)}, true), set_config('enable_seqscan', 'off', true), set_config('enable_sort', 'off', true)`.execute(trx);
     const result = await sql<Row>`
       SELECT id, content, node_id, metadata, ${distance} AS distance FROM document_chunks
-      WHERE model = ${sql.lit(s.model)} AND board_id = ${s.boardId} ${s.nodeFilter} AND ${visibleChunk(s.boardId)} ${keyset}
+      WHERE model = ${sql.lit(s.model)} AND board_id = ${s.boardId} ${nodeFilter} AND ${visibleChunk(s.boardId)} ${keyset}
       ORDER BY ${distance} LIMIT ${s.limit + 1}`.execute(trx);
     return result.rows;
   });
