@@ -2,7 +2,8 @@
 // built server running as a child process:
 //   1. for each size (default 10,000 and 100,000 chunks) a board is filled by vectorizing a few
 //      note nodes of up to 5,000,000 characters each (the API's limit; synthetic text from
-//      bench/search-text.ts, about 6,700 chunks per node): the real path, document_process jobs;
+//      bench/search-text.ts, `topical` unless BENCH_SEARCH_TEXT=uniform; about 6,700 chunks per
+//      node): the real path, document_process jobs;
 //   2. while those jobs run, an unrelated GET /v1/boards/{otherBoard} is timed in a loop (p50, p99,
 //      max), and the jobs' duration is reported;
 //   3. then search latency (p50, p95) for SciFact claims as queries, limit 10, over the whole board
@@ -11,7 +12,7 @@
 //      sizes, so the same queries are answered by an exact scan of the same data: recall@10 of the
 //      indexed search against it.
 // Run: npm run bench:search   (BENCH_SEARCH_SIZES=10000,100000; BENCH_SEARCH_QUERIES=200;
-// BENCH_SEARCH_DEADLINE_MIN=120). Writes bench/results/search.md and search.json.
+// BENCH_SEARCH_DEADLINE_MIN=120; BENCH_SEARCH_TEXT=topical). Writes bench/results/search.md and .json.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,12 +21,14 @@ import { ApiClient, benchApiKey, createBoard } from './lib/api.js';
 import { fmt, machine, table } from './lib/report.js';
 import { buildServer, ROOT, serverMode, startServerChild } from './lib/server.js';
 import { loadClaims } from './search-quality-data.js';
-import { TextGenerator } from './search-text.js';
+import { TextGenerator, type TextKind } from './search-text.js';
 
 const setting = (name: string, fallback: string) => (process.env[name] === undefined || process.env[name] === '' ? fallback : process.env[name]!);
 const SIZES = setting('BENCH_SEARCH_SIZES', '10000,100000').split(',').map(Number);
 const QUERIES = Number(setting('BENCH_SEARCH_QUERIES', '200'));
 const DEADLINE_MIN = Number(setting('BENCH_SEARCH_DEADLINE_MIN', '120'));
+const TEXT = setting('BENCH_SEARCH_TEXT', 'topical') as TextKind;
+if (TEXT !== 'topical' && TEXT !== 'uniform') throw new Error('BENCH_SEARCH_TEXT must be topical or uniform');
 /** The server's defaults, which the bench uses to know how many chunks a text makes. */
 const CHUNKING = { size: 1000, overlap: 150 };
 const MAX_TEXT = 5_000_000;
@@ -96,7 +99,7 @@ async function main(): Promise<void> {
   console.log(`machine: ${m.cpus} CPUs (${m.cpuModel}), Node ${m.node}; load average ${load()}`);
   if (serverMode() === 'dist') buildServer();
   const queries = loadClaims().slice(0, QUERIES).map((c) => c.claim);
-  const generator = new TextGenerator(42);
+  const generator = new TextGenerator(42, TEXT);
 
   let server = await startServerChild();
   const dataDir = server.dataDir;
@@ -183,9 +186,9 @@ async function main(): Promise<void> {
 
   const minutes = (Date.now() - startedAt) / 60_000;
   const md = [
-    `Command: \`npm run bench:search\`${process.env.BENCH_SEARCH_SIZES ? ` with BENCH_SEARCH_SIZES=${process.env.BENCH_SEARCH_SIZES}` : ''}; ${new Date().toISOString()}; ${minutes.toFixed(0)} min in all.`,
+    `Command: \`npm run bench:search\`${process.env.BENCH_SEARCH_SIZES ? ` with BENCH_SEARCH_SIZES=${process.env.BENCH_SEARCH_SIZES}` : ''}${process.env.BENCH_SEARCH_TEXT ? ` BENCH_SEARCH_TEXT=${TEXT}` : ''}; ${new Date().toISOString()}; ${minutes.toFixed(0)} min in all.`,
     `Machine: ${m.cpus} CPUs (${m.cpuModel}), Node ${m.node}; load average ${m.loadAverage.toFixed(2)} at the start, ${os.loadavg()[0]!.toFixed(2)} at the end (other work shared the machine).`,
-    `Server: ${serverMode() === 'dist' ? 'node dist/server.js' : 'tsx src/server.ts'}, embedded database, default settings; ${queries.length} SciFact claims as queries, limit 10.`,
+    `Server: ${serverMode() === 'dist' ? 'node dist/server.js' : 'tsx src/server.ts'}, embedded database, default settings; ${TEXT} text (bench/search-text.ts); ${queries.length} SciFact claims as queries, limit 10.`,
     '',
     table(
       ['chunks on the board', 'search p50 / p95', 'one node: chunks, p50 / p95', 'recall@10 vs exact', 'one node recall@10', 'exact scan p50 / p95'],
