@@ -2,7 +2,7 @@
 // larger board still returns `limit` results, and they agree with the exact ranking.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { indexSearch } from '../src/documents/search-service.js';
+import { indexSearch, prefersExactScan } from '../src/documents/search-service.js';
 import { startServer, type TestServer, type TestUser } from './helpers/harness.js';
 
 let indexed: TestServer;
@@ -63,4 +63,23 @@ test('one node of a large board: the node filter still yields `limit` results', 
   const byIndex = new Set(direct.slice(0, 25).map((r) => r.id));
   const overlap = res.body.data.filter((h: any) => byIndex.has(h.id)).length;
   assert.ok(overlap >= 20, `the index's first page agrees with the search's (${overlap} of 25)`);
+});
+
+test('exact or index: small and selective candidate sets are scanned exactly', async () => {
+  let asked = 0;
+  const total = (n: number) => async () => {
+    asked++;
+    return n;
+  };
+  // At most SEARCH_EXACT_MAX_CHUNKS: exact, without counting the model's chunks.
+  assert.equal(await prefersExactScan(2_000, 3_000, total(100_000)), true);
+  assert.equal(asked, 0);
+  // Above it: exact only while the candidates are under a fifth of the model's chunks, up to 20,000.
+  assert.equal(await prefersExactScan(6_700, 3_000, total(100_000)), true);
+  assert.equal(await prefersExactScan(6_700, 3_000, total(30_000)), false);
+  assert.equal(await prefersExactScan(25_000, 3_000, total(1_000_000)), false);
+  assert.equal(asked, 2);
+  // 0 forces the index.
+  assert.equal(await prefersExactScan(10, 0, total(1_000_000)), false);
+  assert.equal(asked, 2);
 });

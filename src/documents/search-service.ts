@@ -1,8 +1,9 @@
 // Semantic search over a board's chunks: the query is embedded with the configured model and
 // compared (cosine) only with chunks embedded by that same model, in live sets. Small candidate sets
-// (a board or a few nodes with at most SEARCH_EXACT_MAX_CHUNKS chunks) are scanned exactly; larger
-// ones use the model's HNSW index with an iterative scan (pgvector 0.8+), so a selective filter
-// still yields `limit` rows, and fall back to the exact scan when the index scan gives up first.
+// (a board or a few nodes with at most SEARCH_EXACT_MAX_CHUNKS chunks), and selective ones (under a
+// fifth of the model's chunks, up to 20,000) are scanned exactly; larger ones use the model's HNSW
+// index with an iterative scan (pgvector 0.8+), so a filter still yields `limit` rows, and fall back
+// to the exact scan when the index scan gives up first.
 // Results are keyset-paginated on (distance, id).
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
@@ -23,6 +24,23 @@ export const DEFAULT_EXACT_MAX_CHUNKS = 3000;
 const HNSW_EF_SEARCH = 1000;
 /** Where an iterative index scan gives up (then the exact scan answers). */
 const HNSW_MAX_SCAN_TUPLES = 20_000;
+/** A candidate set under this share of the model's chunks, and at most SELECTIVE_EXACT_MAX, is scanned exactly. */
+const SELECTIVE_SHARE = 0.2;
+const SELECTIVE_EXACT_MAX = 20_000;
+const TOTAL_TTL_MS = 30_000;
+
+/** Live chunks per model, per database, refreshed at most every 30 s (only an order of magnitude matters). */
+const totals = new WeakMap<Db, Map<string, { at: number; total: number }>>();
+
+async function modelTotal(db: Db, model: string): Promise<number> {
+  let perModel = totals.get(db);
+  if (!perModel) totals.set(db, (perModel = new Map()));
+  const cached = perModel.get(model);
+  if (cached && Date.now() - cached.at < TOTAL_TTL_MS) return cached.total;
+  const { rows } = await sql<{ n: number }>`SELECT coalesce(sum(chunks), 0)::int AS n FROM chunk_sets WHERE model = ${model} AND state = 'live'`.execute(db);
+  perModel.set(model, { at: Date.now(), total: rows[0]!.n });
+  return rows[0]!.n;
+}
 
 export interface ChunkHit {
   id: string;
@@ -92,9 +110,11 @@ export async function searchChunksPage(
   if (stale) await queueReembed(db, boardId);
   if (candidates === 0) return { data: [], has_more: false, cursor: null };
 
-  const exactMax = deps.exactMaxChunks ?? DEFAULT_EXACT_MAX_CHUNKS;
+  const exact =
+    !(deps.index ?? knownIndexInfo)?.iterativeScan ||
+    (await prefersExactScan(candidates, deps.exactMaxChunks ?? DEFAULT_EXACT_MAX_CHUNKS, () => modelTotal(db, embedder.model)));
   let rows: Row[] | undefined;
-  if ((deps.index ?? knownIndexInfo)?.iterativeScan && candidates > exactMax) {
+  if (!exact) {
     rows = await indexSearch(db, { boardId, vector, dims: embedder.dimensions, model: embedder.model, nodeIds, after, limit: options.limit });
     // Fewer rows than asked: the scan gave up (hnsw.max_scan_tuples) before the filter let
     // enough through. The exact scan settles it.
@@ -120,6 +140,19 @@ export async function searchChunksPage(
     has_more,
     cursor: has_more && last ? Buffer.from(JSON.stringify({ v: 1, k: key, d: last.distance, i: last.id } satisfies Cursor)).toString('base64url') : null,
   };
+}
+
+/**
+ * Whether `candidates` chunks are better scanned exactly than through the index: a small set (at most
+ * `exactMax`), or a selective one (a node, or a small board, under a fifth of the model's chunks and
+ * at most SELECTIVE_EXACT_MAX): the index's cost follows the whole index and most of what it visits
+ * would be filtered away, so the exact scan is faster there as well as exact. `exactMax` 0 turns
+ * both off (the index whenever pgvector can iterate). `modelTotal` is only asked when it matters.
+ */
+export async function prefersExactScan(candidates: number, exactMax: number, modelTotal: () => Promise<number>): Promise<boolean> {
+  if (candidates <= exactMax) return true;
+  if (exactMax === 0 || candidates > SELECTIVE_EXACT_MAX) return false;
+  return candidates < SELECTIVE_SHARE * (await modelTotal());
 }
 
 type Row = { id: string; content: string; node_id: string | null; metadata: ChunkMetadata; distance: number };
