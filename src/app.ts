@@ -52,6 +52,9 @@ export async function buildApp(config: Config, database: DatabaseHandle): Promis
     logger: { level: config.logLevel },
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimitBytes,
+    // Behind a reverse proxy: the client's address (rate limits), scheme and host (asset urls, the
+    // refresh cookie's Secure flag, the sign-in Origin check) come from X-Forwarded-* of trusted peers.
+    trustProxy: config.trustProxy,
     return503OnClosing: false,
     forceCloseConnections: 'idle',
     // A client that trickles a request for over two minutes is cut off.

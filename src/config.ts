@@ -1,11 +1,14 @@
 // Typed configuration: every environment variable the service reads is read here, validated once at
 // start, and reported with a clear message when wrong. The README's configuration table mirrors this.
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export interface Config {
   port: number;
   host: string;
+  /** Fastify's trustProxy: which peers' X-Forwarded-For/-Proto/-Host are believed (TRUST_PROXY). */
+  trustProxy: boolean | string;
   logLevel: string;
   /** Directory for the embedded database (and, later, local asset files). */
   dataDir: string;
@@ -140,6 +143,31 @@ function bool(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 }
 
+/** proxy-addr's names for address ranges, accepted in TRUST_PROXY beside addresses and CIDRs. */
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * TRUST_PROXY: unset or false (the default) believes no X-Forwarded-* header; a comma-separated
+ * list trusts peers at those addresses, CIDR ranges or named ranges (loopback, linklocal,
+ * uniquelocal); true trusts any peer (only behind a proxy that overwrites the headers). No hop
+ * count: Fastify 5 treats one as trusting nobody. Checked here so a typo fails at start.
+ */
+function trustProxy(env: Env): boolean | string {
+  const raw = str(env, 'TRUST_PROXY');
+  if (raw === undefined || raw.toLowerCase() === 'false') return false;
+  if (raw.toLowerCase() === 'true') return true;
+  const parts = raw.split(',').map((part) => part.trim());
+  for (const part of parts) {
+    const [address, bits, extra] = part.split('/');
+    const family = isIP(address ?? '');
+    const validBits = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (family === 6 ? 128 : 32));
+    if (!PROXY_RANGE_NAMES.has(part) && (family === 0 || !validBits || extra !== undefined)) {
+      throw new ConfigError(`TRUST_PROXY must be true, false, or a comma-separated list of addresses, CIDR ranges, loopback, linklocal or uniquelocal; "${part}" is none of these`);
+    }
+  }
+  return parts.join(',');
+}
+
 function s3Config(env: Env): S3Config | undefined {
   const bucket = str(env, 'S3_BUCKET');
   if (bucket === undefined) return undefined;
@@ -181,6 +209,7 @@ export function loadConfig(env: Env = process.env): Config {
   return {
     port: int(env, 'PORT', 8080, 0, 65535),
     host: str(env, 'HOST') ?? '127.0.0.1',
+    trustProxy: trustProxy(env),
     logLevel,
     dataDir: str(env, 'DATA_DIR') ?? './data',
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),

@@ -10,6 +10,7 @@ export const errorCodes = {
   conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  range_not_satisfiable: 416,
   rate_limited: 429,
   internal_error: 500,
   upstream_error: 502,

@@ -9,6 +9,8 @@ import { after, before, describe, test } from 'node:test';
 import { generateKeyPair, importJWK, SignJWT, type JWK } from 'jose';
 import { signUp } from '../src/accounts/accounts.js';
 import { hashPassword } from '../src/accounts/password.js';
+import { loadConfig } from '../src/config.js';
+import { PNG, uploadFile } from './helpers/assets.js';
 import { JWT_SECRET, isErrorEnvelope, startServer, type Response, type TestServer } from './helpers/harness.js';
 import { redisAvailable, startRedis, type RedisServer } from './helpers/redis.js';
 
@@ -289,11 +291,16 @@ describe('local accounts', () => {
   });
 });
 
-/** POST from a chosen loopback source address (127.0.0.x), to be another client IP. */
-function postFrom(localAddress: string, url: string, body: unknown): Promise<{ status: number; body: any; headers: http.IncomingHttpHeaders }> {
+/** A request from a chosen loopback source address (127.0.0.x), to be another client IP. */
+function requestFrom(
+  localAddress: string,
+  url: string,
+  options: { method?: string; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<{ status: number; body: any; headers: http.IncomingHttpHeaders }> {
   return new Promise((resolve, reject) => {
-    const data = JSON.stringify(body);
-    const req = http.request(url, { method: 'POST', localAddress, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) } }, (res) => {
+    const data = options.body === undefined ? '' : JSON.stringify(options.body);
+    const headers = { ...options.headers, ...(data ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(data)) } : {}) };
+    const req = http.request(url, { method: options.method ?? 'GET', localAddress, headers }, (res) => {
       let text = '';
       res.on('data', (c: Buffer) => (text += c.toString()));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined, headers: res.headers }));
@@ -302,6 +309,8 @@ function postFrom(localAddress: string, url: string, body: unknown): Promise<{ s
     req.end(data);
   });
 }
+
+const postFrom = (localAddress: string, url: string, body: unknown, headers?: Record<string, string>) => requestFrom(localAddress, url, { method: 'POST', body, headers });
 
 describe('login rate limit and sign-up switch', () => {
   let server: TestServer;
@@ -350,6 +359,48 @@ describe('login rate limit and sign-up switch', () => {
     // That IP may still try another email.
     assert.equal((await postFrom('127.0.0.7', url, { email: email('other'), password: 'guess' })).status, 401);
   });
+});
+
+describe('behind a reverse proxy (TRUST_PROXY)', () => {
+  let server: TestServer;
+
+  before(async () => {
+    server = await startServer({ DATABASE_URL: '', AUTH_LOGIN_PER_MINUTE: '2', TRUST_PROXY: '127.0.0.1' });
+  });
+  after(() => server.close());
+
+  test('the client address comes from X-Forwarded-For only when the peer is a trusted proxy', async () => {
+    const url = `${server.url}/v1/auth/login`;
+    const attempt = (peer: string, forwardedFor: string) => postFrom(peer, url, { email: email('proxy'), password: 'guess' }, { 'x-forwarded-for': forwardedFor });
+    // Through the proxy (127.0.0.1): each forwarded client has its own limit.
+    for (let i = 0; i < 2; i++) assert.equal((await attempt('127.0.0.1', '203.0.113.1')).status, 401);
+    assert.equal((await attempt('127.0.0.1', '203.0.113.1')).status, 429);
+    assert.equal((await attempt('127.0.0.1', '203.0.113.2')).status, 401);
+    // From any other peer the header is ignored: its own address is limited, whatever it claims.
+    for (let i = 0; i < 2; i++) assert.equal((await attempt('127.0.0.9', `198.51.100.${i}`)).status, 401);
+    assert.equal((await attempt('127.0.0.9', '198.51.100.7')).status, 429);
+  });
+
+  test("asset urls use the proxy's X-Forwarded-Proto and -Host, and only a trusted peer's", async () => {
+    const user = await server.user();
+    const boardId = await server.makeBoard(user);
+    await uploadFile(server, user, boardId, PNG, 'pixel.png', 'image/png');
+    const listUrl = (peer: string) =>
+      requestFrom(peer, `${server.url}/v1/boards/${boardId}/assets`, {
+        headers: { authorization: `Bearer ${user.token}`, 'x-forwarded-proto': 'https', 'x-forwarded-host': 'boards.example.test' },
+      }).then((res) => res.body.data[0].url as string);
+    assert.match(await listUrl('127.0.0.1'), /^https:\/\/boards\.example\.test\/v1\/files\//);
+    assert.ok((await listUrl('127.0.0.9')).startsWith(`${server.url}/v1/files/`));
+  });
+});
+
+test('TRUST_PROXY: addresses, CIDR ranges and named ranges are accepted, anything else stops the start', () => {
+  assert.equal(loadConfig({ TRUST_PROXY: ' 10.0.0.0/8, loopback,::1 ' }).trustProxy, '10.0.0.0/8,loopback,::1');
+  assert.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true);
+  assert.equal(loadConfig({}).trustProxy, false);
+  for (const bad of ['2', 'nginx', '10.0.0.0/33', '10.0.0.1/8/1', 'fe80::/129']) {
+    assert.throws(() => loadConfig({ TRUST_PROXY: bad }), /TRUST_PROXY must be/, bad);
+  }
 });
 
 describe('login rate limit shared through Redis', { skip: redisAvailable() ? false : 'redis-server is not installed' }, () => {

@@ -168,6 +168,51 @@ for (const backend of [localBackend(), s3Backend()]) {
       assert.equal((await list(alice, boardId)).body.data.length, cases.length);
     });
 
+    test('Range requests: one byte range is 206 with Content-Range, past the end 416, anything else the whole file', async () => {
+      const boardId = await server.makeBoard(alice);
+      const pdf = await makePdf(3);
+      const { asset } = await uploadFile(server, alice, boardId, pdf, 'paper.pdf', 'application/pdf');
+      const get = (headers: Record<string, string>, method = 'GET') => fetch(asset.url, { method, headers });
+      const expectPart = async (res: Response, start: number, end: number) => {
+        assert.equal(res.status, 206);
+        assert.equal(res.headers.get('content-range'), `bytes ${start}-${end}/${pdf.length}`);
+        assert.equal(res.headers.get('content-length'), String(end - start + 1));
+        assert.equal(res.headers.get('content-type'), 'application/pdf');
+        assert.ok(Buffer.from(await res.arrayBuffer()).equals(pdf.subarray(start, end + 1)));
+      };
+      const whole = await get({});
+      assert.equal(whole.headers.get('accept-ranges'), 'bytes');
+      await whole.arrayBuffer();
+      await expectPart(await get({ range: 'bytes=0-99' }), 0, 99);
+      await expectPart(await get({ range: 'bytes=100-' }), 100, pdf.length - 1);
+      await expectPart(await get({ range: 'bytes=-10' }), pdf.length - 10, pdf.length - 1);
+      // An end past the file is cut at its last byte; overlapping ranges are combined into one.
+      await expectPart(await get({ range: `bytes=${pdf.length - 5}-${pdf.length + 1000}` }), pdf.length - 5, pdf.length - 1);
+      await expectPart(await get({ range: 'bytes=0-9,5-19' }), 0, 19);
+
+      const head = await get({ range: 'bytes=10-19' }, 'HEAD');
+      assert.equal(head.status, 206);
+      assert.equal(head.headers.get('content-range'), `bytes 10-19/${pdf.length}`);
+      assert.equal(head.headers.get('content-length'), '10');
+
+      const past = await get({ range: `bytes=${pdf.length}-` });
+      assert.equal(past.status, 416);
+      assert.equal(past.headers.get('content-range'), `bytes */${pdf.length}`);
+      const envelope = await past.json();
+      assert.ok(isErrorEnvelope(envelope, 416));
+      assert.equal(envelope.code, 'range_not_satisfiable');
+
+      // Served whole: malformed, another unit, several disjoint ranges, an If-Range (no validator can match).
+      for (const headers of [{ range: 'bytes=abc' }, { range: 'pages=1-2' }, { range: 'bytes=0-9,50-59' }, { range: 'bytes=0-9', 'if-range': '"x"' }] as Record<string, string>[]) {
+        const res = await get(headers);
+        assert.equal(res.status, 200, JSON.stringify(headers));
+        assert.ok(Buffer.from(await res.arrayBuffer()).equals(pdf), JSON.stringify(headers));
+      }
+      // The token still decides first: a range on a wrong token is the same 404.
+      const wrong = await fetch(asset.url.replace(/token=[^&]+/, 'token=wrong'), { headers: { range: 'bytes=0-9' } });
+      assert.equal(wrong.status, 404);
+    });
+
     test('types are judged by the bytes: a text file named .png, a mismatched declared type and an empty file are 415', async () => {
       const boardId = await server.makeBoard(alice);
       const cases: [string, Buffer | string, string][] = [

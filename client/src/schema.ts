@@ -3660,6 +3660,15 @@ export interface paths {
                         "application/json": string;
                     };
                 };
+                /** @description The bytes a `Range: bytes=…` header asked for (one range), with Content-Range */
+                206: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": string;
+                    };
+                };
                 /** @description Error envelope */
                 400: {
                     headers: {
@@ -3671,6 +3680,15 @@ export interface paths {
                 };
                 /** @description Error envelope */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error envelope */
+                416: {
                     headers: {
                         [name: string]: unknown;
                     };

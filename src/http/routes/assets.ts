@@ -5,8 +5,10 @@ import { Readable } from 'node:stream';
 import multipart from '@fastify/multipart';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
+import rangeParser from 'range-parser';
 import { assertAssetOwner, deleteAsset, discardAsset, findServedAsset, listAssets, removeStoredFiles, uploadAsset, type AssetView } from '../../assets/asset-service.js';
 import { ApiError, invalid, notFound } from '../../errors.js';
+import type { ByteRange } from '../../providers/storage/storage.js';
 import { principalOf } from '../plugins/auth.js';
 import { BoardParams, errorResponses, List, Single, Timestamp, Uuid } from '../schemas/common.js';
 import type { App, Services } from '../types.js';
@@ -156,8 +158,10 @@ export function assetRoutes(app: App, services: Services): void {
       querystring: Type.Object({ token: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: false }),
       response: {
         200: Type.String({ format: 'binary', description: 'The file, with its stored Content-Type' }),
+        206: Type.String({ format: 'binary', description: 'The bytes a `Range: bytes=…` header asked for (one range), with Content-Range' }),
         400: Type.Ref('Error'),
         404: Type.Ref('Error'),
+        416: Type.Ref('Error'),
         500: Type.Ref('Error'),
         503: Type.Ref('Error'),
       },
@@ -167,16 +171,21 @@ export function assetRoutes(app: App, services: Services): void {
     const token = request.query.token;
     // A wrong or missing token looks exactly like a missing file.
     const asset = token ? await findServedAsset(db, storagePath, token) : undefined;
-    const file = asset ? await storage.get(storagePath) : undefined;
-    if (!asset || !file) throw notFound('File');
+    if (!asset) throw notFound('File');
+    const size = asset.size!;
+    const range = requestedRange(request, size);
+    const file = await storage.get(storagePath, range);
+    if (!file) throw notFound('File');
     reply
       .header('content-type', asset.content_type)
       .header('content-length', String(file.size))
+      .header('accept-ranges', 'bytes')
       .header('x-content-type-options', 'nosniff')
       .header('content-disposition', inlineDisposition(asset.filename))
       // The bytes at a path never change; the url is a credential, so no shared caches.
       .header('cache-control', 'private, max-age=86400')
       .header('cross-origin-resource-policy', 'cross-origin');
+    if (range) reply.code(206).header('content-range', `bytes ${range.start}-${range.end}/${size}`);
     // HEAD answers the headers without reading the file.
     if (request.method === 'HEAD') {
       file.body.destroy();
@@ -185,4 +194,21 @@ export function assetRoutes(app: App, services: Services): void {
     }
     return reply.send(file.body);
   });
+}
+
+/**
+ * The one byte range a `Range` header asks for (RFC 9110 §14), or undefined to send the whole file:
+ * no header, a malformed one or another unit (ignored, as the RFC allows), several ranges (no
+ * multipart/byteranges), or an `If-Range` (the service sends no validators, so none can match).
+ * A range that starts past the end is 416, with a Content-Range that gives the size.
+ */
+function requestedRange(request: FastifyRequest, size: number): ByteRange | undefined {
+  const header = request.headers.range;
+  if (!header || request.headers['if-range'] !== undefined) return undefined;
+  const ranges = rangeParser(size, header, { combine: true });
+  if (ranges === -1) {
+    throw new ApiError('range_not_satisfiable', `The range is outside the file (${size} bytes)`, { 'content-range': `bytes */${size}` });
+  }
+  if (ranges === -2 || ranges.type !== 'bytes' || ranges.length !== 1) return undefined;
+  return { start: ranges[0]!.start, end: ranges[0]!.end };
 }

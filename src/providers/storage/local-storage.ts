@@ -6,7 +6,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { assertSafePath, type Storage, type StoredFile } from './storage.js';
+import { assertSafePath, type ByteRange, type Storage, type StoredFile } from './storage.js';
 
 const PARTIAL_DIR = '.partial';
 /** Temporary files older than this at start belong to a crashed upload (requests time out at 2 minutes). */
@@ -57,7 +57,7 @@ export class LocalStorage implements Storage {
     }
   }
 
-  async get(p: string): Promise<StoredFile | undefined> {
+  async get(p: string, range?: ByteRange): Promise<StoredFile | undefined> {
     const full = this.resolve(p);
     let handle: fs.FileHandle;
     try {
@@ -69,6 +69,7 @@ export class LocalStorage implements Storage {
     // Opened first, then streamed from the handle: a delete in between cannot turn into an error mid-reply.
     const { size } = await handle.stat();
     const contentType = typesByExtension[path.extname(full).toLowerCase()] ?? 'application/octet-stream';
+    if (range) return { body: handle.createReadStream({ start: range.start, end: range.end }), size: range.end - range.start + 1, contentType };
     return { body: handle.createReadStream(), size, contentType };
   }
 

@@ -5,7 +5,7 @@ import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, S3Client, 
 import { Upload } from '@aws-sdk/lib-storage';
 import { PassThrough, Readable } from 'node:stream';
 import type { S3Config } from '../../config.js';
-import { assertSafePath, type Storage, type StoredFile } from './storage.js';
+import { assertSafePath, type ByteRange, type Storage, type StoredFile } from './storage.js';
 
 export class S3Storage implements Storage {
   private readonly client: S3Client;
@@ -48,10 +48,10 @@ export class S3Storage implements Storage {
     return { size };
   }
 
-  async get(path: string): Promise<StoredFile | undefined> {
+  async get(path: string, range?: ByteRange): Promise<StoredFile | undefined> {
     assertSafePath(path);
     try {
-      const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: path }));
+      const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: path, Range: range && `bytes=${range.start}-${range.end}` }));
       if (!(out.Body instanceof Readable)) throw new Error('S3 returned a body that is not a Node stream');
       return { body: out.Body, size: out.ContentLength ?? 0, contentType: out.ContentType ?? 'application/octet-stream' };
     } catch (error) {

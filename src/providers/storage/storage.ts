@@ -9,14 +9,22 @@ import { S3Storage } from './s3-storage.js';
 
 export interface StoredFile {
   body: Readable;
+  /** Bytes in `body`: the whole file, or the range asked for. */
   size: number;
   contentType: string;
+}
+
+/** Inclusive byte offsets, as in an HTTP Range (both within the file). */
+export interface ByteRange {
+  start: number;
+  end: number;
 }
 
 export interface Storage {
   /** Stores the stream under `path`, replacing nothing half-written: on failure no file remains. */
   put(path: string, body: Readable, contentType: string): Promise<{ size: number }>;
-  get(path: string): Promise<StoredFile | undefined>;
+  /** The file, or only the bytes `range` names; undefined when there is no file at `path`. */
+  get(path: string, range?: ByteRange): Promise<StoredFile | undefined>;
   /** Removes the file; a missing file is not an error. */
   delete(path: string): Promise<void>;
   /** Every stored path that starts with `prefix` ('' for all). */
