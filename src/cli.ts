@@ -1,15 +1,24 @@
-// Operator command line for API keys, working on the database directly (the first key of a user
-// cannot come from the API, which needs a key or a JWT to call):
+// Operator command line for API keys and local accounts, working on the database directly (the
+// first key of a user cannot come from the API, which needs a key or a JWT to call; with
+// AUTH_LOCAL_SIGNUP=false this is the only way to make a local account):
 //
 //   npm run cli -- keys create --user <uuid> --name <name> --scopes read,write,admin [--expires-at <iso>]
 //   npm run cli -- keys list --user <uuid>
 //   npm run cli -- keys revoke --id <key id>
+//   npm run cli -- accounts create --email <email>          (password on stdin, else generated)
+//   npm run cli -- accounts set-password --email <email>    (likewise; ends the account's sign-ins)
+//   npm run cli -- accounts list
 //
 // `--subject <sub>` may replace `--user` to name an identity-provider subject that is not a UUID.
-// The raw key of `keys create` is the only thing written to stdout, so scripts can capture it;
-// messages go to stderr (`npm run --silent cli -- …` also drops npm's banner). Exit codes: 0 done,
-// 1 failed (database unavailable, key not found), 2 wrong arguments or configuration.
+// Passwords are never arguments (they would show in shell history and `ps`): the first line of a
+// piped stdin, or, when stdin is a terminal or empty, a generated one printed once. stdout carries
+// only what a script needs (the raw key; the account's id, email and any generated password; the
+// listings); messages go to stderr (`npm run --silent cli -- …` also drops npm's banner). Exit
+// codes: 0 done, 1 failed (database unavailable, key or account not found), 2 wrong arguments,
+// input or configuration.
+import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
+import { checkPassword, listAccounts, normaliseEmail, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, setPassword, signUp } from './accounts/accounts.js';
 import { createApiKey, listAllApiKeys, revokeApiKeyById, type ApiKeyView } from './auth/api-key-service.js';
 import { scopes as allScopes, type Scope } from './auth/principal.js';
 import { ensureUser, findUserBySubject, userExists } from './auth/users.js';
@@ -23,6 +32,9 @@ const USAGE = `Usage:
   npm run cli -- keys create --user <uuid> --name <name> --scopes <read,write,admin> [--expires-at <ISO 8601>]
   npm run cli -- keys list --user <uuid>
   npm run cli -- keys revoke --id <key id>
+  npm run cli -- accounts create --email <email>
+  npm run cli -- accounts set-password --email <email>
+  npm run cli -- accounts list
 
 Options:
   --user <uuid>        the user's id (created on first sight; a JWT with this sub is the same user)
@@ -31,7 +43,15 @@ Options:
   --scopes <list>      comma-separated subset of read, write, admin
   --expires-at <time>  optional future time with a time zone, e.g. 2030-01-01T00:00:00Z
   --id <uuid>          the key to revoke
+  --email <email>      the local account's email address
   -h, --help           show this help
+
+accounts create and set-password never take the password as an argument. They read the first line
+of stdin when it is piped or redirected (${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters), e.g.
+  printf '%s\\n' "$PASSWORD" | npm run --silent cli -- accounts create --email a@example.com
+and generate a random password when stdin is a terminal or empty. stdout gets one line:
+id <TAB> email, plus <TAB> the generated password when there is one (shown only once).
+set-password also ends every sign-in of the account (its refresh tokens are revoked).
 
 The database is the one the server uses (DATABASE_URL, else the embedded one in DATA_DIR).`;
 
@@ -41,10 +61,15 @@ class UsageError extends Error {}
 type Who = { id: string } | { subject: string };
 
 type Command =
-  | { kind: 'create'; who: Who; name: string; scopes: Scope[]; expiresAt?: string }
-  | { kind: 'list'; who: Who }
-  | { kind: 'revoke'; id: string }
+  | { kind: 'keys create'; who: Who; name: string; scopes: Scope[]; expiresAt?: string }
+  | { kind: 'keys list'; who: Who }
+  | { kind: 'keys revoke'; id: string }
+  | { kind: 'accounts create'; email: string }
+  | { kind: 'accounts set-password'; email: string }
+  | { kind: 'accounts list' }
   | { kind: 'help' };
+
+type Group = 'keys' | 'accounts';
 
 const optionSpec = {
   user: { type: 'string' },
@@ -53,6 +78,7 @@ const optionSpec = {
   scopes: { type: 'string' },
   'expires-at': { type: 'string' },
   id: { type: 'string' },
+  email: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -60,9 +86,9 @@ type Values = { [K in keyof typeof optionSpec]?: (typeof optionSpec)[K]['type'] 
 
 const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
 
-function only(values: Values, allowed: (keyof Values)[], command: string): void {
+function only(values: Values, allowed: (keyof Values)[], group: Group, command: string): void {
   for (const name of Object.keys(values) as (keyof Values)[]) {
-    if (values[name] !== undefined && !allowed.includes(name)) throw new UsageError(`--${name} does not apply to "keys ${command}"`);
+    if (values[name] !== undefined && !allowed.includes(name)) throw new UsageError(`--${name} does not apply to "${group} ${command}"`);
   }
 }
 
@@ -99,6 +125,54 @@ function parseExpiresAt(raw: string | undefined): string | undefined {
   return new Date(time).toISOString();
 }
 
+/** The normalised --email; checked here so a bad address fails before stdin or the database. */
+function emailOf(values: Values): string {
+  if (values.email === undefined) throw new UsageError('--email <email> is required');
+  try {
+    return normaliseEmail(values.email);
+  } catch (error) {
+    if (error instanceof ApiError) throw new UsageError(`--email must be an email address, got "${values.email}"`);
+    throw error;
+  }
+}
+
+function parseKeysCommand(command: string | undefined, values: Values): Command {
+  switch (command) {
+    case 'create': {
+      only(values, ['user', 'subject', 'name', 'scopes', 'expires-at'], 'keys', command);
+      const who = whoOf(values);
+      const name = values.name;
+      if (name === undefined) throw new UsageError('--name is required');
+      if (name.trim() === '' || name.length > 100) throw new UsageError('--name must be 1..100 characters and not blank');
+      return { kind: 'keys create', who, name, scopes: parseScopes(values.scopes), expiresAt: parseExpiresAt(values['expires-at']) };
+    }
+    case 'list':
+      only(values, ['user', 'subject'], 'keys', command);
+      return { kind: 'keys list', who: whoOf(values) };
+    case 'revoke':
+      only(values, ['id'], 'keys', command);
+      if (values.id === undefined) throw new UsageError('--id <key id> is required');
+      if (!isUuid(values.id)) throw new UsageError(`--id must be an API key id (UUID), got "${values.id}"`);
+      return { kind: 'keys revoke', id: values.id.toLowerCase() };
+    default:
+      throw new UsageError(command === undefined ? 'Missing keys command: create, list or revoke' : `Unknown keys command "${command}"`);
+  }
+}
+
+function parseAccountsCommand(command: string | undefined, values: Values): Command {
+  switch (command) {
+    case 'create':
+    case 'set-password':
+      only(values, ['email'], 'accounts', command);
+      return { kind: `accounts ${command}`, email: emailOf(values) };
+    case 'list':
+      only(values, [], 'accounts', command);
+      return { kind: 'accounts list' };
+    default:
+      throw new UsageError(command === undefined ? 'Missing accounts command: create, set-password or list' : `Unknown accounts command "${command}"`);
+  }
+}
+
 export function parseCommand(argv: string[]): Command {
   let parsed;
   try {
@@ -109,28 +183,46 @@ export function parseCommand(argv: string[]): Command {
   const values = parsed.values as Values;
   const [group, command, ...rest] = parsed.positionals;
   if (values.help) return { kind: 'help' };
-  if (group !== 'keys') throw new UsageError(group === undefined ? 'Missing command' : `Unknown command "${group}"`);
+  if (group !== 'keys' && group !== 'accounts') throw new UsageError(group === undefined ? 'Missing command' : `Unknown command "${group}"`);
   if (rest.length > 0) throw new UsageError(`Unexpected argument "${rest[0]}"`);
-  switch (command) {
-    case 'create': {
-      only(values, ['user', 'subject', 'name', 'scopes', 'expires-at'], command);
-      const who = whoOf(values);
-      const name = values.name;
-      if (name === undefined) throw new UsageError('--name is required');
-      if (name.trim() === '' || name.length > 100) throw new UsageError('--name must be 1..100 characters and not blank');
-      return { kind: 'create', who, name, scopes: parseScopes(values.scopes), expiresAt: parseExpiresAt(values['expires-at']) };
+  return group === 'keys' ? parseKeysCommand(command, values) : parseAccountsCommand(command, values);
+}
+
+/** The password of `accounts create` / `set-password`, and whether it was generated. */
+interface PasswordInput {
+  password: string;
+  generated: boolean;
+}
+
+// Far beyond any valid password: a longer first line is refused without reading it all.
+const MAX_LINE = 4 * PASSWORD_MAX_LENGTH + 16;
+
+/**
+ * The first line of stdin without its line ending; undefined when stdin ends before any byte.
+ * Stops at the first newline, so a writer that keeps stdin open does not block the command.
+ */
+async function readFirstLine(stream: NodeJS.ReadStream): Promise<string | undefined> {
+  stream.setEncoding('utf8');
+  let text = '';
+  let sawAny = false;
+  for await (const chunk of stream as AsyncIterable<string>) {
+    sawAny = true;
+    text += chunk;
+    const end = text.indexOf('\n');
+    if (end >= 0) {
+      text = text.slice(0, end);
+      break;
     }
-    case 'list':
-      only(values, ['user', 'subject'], command);
-      return { kind: 'list', who: whoOf(values) };
-    case 'revoke':
-      only(values, ['id'], command);
-      if (values.id === undefined) throw new UsageError('--id <key id> is required');
-      if (!isUuid(values.id)) throw new UsageError(`--id must be an API key id (UUID), got "${values.id}"`);
-      return { kind: 'revoke', id: values.id.toLowerCase() };
-    default:
-      throw new UsageError(command === undefined ? 'Missing keys command: create, list or revoke' : `Unknown keys command "${command}"`);
+    if (text.length > MAX_LINE) break;
   }
+  return sawAny ? text.replace(/\r$/, '') : undefined;
+}
+
+async function passwordInput(): Promise<PasswordInput> {
+  const piped = process.stdin.isTTY ? undefined : await readFirstLine(process.stdin);
+  // 15 random bytes: 120 bits, exactly 20 base64url characters (no padding, shell-safe).
+  if (piped === undefined) return { password: randomBytes(15).toString('base64url'), generated: true };
+  return { password: piped, generated: false };
 }
 
 /** The user's id, or undefined for a user never seen. */
@@ -152,10 +244,12 @@ function status(key: ApiKeyView): string {
   return 'active';
 }
 
-async function run(command: Exclude<Command, { kind: 'help' }>, database: DatabaseHandle, config: Config): Promise<number> {
+type Runnable = Exclude<Command, { kind: 'help' }>;
+
+async function run(command: Runnable, database: DatabaseHandle, config: Config, input: PasswordInput | undefined): Promise<number> {
   const { db } = database;
   switch (command.kind) {
-    case 'create': {
+    case 'keys create': {
       const userId = await findOrCreateUser(db, command.who);
       const key = await createApiKey(db, userId, { name: command.name, scopes: command.scopes, expires_at: command.expiresAt }, config.apiKeyEnv);
       process.stdout.write(`${key.raw_key}\n`);
@@ -165,7 +259,7 @@ async function run(command: Exclude<Command, { kind: 'help' }>, database: Databa
       );
       return 0;
     }
-    case 'list': {
+    case 'keys list': {
       const userId = await findUser(db, command.who);
       const keys = userId ? await listAllApiKeys(db, userId) : [];
       process.stdout.write(['id', 'prefix', 'name', 'scopes', 'status', 'created_at', 'expires_at', 'last_used_at'].join('\t') + '\n');
@@ -175,7 +269,7 @@ async function run(command: Exclude<Command, { kind: 'help' }>, database: Databa
       process.stderr.write(`${keys.length} API key(s)${userId ? ` of user ${userId}` : '; no such user'}\n`);
       return 0;
     }
-    case 'revoke': {
+    case 'keys revoke': {
       const before = Date.now();
       const key = await revokeApiKeyById(db, command.id);
       if (!key) {
@@ -186,22 +280,64 @@ async function run(command: Exclude<Command, { kind: 'help' }>, database: Databa
       process.stderr.write(already ? `API key ${key.id} was already revoked at ${iso(key.revoked_at)}\n` : `Revoked API key ${key.id} "${key.name}"\n`);
       return 0;
     }
+    case 'accounts create': {
+      const { password, generated } = input!;
+      const account = await signUp(db, command.email, password);
+      process.stdout.write([account.id, account.email, ...(generated ? [password] : [])].join('\t') + '\n');
+      process.stderr.write(
+        `Created local account ${account.id} for ${account.email}` +
+          `${generated ? '. Its generated password (the third field on stdout) is shown only once: pass it on now' : ' with the password from stdin'}.\n`,
+      );
+      return 0;
+    }
+    case 'accounts set-password': {
+      const { password, generated } = input!;
+      const changed = await setPassword(db, command.email, password);
+      if (!changed) {
+        process.stderr.write(`Error: no local account with email ${command.email}\n`);
+        return 1;
+      }
+      const { account, endedSignIns } = changed;
+      process.stdout.write([account.id, account.email, ...(generated ? [password] : [])].join('\t') + '\n');
+      process.stderr.write(
+        `Set a new password for ${account.email} (${account.id}) and ended ${endedSignIns} sign-in(s)` +
+          `${generated ? '. The generated password (the third field on stdout) is shown only once: pass it on now' : ''}.\n`,
+      );
+      return 0;
+    }
+    case 'accounts list': {
+      const accounts = await listAccounts(db);
+      process.stdout.write(['id', 'email', 'created_at'].join('\t') + '\n');
+      for (const a of accounts) process.stdout.write([a.id, a.email, iso(a.created_at)].join('\t') + '\n');
+      process.stderr.write(`${accounts.length} local account(s)\n`);
+      return 0;
+    }
   }
 }
 
+const needsPassword = (command: Runnable): boolean => command.kind === 'accounts create' || command.kind === 'accounts set-password';
+
 async function main(argv: string[]): Promise<number> {
-  let command: Command;
+  let command: Runnable;
   let config: Config;
+  let input: PasswordInput | undefined;
   try {
-    command = parseCommand(argv);
-    if (command.kind === 'help') {
+    const parsed = parseCommand(argv);
+    if (parsed.kind === 'help') {
       process.stdout.write(`${USAGE}\n`);
       return 0;
     }
+    command = parsed;
     config = loadConfig();
+    if (needsPassword(command)) {
+      // Read and checked before the database is opened: a bad password changes nothing.
+      input = await passwordInput();
+      checkPassword(input.password);
+    }
   } catch (error) {
     if (error instanceof UsageError) process.stderr.write(`Error: ${error.message}\n\n${USAGE}\n`);
     else if (error instanceof ConfigError) process.stderr.write(`Configuration error: ${error.message}\n`);
+    else if (error instanceof ApiError) process.stderr.write(`Error: ${error.message}\n`);
     else throw error;
     return 2;
   }
@@ -214,7 +350,9 @@ async function main(argv: string[]): Promise<number> {
     if (/in use by process/.test(message)) {
       process.stderr.write(
         `Error: ${message}. A running server holds the embedded database in DATA_DIR (${config.dataDir}); ` +
-          'stop it first, or create the key through the API (POST /v1/me/api-keys with an admin key or a JWT).\n',
+          (command.kind.startsWith('keys')
+            ? 'stop it first, or create the key through the API (POST /v1/me/api-keys with an admin key or a JWT).\n'
+            : 'stop it first, then run this command again.\n'),
       );
     } else {
       process.stderr.write(`Error: cannot open the database (${config.databaseUrl ? 'DATABASE_URL' : `embedded, in ${config.dataDir}`}): ${message}\n`);
@@ -222,7 +360,7 @@ async function main(argv: string[]): Promise<number> {
     return 1;
   }
   try {
-    return await run(command, database, config);
+    return await run(command, database, config, input);
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     process.stderr.write(`Error: ${error.message}\n`);

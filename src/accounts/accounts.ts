@@ -1,7 +1,8 @@
-// Local accounts: sign-up and login with an email and a password. A local user is an ordinary user
-// row whose subject is its own id (like a UUID subject), plus an accounts row with the normalised
-// email and the password hash. Login answers the same error, after the same work, whether the email
-// is unknown or the password wrong.
+// Local accounts: sign-up and login with an email and a password, plus the operator's password
+// change and listing (src/cli.ts). A local user is an ordinary user row whose subject is its own id
+// (like a UUID subject), plus an accounts row with the normalised email and the password hash.
+// Login answers the same error, after the same work, whether the email is unknown or the password
+// wrong.
 import type { Db, Executor } from '../db/schema.js';
 import { conflict, invalid, unauthorized } from '../errors.js';
 import { newId, now } from '../lib/ids.js';
@@ -12,7 +13,14 @@ export interface AccountView {
   email: string;
 }
 
+export interface AccountListing extends AccountView {
+  created_at: Date;
+}
+
 export const WRONG_CREDENTIALS = 'Email or password is incorrect';
+/** Password length in characters (code points, as the route schemas' JSON Schema counts them). */
+export const PASSWORD_MIN_LENGTH = 8;
+export const PASSWORD_MAX_LENGTH = 256;
 const MAX_EMAIL = 254;
 // Deliberately loose (one @, a dot in the domain, no spaces): the only real check of an address is
 // mail reaching it, and the service sends none.
@@ -25,8 +33,20 @@ export function normaliseEmail(raw: string): string {
   return email;
 }
 
+/**
+ * A 400 unless the password is acceptable for a new account or a password change. The routes check
+ * the same bounds in their schemas; this guards the other callers (the operator CLI).
+ */
+export function checkPassword(password: string): void {
+  const length = [...password].length;
+  if (length < PASSWORD_MIN_LENGTH || length > PASSWORD_MAX_LENGTH) {
+    throw invalid(`password must be ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters`);
+  }
+}
+
 export async function signUp(db: Db, rawEmail: string, password: string): Promise<AccountView> {
   const email = normaliseEmail(rawEmail);
+  checkPassword(password);
   const passwordHash = await hashPassword(password);
   return db.transaction().execute(async (trx) => {
     const id = newId();
@@ -65,4 +85,41 @@ export async function logIn(db: Db, rawEmail: string, password: string): Promise
 export async function accountEmail(db: Executor, userId: string): Promise<string | undefined> {
   const row = await db.selectFrom('accounts').select('email').where('user_id', '=', userId).executeTakeFirst();
   return row?.email;
+}
+
+/**
+ * Sets a new password and ends every sign-in of the account (all its refresh tokens are revoked, so
+ * refreshes fail; access tokens already issued live out their short TTL). Undefined when no
+ * account has this email.
+ */
+export async function setPassword(db: Db, rawEmail: string, password: string): Promise<{ account: AccountView; endedSignIns: number } | undefined> {
+  const email = normaliseEmail(rawEmail);
+  checkPassword(password);
+  // Hashed outside the transaction: it takes a while and needs no lock.
+  const passwordHash = await hashPassword(password);
+  return db.transaction().execute(async (trx) => {
+    const at = now();
+    const updated = await trx
+      .updateTable('accounts')
+      .set({ password_hash: passwordHash, updated_at: at })
+      .where('email', '=', email)
+      .returning('user_id')
+      .executeTakeFirst();
+    if (!updated) return undefined;
+    // The same revocation as a reused refresh token (sessions.ts), for every family of the user.
+    const revoked = await trx
+      .updateTable('refresh_tokens')
+      .set({ revoked_at: at })
+      .where('user_id', '=', updated.user_id)
+      .where('revoked_at', 'is', null)
+      .returning('family_id')
+      .execute();
+    return { account: { id: updated.user_id, email }, endedSignIns: new Set(revoked.map((r) => r.family_id)).size };
+  });
+}
+
+/** Every local account, oldest first. */
+export async function listAccounts(db: Executor): Promise<AccountListing[]> {
+  const rows = await db.selectFrom('accounts').select(['user_id', 'email', 'created_at']).orderBy('created_at').orderBy('email').execute();
+  return rows.map((r) => ({ id: r.user_id, email: r.email, created_at: r.created_at }));
 }

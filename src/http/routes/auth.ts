@@ -11,7 +11,7 @@
 import cookie from '@fastify/cookie';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { logIn, signUp } from '../../accounts/accounts.js';
+import { logIn, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, signUp } from '../../accounts/accounts.js';
 import { OidcUnavailableError } from '../../accounts/oidc.js';
 import type { IssuedSession } from '../../accounts/sessions.js';
 import type { SignIn } from '../../accounts/sign-in.js';
@@ -46,8 +46,8 @@ const Session = Type.Object({
 }, { description: 'Also sets the bw_refresh cookie (HttpOnly, SameSite=Strict, Path=/v1/auth)' });
 
 const Email = Type.String({ minLength: 1, maxLength: 320, description: 'Trimmed and compared case-insensitively' });
-const SignUpBody = Type.Object({ email: Email, password: Type.String({ minLength: 8, maxLength: 256 }) }, { additionalProperties: false });
-const LoginBody = Type.Object({ email: Email, password: Type.String({ minLength: 1, maxLength: 256 }) }, { additionalProperties: false });
+const SignUpBody = Type.Object({ email: Email, password: Type.String({ minLength: PASSWORD_MIN_LENGTH, maxLength: PASSWORD_MAX_LENGTH }) }, { additionalProperties: false });
+const LoginBody = Type.Object({ email: Email, password: Type.String({ minLength: 1, maxLength: PASSWORD_MAX_LENGTH }) }, { additionalProperties: false });
 
 const errors = { 400: Type.Ref('Error'), 401: Type.Ref('Error'), 403: Type.Ref('Error'), 404: Type.Ref('Error'), 429: Type.Ref('Error'), 503: Type.Ref('Error') };
 const open = { public: true, rateLimit: false } as const;
