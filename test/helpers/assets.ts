@@ -1,4 +1,4 @@
-// Real files for the asset tests (a PNG, a multi-page PDF made with pdf-lib, a JPEG, a GIF, a
+// Real files for the asset tests (a PNG, a multi-page PDF made with pdf-lib and a text-less "scanned" one, a JPEG, a GIF, a
 // WebP), a raw multipart/form-data builder (so names with control characters reach the server
 // as sent), and an upload helper that returns the asset and the node data pointing at it.
 import assert from 'node:assert/strict';
@@ -17,6 +17,13 @@ export const JPEG = Buffer.from(
 export async function makePdf(pages = 3): Promise<Buffer> {
   const doc = await PDFDocument.create();
   for (let i = 1; i <= pages; i++) doc.addPage([200, 200]).drawText(`Page ${i}`, { x: 20, y: 100, size: 12 });
+  return Buffer.from(await doc.save());
+}
+
+/** A PDF of `pages` pages holding only a drawn rectangle each, no text: what a scan without OCR looks like to a text extractor. */
+export async function makeScannedPdf(pages = 1): Promise<Buffer> {
+  const doc = await PDFDocument.create();
+  for (let i = 1; i <= pages; i++) doc.addPage([200, 200]).drawRectangle({ x: 20, y: 20, width: 160, height: 160, borderWidth: 2 });
   return Buffer.from(await doc.save());
 }
 

@@ -10,7 +10,8 @@ import { startServer, type TestServer } from '../../helpers/harness.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-export const SCREENSHOTS = path.join(root, 'docs', 'screenshots');
+/** docs/screenshots/ (shown in the README) with UPDATE_SCREENSHOTS=1; otherwise a temporary folder, so a test run leaves the tree clean. */
+export const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? path.join(root, 'docs', 'screenshots') : path.join(os.tmpdir(), 'bwk-e2e-screenshots');
 const CHROMIUM_ARGS = [
   '--no-sandbox',
   '--disable-gpu',
@@ -102,7 +103,7 @@ export async function signedInBrowser(server: TestServer, urlPath = '/'): Promis
   return { ...browser, account };
 }
 
-/** Saves a screenshot under docs/screenshots/ (shown in the README). */
+/** Saves a screenshot in SCREENSHOTS. */
 export async function saveScreenshot(page: Page, name: string): Promise<void> {
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: path.join(SCREENSHOTS, name) });

@@ -533,7 +533,7 @@ export function BoardCanvas({ board, initialNodes, initialEdges, isOwner, canEdi
                 </ReactFlow>
                 {realNodes.length === 0 && (
                   <div className="bw-empty">
-                    <p>{canEdit ? 'This board is empty. Add a note, or drop an image or PDF here.' : 'This board is empty.'}</p>
+                    <p>{canUpload ? 'This board is empty. Add a note, or drop an image or PDF here.' : canEdit ? 'This board is empty. Add a note.' : 'This board is empty.'}</p>
                   </div>
                 )}
                 {dropping && <div className="bw-dropzone">Drop images or PDFs to place them here</div>}
