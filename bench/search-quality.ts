@@ -2,6 +2,9 @@
 // board, each vectorized (a document_process job), then every train claim with evidence is searched
 // (limit 100, threshold -1); chunks are folded to their abstract (best chunk wins). Reports nDCG@10
 // and recall@100 for the configured embedder (local by default: no network, no model download).
+// Then the server is restarted on the same data with SEARCH_EXACT_MAX_CHUNKS above the board's size
+// and the claims are searched again by exact scan: the same measures, and recall@10 of the default
+// (HNSW index) search's chunks against the exact scan's, on real text.
 // Run: npm run bench:search-quality   (SCIFACT_DIR overrides the data directory; SCIFACT_LIMIT_CLAIMS
 // caps the claims searched)
 import { ApiClient, benchApiKey, runBounded } from './lib/api.js';
@@ -13,9 +16,10 @@ const claims = loadClaims().slice(0, Number(process.env.SCIFACT_LIMIT_CLAIMS ?? 
 console.log(`SciFact: ${corpus.length} abstracts, ${claims.length} train claims with evidence`);
 
 if (serverMode() === 'dist') buildServer();
-const server = await startServerChild();
+let server = await startServerChild();
 try {
-  const api = new ApiClient(server.url, await benchApiKey(server.url, 'bench-search-quality'));
+  const token = await benchApiKey(server.url, 'bench-search-quality');
+  const api = new ApiClient(server.url, token);
   const board = (await api.call('POST', '/v1/boards', { name: 'scifact' }, 201)).data.id as string;
   const docOfNode = new Map<string, string>();
   const started = performance.now();
@@ -41,22 +45,50 @@ try {
   const loadSeconds = (performance.now() - started) / 1000;
   console.log(`loaded ${corpus.length} abstracts as ${chunks} chunks in ${loadSeconds.toFixed(1)} s`);
 
+  const indexed = await searchClaims(api, board, docOfNode);
+  report('index (default)', indexed, chunks);
+
+  // The same data, answered by exact scans.
+  await server.stop({ keepData: true });
+  server = await startServerChild({ dataDir: server.dataDir, env: { SEARCH_EXACT_MAX_CHUNKS: '10000000' } });
+  const exact = await searchClaims(new ApiClient(server.url, token), board, docOfNode);
+  report('exact scan', exact, chunks);
+  let overlap = 0;
+  indexed.top10.forEach((ids, i) => {
+    const truth = new Set(exact.top10[i]);
+    overlap += ids.filter((id) => truth.has(id)).length / Math.max(1, truth.size);
+  });
+  console.log(`recall@10 of the index search's chunks against the exact scan's: ${(overlap / claims.length).toFixed(4)}`);
+} finally {
+  await server.stop();
+}
+
+interface Searched {
+  ndcg: number;
+  recall: number;
+  latencies: number[];
+  /** Per claim, the ids of the first 10 chunks. */
+  top10: string[][];
+}
+
+async function searchClaims(api: ApiClient, board: string, docOfNode: Map<string, string>): Promise<Searched> {
   let ndcgSum = 0;
   let recallSum = 0;
   const latencies: number[] = [];
+  const top10: string[][] = [];
   for (const claim of claims) {
     const t = performance.now();
-    const hits = (await api.call('POST', `/v1/boards/${board}/documents/search`, { query: claim.claim, limit: 100, threshold: -1 }, 200)).data as { node_id: string }[];
+    const hits = (await api.call('POST', `/v1/boards/${board}/documents/search`, { query: claim.claim, limit: 100, threshold: -1 }, 200)).data as { id: string; node_id: string }[];
     latencies.push(performance.now() - t);
+    top10.push(hits.slice(0, 10).map((h) => h.id));
     const ranked = [...new Set(hits.map((h) => docOfNode.get(h.node_id)!))];
     ndcgSum += ndcg(ranked, claim.relevant, 10);
     recallSum += recall(ranked, claim.relevant, 100);
   }
-  latencies.sort((a, b) => a - b);
-  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!.toFixed(1);
-  console.log(`nDCG@10     ${(ndcgSum / claims.length).toFixed(4)}`);
-  console.log(`recall@100  ${(recallSum / claims.length).toFixed(4)}`);
-  console.log(`search latency over ${chunks} chunks: p50 ${pct(0.5)} ms, p95 ${pct(0.95)} ms`);
-} finally {
-  await server.stop();
+  return { ndcg: ndcgSum / claims.length, recall: recallSum / claims.length, latencies: latencies.sort((a, b) => a - b), top10 };
+}
+
+function report(label: string, r: Searched, chunks: number): void {
+  const pct = (p: number) => r.latencies[Math.min(r.latencies.length - 1, Math.floor(p * r.latencies.length))]!.toFixed(1);
+  console.log(`${label}: nDCG@10 ${r.ndcg.toFixed(4)}, recall@100 ${r.recall.toFixed(4)}; search latency over ${chunks} chunks: p50 ${pct(0.5)} ms, p95 ${pct(0.95)} ms`);
 }
