@@ -47,7 +47,9 @@ export async function authorizedFetch(input: Request | string, init?: RequestIni
     if (token) attempt.headers.set('authorization', `Bearer ${token}`);
     return fetch(attempt);
   };
-  const token = tokens.current();
+  // No usable token while signed in (expired, or about to): renew before sending rather than
+  // collecting a 401 first. Signed out, renew answers undefined at once.
+  const token = tokens.current() ?? (await renewOnce());
   const response = await send(token);
   if (response.status !== 401) return response;
   const renewed = await renewOnce();

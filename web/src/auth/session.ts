@@ -34,7 +34,7 @@ interface LocalSession {
 
 let state: SessionState = { status: 'loading' };
 const listeners = new Set<() => void>();
-let token: { value: string; expiresAt: number } | undefined;
+let token: { value: string; expiresAt: number; margin: number } | undefined;
 let oidcTokens: oidc.OidcTokens | undefined;
 let renewTimer: ReturnType<typeof setTimeout> | undefined;
 let renewing: Promise<string | undefined> | undefined;
@@ -61,8 +61,9 @@ export function sessionState(): SessionState {
 }
 
 setTokenSource({
-  // A token within 10 s of expiry is treated as gone, so the request renews first instead of failing.
-  current: () => (token && token.expiresAt - 10_000 > Date.now() ? token.value : undefined),
+  // A token near its expiry (the last 10 s, or the last quarter of a shorter life) is treated as
+  // gone, so the request renews first instead of failing.
+  current: () => (token && token.expiresAt - token.margin > Date.now() ? token.value : undefined),
   renew: () => renew(),
 });
 
@@ -78,7 +79,7 @@ function scheduleRenewal(expiresAt: number): void {
 }
 
 function adoptToken(value: string, expiresAt: number): void {
-  token = { value, expiresAt };
+  token = { value, expiresAt, margin: Math.min(10_000, Math.max(0, (expiresAt - Date.now()) / 4)) };
   scheduleRenewal(expiresAt);
 }
 

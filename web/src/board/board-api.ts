@@ -2,7 +2,8 @@
 // authorizedFetch / accessToken where the typed client cannot help: streamed replies and uploads
 // with progress). Each function throws a `BoardApiError` carrying the envelope's readable message.
 import type { paths } from '@board-workspace/client';
-import { accessToken, api, authorizedFetch, errorMessage, renewOnce } from '../api';
+import { accessToken, api, authorizedFetch, renewOnce } from '../api';
+import { failureMessage } from '../lib/request';
 import { readServerSentEvents } from './sse';
 
 type Json<P extends keyof paths, M extends keyof paths[P], S extends number> = paths[P][M] extends {
@@ -38,7 +39,7 @@ async function unwrap<T>(call: Promise<{ data?: T; error?: unknown; response: Re
     throw new BoardApiError(`${fallback}: the service could not be reached (${(error as Error).message})`);
   }
   if (result.error !== undefined || result.data === undefined) {
-    throw new BoardApiError(errorMessage(result.error, `${fallback} (HTTP ${result.response.status})`), result.response.status);
+    throw new BoardApiError(failureMessage(result.response.status, result.error, fallback), result.response.status);
   }
   return result.data;
 }
@@ -189,7 +190,7 @@ export async function streamMessage(boardId: string, chatId: string, content: st
   });
   if (!response.ok || !response.body) {
     const body: unknown = await response.json().catch(() => undefined);
-    throw new BoardApiError(errorMessage(body, `The message was not sent (HTTP ${response.status})`), response.status);
+    throw new BoardApiError(failureMessage(response.status, body, 'The message was not sent'), response.status);
   }
   let outcome: 'complete' | 'error' | 'cut' = 'cut';
   await readServerSentEvents(response.body, (event, data) => {
@@ -241,7 +242,7 @@ export function uploadAsset(boardId: string, file: File, onProgress: (fraction: 
       if (renewed && renewed !== token) result = await send(renewed);
     }
     if (result.status === 201) return (result.body as { data: Asset }).data;
-    throw new BoardApiError(errorMessage(result.body, `Uploading ${file.name} failed (HTTP ${result.status})`), result.status);
+    throw new BoardApiError(failureMessage(result.status, result.body, `Uploading ${file.name} failed`), result.status);
   })();
   return { done, abort: () => xhr.abort() };
 }

@@ -3,6 +3,17 @@
 import { errorMessage } from '../api';
 
 export const OFFLINE_MESSAGE = 'Could not reach the server. Check your connection and try again.';
+/**
+ * What a 401 means to a person: authorizedFetch has already tried to renew the token, so the sign-in
+ * has ended (the app's banner says so too); the envelope's own words ("Missing bearer token…") are
+ * for API clients.
+ */
+export const SESSION_ENDED_MESSAGE = 'Your session has ended. Sign in again to save this.';
+
+/** The message of a failed API answer: the envelope's, except for a 401 (see SESSION_ENDED_MESSAGE). */
+export function failureMessage(status: number, envelope: unknown, fallback: string): string {
+  return status === 401 ? SESSION_ENDED_MESSAGE : errorMessage(envelope, `${fallback} (HTTP ${status})`);
+}
 
 /** A failed request with a message meant for a person. */
 export class RequestError extends Error {
@@ -30,7 +41,7 @@ export async function unwrap<T>(call: Promise<Outcome<T>>, fallback: string): Pr
   const { response } = outcome;
   if (outcome.error !== undefined || !response.ok) {
     const body = outcome.error as { code?: unknown } | undefined;
-    throw new RequestError(errorMessage(outcome.error, `${fallback} (HTTP ${response.status})`), response.status, typeof body?.code === 'string' ? body.code : undefined);
+    throw new RequestError(failureMessage(response.status, outcome.error, fallback), response.status, typeof body?.code === 'string' ? body.code : undefined);
   }
   return outcome.data as T;
 }
