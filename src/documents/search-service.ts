@@ -20,25 +20,17 @@ import { queueReembed } from './reembed.js';
  * database (rows are stored uncompressed; see BENCHMARKS.md) and exact; SEARCH_EXACT_MAX_CHUNKS.
  */
 export const DEFAULT_EXACT_MAX_CHUNKS = 3000;
-/** Candidates kept per index scan (pgvector's maximum): with m = 8 it takes this for recall@10 >= 0.95 (BENCHMARKS.md). */
+/** Candidates kept per index scan: pgvector's maximum, the setting the recall in BENCHMARKS.md was measured with. */
 const HNSW_EF_SEARCH = 1000;
 /** Where an iterative index scan gives up (then the exact scan answers). */
 const HNSW_MAX_SCAN_TUPLES = 20_000;
 /** A candidate set under this share of the model's chunks, and at most SELECTIVE_EXACT_MAX, is scanned exactly. */
 const SELECTIVE_SHARE = 0.2;
 const SELECTIVE_EXACT_MAX = 20_000;
-const TOTAL_TTL_MS = 30_000;
 
-/** Live chunks per model, per database, refreshed at most every 30 s (only an order of magnitude matters). */
-const totals = new WeakMap<Db, Map<string, { at: number; total: number }>>();
-
+/** Live chunks of a model on all boards: one small aggregate over chunk_sets (a row per vectorized text). */
 async function modelTotal(db: Db, model: string): Promise<number> {
-  let perModel = totals.get(db);
-  if (!perModel) totals.set(db, (perModel = new Map()));
-  const cached = perModel.get(model);
-  if (cached && Date.now() - cached.at < TOTAL_TTL_MS) return cached.total;
   const { rows } = await sql<{ n: number }>`SELECT coalesce(sum(chunks), 0)::int AS n FROM chunk_sets WHERE model = ${model} AND state = 'live'`.execute(db);
-  perModel.set(model, { at: Date.now(), total: rows[0]!.n });
   return rows[0]!.n;
 }
 

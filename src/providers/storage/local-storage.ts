@@ -69,8 +69,7 @@ export class LocalStorage implements Storage {
     // Opened first, then streamed from the handle: a delete in between cannot turn into an error mid-reply.
     const { size } = await handle.stat();
     const contentType = typesByExtension[path.extname(full).toLowerCase()] ?? 'application/octet-stream';
-    if (range) return { body: handle.createReadStream({ start: range.start, end: range.end }), size: range.end - range.start + 1, contentType };
-    return { body: handle.createReadStream(), size, contentType };
+    return { body: handle.createReadStream(range), size: range ? range.end - range.start + 1 : size, contentType };
   }
 
   async delete(p: string): Promise<void> {
