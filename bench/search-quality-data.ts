@@ -80,3 +80,16 @@ export function recall(ranked: string[], relevant: Set<string>, k: number): numb
   const top = new Set(ranked.slice(0, k));
   return [...relevant].filter((id) => top.has(id)).length / relevant.size;
 }
+
+/** Per query, the share of `exact`'s ids (the reference scan) that `indexed` also has; averaged over queries with any. */
+export function recallAt10(indexed: string[][], exact: string[][]): number {
+  let sum = 0;
+  let counted = 0;
+  for (const [i, truth] of exact.entries()) {
+    if (truth.length === 0) continue;
+    const got = new Set(indexed[i]);
+    sum += truth.filter((id) => got.has(id)).length / truth.length;
+    counted++;
+  }
+  return counted === 0 ? 1 : sum / counted;
+}

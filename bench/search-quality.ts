@@ -9,7 +9,7 @@
 // caps the claims searched)
 import { ApiClient, benchApiKey, runBounded } from './lib/api.js';
 import { buildServer, serverMode, startServerChild } from './lib/server.js';
-import { loadClaims, loadCorpus, ndcg, recall } from './search-quality-data.js';
+import { loadClaims, loadCorpus, ndcg, recall, recallAt10 } from './search-quality-data.js';
 
 const corpus = loadCorpus();
 const claims = loadClaims().slice(0, Number(process.env.SCIFACT_LIMIT_CLAIMS ?? Infinity));
@@ -53,12 +53,7 @@ try {
   server = await startServerChild({ dataDir: server.dataDir, env: { SEARCH_EXACT_MAX_CHUNKS: '10000000' } });
   const exact = await searchClaims(new ApiClient(server.url, token), board, docOfNode);
   report('exact scan', exact, chunks);
-  let overlap = 0;
-  indexed.top10.forEach((ids, i) => {
-    const truth = new Set(exact.top10[i]);
-    overlap += ids.filter((id) => truth.has(id)).length / Math.max(1, truth.size);
-  });
-  console.log(`recall@10 of the index search's chunks against the exact scan's: ${(overlap / claims.length).toFixed(4)}`);
+  console.log(`recall@10 of the index search's chunks against the exact scan's: ${recallAt10(indexed.top10, exact.top10).toFixed(4)}`);
 } finally {
   await server.stop();
 }

@@ -20,7 +20,7 @@ import { chunkPages } from '../src/documents/chunker.js';
 import { ApiClient, benchApiKey, createBoard } from './lib/api.js';
 import { fmt, machine, table } from './lib/report.js';
 import { buildServer, ROOT, serverMode, startServerChild } from './lib/server.js';
-import { loadClaims } from './search-quality-data.js';
+import { loadClaims, recallAt10 } from './search-quality-data.js';
 import { TextGenerator, type TextKind } from './search-text.js';
 
 const setting = (name: string, fallback: string) => (process.env[name] === undefined || process.env[name] === '' ? fallback : process.env[name]!);
@@ -63,18 +63,6 @@ async function searchAll(api: ApiClient, board: string, queries: string[], nodeI
     out.ids.push(res.data.map((h) => h.id));
   }
   return out;
-}
-
-function recallAt10(indexed: string[][], exact: string[][]): number {
-  let sum = 0;
-  let counted = 0;
-  for (const [i, truth] of exact.entries()) {
-    if (truth.length === 0) continue;
-    const got = new Set(indexed[i]);
-    sum += truth.filter((id) => got.has(id)).length / truth.length;
-    counted++;
-  }
-  return counted === 0 ? 1 : sum / counted;
 }
 
 interface SizeResult {

@@ -1,24 +1,21 @@
 // End-to-end: signing in through the web app. Local accounts: sign up, reload and stay signed in
 // (refresh cookie), sign out, sign in again, a wrong password, a deep link kept across sign-in,
 // the access token renewed when it expires. OIDC: the authorization-code flow with PKCE against
-// the fake identity provider, landing signed in and creating a board.
+// the fake identity provider, landing signed in and creating a board; Sign out through the
+// provider's end_session_endpoint (client_id, post_logout_redirect_uri, id_token_hint) and back.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { decodeJwt } from 'jose';
 import type { Page } from 'playwright-core';
 import type { TestServer } from '../helpers/harness.js';
 import { startFakeOidc, type FakeOidc } from '../helpers/fake-oidc.js';
-import { launchBrowser, saveScreenshot, startWebServer, uniqueEmail } from './helpers/browser.js';
+import { boardsVisible, eventually, launchBrowser, saveScreenshot, startWebServer, uniqueEmail } from './helpers/browser.js';
 
 const PASSWORD = 'a long enough password';
 
 async function fillCredentials(page: Page, email: string, password: string): Promise<void> {
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill(password);
-}
-
-async function boardsVisible(page: Page, server: TestServer): Promise<void> {
-  await page.waitForURL(`${server.url}/boards`);
-  await page.getByRole('heading', { name: 'Boards', level: 1 }).waitFor();
 }
 
 describe('local accounts', () => {
@@ -201,6 +198,58 @@ describe('OpenID Connect', () => {
       await page.getByRole('heading', { name: 'Sign-in failed' }).waitFor();
       assert.match(await page.getByRole('alert').innerText(), /expired or was already used/);
       assert.equal(idp.stats.token, 1, 'no code exchange was attempted');
+    } finally {
+      await browser.close();
+    }
+  });
+
+  test("Sign out goes through the provider's end_session_endpoint and back to the app, signed out", async () => {
+    const config = await server.request('GET', '/v1/auth/config');
+    assert.equal(config.body.end_session_endpoint, `${idp.issuer}/logout`);
+
+    const browser = await launchBrowser();
+    try {
+      const { page } = browser;
+      const endSession: URL[] = [];
+      page.on('request', (request) => {
+        if (request.url().startsWith(`${idp.issuer}/logout`)) endSession.push(new URL(request.url()));
+      });
+      await page.goto(`${server.url}/boards`);
+      await page.waitForURL(`${server.url}/login?next=%2Fboards`);
+      await page.getByRole('button', { name: 'Continue to sign-in' }).click();
+      await boardsVisible(page, server);
+      await page.locator('.account-email').getByText('alice@example.test').waitFor();
+      const stored = await page.evaluate(() => sessionStorage.getItem('bw.oidc.tokens'));
+      const idToken = (JSON.parse(stored ?? '{}') as { idToken?: string }).idToken;
+      assert.ok(idToken, 'the provider gave an ID token');
+      assert.equal(endSession.length, 0);
+
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      const sent = await eventually('the end-session request', async () => endSession[0]);
+      await page.waitForURL(`${server.url}/login`);
+      await page.getByRole('button', { name: 'Continue to sign-in' }).waitFor();
+
+      assert.equal(sent.origin + sent.pathname, `${idp.issuer}/logout`);
+      assert.equal(sent.searchParams.get('client_id'), idp.clientId);
+      assert.equal(sent.searchParams.get('post_logout_redirect_uri'), `${server.url}/login`);
+      assert.equal(sent.searchParams.get('id_token_hint'), idToken);
+      const hint = decodeJwt(sent.searchParams.get('id_token_hint')!);
+      assert.equal(hint.sub, idp.user('alice@example.test').sub);
+      assert.equal(hint.aud, idp.clientId);
+      assert.equal(endSession.length, 1);
+
+      assert.equal(await page.evaluate(() => sessionStorage.getItem('bw.oidc.tokens')), null);
+      assert.equal(await page.locator('.account-email').count(), 0);
+      await page.reload(); // nothing left to restore a session from
+      await page.getByRole('button', { name: 'Continue to sign-in' }).waitFor();
+      assert.equal(await page.locator('.account-email').count(), 0);
+
+      // Signing in again works and returns to the app.
+      const tokenExchanges = idp.stats.token;
+      await page.getByRole('button', { name: 'Continue to sign-in' }).click();
+      await boardsVisible(page, server);
+      await page.locator('.account-email').getByText('alice@example.test').waitFor();
+      assert.equal(idp.stats.token, tokenExchanges + 1);
     } finally {
       await browser.close();
     }

@@ -1,24 +1,15 @@
-// End-to-end: how a sign-in ends. Local accounts: the sign-in is revoked on the server (a password
-// change ends every sign-in of the account) while the page is open; once the short-lived access
-// token is gone the app cannot renew it and shows its "session ended" banner, keeping what was
-// typed, and signing in again returns to the app. OIDC: Sign out sends the browser to the
-// provider's end_session_endpoint (client_id, post_logout_redirect_uri, id_token_hint) and the
-// provider sends it back to the app, signed out.
+// End-to-end: a sign-in that ends while the page is open. The sign-in is revoked on the server (a
+// password change ends every sign-in of the account); once the short-lived access token is gone
+// the app cannot renew it and shows its "session ended" banner, keeping what was typed, and
+// signing in again returns to the app. (OIDC sign-out through the provider: auth.test.ts.)
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { decodeJwt } from 'jose';
-import type { Page, Request } from 'playwright-core';
+import type { Request } from 'playwright-core';
 import { setPassword } from '../../src/accounts/accounts.js';
 import type { TestServer } from '../helpers/harness.js';
-import { startFakeOidc, type FakeOidc } from '../helpers/fake-oidc.js';
-import { eventually, launchBrowser, signedInBrowser, startWebServer } from './helpers/browser.js';
+import { boardsVisible, eventually, signedInBrowser, startWebServer } from './helpers/browser.js';
 
 const NEW_PASSWORD = 'a different long password';
-
-async function boardsVisible(page: Page, server: TestServer): Promise<void> {
-  await page.waitForURL(`${server.url}/boards`);
-  await page.getByRole('heading', { name: 'Boards', level: 1 }).waitFor();
-}
 
 describe('a local sign-in revoked on the server', () => {
   let server: TestServer;
@@ -94,71 +85,6 @@ describe('a local sign-in revoked on the server', () => {
       await page.getByRole('button', { name: 'Create board' }).click();
       await page.getByRole('link', { name: 'Saved after signing in again' }).waitFor();
       assert.equal(await page.locator('.banner').count(), 0);
-    } finally {
-      await browser.close();
-    }
-  });
-});
-
-describe('OpenID Connect sign-out', () => {
-  let idp: FakeOidc;
-  let server: TestServer;
-  before(async () => {
-    idp = await startFakeOidc();
-    server = await startWebServer({ AUTH_OIDC_ISSUER: idp.issuer, AUTH_OIDC_CLIENT_ID: idp.clientId });
-  });
-  after(async () => {
-    await server?.close();
-    await idp?.close();
-  });
-
-  test("Sign out goes through the provider's end_session_endpoint and back to the app, signed out", async () => {
-    const config = await server.request('GET', '/v1/auth/config');
-    assert.equal(config.body.end_session_endpoint, `${idp.issuer}/logout`);
-
-    const browser = await launchBrowser();
-    try {
-      const { page } = browser;
-      const endSession: URL[] = [];
-      page.on('request', (request) => {
-        if (request.url().startsWith(`${idp.issuer}/logout`)) endSession.push(new URL(request.url()));
-      });
-      await page.goto(`${server.url}/boards`);
-      await page.waitForURL(`${server.url}/login?next=%2Fboards`);
-      await page.getByRole('button', { name: 'Continue to sign-in' }).click();
-      await boardsVisible(page, server);
-      await page.locator('.account-email').getByText('alice@example.test').waitFor();
-      const stored = await page.evaluate(() => sessionStorage.getItem('bw.oidc.tokens'));
-      const idToken = (JSON.parse(stored ?? '{}') as { idToken?: string }).idToken;
-      assert.ok(idToken, 'the provider gave an ID token');
-      assert.equal(endSession.length, 0);
-
-      await page.getByRole('button', { name: 'Sign out' }).click();
-      const sent = await eventually('the end-session request', async () => endSession[0]);
-      await page.waitForURL(`${server.url}/login`);
-      await page.getByRole('button', { name: 'Continue to sign-in' }).waitFor();
-
-      assert.equal(sent.origin + sent.pathname, `${idp.issuer}/logout`);
-      assert.equal(sent.searchParams.get('client_id'), idp.clientId);
-      assert.equal(sent.searchParams.get('post_logout_redirect_uri'), `${server.url}/login`);
-      assert.equal(sent.searchParams.get('id_token_hint'), idToken);
-      const hint = decodeJwt(sent.searchParams.get('id_token_hint')!);
-      assert.equal(hint.sub, idp.user('alice@example.test').sub);
-      assert.equal(hint.aud, idp.clientId);
-      assert.equal(endSession.length, 1);
-
-      assert.equal(await page.evaluate(() => sessionStorage.getItem('bw.oidc.tokens')), null);
-      assert.equal(await page.locator('.account-email').count(), 0);
-      await page.reload(); // nothing left to restore a session from
-      await page.getByRole('button', { name: 'Continue to sign-in' }).waitFor();
-      assert.equal(await page.locator('.account-email').count(), 0);
-
-      // Signing in again works and returns to the app.
-      const tokenExchanges = idp.stats.token;
-      await page.getByRole('button', { name: 'Continue to sign-in' }).click();
-      await boardsVisible(page, server);
-      await page.locator('.account-email').getByText('alice@example.test').waitFor();
-      assert.equal(idp.stats.token, tokenExchanges + 1);
     } finally {
       await browser.close();
     }

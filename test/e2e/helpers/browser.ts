@@ -103,6 +103,12 @@ export async function signedInBrowser(server: TestServer, urlPath = '/'): Promis
   return { ...browser, account };
 }
 
+/** Waits until the page is the boards list (where a sign-in lands). */
+export async function boardsVisible(page: Page, server: TestServer): Promise<void> {
+  await page.waitForURL(`${server.url}/boards`);
+  await page.getByRole('heading', { name: 'Boards', level: 1 }).waitFor();
+}
+
 /** Saves a screenshot in SCREENSHOTS. */
 export async function saveScreenshot(page: Page, name: string): Promise<void> {
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
