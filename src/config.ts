@@ -32,7 +32,6 @@ export interface Config {
   embeddingsModel: string;
   embeddingsDimensions: number;
   embeddingsBatchSize: number;
-  localEmbeddingDimensions: number;
   /** The embeddings endpoint (OPENAI_BASE_URL, OPENAI_API_KEY: shared with the openai LLM provider). */
   embeddingsBaseUrl: string;
   embeddingsApiKey: string | undefined;
@@ -232,7 +231,6 @@ export function loadConfig(env: Env = process.env): Config {
     // HNSW indexes take at most 2,000 dimensions.
     embeddingsDimensions: int(env, 'EMBEDDINGS_DIMENSIONS', 1536, 1, 2000),
     embeddingsBatchSize: int(env, 'EMBEDDINGS_BATCH_SIZE', 96, 1, 2048),
-    localEmbeddingDimensions: int(env, 'LOCAL_EMBEDDING_DIMENSIONS', 512, 384, 2000),
     // Embeddings may come from another server than chat replies (TEI or Ollama beside a hosted
     // LLM), so they have their own address and key, falling back to the OpenAI ones.
     embeddingsBaseUrl: url(env, 'EMBEDDINGS_BASE_URL', ['http:', 'https:']) ?? url(env, 'OPENAI_BASE_URL', ['http:', 'https:']) ?? 'https://api.openai.com/v1',

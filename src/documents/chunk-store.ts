@@ -9,6 +9,8 @@ import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Executor } from '../db/schema.js';
 import { foreground } from '../jobs/foreground.js';
 import { newId } from '../lib/ids.js';
+import type { Embedder } from '../providers/embeddings/embedder.js';
+import { chunkTerms, localEmbedding, sparseLiteral } from './lexical.js';
 
 export interface ChunkMetadata {
   source: string;
@@ -71,10 +73,36 @@ export class Pacer {
   }
 }
 
-export interface NewChunk {
+export interface NewChunk extends ChunkVectors {
   content: string;
   metadata: ChunkMetadata;
-  embedding: number[];
+}
+
+/** What a chunk is found by: its embedding (dense or the local sparse one) and its keywords. */
+export interface ChunkVectors {
+  /** pgvector text form of a dense model's vector, or null (the local model). */
+  embedding: string | null;
+  /** sparsevec text form of the local model's vector, or null (a dense model). */
+  sparseEmbedding: string | null;
+  keywords: string;
+  termIds: number[];
+}
+
+/**
+ * Computes the vectors of chunks: always their keywords, and the embedding of `embedder`'s model
+ * (the dense provider's call, or the local model's sparse vector with the chunk's source title).
+ */
+export async function chunkVectors(embedder: Embedder, chunks: { content: string; source: string }[], signal?: AbortSignal): Promise<ChunkVectors[]> {
+  const dense = embedder.kind === 'dense' ? await embedder.embed(chunks.map((c) => c.content), signal) : undefined;
+  return chunks.map((c, i) => {
+    const { keywords, termIds } = chunkTerms(c.content);
+    return {
+      embedding: dense ? vectorLiteral(dense[i]!) : null,
+      sparseEmbedding: dense ? null : sparseLiteral(localEmbedding(keywords, c.source)),
+      keywords: sparseLiteral(keywords),
+      termIds,
+    };
+  });
 }
 
 /**
@@ -88,12 +116,13 @@ export async function insertChunks(
 ): Promise<void> {
   if (rows.length === 0) return;
   await sql`
-    INSERT INTO document_chunks (id, board_id, node_id, set_id, content, metadata, model, embedding, created_at)
+    INSERT INTO document_chunks (id, board_id, node_id, set_id, content, metadata, model, embedding, sparse_embedding, keywords, term_ids, created_at)
     SELECT r.id, ${target.boardId}::uuid, ${target.nodeId}::uuid, ${target.setId}::uuid, r.content, r.metadata,
-      ${target.model}, r.embedding::vector, ${target.createdAt}::timestamptz
+      ${target.model}, r.embedding::vector, r.sparse_embedding::sparsevec, r.keywords::sparsevec, r.term_ids::int4[], ${target.createdAt}::timestamptz
     FROM unnest(${rows.map(() => newId())}::uuid[], ${rows.map((r) => r.content)}::text[],
-      ${rows.map((r) => JSON.stringify(r.metadata))}::jsonb[], ${rows.map((r) => vectorLiteral(r.embedding))}::text[])
-      WITH ORDINALITY AS r(id, content, metadata, embedding, n)
+      ${rows.map((r) => JSON.stringify(r.metadata))}::jsonb[], ${rows.map((r) => r.embedding)}::text[], ${rows.map((r) => r.sparseEmbedding)}::text[],
+      ${rows.map((r) => r.keywords)}::text[], ${rows.map((r) => `{${r.termIds.join(',')}}`)}::text[])
+      WITH ORDINALITY AS r(id, content, metadata, embedding, sparse_embedding, keywords, term_ids, n)
     ORDER BY r.n`.execute(db);
 }
 

@@ -15,9 +15,10 @@ import { JobError, type ClaimedJob, type JobHandler, type JobOutcome } from '../
 import type { Embedder } from '../providers/embeddings/embedder.js';
 import { chunkPagesAsync, type ChunkOptions, type PageText, type TextChunk } from './chunker.js';
 import { requestPurge } from './chunk-purge.js';
-import { deleteSetChunks, insertChunks, Pacer } from './chunk-store.js';
+import { chunkVectors, deleteSetChunks, insertChunks, Pacer } from './chunk-store.js';
 import type { DocumentJobPayload } from './document-service.js';
 import { pdfPages } from './pdf-text.js';
+import { setTermCounts } from './term-stats.js';
 
 /** The part of the storage provider this job reads pdf files with. */
 export interface FileReader {
@@ -64,7 +65,7 @@ export function documentJobHandler(deps: DocumentJobDeps): JobHandler {
       let clock = 0;
       const pacer = new Pacer();
       const embedFrom = (from: number) => {
-        const promise = embedder.embed(chunks.slice(from, from + EMBED_BATCH).map((c) => c.content), signal);
+        const promise = chunkVectors(embedder, chunks.slice(from, from + EMBED_BATCH).map((c) => ({ content: c.content, source: payload.source })), signal);
         promise.catch(() => {}); // awaited below; this only keeps an abandoned batch from being "unhandled"
         return promise;
       };
@@ -75,7 +76,7 @@ export function documentJobHandler(deps: DocumentJobDeps): JobHandler {
         const rows = chunks.slice(i, i + EMBED_BATCH).map((c, k) => ({
           content: c.content,
           metadata: { source: payload.source, page: c.page, chunkIndex: c.chunkIndex, totalChunks: c.totalChunks, sourceType: payload.sourceType },
-          embedding: vectors[k]!,
+          ...vectors[k]!,
         }));
         try {
           await pacer.each(rows, async (slice) => {
@@ -107,7 +108,7 @@ export function documentJobHandler(deps: DocumentJobDeps): JobHandler {
             await trx.updateTable('chunk_sets').set({ state: 'retired' })
               .where('board_id', '=', payload.boardId).where('node_id', '=', payload.nodeId).where('state', '=', 'live').execute();
           }
-          const live = await trx.updateTable('chunk_sets').set({ state: 'live', chunks: chunks.length })
+          const live = await trx.updateTable('chunk_sets').set({ state: 'live', chunks: chunks.length, ...setTermCounts(job.id) })
             .where('id', '=', job.id).where('state', '=', 'writing').executeTakeFirst();
           if (Number(live.numUpdatedRows) !== 1) throw new JobError('The board or node was deleted while the job ran');
         },

@@ -1,5 +1,6 @@
 // Re-embedding a board after the embedding model changed (another EMBEDDINGS_PROVIDER,
-// EMBEDDINGS_MODEL or dimension count). Searches only compare vectors of the configured model, so
+// EMBEDDINGS_MODEL or dimension count, or a new version of the local model), and filling in the
+// keywords of chunks written before keyword search existed (migration 0007). Searches only compare vectors of the configured model, so
 // chunks of another model are not found until a `document_reembed` job has embedded them again.
 //
 // Triggers: a search (or a chat's retrieval) on a board that still has live chunks of another model
@@ -14,8 +15,9 @@ import { sql } from 'kysely';
 import type { Db, Executor } from '../db/schema.js';
 import { newId, now } from '../lib/ids.js';
 import { JobError, type JobHandler, type JobOutcome } from '../jobs/worker.js';
-import type { Embedder } from '../providers/embeddings/embedder.js';
-import { Pacer, vectorLiteral } from './chunk-store.js';
+import { localEmbedder, type Embedder } from '../providers/embeddings/embedder.js';
+import { chunkVectors, Pacer, type ChunkVectors } from './chunk-store.js';
+import { setTermCounts } from './term-stats.js';
 
 export const REEMBED_JOB = 'document_reembed';
 
@@ -37,9 +39,12 @@ export async function queueReembed(db: Executor, boardId: string): Promise<strin
   return rows[0]?.id;
 }
 
-/** Queues a re-embed for every board with live chunks of another model; answers how many. */
+/** Live sets that need the re-embed job: of another model, or without term counts (written before 0007). */
+export const staleSet = (model: string) => sql<boolean>`(model <> ${model} OR term_ids IS NULL)`;
+
+/** Queues a re-embed for every board with stale live sets; answers how many. */
 export async function queueStaleBoards(db: Db, model: string): Promise<number> {
-  const boards = await db.selectFrom('chunk_sets').select('board_id').distinct().where('state', '=', 'live').where('model', '<>', model).execute();
+  const boards = await db.selectFrom('chunk_sets').select('board_id').distinct().where('state', '=', 'live').where(staleSet(model)).execute();
   let queued = 0;
   for (const { board_id } of boards) if (await queueReembed(db, board_id)) queued++;
   return queued;
@@ -57,9 +62,9 @@ export function reembedJobHandler(deps: { db: Db; embedder: Embedder }): JobHand
       let done = 0;
       const page = async () => {
         const keyset = after ? sql`AND (created_at, id) > (${after.at}::timestamptz, ${after.id}::uuid)` : sql``;
-        const { rows } = await sql<{ id: string; content: string; created_at: Date }>`
-          SELECT id, content, created_at FROM document_chunks
-          WHERE board_id = ${boardId} AND model <> ${model} ${keyset}
+        const { rows } = await sql<{ id: string; content: string; source: string; stale: boolean; created_at: Date }>`
+          SELECT id, content, metadata->>'source' AS source, model <> ${model} AS stale, created_at FROM document_chunks
+          WHERE board_id = ${boardId} AND (model <> ${model} OR keywords IS NULL) ${keyset}
             AND set_id IN (SELECT id FROM chunk_sets WHERE board_id = ${boardId} AND state = 'live')
           ORDER BY created_at, id LIMIT ${PAGE}`.execute(db);
         const last = rows[rows.length - 1];
@@ -68,13 +73,23 @@ export function reembedJobHandler(deps: { db: Db; embedder: Embedder }): JobHand
       };
       for (let rows = await page(); rows.length > 0; rows = await page()) {
         signal.throwIfAborted();
-        const vectors = await embedder.embed(rows.map((r) => r.content), signal);
-        const updates = rows.map((r, i) => ({ id: r.id, embedding: vectorLiteral(vectors[i]!) }));
+        // Chunks of this model that only lack keywords (written before 0007) keep their embedding.
+        const stale = rows.filter((r) => r.stale);
+        const current = rows.filter((r) => !r.stale);
+        const computed = new Map<string, ChunkVectors>();
+        const vectors = [...(await chunkVectors(embedder, stale, signal)), ...(await chunkVectors(localEmbedder, current, signal))];
+        [...stale, ...current].forEach((r, i) => computed.set(r.id, vectors[i]!));
+        const updates = rows.map((r) => ({ id: r.id, stale: r.stale, ...computed.get(r.id)! }));
         await pacer.each(updates, async (slice) => {
           const { numAffectedRows } = await sql`
-            UPDATE document_chunks c SET model = ${model}, embedding = u.embedding::vector
-            FROM unnest(${slice.map((u) => u.id)}::uuid[], ${slice.map((u) => u.embedding)}::text[]) AS u(id, embedding)
-            WHERE c.id = u.id AND c.model <> ${model}`.execute(db);
+            UPDATE document_chunks c SET model = ${model},
+              embedding = CASE WHEN u.stale THEN u.embedding::vector ELSE c.embedding END,
+              sparse_embedding = CASE WHEN u.stale THEN u.sparse_embedding::sparsevec ELSE c.sparse_embedding END,
+              keywords = u.keywords::sparsevec, term_ids = u.term_ids::int4[]
+            FROM unnest(${slice.map((u) => u.id)}::uuid[], ${slice.map((u) => u.stale)}::bool[], ${slice.map((u) => u.embedding)}::text[],
+              ${slice.map((u) => u.sparseEmbedding)}::text[], ${slice.map((u) => u.keywords)}::text[], ${slice.map((u) => `{${u.termIds.join(',')}}`)}::text[])
+              AS u(id, stale, embedding, sparse_embedding, keywords, term_ids)
+            WHERE c.id = u.id AND (c.model <> ${model} OR c.keywords IS NULL)`.execute(db);
           done += Number(numAffectedRows ?? 0);
         }, signal);
         log.debug({ done }, 're-embed progress');
@@ -82,11 +97,16 @@ export function reembedJobHandler(deps: { db: Db; embedder: Embedder }): JobHand
       return {
         result: { chunks: done },
         async finalize(trx) {
-          // Sets whose chunks all have the new model now say so (the start-time check reads sets).
-          await sql`
-            UPDATE chunk_sets s SET model = ${model}
-            WHERE s.board_id = ${boardId} AND s.state = 'live' AND s.model <> ${model}
-              AND NOT EXISTS (SELECT 1 FROM document_chunks c WHERE c.set_id = s.id AND c.model <> ${model})`.execute(trx);
+          // Sets whose chunks are all current now say so (the start-time check reads sets), and
+          // their term counts join the board's statistics.
+          await trx.updateTable('chunk_sets as s')
+            .set({ model, ...setTermCounts(sql.ref('s.id')) })
+            .where('s.board_id', '=', boardId)
+            .where('s.state', '=', 'live')
+            .where((eb) => eb.or([eb('s.model', '<>', model), eb('s.term_ids', 'is', null)]))
+            .where(({ not, exists, selectFrom }) =>
+              not(exists(selectFrom('document_chunks as c').select('c.id').whereRef('c.set_id', '=', 's.id').where((eb) => eb.or([eb('c.model', '<>', model), eb('c.keywords', 'is', null)])))))
+            .execute();
         },
       };
     },

@@ -1,19 +1,30 @@
-// Semantic search over a board's chunks: the query is embedded with the configured model and
-// compared (cosine) only with chunks embedded by that same model, in live sets. Small candidate sets
-// (a board or a few nodes with at most SEARCH_EXACT_MAX_CHUNKS chunks), and selective ones (under a
-// fifth of the model's chunks, up to 20,000) are scanned exactly; larger ones use the model's HNSW
-// index with an iterative scan (pgvector 0.8+), so a filter still yields `limit` rows, and fall back
-// to the exact scan when the index scan gives up first.
-// Results are keyset-paginated on (distance, id).
+// Search over a board's chunks, in three modes (docs/documents.md#search-modes):
+// - `vector` (default): cosine similarity between the query's and the chunk's embedding, compared
+//   only with chunks embedded by the configured model. With the local model both are sparse term
+//   vectors (src/documents/lexical.ts) and the board is scanned exactly; with a dense model, small
+//   (at most SEARCH_EXACT_MAX_CHUNKS) and selective (under a fifth of the model's chunks, up to
+//   20,000) candidate sets are scanned exactly and larger ones go through the model's HNSW index
+//   with an iterative scan (pgvector 0.8+), falling back to the exact scan when it gives up first.
+// - `keyword`: Okapi BM25 over the chunks' own words (any model), IDF from the board's statistics;
+//   `score` is the BM25 score as a share of the highest the query could reach, so 0..1.
+// - `hybrid`: reciprocal rank fusion (k = 60) of the first HYBRID_DEPTH chunks of both; `score` is
+//   the fused score over its maximum, so 1 is a chunk first in both.
+// `threshold` applies to each mode's score. The ranked modes are keyset-paginated on (ranking key,
+// id); hybrid pages by offset within its fused list.
 import { createHash } from 'node:crypto';
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db/schema.js';
 import { ApiError, invalid } from '../errors.js';
 import { isUuid } from '../lib/ids.js';
-import type { Embedder } from '../providers/embeddings/embedder.js';
+import { LOCAL_MODEL, type DenseEmbedder, type Embedder } from '../providers/embeddings/embedder.js';
 import { knownIndexInfo, type ChunkIndexInfo } from './chunk-index.js';
 import { vectorLiteral, visibleChunk, type ChunkMetadata } from './chunk-store.js';
-import { queueReembed } from './reembed.js';
+import { maxKeywordScore, queryTermIds, queryVector, sparseLiteral, type Sparse } from './lexical.js';
+import { queueReembed, staleSet } from './reembed.js';
+import { readTermStats } from './term-stats.js';
+
+export const SEARCH_MODES = ['vector', 'keyword', 'hybrid'] as const;
+export type SearchMode = (typeof SEARCH_MODES)[number];
 
 /**
  * Up to this many candidate chunks an exact scan is about as fast as the index on the embedded
@@ -27,6 +38,9 @@ const HNSW_MAX_SCAN_TUPLES = 20_000;
 /** A candidate set under this share of the model's chunks, and at most SELECTIVE_EXACT_MAX, is scanned exactly. */
 const SELECTIVE_SHARE = 0.2;
 const SELECTIVE_EXACT_MAX = 20_000;
+/** Reciprocal rank fusion: the constant of Cormack et al., and how deep each ranking is read. */
+export const RRF_K = 60;
+export const HYBRID_DEPTH = 200;
 
 /** Live chunks of a model on all boards: one small aggregate over chunk_sets (a row per vectorized text). */
 async function modelTotal(db: Db, model: string): Promise<number> {
@@ -50,21 +64,30 @@ export interface SearchDeps {
 }
 
 export interface SearchOptions {
+  mode?: SearchMode;
   limit: number;
   threshold?: number;
   nodeIds?: string[];
   cursor?: string;
 }
 
-interface Cursor {
-  v: 1;
-  k: string;
-  d: number;
-  i: string;
+/** A ranked mode's cursor: the last row's ranking key and id. Hybrid's: the offset in the fused list. */
+type Cursor = { v: 1; k: string; d: number; i: string } | { v: 1; k: string; o: number };
+type Keyset = { d: number; i: string };
+
+/** A chunk in a ranking: `key` ascending is the ranking (a distance, or a negated score). */
+type Row = { id: string; content: string; node_id: string | null; metadata: ChunkMetadata; key: number };
+
+interface Ranking {
+  db: Db;
+  boardId: string;
+  nodeIds?: string[];
+  limit: number;
+  after?: Keyset;
 }
 
 /** Searches a board's chunks; no access checks (callers check the board first). */
-export async function searchBoardChunks(deps: SearchDeps, boardId: string, query: string, options: { limit: number; threshold?: number; nodeIds?: string[] }): Promise<ChunkHit[]> {
+export async function searchBoardChunks(deps: SearchDeps, boardId: string, query: string, options: Omit<SearchOptions, 'cursor'>): Promise<ChunkHit[]> {
   return (await searchChunksPage(deps, boardId, query, options)).data;
 }
 
@@ -75,12 +98,109 @@ export async function searchChunksPage(
   options: SearchOptions,
 ): Promise<{ data: ChunkHit[]; has_more: boolean; cursor: string | null }> {
   const { db, embedder } = deps;
+  const mode = options.mode ?? 'vector';
   const threshold = options.threshold ?? 0;
   const nodeIds = options.nodeIds && options.nodeIds.length > 0 ? [...new Set(options.nodeIds)] : undefined;
   // The cursor is bound to everything that shapes the ranking.
-  const key = createHash('sha256').update(JSON.stringify([boardId, query, threshold, nodeIds?.slice().sort() ?? null, embedder.model])).digest('base64url').slice(0, 22);
-  const after = options.cursor === undefined ? undefined : readCursor(options.cursor, key);
+  const key = createHash('sha256').update(JSON.stringify([boardId, query, threshold, nodeIds?.slice().sort() ?? null, embedder.model, mode])).digest('base64url').slice(0, 22);
+  const after = options.cursor === undefined ? undefined : readCursor(options.cursor, key, mode);
 
+  // The candidate count (from the sets' counts, so nothing is scanned) picks exact or index; a
+  // board that still has chunks of another model, or without keywords, gets a re-embed job.
+  const nodeFilter = nodeIds ? sql`AND node_id = ANY(${nodeIds}::uuid[])` : sql``;
+  const { rows: stats } = await sql<{ candidates: number; stale: boolean }>`
+    SELECT coalesce(sum(chunks), 0)::int AS candidates, coalesce(bool_or(${staleSet(embedder.model)}), false) AS stale
+    FROM chunk_sets WHERE board_id = ${boardId} AND state = 'live' ${nodeFilter}`.execute(db);
+  const { candidates, stale } = stats[0]!;
+  if (stale) await queueReembed(db, boardId);
+  if (candidates === 0) return { data: [], has_more: false, cursor: null };
+
+  let lexical: Promise<Sparse> | undefined;
+  const lexicalQuery = () => (lexical ??= readTermStats(db, boardId, queryTermIds(query)).then((s) => queryVector(query, s)));
+  const ranking = { db, boardId, nodeIds };
+  const rank = (m: 'vector' | 'keyword', limit: number, keyset?: Keyset, minScore = threshold) =>
+    m === 'keyword'
+      ? keywordRank({ ...ranking, limit, after: keyset }, lexicalQuery, minScore)
+      : embedder.kind === 'dense'
+        ? denseRank(deps, embedder, { ...ranking, limit, after: keyset }, query, minScore, candidates)
+        : lexicalRank({ ...ranking, limit, after: keyset }, lexicalQuery, minScore);
+
+  if (mode === 'hybrid') {
+    const offset = after && 'o' in after ? after.o : 0;
+    const [byVector, byKeyword] = await Promise.all([rank('vector', HYBRID_DEPTH, undefined, -1), rank('keyword', HYBRID_DEPTH, undefined, -1)]);
+    const fused = fuse([byVector.rows, byKeyword.rows]).filter((h) => h.score >= threshold);
+    const page = fused.slice(offset, offset + options.limit);
+    const has_more = fused.length > offset + options.limit;
+    return { data: page, has_more, cursor: has_more ? writeCursor({ v: 1, k: key, o: offset + options.limit }) : null };
+  }
+
+  const { rows, score } = await rank(mode, options.limit, after && 'd' in after ? after : undefined);
+  const has_more = rows.length > options.limit;
+  const page = has_more ? rows.slice(0, options.limit) : rows;
+  const last = page[page.length - 1];
+  return {
+    data: page.map((r) => ({ id: r.id, content: r.content, node_id: r.node_id, metadata: r.metadata, score: score(r.key) })),
+    has_more,
+    cursor: has_more && last ? writeCursor({ v: 1, k: key, d: last.key, i: last.id }) : null,
+  };
+}
+
+/** Up to `limit + 1` rows in ranking order, and how a row's key becomes its score. */
+interface Ranked {
+  rows: Row[];
+  score: (key: number) => number;
+}
+
+const cosineScore = (distance: number) => 1 - distance;
+/** Keyword scores at most this small are no match (a term in every chunk of a million still scores more). */
+const NO_MATCH = 1e-12;
+
+/** The keyset condition after the previous page's last row. */
+const keysetAfter = (keyExpr: RawBuilder<number>, after?: Keyset) =>
+  after ? sql`AND (${keyExpr} > ${after.d} OR (${keyExpr} = ${after.d} AND id > ${after.i}::uuid))` : sql``;
+
+/**
+ * Runs one exact ranking over the board's visible chunks: `keyExpr` ascending, rows whose key is at
+ * most `maxKey` (and, where `model` is given, of that model only).
+ */
+async function scanRank(r: Ranking, keyExpr: RawBuilder<number>, maxKey: number, model?: string): Promise<Row[]> {
+  const nodeFilter = r.nodeIds ? sql`AND node_id = ANY(${r.nodeIds}::uuid[])` : sql``;
+  const modelFilter = model === undefined ? sql`` : sql`model = ${sql.lit(model)} AND`;
+  const { rows } = await sql<Row>`
+    SELECT id, content, node_id, metadata, ${keyExpr} AS key FROM document_chunks
+    WHERE ${modelFilter} board_id = ${r.boardId} ${nodeFilter} AND ${visibleChunk(r.boardId)}
+      AND ${keyExpr} <= ${maxKey} ${keysetAfter(keyExpr, r.after)}
+    ORDER BY key, id LIMIT ${r.limit + 1}`.execute(r.db);
+  return rows;
+}
+
+/**
+ * BM25: the inner product of the chunk's keywords with the query's IDF vector (pgvector's `<#>` is
+ * its negative, the ranking key). Only chunks holding a query term match.
+ */
+async function keywordRank(r: Ranking, lexicalQuery: () => Promise<Sparse>, minScore: number): Promise<Ranked> {
+  const q = await lexicalQuery();
+  const max = maxKeywordScore(q);
+  const score = (key: number) => (max > 0 ? -key / max : 0);
+  if (q.size === 0) return { rows: [], score };
+  const keyExpr = sql<number>`(keywords <#> ${sparseLiteral(q)}::sparsevec)`;
+  // A match has a positive score; a threshold above 0 raises the bar.
+  const rows = await scanRank(r, keyExpr, minScore > 0 ? -minScore * max : -NO_MATCH);
+  return { rows, score };
+}
+
+/**
+ * The local model: cosine distance between sparse embeddings. A chunk that shares no term with the
+ * query has cosine 0 (as does every chunk for a query of words the board has never seen: a zero
+ * query vector, whose cosine pgvector leaves undefined).
+ */
+async function lexicalRank(r: Ranking, lexicalQuery: () => Promise<Sparse>, minScore: number): Promise<Ranked> {
+  const q = await lexicalQuery();
+  const keyExpr = q.size === 0 ? sql<number>`1::float8` : sql<number>`(sparse_embedding <=> ${sparseLiteral(q)}::sparsevec)`;
+  return { rows: await scanRank(r, keyExpr, 1 - minScore, LOCAL_MODEL), score: cosineScore };
+}
+
+async function denseRank(deps: SearchDeps, embedder: DenseEmbedder, r: Ranking, query: string, minScore: number, candidates: number): Promise<Ranked> {
   let vector: number[];
   try {
     [vector] = (await embedder.embed([query])) as [number[]];
@@ -88,50 +208,37 @@ export async function searchChunksPage(
     if (error instanceof ApiError) throw error;
     throw new ApiError('upstream_error', 'The embedding provider failed');
   }
-  const q = vectorLiteral(vector);
-  const model = sql.lit(embedder.model);
-  const nodeFilter = nodeIds ? sql`AND node_id = ANY(${nodeIds}::uuid[])` : sql``;
-  const maxDistance = 1 - threshold;
-
-  // The candidate count (from the sets' counts, so nothing is scanned) picks exact or index; a
-  // board that still has chunks of another model gets a re-embed job.
-  const { rows: stats } = await sql<{ candidates: number; stale: boolean }>`
-    SELECT coalesce(sum(chunks), 0)::int AS candidates, coalesce(bool_or(model <> ${embedder.model}), false) AS stale
-    FROM chunk_sets WHERE board_id = ${boardId} AND state = 'live' ${nodeFilter}`.execute(db);
-  const { candidates, stale } = stats[0]!;
-  if (stale) await queueReembed(db, boardId);
-  if (candidates === 0) return { data: [], has_more: false, cursor: null };
-
+  const maxDistance = 1 - minScore;
   const exact =
     !(deps.index ?? knownIndexInfo)?.iterativeScan ||
-    (await prefersExactScan(candidates, deps.exactMaxChunks ?? DEFAULT_EXACT_MAX_CHUNKS, () => modelTotal(db, embedder.model)));
-  let rows: Row[] | undefined;
+    (await prefersExactScan(candidates, deps.exactMaxChunks ?? DEFAULT_EXACT_MAX_CHUNKS, () => modelTotal(r.db, embedder.model)));
   if (!exact) {
-    rows = await indexSearch(db, { boardId, vector, dims: embedder.dimensions, model: embedder.model, nodeIds, after, limit: options.limit });
+    const rows = await indexSearch(r.db, { boardId: r.boardId, vector, dims: embedder.dimensions, model: embedder.model, nodeIds: r.nodeIds, after: r.after, limit: r.limit });
     // Fewer rows than asked: the scan gave up (hnsw.max_scan_tuples) before the filter let
     // enough through. The exact scan settles it.
-    if (rows.length <= options.limit) rows = undefined;
-    else rows = rows.filter((r) => r.distance <= maxDistance);
+    if (rows.length > r.limit) return { rows: rows.filter((row) => row.key <= maxDistance), score: cosineScore };
   }
-  if (!rows) {
-    // The plain `embedding` column (no cast) does not match the index expression: an exact scan.
-    // `model` is tested first, so the distance is only computed on vectors of this model's size.
-    const distance = sql`(embedding <=> ${q}::vector)`;
-    const keyset = after ? sql`AND (${distance} > ${after.d} OR (${distance} = ${after.d} AND id > ${after.i}::uuid))` : sql``;
-    ({ rows } = await sql<Row>`
-      SELECT id, content, node_id, metadata, ${distance} AS distance FROM document_chunks
-      WHERE model = ${model} AND board_id = ${boardId} ${nodeFilter} AND ${visibleChunk(boardId)}
-        AND ${distance} <= ${maxDistance} ${keyset}
-      ORDER BY distance, id LIMIT ${options.limit + 1}`.execute(db));
+  // The plain `embedding` column (no cast) does not match the index expression: an exact scan.
+  // `model` is tested first, so the distance is only computed on vectors of this model's size.
+  const keyExpr = sql<number>`(embedding <=> ${vectorLiteral(vector)}::vector)`;
+  return { rows: await scanRank(r, keyExpr, maxDistance, embedder.model), score: cosineScore };
+}
+
+/**
+ * Reciprocal rank fusion: each chunk scores the sum of 1 / (RRF_K + rank) over the rankings that
+ * hold it, divided by the most it could reach (first everywhere); ties go to the lower id.
+ */
+export function fuse(rankings: Row[][]): ChunkHit[] {
+  const fused = new Map<string, ChunkHit>();
+  for (const rows of rankings) {
+    rows.forEach((row, i) => {
+      const hit = fused.get(row.id) ?? { id: row.id, content: row.content, node_id: row.node_id, metadata: row.metadata, score: 0 };
+      hit.score += 1 / (RRF_K + i + 1);
+      fused.set(row.id, hit);
+    });
   }
-  const has_more = rows.length > options.limit;
-  const page = has_more ? rows.slice(0, options.limit) : rows;
-  const last = page[page.length - 1];
-  return {
-    data: page.map((r) => ({ id: r.id, content: r.content, node_id: r.node_id, metadata: r.metadata, score: 1 - r.distance })),
-    has_more,
-    cursor: has_more && last ? Buffer.from(JSON.stringify({ v: 1, k: key, d: last.distance, i: last.id } satisfies Cursor)).toString('base64url') : null,
-  };
+  const best = rankings.length / (RRF_K + 1);
+  return [...fused.values()].map((h) => ({ ...h, score: h.score / best })).sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
 }
 
 /**
@@ -147,8 +254,6 @@ export async function prefersExactScan(candidates: number, exactMax: number, mod
   return candidates < SELECTIVE_SHARE * (await modelTotal());
 }
 
-type Row = { id: string; content: string; node_id: string | null; metadata: ChunkMetadata; distance: number };
-
 /**
  * The nearest `limit + 1` rows through the model's HNSW index, whatever their score (the threshold
  * is applied by the caller: as a filter here it would make the scan run on to max_scan_tuples
@@ -159,36 +264,39 @@ type Row = { id: string; content: string; node_id: string | null; metadata: Chun
  */
 export async function indexSearch(
   db: Db,
-  s: { boardId: string; vector: number[]; dims: number; model: string; nodeIds?: string[]; after?: Cursor; limit: number; efSearch?: number },
+  s: { boardId: string; vector: number[]; dims: number; model: string; nodeIds?: string[]; after?: Keyset; limit: number; efSearch?: number },
 ): Promise<Row[]> {
   const dims = sql.lit(s.dims);
-  const distance = sql`(embedding::vector(${dims}) <=> ${vectorLiteral(s.vector)}::vector(${dims}))`;
+  const distance = sql<number>`(embedding::vector(${dims}) <=> ${vectorLiteral(s.vector)}::vector(${dims}))`;
   const nodeFilter = s.nodeIds ? sql`AND node_id = ANY(${s.nodeIds}::uuid[])` : sql``;
-  const keyset = s.after ? sql`AND (${distance} > ${s.after.d} OR (${distance} = ${s.after.d} AND id > ${s.after.i}::uuid))` : sql``;
   const rows = await db.transaction().execute(async (trx) => {
     // Without statistics (PGlite never runs autovacuum) the planner may prefer a sequential scan
     // and a sort; this query is only sent when the index is the right plan.
     await sql`SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', ${String(Math.max(s.efSearch ?? HNSW_EF_SEARCH, s.limit + 1))}, true),
       set_config('hnsw.max_scan_tuples', ${String(HNSW_MAX_SCAN_TUPLES)}, true), set_config('enable_seqscan', 'off', true), set_config('enable_sort', 'off', true)`.execute(trx);
     const result = await sql<Row>`
-      SELECT id, content, node_id, metadata, ${distance} AS distance FROM document_chunks
-      WHERE model = ${sql.lit(s.model)} AND board_id = ${s.boardId} ${nodeFilter} AND ${visibleChunk(s.boardId)} ${keyset}
+      SELECT id, content, node_id, metadata, ${distance} AS key FROM document_chunks
+      WHERE model = ${sql.lit(s.model)} AND board_id = ${s.boardId} ${nodeFilter} AND ${visibleChunk(s.boardId)} ${keysetAfter(distance, s.after)}
       ORDER BY ${distance} LIMIT ${s.limit + 1}`.execute(trx);
     return result.rows;
   });
-  return rows.sort((a, b) => a.distance - b.distance || (a.id < b.id ? -1 : 1));
+  return rows.sort((a, b) => a.key - b.key || (a.id < b.id ? -1 : 1));
 }
 
-function readCursor(raw: string, key: string): Cursor {
-  let body: Cursor;
+const writeCursor = (c: Cursor): string => Buffer.from(JSON.stringify(c)).toString('base64url');
+
+function readCursor(raw: string, key: string, mode: SearchMode): Cursor {
+  let body: Record<string, unknown>;
   try {
-    body = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as Cursor;
+    body = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as Record<string, unknown>;
   } catch {
     throw invalid('cursor is not a valid cursor');
   }
-  if (typeof body !== 'object' || body === null || body.v !== 1 || typeof body.d !== 'number' || !Number.isFinite(body.d) || typeof body.i !== 'string' || !isUuid(body.i)) {
+  const ranked = typeof body?.d === 'number' && Number.isFinite(body.d) && typeof body.i === 'string' && isUuid(body.i);
+  const offset = typeof body?.o === 'number' && Number.isInteger(body.o) && body.o > 0;
+  if (typeof body !== 'object' || body === null || body.v !== 1 || typeof body.k !== 'string' || !(mode === 'hybrid' ? offset : ranked)) {
     throw invalid('cursor is not a valid cursor');
   }
-  if (body.k !== key) throw invalid('cursor was issued for a different search (query, threshold or node_ids differ)');
-  return body;
+  if (body.k !== key) throw invalid('cursor was issued for a different search (query, mode, threshold or node_ids differ)');
+  return body as Cursor;
 }

@@ -3,7 +3,7 @@
 import { Type } from '@sinclair/typebox';
 import { findVisibleBoard } from '../../boards/access.js';
 import { deleteNodeChunks, enqueueVectorize, listChunks } from '../../documents/document-service.js';
-import { searchChunksPage } from '../../documents/search-service.js';
+import { SEARCH_MODES, searchChunksPage, type SearchMode } from '../../documents/search-service.js';
 import { pageRequest } from '../../lib/pagination.js';
 import { principalOf } from '../plugins/auth.js';
 import { BoardParams, errorResponses, List, PageQuery, Single, Timestamp, Uuid } from '../schemas/common.js';
@@ -35,7 +35,12 @@ const Hit = Type.Object({
   content: Type.String(),
   node_id: Type.Union([Uuid, Type.Null()]),
   metadata: Metadata,
-  score: Type.Number({ description: 'Cosine similarity, -1..1' }),
+  score: Type.Number({
+    description:
+      'The ranking score, descending, in the request mode: `vector`, the cosine similarity between the query and the chunk (-1..1); ' +
+      "`keyword`, the chunk's BM25 score as a share of the highest the query could reach on this board (0..1); " +
+      '`hybrid`, the reciprocal rank fusion (k = 60) of both rankings over its maximum (0..1, 1 when first in both)',
+  }),
 });
 
 const VectorizeBody = Type.Object(
@@ -52,7 +57,15 @@ const SearchBody = Type.Object(
   {
     query: Type.String({ minLength: 1, maxLength: 2000 }),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10 })),
-    threshold: Type.Optional(Type.Number({ minimum: -1, maximum: 1, default: 0, description: 'Minimum cosine similarity' })),
+    // An enum rather than a union of literals: one clear validation message.
+    mode: Type.Optional(Type.Unsafe<SearchMode>(Type.String({
+      enum: [...SEARCH_MODES],
+      default: 'vector',
+      description:
+        '`vector`: by meaning, the embedding model\'s cosine similarity; `keyword`: BM25-ranked full text, only chunks holding a query word; ' +
+        '`hybrid`: reciprocal rank fusion of both (the first 200 chunks of each)',
+    }))),
+    threshold: Type.Optional(Type.Number({ minimum: -1, maximum: 1, default: 0, description: "Minimum score (in the mode's own scale, see score)" })),
     node_ids: Type.Optional(Type.Array(Uuid, { maxItems: 100, description: 'Only chunks of these nodes' })),
     cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'Continues the ranking from the previous page' })),
   },
@@ -111,7 +124,7 @@ export function documentRoutes(app: App, services: Services): void {
   app.post('/v1/boards/:boardId/documents/search', {
     schema: {
       tags: ['documents'],
-      summary: 'Semantic search over the board’s chunks, by descending cosine similarity',
+      summary: 'Search the board’s chunks by meaning (cosine similarity), keywords (BM25) or both, by descending score',
       params: BoardParams,
       body: SearchBody,
       response: { 200: List(Hit), 502: Type.Ref('Error'), ...errorResponses },
@@ -119,12 +132,12 @@ export function documentRoutes(app: App, services: Services): void {
   }, async (request) => {
     const { boardId } = request.params;
     await findVisibleBoard(db, principalOf(request), boardId);
-    const { query, limit = 10, threshold = 0, node_ids, cursor } = request.body;
+    const { query, mode = 'vector', limit = 10, threshold = 0, node_ids, cursor } = request.body;
     const page = await searchChunksPage(
       { db, embedder, exactMaxChunks: services.config.searchExactMaxChunks },
       boardId,
       query,
-      { limit, threshold, nodeIds: node_ids, cursor },
+      { mode, limit, threshold, nodeIds: node_ids, cursor },
     );
     return { object: 'list' as const, ...page };
   });

@@ -1,16 +1,31 @@
-// The embedding provider interface. Implementations: local.ts (default, no network, deterministic)
-// and openai.ts (any OpenAI-compatible /embeddings endpoint), chosen by EMBEDDINGS_PROVIDER.
+// Embedding models. Two kinds, chosen by EMBEDDINGS_PROVIDER:
+// - `local` (default): the lexical model of src/documents/lexical.ts, no network and no model file.
+//   A chunk's embedding is a sparse vector over its terms and a query's is weighted by the board's
+//   term statistics, so it is computed where chunks are written and searched, not here.
+// - `openai`: dense vectors from any OpenAI-compatible /embeddings endpoint (openai.ts).
 import type { Config } from '../../config.js';
-import { LocalEmbedder } from './local.js';
 import { OpenAiEmbedder } from './openai.js';
 
-export interface Embedder {
+export interface DenseEmbedder {
+  readonly kind: 'dense';
   /** Recorded on every chunk; search only compares vectors of the same model. */
   readonly model: string;
   readonly dimensions: number;
   /** One L2-normalised vector per text, in order. Throws ApiError('upstream_error') on provider failure. */
   embed(texts: string[], signal?: AbortSignal): Promise<number[][]>;
 }
+
+export interface LexicalEmbedder {
+  readonly kind: 'lexical';
+  readonly model: string;
+}
+
+export type Embedder = DenseEmbedder | LexicalEmbedder;
+
+/** The local lexical model's name; a new version of its weighting gets a new name (and boards are re-embedded). */
+export const LOCAL_MODEL = 'local-lexical-v1';
+
+export const localEmbedder: LexicalEmbedder = { kind: 'lexical', model: LOCAL_MODEL };
 
 export function createEmbedder(config: Config): Embedder {
   if (config.embeddingsProvider === 'openai') {
@@ -22,5 +37,5 @@ export function createEmbedder(config: Config): Embedder {
       batchSize: config.embeddingsBatchSize,
     });
   }
-  return new LocalEmbedder(config.localEmbeddingDimensions);
+  return localEmbedder;
 }

@@ -1,7 +1,7 @@
 // Embeddings from any OpenAI-compatible `/embeddings` endpoint, sent in batches. Failures (network,
 // non-2xx, malformed answers, wrong dimensions) become ApiError('upstream_error').
 import { ApiError } from '../../errors.js';
-import type { Embedder } from './embedder.js';
+import type { DenseEmbedder } from './embedder.js';
 
 export interface OpenAiEmbedderOptions {
   baseUrl: string;
@@ -13,7 +13,8 @@ export interface OpenAiEmbedderOptions {
 
 const TIMEOUT_MS = 60_000;
 
-export class OpenAiEmbedder implements Embedder {
+export class OpenAiEmbedder implements DenseEmbedder {
+  readonly kind = 'dense';
   readonly model: string;
   readonly dimensions: number;
 

@@ -1,0 +1,158 @@
+// The lexical side of search: how text becomes terms, and the two sparse vectors every chunk carries
+// (pgvector `sparsevec`, one dimension per hashed term, so the whole vocabulary is kept):
+// - `keywords`: the chunk's own words weighted as Okapi BM25 weighs a term's frequency (k1 0.9,
+//   b 0.4, a fixed reference length). Its inner product with a query vector of inverse document
+//   frequencies is the chunk's BM25 score: keyword search.
+// - the local model's embedding (`sparse_embedding`): the same weights plus the chunk's source title
+//   (a note's label, a file's name), and a length dimension that gives every chunk vector the same
+//   norm. The cosine between it and the query's IDF vector therefore ranks like BM25 with the title
+//   counted, while staying a cosine in -1..1 that a threshold can apply to. Measured on SciFact
+//   (BENCHMARKS.md), this beats BM25 where the hashed dense bag of words it replaces fell 30% short.
+// IDF is not stored in chunks: it comes from the board's term statistics at query time
+// (term-stats.ts), so adding a note never rewrites the others.
+import { stemmer } from 'stemmer';
+import { eng } from 'stopword';
+
+/** pgvector sparsevec dimensions: terms are hashed into 2..SPARSE_DIMENSIONS; 1 is the length dimension. */
+export const SPARSE_DIMENSIONS = 1 << 29;
+const LENGTH_DIMENSION = 1;
+/** An HNSW index on sparsevec takes up to 1,000 non-zero entries; a longer chunk keeps its heaviest terms. */
+const MAX_TERMS = 999;
+
+export const BM25_K1 = 0.9;
+export const BM25_B = 0.4;
+/** BM25's length normalisation against a fixed reference (about a 1,000-character chunk), so weights never depend on the rest of the board. */
+const REFERENCE_LENGTH = 80;
+/** Added to a term's weight when the chunk's source title holds it. */
+const TITLE_WEIGHT = 0.3;
+/** The norm every local embedding is padded to (most chunks' term weights stay well under it). */
+const EMBEDDING_NORM = 12;
+
+const STOP = new Set(eng);
+
+export function tokenize(text: string): string[] {
+  return text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((w) => w.length > 0 && w.length <= 40);
+}
+
+// Stemming is the costly part and text repeats its words: memoised, bounded, emptied when full.
+const STEM_CACHE_MAX = 200_000;
+const stems = new Map<string, string | null>();
+
+/** The text's terms in order: Porter stems of its words, English stop words left out. */
+export function terms(text: string): string[] {
+  const out: string[] = [];
+  for (const word of tokenize(text)) {
+    let stem = stems.get(word);
+    if (stem === undefined) {
+      stem = STOP.has(word) ? null : stemmer(word);
+      if (stems.size >= STEM_CACHE_MAX) stems.clear();
+      stems.set(word, stem);
+    }
+    if (stem !== null) out.push(stem);
+  }
+  return out;
+}
+
+/** A term's dimension: FNV-1a of the stem into 2..SPARSE_DIMENSIONS (collisions are rare at this size). */
+export function termId(term: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < term.length; i++) {
+    h ^= term.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return 2 + ((h >>> 0) % (SPARSE_DIMENSIONS - 1));
+}
+
+/** A sparse vector: term id to weight. */
+export type Sparse = Map<number, number>;
+
+/** pgvector's sparsevec text form, `{i:w,…}/dims`, indices ascending. */
+export function sparseLiteral(v: Sparse): string {
+  const entries = [...v].filter(([, w]) => w !== 0).sort((a, b) => a[0] - b[0]);
+  return `{${entries.map(([i, w]) => `${i}:${Number(w.toPrecision(7))}`).join(',')}}/${SPARSE_DIMENSIONS}`;
+}
+
+/** BM25's term-frequency factor: tf (k1 + 1) / (tf + k1 (1 - b + b len / ref)). At most k1 + 1. */
+function saturate(tf: number, length: number): number {
+  return (tf * (BM25_K1 + 1)) / (tf + BM25_K1 * (1 - BM25_B + (BM25_B * length) / REFERENCE_LENGTH));
+}
+
+function heaviest(v: Sparse): Sparse {
+  if (v.size <= MAX_TERMS) return v;
+  return new Map([...v].sort((a, b) => b[1] - a[1]).slice(0, MAX_TERMS));
+}
+
+export interface ChunkTerms {
+  /** BM25 term weights of the chunk's own words. */
+  keywords: Sparse;
+  /** The term ids in `keywords`, for the board's statistics. */
+  termIds: number[];
+}
+
+export function chunkTerms(content: string): ChunkTerms {
+  const list = terms(content);
+  const counts = new Map<number, number>();
+  for (const t of list) {
+    const id = termId(t);
+    counts.set(id, (counts.get(id) ?? 0) + 1);
+  }
+  const keywords: Sparse = new Map();
+  for (const [id, tf] of counts) keywords.set(id, saturate(tf, list.length));
+  const kept = heaviest(keywords);
+  return { keywords: kept, termIds: [...kept.keys()].sort((a, b) => a - b) };
+}
+
+/** The local model's embedding of a chunk: its keyword weights, its title's terms, the length dimension. */
+export function localEmbedding(keywords: Sparse, title: string): Sparse {
+  const v: Sparse = new Map(keywords);
+  for (const t of new Set(terms(title))) {
+    const id = termId(t);
+    v.set(id, (v.get(id) ?? 0) + TITLE_WEIGHT);
+  }
+  const kept = heaviest(v);
+  let norm = 0;
+  for (const w of kept.values()) norm += w * w;
+  if (norm < EMBEDDING_NORM ** 2) kept.set(LENGTH_DIMENSION, Math.sqrt(EMBEDDING_NORM ** 2 - norm));
+  return kept;
+}
+
+/** Term statistics of the searched board: how many chunks there are and how many hold each term. */
+export interface TermStats {
+  chunks: number;
+  df: Map<number, number>;
+}
+
+/** BM25's inverse document frequency, never negative. */
+export function idf(df: number, chunks: number): number {
+  return Math.log(1 + (chunks - df + 0.5) / (df + 0.5));
+}
+
+/** The query's distinct term ids (what term statistics are needed for). */
+export function queryTermIds(query: string): number[] {
+  return [...new Set(terms(query).map(termId))];
+}
+
+/**
+ * The query vector: each distinct term of the query weighted by its IDF on the board (a term the
+ * board has never seen is left out: it matches nothing). Both keyword and local vector search use it.
+ */
+export function queryVector(query: string, stats: TermStats): Sparse {
+  const v: Sparse = new Map();
+  for (const id of queryTermIds(query)) {
+    const df = stats.df.get(id) ?? 0;
+    if (df > 0) v.set(id, idf(df, stats.chunks));
+  }
+  return v;
+}
+
+/** The highest BM25 score the query can reach on this board (every term at its saturation): keyword scores are shares of it. */
+export function maxKeywordScore(q: Sparse): number {
+  let sum = 0;
+  for (const w of q.values()) sum += w * (BM25_K1 + 1);
+  return sum;
+}
