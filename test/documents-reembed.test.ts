@@ -1,7 +1,8 @@
 // Changing the embedding model re-embeds a board through a `document_reembed` job: vectorize with
-// one model, restart on the same database with another (local at another dimension count, then the
-// openai embedder against a fake /embeddings server), and the board's chunks are embedded again in
-// place: same ids and count, the new model, and search finds them.
+// one model, restart on the same database with another (the openai embedder against a fake
+// /embeddings server, then the local model, then back), and the board's chunks are embedded again in
+// place: same ids and count, the new model, and search finds them. The same job fills in the
+// keywords of chunks written before keyword search (migration 0007).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -51,8 +52,17 @@ async function reembedJobs(server: TestServer, board: string) {
   return server.database.db.selectFrom('jobs').select(['id', 'status']).where('board_id', '=', board).where('type', '=', 'document_reembed').orderBy('created_at').execute();
 }
 
+const fakeModel = (fake: FakeEmbeddings) => ({ EMBEDDINGS_PROVIDER: 'openai', OPENAI_BASE_URL: fake.url, EMBEDDINGS_MODEL: 'fake-embed', EMBEDDINGS_DIMENSIONS: '8' });
+
+async function search(server: TestServer, board: string, token: string, body: Record<string, unknown>) {
+  const res = await server.request('POST', `/v1/boards/${board}/documents/search`, { token, body });
+  assert.equal(res.status, 200, res.text);
+  return res.body.data as { id: string; node_id: string | null; score: number }[];
+}
+
 test('a model change re-embeds the board in place through a job; search finds the chunks with the new model', async () => {
-  let server = await start({ LOCAL_EMBEDDING_DIMENSIONS: '384' });
+  // Vectorized with a remote (dense) model first.
+  let server = await start(fakeModel(fake));
   const user = await server.user();
   const board = await server.makeBoard(user);
   const nodes: Record<string, string> = {};
@@ -70,13 +80,13 @@ test('a model change re-embeds the board in place through a job; search finds th
     await server.close();
   }
   const original = await (async () => {
-    server = await start({ LOCAL_EMBEDDING_DIMENSIONS: '384' });
+    server = await start(fakeModel(fake));
     try {
       const chunks = await chunksOf(server, board, user.token);
-      assert.ok(chunks.every((c) => c.model === 'local-hash-v1-384'));
-      // The same model again: nothing to re-embed.
-      const hit = await server.request('POST', `/v1/boards/${board}/documents/search`, { token: user.token, body: { query: 'volcano lava' } });
-      assert.equal(hit.body.data[0].node_id, nodes.volcano);
+      assert.ok(chunks.every((c) => c.model === 'fake-embed'));
+      // The same model again: nothing to re-embed. Keyword search works whatever the model.
+      const hit = await search(server, board, user.token, { query: 'volcano lava', mode: 'keyword' });
+      assert.equal(hit[0]!.node_id, nodes.volcano);
       assert.deepEqual(await reembedJobs(server, board), []);
       return chunks;
     } finally {
@@ -85,12 +95,11 @@ test('a model change re-embeds the board in place through a job; search finds th
   })();
   assert.equal(original.length, 4);
 
-  // Another dimension count is another model.
-  server = await start({ LOCAL_EMBEDDING_DIMENSIONS: '512' });
+  // The local model (the default).
+  server = await start({});
   try {
     // The search queues the job (on the embedded database the start already has: still one job).
-    const first = await server.request('POST', `/v1/boards/${board}/documents/search`, { token: user.token, body: { query: 'volcano lava' } });
-    assert.equal(first.status, 200, first.text);
+    await search(server, board, user.token, { query: 'volcano lava' });
     const jobs = await reembedJobs(server, board);
     assert.equal(jobs.length, 1);
     const job = await server.waitForJob(jobs[0]!.id, user.token);
@@ -99,23 +108,21 @@ test('a model change re-embeds the board in place through a job; search finds th
     assert.deepEqual(job.result, { chunks: original.length });
     const chunks = await chunksOf(server, board, user.token);
     assert.deepEqual(chunks.map((c) => c.id), original.map((c) => c.id), 'same chunks, embedded again in place');
-    assert.ok(chunks.every((c) => c.model === 'local-hash-v1-512'));
+    assert.ok(chunks.every((c) => c.model === 'local-lexical-v1'));
     for (const [query, expected] of [['when does a volcano erupt', nodes.volcano], ['how to bake bread with yeast', nodes.bread], ['glaciers and valleys', null]] as const) {
-      const res = await server.request('POST', `/v1/boards/${board}/documents/search`, { token: user.token, body: { query } });
-      assert.equal(res.body.data[0].node_id, expected, query);
+      for (const mode of ['vector', 'keyword', 'hybrid']) assert.equal((await search(server, board, user.token, { query, mode }))[0]!.node_id, expected, `${query} (${mode})`);
     }
-    const again = await server.request('POST', `/v1/boards/${board}/documents/search`, { token: user.token, body: { query: 'bread' } });
-    assert.equal(again.status, 200);
+    await search(server, board, user.token, { query: 'bread' });
     assert.equal((await reembedJobs(server, board)).length, 1, 'no second job once the board is current');
   } finally {
     await server.close();
   }
 
-  // And to a remote provider.
-  server = await start({ EMBEDDINGS_PROVIDER: 'openai', OPENAI_BASE_URL: fake.url, EMBEDDINGS_MODEL: 'fake-embed', EMBEDDINGS_DIMENSIONS: '8' });
+  // And back to the remote provider.
+  server = await start(fakeModel(fake));
   try {
     fake.batches.length = 0;
-    await server.request('POST', `/v1/boards/${board}/documents/search`, { token: user.token, body: { query: 'football' } });
+    await search(server, board, user.token, { query: 'football' });
     const jobs = await reembedJobs(server, board);
     assert.equal(jobs.length, 2);
     const job = await server.waitForJob(jobs[1]!.id, user.token);
@@ -126,8 +133,41 @@ test('a model change re-embeds the board in place through a job; search finds th
     assert.ok(chunks.every((c) => c.model === 'fake-embed'));
     const embedded = fake.batches.flatMap((b) => b.input);
     for (const text of [...Object.values(corpus), 'Glaciers carve valleys over thousands of years.']) assert.ok(embedded.includes(text), `${text} sent to the provider`);
-    const res = await server.request('POST', `/v1/boards/${board}/documents/search`, { token: user.token, body: { query: 'anything at all', threshold: -1 } });
-    assert.equal(res.body.data.length, original.length, 'every chunk is found with the new model');
+    const res = await search(server, board, user.token, { query: 'anything at all', threshold: -1 });
+    assert.equal(res.length, original.length, 'every chunk is found with the new model');
+  } finally {
+    await server.close();
+  }
+});
+
+test('chunks written before keyword search get their keywords and term statistics from the job, without calling the provider', async () => {
+  const server = await start(fakeModel(fake));
+  try {
+    const user = await server.user();
+    const board = await server.makeBoard(user);
+    for (const text of Object.values(corpus)) {
+      const res = await server.request('POST', `/v1/boards/${board}/documents`, { token: user.token, body: { text } });
+      assert.equal((await server.waitForJob(res.body.data.id, user.token)).status, 'completed');
+    }
+    const { db } = server.database;
+    const stats = () => db.selectFrom('board_terms').select(['term', 'df']).where('board_id', '=', board).where('df', '<>', 0).orderBy('term').execute();
+    const before = await stats();
+    assert.ok(before.some((r) => r.term === 0 && r.df === 3), 'term 0 counts the chunks');
+    // What migration 0007 leaves: no keywords, no term counts, no statistics.
+    await db.updateTable('document_chunks').set({ keywords: null, term_ids: null }).where('board_id', '=', board).execute();
+    await db.updateTable('chunk_sets').set({ term_ids: null, term_df: null }).where('board_id', '=', board).execute();
+    assert.deepEqual(await stats(), []);
+    assert.deepEqual(await search(server, board, user.token, { query: 'volcano', mode: 'keyword' }), []);
+
+    fake.batches.length = 0;
+    const jobs = await reembedJobs(server, board);
+    assert.equal(jobs.length, 1, 'the search queued the job');
+    assert.equal((await server.waitForJob(jobs[0]!.id, user.token)).status, 'completed');
+    assert.deepEqual(fake.batches, [], 'the dense vectors were current');
+    assert.deepEqual(await stats(), before, 'the same statistics as when written');
+    const hits = await search(server, board, user.token, { query: 'volcano', mode: 'keyword' });
+    assert.equal(hits.length, 1);
+    assert.match((await chunksOf(server, board, user.token)).find((c) => c.id === hits[0]!.id)!.model, /fake-embed/);
   } finally {
     await server.close();
   }

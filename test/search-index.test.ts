@@ -1,18 +1,29 @@
-// Searches through the HNSW index (SEARCH_EXACT_MAX_CHUNKS=0 forces it): a filter on one node of a
+// Searches through a dense model's HNSW index (SEARCH_EXACT_MAX_CHUNKS=0 forces it), with an
+// OpenAI-compatible embeddings server on loopback that hashes words: a filter on one node of a
 // larger board still returns `limit` results, and they agree with the exact ranking.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { indexSearch, prefersExactScan } from '../src/documents/search-service.js';
+import { hashedWordsVector, startFakeEmbeddings, type FakeEmbeddings } from './helpers/fake-embeddings.js';
 import { startServer, type TestServer, type TestUser } from './helpers/harness.js';
 
 let indexed: TestServer;
 let user: TestUser;
+let fake: FakeEmbeddings;
+const DIMS = 128;
 
 before(async () => {
-  indexed = await startServer({ JOB_POLL_MS: '50', SEARCH_EXACT_MAX_CHUNKS: '0', CHUNK_SIZE: '100', CHUNK_OVERLAP: '0' });
+  fake = await startFakeEmbeddings(DIMS, hashedWordsVector);
+  indexed = await startServer({
+    JOB_POLL_MS: '50', SEARCH_EXACT_MAX_CHUNKS: '0', CHUNK_SIZE: '100', CHUNK_OVERLAP: '0',
+    EMBEDDINGS_PROVIDER: 'openai', EMBEDDINGS_BASE_URL: fake.url, EMBEDDINGS_MODEL: 'fake-hashed-words', EMBEDDINGS_DIMENSIONS: String(DIMS),
+  });
   user = await indexed.user();
 });
-after(() => indexed.close());
+after(async () => {
+  await indexed.close();
+  await fake.close();
+});
 
 test('one node of a large board: the node filter still yields `limit` results', async () => {
   const board = await indexed.makeBoard(user);
@@ -54,11 +65,13 @@ test('one node of a large board: the node filter still yields `limit` results', 
   // would hide a failure of the iterative scan): one node of 20, far from the query, fills the page.
   // A small ef_search, so the first batch of candidates (mostly astronomy) cannot hold them.
   const { embedder } = indexed.built.services;
+  assert.equal(embedder.kind, 'dense');
+  if (embedder.kind !== 'dense') return;
   const [vector] = await embedder.embed(['astronomy stars telescopes']);
   const direct = await indexSearch(indexed.database.db, { boardId: board, vector: vector!, dims: embedder.dimensions, model: embedder.model, nodeIds: [target], limit: 25, efSearch: 30 });
   assert.equal(direct.length, 26, 'limit + 1 rows through the iterative index scan');
   assert.ok(direct.every((r) => r.node_id === target));
-  const distances = direct.map((r) => r.distance);
+  const distances = direct.map((r) => r.key);
   assert.deepEqual(distances, [...distances].sort((a, b) => a - b));
   const byIndex = new Set(direct.slice(0, 25).map((r) => r.id));
   const overlap = res.body.data.filter((h: any) => byIndex.has(h.id)).length;

@@ -18,7 +18,19 @@ export function fakeVector(text: string, dims: number): number[] {
   return v;
 }
 
-export async function startFakeEmbeddings(dims: number): Promise<FakeEmbeddings> {
+/** A bag of words hashed into `dims` numbers: texts that share words are near, enough for ranking tests. */
+export function hashedWordsVector(text: string, dims: number): number[] {
+  const v = new Array<number>(dims).fill(0);
+  for (const word of text.toLowerCase().split(/\W+/).filter(Boolean)) {
+    let h = 0x811c9dc5;
+    for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), 0x01000193);
+    v[(h >>> 0) % dims]! += 1;
+  }
+  const norm = Math.hypot(...v) || 1;
+  return v.map((x) => x / norm);
+}
+
+export async function startFakeEmbeddings(dims: number, vector: (text: string, dims: number) => number[] = fakeVector): Promise<FakeEmbeddings> {
   const fake: FakeEmbeddings = { url: '', batches: [], failing: false, close: async () => {} };
   const server = http.createServer((req, res) => {
     let body = '';
@@ -29,7 +41,7 @@ export async function startFakeEmbeddings(dims: number): Promise<FakeEmbeddings>
       const parsed = JSON.parse(body) as { model: string; input: string[] };
       fake.batches.push({ ...parsed, auth: req.headers.authorization });
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ object: 'list', model: parsed.model, data: parsed.input.map((t, index) => ({ object: 'embedding', index, embedding: fakeVector(t, dims) })) }));
+      res.end(JSON.stringify({ object: 'list', model: parsed.model, data: parsed.input.map((t, index) => ({ object: 'embedding', index, embedding: vector(t, dims) })) }));
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
