@@ -19,7 +19,7 @@ import path from 'node:path';
 import { createParser } from 'eventsource-parser';
 import { startFakeOpenAi, type Behaviour } from '../test/helpers/fake-openai.js';
 import { ApiClient, benchApiKey, createBoard, runBounded } from './lib/api.js';
-import { fmt, type Goal, goalsTable, machine, median, table, verdict } from './lib/report.js';
+import { fmt, type Goal, goalsTable, machine, median, quantile, table, verdict } from './lib/report.js';
 import { buildServer, ROOT, serverMode, startServerChild, type ServerChild } from './lib/server.js';
 
 const DEADLINE_MS = 10 * 60 * 1000;
@@ -33,12 +33,6 @@ function setting(name: string, fallback: number): number {
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
   return n;
-}
-
-/** The p-quantile by the nearest-rank method (p99 of 200 values is the 198th smallest). */
-function quantile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!;
 }
 
 const ms = (n: number) => `${fmt(n, 1)} ms`;

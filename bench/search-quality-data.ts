@@ -1,5 +1,6 @@
-// Reads the SciFact corpus and train claims from /work/shared/data/scifact (or SCIFACT_DIR) for the
-// search-quality benchmark. The data is read in place, never copied into the repository.
+// SciFact for the benchmarks: the corpus and the train claims, read in place from
+// /work/shared/data/scifact (or SCIFACT_DIR), never copied into the repository; two relevance
+// protocols (BEIR: every claim; evidence-only: the claims with evidence), and the retrieval measures.
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -45,10 +46,19 @@ function records(file: string): Record<string, string>[] {
   return rows.filter((r) => r.length === header!.length).map((r) => Object.fromEntries(header!.map((h, i) => [h, r[i]!])));
 }
 
+const PYTHON_ESCAPES: Record<string, string> = { n: '\n', r: '\r', t: '\t' };
+
+/** A Python string literal's body: \n, \xHH, \uHHHH and the like decoded, \\ \' \" kept as the character. */
+function unescapePython(body: string): string {
+  return body.replace(/\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)/g, (_, e: string) =>
+    e.length > 1 ? String.fromCodePoint(parseInt(e.slice(1), 16)) : PYTHON_ESCAPES[e] ?? e,
+  );
+}
+
 /** The abstract column is a Python list of sentences: ['…' '…']. */
 function sentences(list: string): string[] {
   const out: string[] = [];
-  for (const m of list.matchAll(/'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"/g)) out.push((m[1] ?? m[2] ?? '').replace(/\\(.)/g, '$1'));
+  for (const m of list.matchAll(/'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"/g)) out.push(unescapePython(m[1] ?? m[2] ?? ''));
   return out;
 }
 
@@ -56,15 +66,49 @@ export function loadCorpus(): Abstract[] {
   return records('corpus.csv').map((r) => ({ id: r.doc_id!, title: r.title!, text: sentences(r.abstract!).join(' ') }));
 }
 
-export function loadClaims(): Claim[] {
-  const byId = new Map<string, Claim>();
+/** An abstract as a document: its title, a blank line, its text (what is vectorized and what BM25 indexes). */
+export const documentText = (a: Abstract): string => `${a.title}\n\n${a.text}`;
+
+interface ClaimRows {
+  id: string;
+  claim: string;
+  evidence: Set<string>;
+  cited: Set<string>;
+}
+
+/** The train claims in file order, each claim's rows (one per evidence entry, or one without) merged. */
+function trainClaims(): ClaimRows[] {
+  const byId = new Map<string, ClaimRows>();
   for (const r of records('claims_train.csv')) {
-    if (!r.evidence_doc_id) continue;
-    const claim = byId.get(r.id!) ?? { id: r.id!, claim: r.claim!, relevant: new Set<string>() };
-    claim.relevant.add(r.evidence_doc_id);
+    const claim = byId.get(r.id!) ?? { id: r.id!, claim: r.claim!, evidence: new Set<string>(), cited: new Set<string>() };
+    if (r.evidence_doc_id) claim.evidence.add(r.evidence_doc_id);
+    // A NumPy-printed list: [ 301838 2734421].
+    for (const [id] of r.cited_doc_ids!.matchAll(/\d+/g)) claim.cited.add(id);
     byId.set(r.id!, claim);
   }
   return [...byId.values()];
+}
+
+/** Evidence-only: the claims with evidence (505 train claims); relevant = their evidence abstracts. */
+export function loadClaims(): Claim[] {
+  return trainClaims().filter((c) => c.evidence.size > 0).map((c) => ({ id: c.id, claim: c.claim, relevant: c.evidence }));
+}
+
+/**
+ * BEIR protocol: every train claim (809); relevant = its evidence abstracts, or, for a claim with no
+ * evidence at all, the abstracts it cites.
+ */
+export function loadBeirClaims(): Claim[] {
+  return trainClaims().map((c) => ({ id: c.id, claim: c.claim, relevant: c.evidence.size > 0 ? c.evidence : c.cited }));
+}
+
+/** A cap on the claims from the environment: a positive integer, or no cap when unset. */
+export function claimLimit(name: string): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return Infinity;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, got "${raw}"`);
+  return n;
 }
 
 /** nDCG@k with binary relevance. */
@@ -92,4 +136,23 @@ export function recallAt10(indexed: string[][], exact: string[][]): number {
     counted++;
   }
   return counted === 0 ? 1 : sum / counted;
+}
+
+export interface Quality {
+  claims: number;
+  ndcg10: number;
+  recall100: number;
+}
+
+/** Mean nDCG@10 and recall@100 over the claims, from each claim's ranked abstract ids (by claim id). */
+export function quality(claims: Claim[], rankings: Map<string, string[]>): Quality {
+  let ndcgSum = 0;
+  let recallSum = 0;
+  for (const claim of claims) {
+    const ranked = rankings.get(claim.id);
+    if (!ranked) throw new Error(`no ranking for claim ${claim.id}`);
+    ndcgSum += ndcg(ranked, claim.relevant, 10);
+    recallSum += recall(ranked, claim.relevant, 100);
+  }
+  return { claims: claims.length, ndcg10: ndcgSum / claims.length, recall100: recallSum / claims.length };
 }

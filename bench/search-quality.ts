@@ -1,89 +1,161 @@
-// Search quality on SciFact through the public API: one note node per abstract (5,183) on one
-// board, each vectorized (a document_process job), then every train claim with evidence is searched
-// (limit 100, threshold -1); chunks are folded to their abstract (best chunk wins). Reports nDCG@10
-// and recall@100 for the configured embedder (local by default: no network, no model download).
-// Then the server is restarted on the same data with SEARCH_EXACT_MAX_CHUNKS above the board's size
-// and the claims are searched again by exact scan: the same measures, and recall@10 of the default
-// (HNSW index) search's chunks against the exact scan's, on real text.
-// Run: npm run bench:search-quality   (SCIFACT_DIR overrides the data directory; SCIFACT_LIMIT_CLAIMS
-// caps the claims searched)
-import { ApiClient, benchApiKey, runBounded } from './lib/api.js';
+// `npm run bench:search-quality`: search quality on SciFact's train claims through the public API,
+// against a BM25 reference computed in the same run over the same abstracts.
+// Protocols (bench/search-quality-data.ts):
+//   BEIR:          every train claim (809); relevant = its evidence abstracts, or the abstracts it
+//                  cites when it has no evidence. nDCG@10 and recall@100.
+//   evidence-only: the 505 claims with evidence; relevant = their evidence abstracts. nDCG@10 (the
+//                  figure earlier versions of this benchmark reported).
+// 1. BM25 reference (bench/bm25.ts, in this process, nothing from src/): every claim against the
+//    5,183 abstracts (title, blank line, abstract).
+// 2. The service, a built server as a child process with default settings: one note per abstract,
+//    each vectorized (bench/scifact-board.ts); every claim searched once per mode (`vector`,
+//    `keyword`, `hybrid`, sent explicitly) with limit 100 and threshold -1, after 5 untimed searches;
+//    chunks folded to their abstract (best chunk first). nDCG@10, recall@100, the ratio of nDCG@10 to
+//    BM25's, search latency p50/p95.
+// 3. The server restarted on the same data with SEARCH_EXACT_MAX_CHUNKS above the board's size: the
+//    `vector` searches again by exact scan, and recall@10 of the index search's chunk ids against the
+//    exact scan's, on real text.
+// Ends with a Markdown table for BENCHMARKS.md.
+//   npm run bench:search-quality            everything
+//   npm run bench:search-quality -- bm25    only the BM25 reference (no server; seconds)
+// Settings (environment): SCIFACT_DIR (the data directory), SCIFACT_LIMIT_CLAIMS (the first N train
+// claims only), BENCH_SERVER=tsx (run the sources without building).
+import os from 'node:os';
+import { Bm25, B, K1 } from './bm25.js';
+import { ApiClient, benchApiKey } from './lib/api.js';
+import { fmt, machine, quantile, table } from './lib/report.js';
 import { buildServer, serverMode, startServerChild } from './lib/server.js';
-import { loadClaims, loadCorpus, ndcg, recall, recallAt10 } from './search-quality-data.js';
+import { abstractOfNode, loadScifactBoard, type ScifactBoard } from './scifact-board.js';
+import { type Claim, claimLimit, documentText, loadBeirClaims, loadClaims, loadCorpus, quality, type Quality, recallAt10 } from './search-quality-data.js';
 
+const MODES = ['vector', 'keyword', 'hybrid'] as const;
+type Mode = (typeof MODES)[number];
+const LIMIT = 100;
+const WARMUP = 5;
+
+interface Measured {
+  system: string;
+  beir: Quality;
+  evidence: Quality;
+  /** Search latencies in ms (the service only). */
+  latencies?: number[];
+}
+
+const parts = process.argv.slice(2).filter((a) => a !== '--');
+if (parts.some((p) => p !== 'bm25')) throw new Error(`unknown part ${parts.join(' ')}: use bm25 (or nothing, for everything)`);
+const bm25Only = parts.includes('bm25');
+
+const started = Date.now();
+const m = machine();
 const corpus = loadCorpus();
-const claims = loadClaims().slice(0, Number(process.env.SCIFACT_LIMIT_CLAIMS ?? Infinity));
-console.log(`SciFact: ${corpus.length} abstracts, ${claims.length} train claims with evidence`);
+const beirClaims = loadBeirClaims().slice(0, claimLimit('SCIFACT_LIMIT_CLAIMS'));
+const searched = new Set(beirClaims.map((c) => c.id));
+const evidenceClaims = loadClaims().filter((c) => searched.has(c.id));
+const BEIR = `BEIR, ${beirClaims.length} claims`;
+const EVIDENCE = `evidence-only, ${evidenceClaims.length} claims`;
+console.log(`SciFact: ${corpus.length} abstracts; ${beirClaims.length} train claims (BEIR protocol), ${evidenceClaims.length} of them with evidence (evidence-only protocol)`);
 
-if (serverMode() === 'dist') buildServer();
-let server = await startServerChild();
-try {
-  const token = await benchApiKey(server.url, 'bench-search-quality');
-  const api = new ApiClient(server.url, token);
-  const board = (await api.call('POST', '/v1/boards', { name: 'scifact' }, 201)).data.id as string;
-  const docOfNode = new Map<string, string>();
-  const started = performance.now();
-  const jobIds = await runBounded(corpus.length, 8, async (i) => {
-    const doc = corpus[i]!;
-    const node = await api.call('POST', `/v1/boards/${board}/nodes`, { type: 'note', position: { x: i, y: 0 }, data: { label: doc.title, text: doc.text } }, 201);
-    docOfNode.set(node.data.id, doc.id);
-    const job = await api.call('POST', `/v1/boards/${board}/documents`, { text: `${doc.title}\n\n${doc.text}`, node_id: node.data.id }, 202);
-    return job.data.id as string;
-  });
-  let chunks = 0;
-  for (const id of jobIds) {
-    for (;;) {
-      const job = (await api.call('GET', `/v1/jobs/${id}`, undefined, 200)).data;
-      if (job.status === 'completed') {
-        chunks += job.result.chunks;
-        break;
-      }
-      if (job.status === 'failed') throw new Error(`job ${id} failed: ${job.error}`);
-      await new Promise((r) => setTimeout(r, 100));
+const bm25 = bm25Reference();
+let exactRecall10: number | undefined;
+const service: Measured[] = [];
+let board: ScifactBoard | undefined;
+if (!bm25Only) {
+  if (serverMode() === 'dist') buildServer();
+  let server = await startServerChild();
+  try {
+    const token = await benchApiKey(server.url, 'bench-search-quality');
+    const api = new ApiClient(server.url, token);
+    board = await loadScifactBoard(api, corpus);
+    const top10: Partial<Record<Mode, string[][]>> = {};
+    for (const mode of MODES) {
+      const run = await searchClaims(api, board, mode);
+      top10[mode] = run.top10;
+      service.push(report(`mode ${mode}`, run.rankings, run.latencies));
     }
+    // The same data, the vector searches answered by exact scans.
+    await server.stop({ keepData: true });
+    server = await startServerChild({ dataDir: server.dataDir, env: { SEARCH_EXACT_MAX_CHUNKS: '10000000' } });
+    const exact = await searchClaims(new ApiClient(server.url, token), board, 'vector');
+    service.push(report('mode vector, exact scan', exact.rankings, exact.latencies));
+    exactRecall10 = recallAt10(top10.vector!, exact.top10);
+    console.log(`recall@10 of the index search's chunks against the exact scan's (mode vector, ${beirClaims.length} claims): ${exactRecall10.toFixed(4)}`);
+  } finally {
+    await server.stop();
   }
-  const loadSeconds = (performance.now() - started) / 1000;
-  console.log(`loaded ${corpus.length} abstracts as ${chunks} chunks in ${loadSeconds.toFixed(1)} s`);
+}
+console.log(`\n${summary()}\n`);
 
-  const indexed = await searchClaims(api, board, docOfNode);
-  report('index (default)', indexed, chunks);
-
-  // The same data, answered by exact scans.
-  await server.stop({ keepData: true });
-  server = await startServerChild({ dataDir: server.dataDir, env: { SEARCH_EXACT_MAX_CHUNKS: '10000000' } });
-  const exact = await searchClaims(new ApiClient(server.url, token), board, docOfNode);
-  report('exact scan', exact, chunks);
-  console.log(`recall@10 of the index search's chunks against the exact scan's: ${recallAt10(indexed.top10, exact.top10).toFixed(4)}`);
-} finally {
-  await server.stop();
+/** BM25 over the same abstracts, the first 100 per claim. */
+function bm25Reference(): Measured {
+  const t = performance.now();
+  const index = new Bm25(corpus.map((a) => ({ id: a.id, text: documentText(a) })));
+  const rankings = new Map(beirClaims.map((c) => [c.id, index.search(c.claim, LIMIT)]));
+  const measured = report(`BM25 reference (bench/bm25.ts, k1 ${K1}, b ${B})`, rankings);
+  console.log(`  (index and ${beirClaims.length} searches in ${((performance.now() - t) / 1000).toFixed(1)} s, in this process)`);
+  return measured;
 }
 
-interface Searched {
-  ndcg: number;
-  recall: number;
-  latencies: number[];
-  /** Per claim, the ids of the first 10 chunks. */
-  top10: string[][];
-}
-
-async function searchClaims(api: ApiClient, board: string, docOfNode: Map<string, string>): Promise<Searched> {
-  let ndcgSum = 0;
-  let recallSum = 0;
+/** Every claim searched in one mode (after untimed warm-up searches); rankings fold chunks to abstracts. */
+async function searchClaims(api: ApiClient, board: ScifactBoard, mode: Mode) {
+  const search = (claim: Claim) =>
+    api.call<{ data: { id: string; node_id: string | null }[] }>('POST', `/v1/boards/${board.boardId}/documents/search`, { query: claim.claim, mode, limit: LIMIT, threshold: -1 }, 200);
+  for (const claim of beirClaims.slice(0, WARMUP)) await search(claim);
+  const rankings = new Map<string, string[]>();
   const latencies: number[] = [];
+  /** Per claim, the ids of the first 10 chunks. */
   const top10: string[][] = [];
-  for (const claim of claims) {
+  for (const claim of beirClaims) {
     const t = performance.now();
-    const hits = (await api.call('POST', `/v1/boards/${board}/documents/search`, { query: claim.claim, limit: 100, threshold: -1 }, 200)).data as { id: string; node_id: string }[];
+    const hits = (await search(claim)).data;
     latencies.push(performance.now() - t);
     top10.push(hits.slice(0, 10).map((h) => h.id));
-    const ranked = [...new Set(hits.map((h) => docOfNode.get(h.node_id)!))];
-    ndcgSum += ndcg(ranked, claim.relevant, 10);
-    recallSum += recall(ranked, claim.relevant, 100);
+    rankings.set(claim.id, [...new Set(hits.map((h) => abstractOfNode(board, h.node_id)))]);
   }
-  return { ndcg: ndcgSum / claims.length, recall: recallSum / claims.length, latencies: latencies.sort((a, b) => a - b), top10 };
+  return { rankings, latencies, top10 };
 }
 
-function report(label: string, r: Searched, chunks: number): void {
-  const pct = (p: number) => r.latencies[Math.min(r.latencies.length - 1, Math.floor(p * r.latencies.length))]!.toFixed(1);
-  console.log(`${label}: nDCG@10 ${r.ndcg.toFixed(4)}, recall@100 ${r.recall.toFixed(4)}; search latency over ${chunks} chunks: p50 ${pct(0.5)} ms, p95 ${pct(0.95)} ms`);
+function ratio(r: Measured): number {
+  return r.beir.ndcg10 / bm25.beir.ndcg10;
+}
+
+function latency(r: Measured): string {
+  return r.latencies ? `p50 ${fmt(quantile(r.latencies, 0.5), 1)} ms, p95 ${fmt(quantile(r.latencies, 0.95), 1)} ms` : 'n/a (in process)';
+}
+
+function report(system: string, rankings: Map<string, string[]>, latencies?: number[]): Measured {
+  const r: Measured = { system, beir: quality(beirClaims, rankings), evidence: quality(evidenceClaims, rankings), latencies };
+  const service = latencies ? `; ratio to BM25 ${ratio(r).toFixed(3)} (nDCG@10, BEIR); search latency (limit ${LIMIT}, ${board!.chunks} chunks) ${latency(r)}` : '';
+  console.log(
+    `${system}: nDCG@10 ${r.beir.ndcg10.toFixed(4)}, recall@100 ${r.beir.recall100.toFixed(4)} (${BEIR}); ` +
+      `nDCG@10 ${r.evidence.ndcg10.toFixed(4)} (${EVIDENCE})${service}`,
+  );
+  return r;
+}
+
+/** The figures as Markdown, for BENCHMARKS.md: a row per measure (its protocol named), a column per system. */
+function summary(): string {
+  const systems = [bm25, ...service];
+  const row = (measure: string, cell: (r: Measured) => string) => [measure, ...systems.map(cell)];
+  const rows = [
+    row(`nDCG@10 (${BEIR})`, (r) => r.beir.ndcg10.toFixed(4)),
+    row(`recall@100 (${BEIR})`, (r) => r.beir.recall100.toFixed(4)),
+    row(`nDCG@10 (${EVIDENCE})`, (r) => r.evidence.ndcg10.toFixed(4)),
+    row(`recall@100 (${EVIDENCE})`, (r) => r.evidence.recall100.toFixed(4)),
+  ];
+  if (board) {
+    rows.push(row(`nDCG@10 ratio to BM25 (${BEIR})`, (r) => (r === bm25 ? '1 (the reference)' : ratio(r).toFixed(3))));
+    rows.push(row(`search latency (limit ${LIMIT}, ${fmt(board.chunks)} chunks)`, latency));
+  }
+  const command = `npm run bench:search-quality${bm25Only ? ' -- bm25' : ''}`;
+  return [
+    `Command: \`${command}\`${serverMode() === 'tsx' && !bm25Only ? ' with BENCH_SERVER=tsx' : ''}; ${new Date().toISOString()}; ${((Date.now() - started) / 1000).toFixed(0)} s in all.`,
+    `Machine: ${m.cpus} CPUs (${m.cpuModel}), ${m.memoryGiB} GiB RAM, Node ${m.node}; load average ${m.loadAverage.toFixed(2)} at the start, ${os.loadavg()[0]!.toFixed(2)} at the end.`,
+    `Data: SciFact, ${fmt(corpus.length)} abstracts (title, blank line, abstract)` +
+      (board ? ` → ${fmt(board.chunks)} chunks (embedding model \`${board.model}\`), loaded through the API in ${board.loadSeconds.toFixed(0)} s` : '') +
+      `; train claims. BEIR: every claim, relevant = its evidence abstracts, else the abstracts it cites. Evidence-only: the claims with evidence, relevant = their evidence abstracts.`,
+    ...(board ? [`Service: each claim searched with \`mode\` as named, limit ${LIMIT}, threshold -1, chunks folded to their abstract (best chunk first); ${WARMUP} untimed searches before each pass.`] : []),
+    '',
+    table(['measure (protocol)', ...systems.map((r) => r.system)], rows),
+    ...(exactRecall10 === undefined ? [] : ['', `recall@10 of the index search's chunk ids against the exact scan's (mode vector, ${BEIR}): **${exactRecall10.toFixed(4)}**`]),
+  ].join('\n');
 }

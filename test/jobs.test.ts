@@ -43,8 +43,10 @@ describe('jobs with the openai embedder', () => {
     assert.equal(hits.body.data.length, 3);
   });
 
-  test('a provider failure fails the job with a useful error and leaves no chunks; search answers 502', async () => {
+  test('a provider failure fails the job with a useful error and leaves no chunks; vector search answers 502, keyword search still works', async () => {
     const board = await server.makeBoard(user);
+    const written = await server.request('POST', `/v1/boards/${board}/documents`, { token: user.token, body: { text: 'Earlier text about glaciers.' } });
+    assert.equal((await server.waitForJob(written.body.data.id, user.token)).status, 'completed');
     fake.failing = true;
     try {
       const res = await server.request('POST', `/v1/boards/${board}/documents`, { token: user.token, body: { text: 'Some text.' } });
@@ -53,10 +55,17 @@ describe('jobs with the openai embedder', () => {
       assert.equal(job.result, null);
       assert.match(job.error, /embedding provider answered 500/);
       const list = await server.request('GET', `/v1/boards/${board}/documents`, { token: user.token });
-      assert.equal(list.body.data.length, 0);
+      assert.equal(list.body.data.length, 1, 'only the earlier chunk');
       const search = await server.request('POST', `/v1/boards/${board}/documents/search`, { token: user.token, body: { query: 'x' } });
       assert.equal(search.status, 502);
       assert.equal(search.body.code, 'upstream_error');
+      const keyword = await server.request('POST', `/v1/boards/${board}/documents/search`, { token: user.token, body: { query: 'glaciers', mode: 'keyword' } });
+      assert.equal(keyword.status, 200, keyword.text);
+      assert.equal(keyword.body.data.length, 1);
+      // A board without chunks answers at once, without asking the provider.
+      const empty = await server.request('POST', `/v1/boards/${await server.makeBoard(user)}/documents/search`, { token: user.token, body: { query: 'x' } });
+      assert.equal(empty.status, 200, empty.text);
+      assert.deepEqual(empty.body.data, []);
     } finally {
       fake.failing = false;
     }

@@ -36,6 +36,12 @@ export function median(values: number[]): number {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
+/** The p-quantile by the nearest-rank method (p99 of 200 values is the 198th smallest). */
+export function quantile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!;
+}
+
 export interface Goal {
   name: string;
   target: string;

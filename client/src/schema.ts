@@ -2972,7 +2972,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Semantic search over the board’s chunks, by descending cosine similarity */
+        /** Search the board’s chunks by meaning (cosine similarity), keywords (BM25) or both, by descending score */
         post: {
             parameters: {
                 query?: never;
@@ -2990,7 +2990,13 @@ export interface paths {
                         /** @default 10 */
                         limit?: number;
                         /**
-                         * @description Minimum cosine similarity
+                         * @description `vector`: by meaning, the embedding model's cosine similarity; `keyword`: BM25-ranked full text, only chunks holding a query word; `hybrid`: reciprocal rank fusion of both (the first 200 chunks of each)
+                         * @default vector
+                         * @enum {string}
+                         */
+                        mode?: "vector" | "keyword" | "hybrid";
+                        /**
+                         * @description Minimum score (in the mode's own scale, see score)
                          * @default 0
                          */
                         threshold?: number;
@@ -3026,7 +3032,7 @@ export interface paths {
                                     totalChunks: number;
                                     sourceType: string;
                                 };
-                                /** @description Cosine similarity, -1..1 */
+                                /** @description The ranking score, descending, in the request mode: `vector`, the cosine similarity between the query and the chunk (-1..1); `keyword`, the chunk's BM25 score as a share of the highest the query could reach on this board (0..1); `hybrid`, the reciprocal rank fusion (k = 60) of both rankings over its maximum (0..1, 1 when first in both) */
                                 score: number;
                             }[];
                             has_more: boolean;
