@@ -29,18 +29,7 @@ const corpus = {
   football: 'The football match ended with a late goal. The striker scored in the final minute of the game.',
 };
 
-async function start(env: Record<string, string>): Promise<TestServer> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await startServer({ DATA_DIR: dataDir, JOB_POLL_MS: '50', ...env });
-    } catch (error) {
-      // The wire run's server (pglite-socket, one connection) may still be closing the previous
-      // server's connection and drops a new one meanwhile.
-      if (!process.env.TEST_DATABASE_URL || attempt === 10) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 300));
-    }
-  }
-}
+const start = (env: Record<string, string>): Promise<TestServer> => startServer({ DATA_DIR: dataDir, JOB_POLL_MS: '50', ...env });
 
 async function chunksOf(server: TestServer, board: string, token: string): Promise<{ id: string; model: string; node_id: string }[]> {
   const res = await server.request('GET', `/v1/boards/${board}/documents?limit=100`, { token });

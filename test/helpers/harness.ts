@@ -49,6 +49,21 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+/**
+ * Opens the database. The wire run's server (pglite-socket, one connection) may still be closing a
+ * previous server's connection and drops a new one meanwhile: then it tries again, briefly.
+ */
+async function openWithRetry(config: Config): Promise<DatabaseHandle> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await openDatabase(config);
+    } catch (error) {
+      if (!process.env.TEST_DATABASE_URL || attempt === 10) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+  }
+}
+
 export async function startServer(env: Record<string, string> = {}): Promise<TestServer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bwk-test-'));
   const config = loadConfig({
@@ -61,7 +76,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
     ...(process.env.TEST_DATABASE_URL ? { DATABASE_URL: process.env.TEST_DATABASE_URL, DATABASE_POOL_MAX: '1' } : {}),
     ...env,
   });
-  const database = await openDatabase(config);
+  const database = await openWithRetry(config);
   const built = await buildApp(config, database);
   const address = await built.app.listen({ port: 0, host: '127.0.0.1' });
 
