@@ -181,7 +181,7 @@ describe('a dense model (an OpenAI-compatible embeddings server on loopback)', (
     alice = await server.user();
   });
   after(async () => {
-    await server.close();
+    await server?.close();
     await fake.close();
   });
 

@@ -120,8 +120,12 @@ export async function getJob(id: string): Promise<Job> {
   return (await unwrap(api.GET('/v1/jobs/{id}', { params: { path: { id } } }), 'Could not check the job')).data;
 }
 
+/** A score above 0 leaves out chunks that share nothing with the query (the local model scores them exactly 0). */
+const SEARCH_MIN_SCORE = 1e-6;
+
 export async function search(boardId: string, query: string): Promise<SearchHit[]> {
-  return (await unwrap(api.POST('/v1/boards/{boardId}/documents/search', { ...boardPath(boardId), body: { query, limit: 10 } }), 'Search failed')).data;
+  const body = { query, limit: 10, threshold: SEARCH_MIN_SCORE };
+  return (await unwrap(api.POST('/v1/boards/{boardId}/documents/search', { ...boardPath(boardId), body }), 'Search failed')).data;
 }
 
 /** Pages of the board's stored chunks (to find which node a chat source came from). */
