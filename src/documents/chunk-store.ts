@@ -20,6 +20,9 @@ export interface ChunkMetadata {
   sourceType: string;
 }
 
+/** PostgreSQL's array text form of integers (an array of arrays cannot pass through unnest as parameters). */
+export const intArrayLiteral = (v: number[]): string => `{${v.join(',')}}`;
+
 /** pgvector's text form; 7 significant digits are more than its float4 storage keeps. */
 export const vectorLiteral = (v: number[]): string => `[${v.map((x) => Number(x.toPrecision(7))).join(',')}]`;
 
@@ -121,7 +124,7 @@ export async function insertChunks(
       ${target.model}, r.embedding::vector, r.sparse_embedding::sparsevec, r.keywords::sparsevec, r.term_ids::int4[], ${target.createdAt}::timestamptz
     FROM unnest(${rows.map(() => newId())}::uuid[], ${rows.map((r) => r.content)}::text[],
       ${rows.map((r) => JSON.stringify(r.metadata))}::jsonb[], ${rows.map((r) => r.embedding)}::text[], ${rows.map((r) => r.sparseEmbedding)}::text[],
-      ${rows.map((r) => r.keywords)}::text[], ${rows.map((r) => `{${r.termIds.join(',')}}`)}::text[])
+      ${rows.map((r) => r.keywords)}::text[], ${rows.map((r) => intArrayLiteral(r.termIds))}::text[])
       WITH ORDINALITY AS r(id, content, metadata, embedding, sparse_embedding, keywords, term_ids, n)
     ORDER BY r.n`.execute(db);
 }

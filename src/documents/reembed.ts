@@ -1,7 +1,8 @@
 // Re-embedding a board after the embedding model changed (another EMBEDDINGS_PROVIDER,
 // EMBEDDINGS_MODEL or dimension count, or a new version of the local model), and filling in the
-// keywords of chunks written before keyword search existed (migration 0007). Searches only compare vectors of the configured model, so
-// chunks of another model are not found until a `document_reembed` job has embedded them again.
+// keywords of chunks written before keyword search existed (migration 0007). Searches only compare
+// vectors of the configured model, so chunks of another model are not found until a
+// `document_reembed` job has embedded them again.
 //
 // Triggers: a search (or a chat's retrieval) on a board that still has live chunks of another model
 // queues the job, at most one at a time per board; and on the embedded database, which only this
@@ -16,7 +17,7 @@ import type { Db, Executor } from '../db/schema.js';
 import { newId, now } from '../lib/ids.js';
 import { JobError, type JobHandler, type JobOutcome } from '../jobs/worker.js';
 import { localEmbedder, type Embedder } from '../providers/embeddings/embedder.js';
-import { chunkVectors, Pacer, type ChunkVectors } from './chunk-store.js';
+import { chunkVectors, intArrayLiteral, Pacer } from './chunk-store.js';
 import { setTermCounts } from './term-stats.js';
 
 export const REEMBED_JOB = 'document_reembed';
@@ -76,10 +77,9 @@ export function reembedJobHandler(deps: { db: Db; embedder: Embedder }): JobHand
         // Chunks of this model that only lack keywords (written before 0007) keep their embedding.
         const stale = rows.filter((r) => r.stale);
         const current = rows.filter((r) => !r.stale);
-        const computed = new Map<string, ChunkVectors>();
-        const vectors = [...(await chunkVectors(embedder, stale, signal)), ...(await chunkVectors(localEmbedder, current, signal))];
-        [...stale, ...current].forEach((r, i) => computed.set(r.id, vectors[i]!));
-        const updates = rows.map((r) => ({ id: r.id, stale: r.stale, ...computed.get(r.id)! }));
+        const withVectors = async (list: typeof rows, model: Embedder) =>
+          (await chunkVectors(model, list, signal)).map((v, i) => ({ id: list[i]!.id, stale: list[i]!.stale, ...v }));
+        const updates = [...(await withVectors(stale, embedder)), ...(await withVectors(current, localEmbedder))];
         await pacer.each(updates, async (slice) => {
           const { numAffectedRows } = await sql`
             UPDATE document_chunks c SET model = ${model},
@@ -87,7 +87,7 @@ export function reembedJobHandler(deps: { db: Db; embedder: Embedder }): JobHand
               sparse_embedding = CASE WHEN u.stale THEN u.sparse_embedding::sparsevec ELSE c.sparse_embedding END,
               keywords = u.keywords::sparsevec, term_ids = u.term_ids::int4[]
             FROM unnest(${slice.map((u) => u.id)}::uuid[], ${slice.map((u) => u.stale)}::bool[], ${slice.map((u) => u.embedding)}::text[],
-              ${slice.map((u) => u.sparseEmbedding)}::text[], ${slice.map((u) => u.keywords)}::text[], ${slice.map((u) => `{${u.termIds.join(',')}}`)}::text[])
+              ${slice.map((u) => u.sparseEmbedding)}::text[], ${slice.map((u) => u.keywords)}::text[], ${slice.map((u) => intArrayLiteral(u.termIds))}::text[])
               AS u(id, stale, embedding, sparse_embedding, keywords, term_ids)
             WHERE c.id = u.id AND (c.model <> ${model} OR c.keywords IS NULL)`.execute(db);
           done += Number(numAffectedRows ?? 0);
