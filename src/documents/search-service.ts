@@ -107,23 +107,20 @@ export async function searchChunksPage(
 
   // The candidate count (from the sets' counts, so nothing is scanned) picks exact or index; a
   // board that still has chunks of another model, or without keywords, gets a re-embed job.
-  const nodeFilter = nodeIds ? sql`AND node_id = ANY(${nodeIds}::uuid[])` : sql``;
   const { rows: stats } = await sql<{ candidates: number; stale: boolean }>`
     SELECT coalesce(sum(chunks), 0)::int AS candidates, coalesce(bool_or(${staleSet(embedder.model)}), false) AS stale
-    FROM chunk_sets WHERE board_id = ${boardId} AND state = 'live' ${nodeFilter}`.execute(db);
+    FROM chunk_sets WHERE board_id = ${boardId} AND state = 'live' ${nodeFilter(nodeIds)}`.execute(db);
   const { candidates, stale } = stats[0]!;
   if (stale) await queueReembed(db, boardId);
   if (candidates === 0) return { data: [], has_more: false, cursor: null };
 
   let lexical: Promise<Sparse> | undefined;
   const lexicalQuery = () => (lexical ??= readTermStats(db, boardId, queryTermIds(query)).then((s) => queryVector(query, s)));
-  const ranking = { db, boardId, nodeIds };
-  const rank = (m: 'vector' | 'keyword', limit: number, keyset?: Keyset, minScore = threshold) =>
-    m === 'keyword'
-      ? keywordRank({ ...ranking, limit, after: keyset }, lexicalQuery, minScore)
-      : embedder.kind === 'dense'
-        ? denseRank(deps, embedder, { ...ranking, limit, after: keyset }, query, minScore, candidates)
-        : lexicalRank({ ...ranking, limit, after: keyset }, lexicalQuery, minScore);
+  const rank = (m: 'vector' | 'keyword', limit: number, after?: Keyset, minScore = threshold) => {
+    const r: Ranking = { db, boardId, nodeIds, limit, after };
+    if (m === 'keyword') return keywordRank(r, lexicalQuery, minScore);
+    return embedder.kind === 'dense' ? denseRank(deps, embedder, r, query, minScore, candidates) : lexicalRank(r, lexicalQuery, minScore);
+  };
 
   if (mode === 'hybrid') {
     const offset = after && 'o' in after ? after.o : 0;
@@ -155,6 +152,9 @@ const cosineScore = (distance: number) => 1 - distance;
 /** Keyword scores at most this small are no match (a term in every chunk of a million still scores more). */
 const NO_MATCH = 1e-12;
 
+/** Only chunks (or sets) of these nodes, when given. */
+const nodeFilter = (nodeIds?: string[]) => (nodeIds ? sql`AND node_id = ANY(${nodeIds}::uuid[])` : sql``);
+
 /** The keyset condition after the previous page's last row. */
 const keysetAfter = (keyExpr: RawBuilder<number>, after?: Keyset) =>
   after ? sql`AND (${keyExpr} > ${after.d} OR (${keyExpr} = ${after.d} AND id > ${after.i}::uuid))` : sql``;
@@ -164,11 +164,10 @@ const keysetAfter = (keyExpr: RawBuilder<number>, after?: Keyset) =>
  * most `maxKey` (and, where `model` is given, of that model only).
  */
 async function scanRank(r: Ranking, keyExpr: RawBuilder<number>, maxKey: number, model?: string): Promise<Row[]> {
-  const nodeFilter = r.nodeIds ? sql`AND node_id = ANY(${r.nodeIds}::uuid[])` : sql``;
   const modelFilter = model === undefined ? sql`` : sql`model = ${sql.lit(model)} AND`;
   const { rows } = await sql<Row>`
     SELECT id, content, node_id, metadata, ${keyExpr} AS key FROM document_chunks
-    WHERE ${modelFilter} board_id = ${r.boardId} ${nodeFilter} AND ${visibleChunk(r.boardId)}
+    WHERE ${modelFilter} board_id = ${r.boardId} ${nodeFilter(r.nodeIds)} AND ${visibleChunk(r.boardId)}
       AND ${keyExpr} <= ${maxKey} ${keysetAfter(keyExpr, r.after)}
     ORDER BY key, id LIMIT ${r.limit + 1}`.execute(r.db);
   return rows;
@@ -268,7 +267,6 @@ export async function indexSearch(
 ): Promise<Row[]> {
   const dims = sql.lit(s.dims);
   const distance = sql<number>`(embedding::vector(${dims}) <=> ${vectorLiteral(s.vector)}::vector(${dims}))`;
-  const nodeFilter = s.nodeIds ? sql`AND node_id = ANY(${s.nodeIds}::uuid[])` : sql``;
   const rows = await db.transaction().execute(async (trx) => {
     // Without statistics (PGlite never runs autovacuum) the planner may prefer a sequential scan
     // and a sort; this query is only sent when the index is the right plan.
@@ -276,7 +274,7 @@ export async function indexSearch(
       set_config('hnsw.max_scan_tuples', ${String(HNSW_MAX_SCAN_TUPLES)}, true), set_config('enable_seqscan', 'off', true), set_config('enable_sort', 'off', true)`.execute(trx);
     const result = await sql<Row>`
       SELECT id, content, node_id, metadata, ${distance} AS key FROM document_chunks
-      WHERE model = ${sql.lit(s.model)} AND board_id = ${s.boardId} ${nodeFilter} AND ${visibleChunk(s.boardId)} ${keysetAfter(distance, s.after)}
+      WHERE model = ${sql.lit(s.model)} AND board_id = ${s.boardId} ${nodeFilter(s.nodeIds)} AND ${visibleChunk(s.boardId)} ${keysetAfter(distance, s.after)}
       ORDER BY ${distance} LIMIT ${s.limit + 1}`.execute(trx);
     return result.rows;
   });
