@@ -3,7 +3,9 @@
 //   1. for each size (default 10,000 and 100,000 chunks) a board is filled by vectorizing a few
 //      note nodes of up to 5,000,000 characters each (the API's limit; synthetic text from
 //      bench/search-text.ts, `topical` unless BENCH_SEARCH_TEXT=uniform; about 6,700 chunks per
-//      node): the real path, document_process jobs;
+//      node): the real path, document_process jobs. The text is `real` by default: SciFact's
+//      abstracts and this machine's manual pages, each once (bench/real-text.ts); `topical` and
+//      `uniform` are synthetic (bench/search-text.ts);
 //   2. while those jobs run, an unrelated GET /v1/boards/{otherBoard} is timed in a loop (p50, p99,
 //      max), and the jobs' duration is reported;
 //   3. then search latency (p50, p95) for SciFact claims as queries, limit 10, over the whole board
@@ -12,23 +14,27 @@
 //      forced) for the one-node searches, then with it above the board sizes, so the same queries are
 //      answered by an exact scan of the same data: recall@10 of the searches against it.
 // Run: npm run bench:search   (BENCH_SEARCH_SIZES=10000,100000; BENCH_SEARCH_QUERIES=200;
-// BENCH_SEARCH_DEADLINE_MIN=120; BENCH_SEARCH_TEXT=topical). Writes bench/results/search.md and .json.
+// BENCH_SEARCH_DEADLINE_MIN=120; BENCH_SEARCH_TEXT=real; BENCH_DATABASE_URL: a PostgreSQL database
+// to run the server on instead of the embedded one, emptied first). Writes bench/results/search.md and .json.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { chunkPages } from '../src/documents/chunker.js';
 import { ApiClient, benchApiKey, createBoard } from './lib/api.js';
 import { fmt, machine, table } from './lib/report.js';
 import { buildServer, ROOT, serverMode, startServerChild } from './lib/server.js';
 import { loadClaims, recallAt10 } from './search-quality-data.js';
+import { RealText } from './real-text.js';
 import { TextGenerator, type TextKind } from './search-text.js';
 
 const setting = (name: string, fallback: string) => (process.env[name] === undefined || process.env[name] === '' ? fallback : process.env[name]!);
 const SIZES = setting('BENCH_SEARCH_SIZES', '10000,100000').split(',').map(Number);
 const QUERIES = Number(setting('BENCH_SEARCH_QUERIES', '200'));
 const DEADLINE_MIN = Number(setting('BENCH_SEARCH_DEADLINE_MIN', '120'));
-const TEXT = setting('BENCH_SEARCH_TEXT', 'topical') as TextKind;
-if (TEXT !== 'topical' && TEXT !== 'uniform') throw new Error('BENCH_SEARCH_TEXT must be topical or uniform');
+const TEXT = setting('BENCH_SEARCH_TEXT', 'real') as TextKind | 'real';
+if (TEXT !== 'real' && TEXT !== 'topical' && TEXT !== 'uniform') throw new Error('BENCH_SEARCH_TEXT must be real, topical or uniform');
+const DATABASE_URL = setting('BENCH_DATABASE_URL', '');
 /** The server's defaults, which the bench uses to know how many chunks a text makes. */
 const CHUNKING = { size: 1000, overlap: 150 };
 const MAX_TEXT = 5_000_000;
@@ -82,15 +88,33 @@ interface SizeResult {
   exactFiltered?: Searched;
 }
 
+/** Drops everything in the bench's PostgreSQL database (the server's migrations then start afresh). */
+async function emptyDatabase(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await client.query('DROP SCHEMA public CASCADE; CREATE SCHEMA public');
+  await client.end();
+}
+
+async function serverVersion(url: string): Promise<string> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const { rows } = await client.query<{ pg: string; vector: string }>("SELECT current_setting('server_version') AS pg, (SELECT extversion FROM pg_extension WHERE extname = 'vector') AS vector");
+  await client.end();
+  return `${rows[0]!.pg} with pgvector ${rows[0]!.vector}`;
+}
+
 async function main(): Promise<void> {
   const m = machine();
   const startedAt = Date.now();
   console.log(`machine: ${m.cpus} CPUs (${m.cpuModel}), Node ${m.node}; load average ${load()}`);
   if (serverMode() === 'dist') buildServer();
   const queries = loadClaims().slice(0, QUERIES).map((c) => c.claim);
-  const generator = new TextGenerator(42, TEXT);
+  const generator = TEXT === 'real' ? new RealText() : new TextGenerator(42, TEXT);
+  if (DATABASE_URL) await emptyDatabase(DATABASE_URL);
+  const env: Record<string, string> = DATABASE_URL ? { DATABASE_URL } : {};
 
-  let server = await startServerChild();
+  let server = await startServerChild({ env });
   const dataDir = server.dataDir;
   const token = await benchApiKey(server.url, 'bench-search');
   let api = new ApiClient(server.url, token);
@@ -117,6 +141,7 @@ async function main(): Promise<void> {
     while (planned < target) {
       // About 750 characters of new text per chunk (1,000 minus the overlap): aim at the target.
       const text = generator.text(Math.min(MAX_TEXT, (target - planned) * 750 + 2000));
+      if (text === '') throw new Error(`the ${TEXT} text ran out at ${planned} chunks`);
       const chunks = chunkPages([{ page: 1, text }], CHUNKING).length;
       const node = await api.call<{ data: { id: string } }>('POST', `/v1/boards/${board}/nodes`, { type: 'note', position: { x: nodes.length, y: 0 }, data: { label: `Document ${nodes.length}`, text: 'long document' } }, 201);
       const job = await api.call<{ data: { id: string } }>('POST', `/v1/boards/${board}/documents`, { text, node_id: node.data.id }, 202);
@@ -165,13 +190,13 @@ async function main(): Promise<void> {
   // The one-node searches again with the index forced (SEARCH_EXACT_MAX_CHUNKS=0): by default a
   // node that is a small share of the index is scanned exactly, which hides the iterative scan.
   await server.stop({ keepData: true });
-  server = await startServerChild({ dataDir, env: { SEARCH_EXACT_MAX_CHUNKS: '0' } });
+  server = await startServerChild({ dataDir, env: { ...env, SEARCH_EXACT_MAX_CHUNKS: '0' } });
   api = new ApiClient(server.url, token);
   for (const r of results) r.forcedFiltered = await searchAll(api, r.board, queries, [r.filterNode.id]);
 
   // The same data, answered by exact scans.
   await server.stop({ keepData: true });
-  server = await startServerChild({ dataDir, env: { SEARCH_EXACT_MAX_CHUNKS: '10000000' } });
+  server = await startServerChild({ dataDir, env: { ...env, SEARCH_EXACT_MAX_CHUNKS: '10000000' } });
   api = new ApiClient(server.url, token);
   for (const r of results) {
     r.exact = await searchAll(api, r.board, queries);
@@ -184,7 +209,7 @@ async function main(): Promise<void> {
   const md = [
     `Command: \`npm run bench:search\`${process.env.BENCH_SEARCH_SIZES ? ` with BENCH_SEARCH_SIZES=${process.env.BENCH_SEARCH_SIZES}` : ''}${process.env.BENCH_SEARCH_TEXT ? ` BENCH_SEARCH_TEXT=${TEXT}` : ''}; ${new Date().toISOString()}; ${minutes.toFixed(0)} min in all.`,
     `Machine: ${m.cpus} CPUs (${m.cpuModel}), Node ${m.node}; load average ${m.loadAverage.toFixed(2)} at the start, ${os.loadavg()[0]!.toFixed(2)} at the end (other work shared the machine).`,
-    `Server: ${serverMode() === 'dist' ? 'node dist/server.js' : 'tsx src/server.ts'}, embedded database, default settings; ${TEXT} text (bench/search-text.ts); ${queries.length} SciFact claims as queries, limit 10.`,
+    `Server: ${serverMode() === 'dist' ? 'node dist/server.js' : 'tsx src/server.ts'}, ${DATABASE_URL ? `PostgreSQL ${await serverVersion(DATABASE_URL)}` : 'embedded database'}, default settings; ${TEXT} text (${TEXT === 'real' ? 'bench/real-text.ts' : 'bench/search-text.ts'}); ${queries.length} SciFact claims as queries, limit 10.`,
     '',
     table(
       ['chunks on the board', 'search p50 / p95', 'recall@10 vs exact', 'one node (chunks): p50 / p95, recall@10', 'same, index forced', 'exact scan p50 / p95'],

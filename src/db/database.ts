@@ -14,6 +14,7 @@ import * as m0004 from './migrations/0004-chats.js';
 import * as m0005 from './migrations/0005-accounts.js';
 import * as m0006 from './migrations/0006-chunk-sets.js';
 import * as m0007 from './migrations/0007-lexical.js';
+import * as m0008 from './migrations/0008-term-index.js';
 
 const migrations: Record<string, Migration> = {
   '0001-core': m0001,
@@ -23,6 +24,7 @@ const migrations: Record<string, Migration> = {
   '0005-accounts': m0005,
   '0006-chunk-sets': m0006,
   '0007-lexical': m0007,
+  '0008-term-index': m0008,
 };
 
 // Keep int8 (counts) as numbers: our counts are far below 2^53.

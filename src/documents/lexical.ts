@@ -150,9 +150,30 @@ export function queryVector(query: string, stats: TermStats): Sparse {
   return v;
 }
 
+/** The most a chunk's keyword weight for a term can be: BM25's saturation. */
+const MAX_KEYWORD_WEIGHT = BM25_K1 + 1;
+/** The most a local embedding's weight for a term can be: saturation plus the title's share. */
+const MAX_EMBEDDING_WEIGHT = MAX_KEYWORD_WEIGHT + TITLE_WEIGHT;
+
 /** The highest BM25 score the query can reach on this board (every term at its saturation): keyword scores are shares of it. */
 export function maxKeywordScore(q: Sparse): number {
   let sum = 0;
-  for (const w of q.values()) sum += w * (BM25_K1 + 1);
+  for (const w of q.values()) sum += w * MAX_KEYWORD_WEIGHT;
   return sum;
+}
+
+/** The most each query term can add to a chunk's BM25 score (keyword search). */
+export function keywordTermBounds(q: Sparse): Map<number, number> {
+  return new Map([...q].map(([id, w]) => [id, w * MAX_KEYWORD_WEIGHT]));
+}
+
+/**
+ * The most each query term can add to the cosine between the query and a local embedding: every
+ * embedding's norm is at least EMBEDDING_NORM, and its weights at most MAX_EMBEDDING_WEIGHT.
+ */
+export function embeddingTermBounds(q: Sparse): Map<number, number> {
+  let norm = 0;
+  for (const w of q.values()) norm += w * w;
+  const scale = MAX_EMBEDDING_WEIGHT / (Math.sqrt(norm) * EMBEDDING_NORM);
+  return new Map([...q].map(([id, w]) => [id, w * scale]));
 }

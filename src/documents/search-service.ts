@@ -12,15 +12,16 @@
 // `threshold` applies to each mode's score. The ranked modes are keyset-paginated on (ranking key,
 // id); hybrid pages by offset within its fused list.
 import { createHash } from 'node:crypto';
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { Db } from '../db/schema.js';
 import { ApiError, invalid } from '../errors.js';
 import { isUuid } from '../lib/ids.js';
 import { LOCAL_MODEL, type DenseEmbedder, type Embedder } from '../providers/embeddings/embedder.js';
 import { knownIndexInfo, type ChunkIndexInfo } from './chunk-index.js';
-import { vectorLiteral, visibleChunk, type ChunkMetadata } from './chunk-store.js';
-import { maxKeywordScore, queryTermIds, queryVector, sparseLiteral, type Sparse } from './lexical.js';
+import { intArrayLiteral, vectorLiteral, visibleChunk, type ChunkMetadata } from './chunk-store.js';
+import { embeddingTermBounds, keywordTermBounds, maxKeywordScore, queryTermIds, queryVector, sparseLiteral, type Sparse, type TermStats } from './lexical.js';
 import { queueReembed, staleSet } from './reembed.js';
+import { candidateRule, seedCovers, seedTerms, type CandidateRule } from './term-pruning.js';
 import { readTermStats } from './term-stats.js';
 
 export const SEARCH_MODES = ['vector', 'keyword', 'hybrid'] as const;
@@ -84,6 +85,14 @@ interface Ranking {
   nodeIds?: string[];
   limit: number;
   after?: Keyset;
+  /** Score every candidate chunk (a small set) instead of looking them up in an index. */
+  scan: boolean;
+}
+
+/** The query's term vector (IDF weights) and the board statistics it was made with. */
+interface LexicalQuery {
+  vector: Sparse;
+  stats: TermStats;
 }
 
 /** Searches a board's chunks; no access checks (callers check the board first). */
@@ -114,10 +123,13 @@ export async function searchChunksPage(
   if (stale) await queueReembed(db, boardId);
   if (candidates === 0) return { data: [], has_more: false, cursor: null };
 
-  let lexical: Promise<Sparse> | undefined;
-  const lexicalQuery = () => (lexical ??= readTermStats(db, boardId, queryTermIds(query)).then((s) => queryVector(query, s)));
+  let lexical: Promise<LexicalQuery> | undefined;
+  const lexicalQuery = () => (lexical ??= readTermStats(db, boardId, queryTermIds(query)).then((stats) => ({ vector: queryVector(query, stats), stats })));
+  // Small candidate sets are scanned exactly; larger ones go through the term index (lexical) or
+  // the model's HNSW index (dense).
+  const exactMax = deps.exactMaxChunks ?? DEFAULT_EXACT_MAX_CHUNKS;
   const rank = (m: 'vector' | 'keyword', limit: number, after?: Keyset, minScore = threshold) => {
-    const r: Ranking = { db, boardId, nodeIds, limit, after };
+    const r: Ranking = { db, boardId, nodeIds, limit, after, scan: candidates <= exactMax };
     if (m === 'keyword') return keywordRank(r, lexicalQuery, minScore);
     return embedder.kind === 'dense' ? denseRank(deps, embedder, r, query, minScore, candidates) : lexicalRank(r, lexicalQuery, minScore);
   };
@@ -149,6 +161,8 @@ interface Ranked {
 }
 
 const cosineScore = (distance: number) => 1 - distance;
+/** The cosine distance of a chunk that shares no term with the query. */
+const NO_TERM_KEY = sql<number>`1::float8`;
 /** Keyword scores at most this small are no match (a term in every chunk of a million still scores more). */
 const NO_MATCH = 1e-12;
 
@@ -163,28 +177,70 @@ const keysetAfter = (keyExpr: RawBuilder<number>, after?: Keyset) =>
  * Runs one exact ranking over the board's visible chunks: `keyExpr` ascending, rows whose key is at
  * most `maxKey` (and, where `model` is given, of that model only).
  */
-async function scanRank(r: Ranking, keyExpr: RawBuilder<number>, maxKey: number, model?: string): Promise<Row[]> {
+async function scanRank(r: Ranking, keyExpr: RawBuilder<number>, maxKey: number, model?: string, match?: RawBuilder<SqlBool>): Promise<Row[]> {
   const modelFilter = model === undefined ? sql`` : sql`model = ${sql.lit(model)} AND`;
   const { rows } = await sql<Row>`
     SELECT id, content, node_id, metadata, ${keyExpr} AS key FROM document_chunks
     WHERE ${modelFilter} board_id = ${r.boardId} ${nodeFilter(r.nodeIds)} AND ${visibleChunk(r.boardId)}
-      AND ${keyExpr} <= ${maxKey} ${keysetAfter(keyExpr, r.after)}
+      ${match ? sql`AND ${match}` : sql``} AND ${keyExpr} <= ${maxKey} ${keysetAfter(keyExpr, r.after)}
     ORDER BY key, id LIMIT ${r.limit + 1}`.execute(r.db);
   return rows;
+}
+
+/** A chunk's terms as keys of the term index (migration 0008), and a list of term ids as the same keys. */
+const chunkTermKeys = sql`chunk_term_keys(board_id, term_ids)`;
+const termKeys = (boardId: string, ids: number[]) => sql`chunk_term_keys(${boardId}::uuid, ${intArrayLiteral(ids)}::int4[])`;
+
+/** Chunks holding one of the terms (through the term index). */
+const holdsAny = (boardId: string, ids: number[]) => (ids.length === 0 ? sql<SqlBool>`false` : sql<SqlBool>`${chunkTermKeys} && ${termKeys(boardId, ids)}`);
+
+function candidateMatch(boardId: string, rule: CandidateRule): RawBuilder<SqlBool> {
+  const parts = [
+    ...(rule.any.length > 0 ? [holdsAny(boardId, rule.any)] : []),
+    ...rule.pairs.map((p) => sql<SqlBool>`(${chunkTermKeys} @> ${termKeys(boardId, [p.term])} AND ${holdsAny(boardId, p.with)})`),
+  ];
+  return parts.length === 0 ? sql<SqlBool>`false` : sql<SqlBool>`(${sql.join(parts, sql` OR `)})`;
+}
+
+/** A lexical ranking: its key expression and bound, how a key reads in the units of the term bounds, and those bounds. */
+interface TermRanking {
+  keyExpr: RawBuilder<number>;
+  maxKey: number;
+  model?: string;
+  value: (key: number) => number;
+  bounds: Map<number, number>;
+}
+
+/**
+ * The first `limit + 1` chunks of a lexical ranking, exactly: every chunk scored on small sets,
+ * otherwise the two index steps of term-pruning.ts (seed, then the candidates that can still
+ * reach the seed's k-th score or the threshold).
+ */
+async function termRank(r: Ranking, t: TermRanking, stats: TermStats): Promise<Row[]> {
+  const { keyExpr, maxKey, model } = t;
+  if (r.scan) return scanRank(r, keyExpr, maxKey, model);
+  const terms = [...t.bounds].map(([id, bound]) => ({ id, bound, df: stats.df.get(id) ?? 0 }));
+  const k = r.limit + 1;
+  const seed = seedTerms(terms, k, stats.chunks);
+  const seeded = await scanRank(r, keyExpr, maxKey, model, holdsAny(r.boardId, seed));
+  const theta = Math.max(seeded.length >= k ? t.value(seeded[k - 1]!.key) : 0, t.value(maxKey));
+  const rule = candidateRule(terms, theta, stats.chunks);
+  return seedCovers(seed, rule) ? seeded : scanRank(r, keyExpr, maxKey, model, candidateMatch(r.boardId, rule));
 }
 
 /**
  * BM25: the inner product of the chunk's keywords with the query's IDF vector (pgvector's `<#>` is
  * its negative, the ranking key). Only chunks holding a query term match.
  */
-async function keywordRank(r: Ranking, lexicalQuery: () => Promise<Sparse>, minScore: number): Promise<Ranked> {
-  const q = await lexicalQuery();
+async function keywordRank(r: Ranking, lexicalQuery: () => Promise<LexicalQuery>, minScore: number): Promise<Ranked> {
+  const { vector: q, stats } = await lexicalQuery();
   const max = maxKeywordScore(q);
   const score = (key: number) => (max > 0 ? -key / max : 0);
   if (q.size === 0) return { rows: [], score };
   const keyExpr = sql<number>`(keywords <#> ${sparseLiteral(q)}::sparsevec)`;
   // A match has a positive score; a threshold above 0 raises the bar.
-  const rows = await scanRank(r, keyExpr, minScore > 0 ? -minScore * max : -NO_MATCH);
+  const maxKey = minScore > 0 ? -minScore * max : -NO_MATCH;
+  const rows = await termRank(r, { keyExpr, maxKey, value: (key) => -key, bounds: keywordTermBounds(q) }, stats);
   return { rows, score };
 }
 
@@ -193,10 +249,21 @@ async function keywordRank(r: Ranking, lexicalQuery: () => Promise<Sparse>, minS
  * query has cosine 0 (as does every chunk for a query of words the board has never seen: a zero
  * query vector, whose cosine pgvector leaves undefined).
  */
-async function lexicalRank(r: Ranking, lexicalQuery: () => Promise<Sparse>, minScore: number): Promise<Ranked> {
-  const q = await lexicalQuery();
-  const keyExpr = q.size === 0 ? sql<number>`1::float8` : sql<number>`(sparse_embedding <=> ${sparseLiteral(q)}::sparsevec)`;
-  return { rows: await scanRank(r, keyExpr, 1 - minScore, LOCAL_MODEL), score: cosineScore };
+async function lexicalRank(r: Ranking, lexicalQuery: () => Promise<LexicalQuery>, minScore: number): Promise<Ranked> {
+  const { vector: q, stats } = await lexicalQuery();
+  const maxKey = 1 - minScore;
+  if (q.size === 0 || r.scan) {
+    const keyExpr = q.size === 0 ? NO_TERM_KEY : sql<number>`(sparse_embedding <=> ${sparseLiteral(q)}::sparsevec)`;
+    return { rows: await scanRank(r, keyExpr, maxKey, LOCAL_MODEL), score: cosineScore };
+  }
+  const keyExpr = sql<number>`(sparse_embedding <=> ${sparseLiteral(q)}::sparsevec)`;
+  const rows = await termRank(r, { keyExpr, maxKey, model: LOCAL_MODEL, value: cosineScore, bounds: embeddingTermBounds(q) }, stats);
+  // The chunks holding no query term (cosine 0) come after every match, in id order, as in the scan.
+  if (rows.length <= r.limit && maxKey >= 1) {
+    const rest = { ...r, limit: r.limit - rows.length };
+    rows.push(...(await scanRank(rest, NO_TERM_KEY, maxKey, LOCAL_MODEL, sql<SqlBool>`NOT ${holdsAny(r.boardId, [...q.keys()])}`)));
+  }
+  return { rows, score: cosineScore };
 }
 
 async function denseRank(deps: SearchDeps, embedder: DenseEmbedder, r: Ranking, query: string, minScore: number, candidates: number): Promise<Ranked> {

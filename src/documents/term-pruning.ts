@@ -1,0 +1,90 @@
+// Exact top-k lexical search without scoring every chunk of a board. A chunk's lexical score (BM25,
+// or the local model's cosine) is a sum over the query terms it holds, and a chunk's weight for a
+// term has a ceiling, so each query term has a bound on what it can add. Search then runs in two
+// steps, each an exact scoring of chunks found through the term index (migration 0008):
+// 1. seed: the chunks holding the query's rarest terms (a few hundred) are scored; the k-th best
+//    score among them, θ, is a floor under the final k-th score;
+// 2. candidates: only a chunk whose terms' bounds add up to θ can be in the top k. With the terms
+//    ordered by bound, the lightest ones whose bounds sum to less than θ cannot take a chunk there
+//    by themselves (MaxScore, Turtle & Flood 1995), so a candidate holds one of the others, the
+//    essential terms; and an essential term too light to reach θ even with every non-essential term
+//    needs a second essential term beside it. Where the line between non-essential and essential
+//    falls is chosen by the number of chunks each choice would score, estimated from the board's
+//    document frequencies.
+// A chunk left out scores strictly below θ, so the result is the exact ranking, ties included.
+// Measured in BENCHMARKS.md (search speed): recall 1.000 against the full scan.
+
+/** A query term: its id, the most it can add to a chunk's score, and how many of the board's chunks hold it. */
+export interface BoundedTerm {
+  id: number;
+  bound: number;
+  df: number;
+}
+
+/** Which chunks can reach θ: those holding a term of `any`, or a pair's `term` together with one of its `with`. */
+export interface CandidateRule {
+  any: number[];
+  pairs: { term: number; with: number[] }[];
+}
+
+/** Chunks the seed step scores at most (unless it needs more to fill the page), and at most this share of the board. */
+const SEED_CHUNKS = 800;
+const SEED_SHARE = 0.1;
+/** What one more index lookup costs, counted in chunks scored (measured on PostgreSQL and PGlite). */
+const LOOKUP_COST = 30;
+/** Float slack: θ is lowered by this share, so rounding never drops a chunk that ties it. */
+const SLACK = 1e-6;
+
+/** The seed step's terms: the rarest, up to SEED_CHUNKS chunks (a tenth of the board's `chunks`), or as many as it takes to hold 4k. */
+export function seedTerms(terms: BoundedTerm[], k: number, chunks: number): number[] {
+  const budget = Math.max(Math.min(SEED_CHUNKS, SEED_SHARE * chunks), 4 * k);
+  const seed: number[] = [];
+  let scored = 0;
+  for (const t of [...terms].sort((a, b) => a.df - b.df || a.id - b.id)) {
+    if (seed.length > 0 && scored + t.df > budget) break;
+    seed.push(t.id);
+    scored += t.df;
+  }
+  return seed;
+}
+
+/**
+ * The candidates for a top k whose k-th score is at least `theta`, choosing the split between
+ * non-essential and essential terms that scores the fewest chunks (estimated with the terms taken
+ * as independent over the board's `chunks`). θ at most 0: every chunk holding a query term.
+ */
+export function candidateRule(terms: BoundedTerm[], theta: number, chunks: number): CandidateRule {
+  const floor = theta * (1 - SLACK);
+  if (!(floor > 0)) return { any: terms.map((t) => t.id), pairs: [] };
+  // Not even a chunk holding every term reaches θ (a threshold above what the query can score).
+  if (terms.reduce((sum, t) => sum + t.bound, 0) < floor) return { any: [], pairs: [] };
+  const ascending = [...terms].sort((a, b) => a.bound - b.bound || a.id - b.id);
+  let best: { rule: CandidateRule; cost: number } | undefined;
+  let rest = 0;
+  for (let cut = 0; cut < ascending.length; cut++) {
+    if (cut > 0) rest += ascending[cut - 1]!.bound;
+    if (rest >= floor) break;
+    const essential = ascending.slice(cut);
+    const alone = essential.filter((t) => t.bound + rest >= floor);
+    const paired = essential.filter((t) => t.bound + rest < floor).sort((a, b) => a.df - b.df || a.id - b.id);
+    const rule: CandidateRule = { any: alone.map((t) => t.id), pairs: [] };
+    let cost = alone.length > 0 ? LOOKUP_COST + alone.reduce((sum, t) => sum + t.df, 0) : 0;
+    // A chunk holding two paired terms is found by the rarer one's lookup; one holding a paired
+    // term and an `alone` term is found by `any`.
+    paired.forEach((t, i) => {
+      const partners = paired.slice(i + 1);
+      if (partners.length === 0) return;
+      const withPartner = 1 - partners.reduce((p, o) => p * (1 - Math.min(1, o.df / Math.max(1, chunks))), 1);
+      rule.pairs.push({ term: t.id, with: partners.map((o) => o.id) });
+      cost += LOOKUP_COST + t.df * withPartner;
+    });
+    if (!best || cost < best.cost) best = { rule, cost };
+  }
+  return best!.rule;
+}
+
+/** Whether the seed step already scored every candidate (each candidate holds a seed term). */
+export function seedCovers(seed: number[], rule: CandidateRule): boolean {
+  const scored = new Set(seed);
+  return rule.any.every((t) => scored.has(t)) && rule.pairs.every((p) => scored.has(p.term));
+}

@@ -1,0 +1,144 @@
+// Lexical search through the term index (src/documents/term-pruning.ts) answers exactly what scoring
+// every chunk answers: the same chunks, scores and pages, in every mode, with thresholds, node
+// filters and cursors. The board is made of seeded random text over a Zipf-distributed vocabulary
+// (a few words in most chunks, most words in few), so queries mix common and rare terms and the
+// pruning has something to prune. Also the candidate rule itself, as a property: no chunk whose
+// terms could reach θ is ever left out.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import fc from 'fast-check';
+import { candidateRule, seedCovers, seedTerms, type BoundedTerm } from '../src/documents/term-pruning.js';
+import { startServer, type TestServer, type TestUser } from './helpers/harness.js';
+
+/** mulberry32, so every run builds the same board. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const random = prng(7);
+// Pronounceable distinct words, so stemming keeps them apart.
+const syllables = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'to', 'vi', 'ze', 'po', 'da', 'fe'];
+const vocabulary = Array.from({ length: 400 }, (_, i) => `${syllables[i % 12]}${syllables[Math.floor(i / 12) % 12]}${syllables[Math.floor(i / 144) % 12]}x`);
+/** A word drawn with probability proportional to 1 / rank. */
+const cumulative = vocabulary.map((_, i) => 1 / (i + 1)).map(((sum) => (w: number) => (sum += w))(0));
+function word(): string {
+  const r = random() * cumulative[cumulative.length - 1]!;
+  return vocabulary[cumulative.findIndex((c) => c >= r)]!;
+}
+const sentence = (n: number) => Array.from({ length: n }, word).join(' ');
+
+describe('search through the term index', () => {
+  let server: TestServer;
+  let alice: TestUser;
+  let board: string;
+  const nodes: string[] = [];
+
+  const search = async (body: Record<string, unknown>) => {
+    const res = await server.request('POST', `/v1/boards/${board}/documents/search`, { token: alice.token, body });
+    assert.equal(res.status, 200, res.text);
+    return res.body as { data: { id: string; score: number }[]; has_more: boolean; cursor: string | null };
+  };
+  /** Every page of a search, with the term index (exactMax 0) or scoring every chunk. */
+  async function pages(body: Record<string, unknown>, index: boolean, maxPages = 3) {
+    server.config.searchExactMaxChunks = index ? 0 : 10_000_000;
+    const out: { id: string; score: number }[][] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await search(cursor ? { ...body, cursor } : body);
+      out.push(page.data);
+      cursor = page.cursor;
+    } while (cursor && out.length < maxPages);
+    return out;
+  }
+
+  before(async () => {
+    server = await startServer({ JOB_POLL_MS: '50', CHUNK_SIZE: '160', CHUNK_OVERLAP: '0' });
+    alice = await server.user();
+    board = await server.makeBoard(alice);
+    for (let i = 0; i < 40; i++) {
+      const text = Array.from({ length: 4 + Math.floor(random() * 8) }, () => `${sentence(6 + Math.floor(random() * 14))}.`).join(' ');
+      const label = i % 3 === 0 ? sentence(2) : 'note';
+      const node = await server.request('POST', `/v1/boards/${board}/nodes`, { token: alice.token, body: { type: 'note', position: { x: i, y: 0 }, data: { text, label } } });
+      assert.equal(node.status, 201, node.text);
+      const job = await server.request('POST', `/v1/boards/${board}/documents`, { token: alice.token, body: { text, node_id: node.body.data.id } });
+      assert.equal(job.status, 202, job.text);
+      assert.equal((await server.waitForJob(job.body.data.id, alice.token)).status, 'completed');
+      nodes.push(node.body.data.id);
+    }
+  });
+  after(() => server.close());
+
+  test('the board has common and rare terms (the test would prove nothing otherwise)', async () => {
+    server.config.searchExactMaxChunks = 10_000_000;
+    const common = (await search({ query: vocabulary[0]!, mode: 'keyword', limit: 100 })).data.length;
+    const rare = (await search({ query: vocabulary[300]!, mode: 'keyword', limit: 100 })).data.length;
+    assert.ok(common >= 50 && rare <= 5, `common term in ${common} chunks, rare in ${rare}`);
+  });
+
+  test('every mode answers as the full scan does: chunks, scores and pages', async () => {
+    const queryRandom = prng(11);
+    let compared = 0;
+    for (let q = 0; q < 24; q++) {
+      const words = Array.from({ length: 2 + Math.floor(queryRandom() * 7) }, () => vocabulary[Math.floor(queryRandom() ** 2 * vocabulary.length)]!);
+      for (const mode of ['vector', 'keyword', 'hybrid'] as const) {
+        const body: Record<string, unknown> = { query: words.join(' '), mode, limit: q % 2 === 0 ? 5 : 12 };
+        if (q % 3 === 1) body.threshold = mode === 'hybrid' ? 0.3 : 0.15;
+        if (q % 4 === 3) body.node_ids = nodes.slice(0, 10);
+        const exact = await pages(body, false);
+        const indexed = await pages(body, true);
+        assert.deepEqual(indexed.map((p) => p.map((h) => h.id)), exact.map((p) => p.map((h) => h.id)), `${JSON.stringify(body)}: the same chunks`);
+        indexed.flat().forEach((h, i) => assert.ok(Math.abs(h.score - exact.flat()[i]!.score) < 1e-9, `${JSON.stringify(body)}: the same scores`));
+        compared += exact.flat().length;
+      }
+    }
+    assert.ok(compared > 500, `compared ${compared} results`);
+  });
+
+  test('a query of words the board has never seen, and a threshold no chunk reaches', async () => {
+    for (const index of [false, true]) {
+      const unseen = await pages({ query: 'qqqzzz wwwyyy', limit: 5 }, index, 1);
+      assert.equal(unseen[0]!.length, 5, 'vector mode: chunks of score 0, as every chunk scores');
+      assert.ok(unseen[0]!.every((h) => h.score === 0));
+      assert.equal((await pages({ query: 'qqqzzz', mode: 'keyword' }, index, 1))[0]!.length, 0);
+      assert.equal((await pages({ query: vocabulary[0]!, threshold: 0.99 }, index, 1))[0]!.length, 0);
+    }
+  });
+});
+
+describe('the candidate rule', () => {
+  test('keeps every chunk whose terms can reach θ, and the seed step sees what it claims to', () => {
+    // Terms as on a board of 100,000 chunks: a term's bound follows its IDF (rare terms weigh more).
+    const chunks = 100_000;
+    const termArb = fc
+      .record({ df: fc.integer({ min: 1, max: 20_000 }), jitter: fc.double({ min: 0.5, max: 1, noNaN: true }) })
+      .map(({ df, jitter }) => ({ df, bound: (Math.log(1 + (chunks - df + 0.5) / (df + 0.5)) * jitter) / 20 }));
+    let paired = 0;
+    fc.assert(
+      fc.property(fc.array(termArb, { minLength: 1, maxLength: 9 }), fc.integer({ min: 0, max: 1100 }), fc.integer({ min: 1, max: 200 }), (raw, permille, k) => {
+        const terms: BoundedTerm[] = raw.map((t, i) => ({ id: i + 2, ...t }));
+        const theta = (permille / 1000) * terms.reduce((sum, t) => sum + t.bound, 0);
+        const rule = candidateRule(terms, theta, chunks);
+        const seed = seedTerms(terms, k, chunks);
+        if (rule.pairs.length > 0) paired++;
+        // Every subset of the terms is a possible chunk.
+        for (let mask = 1; mask < 1 << terms.length; mask++) {
+          const held = terms.filter((_, i) => mask & (1 << i));
+          const ids = new Set(held.map((t) => t.id));
+          const reach = held.reduce((sum, t) => sum + t.bound, 0);
+          const found = rule.any.some((t) => ids.has(t)) || rule.pairs.some((p) => ids.has(p.term) && p.with.some((w) => ids.has(w)));
+          if (reach >= theta) assert.ok(found, `a chunk holding ${[...ids]} reaches ${reach} >= ${theta} but is not a candidate`);
+          if (found && seedCovers(seed, rule)) assert.ok(seed.some((t) => ids.has(t)), 'a candidate the seed step did not score');
+        }
+      }),
+      { numRuns: 1000 },
+    );
+    assert.ok(paired >= 20, `only ${paired} rules needed pairs`);
+  });
+});
