@@ -152,8 +152,16 @@ export function queryVector(query: string, stats: TermStats): Sparse {
 
 /** The most a chunk's keyword weight for a term can be: BM25's saturation. */
 const MAX_KEYWORD_WEIGHT = BM25_K1 + 1;
-/** The most a local embedding's weight for a term can be: saturation plus the title's share. */
-const MAX_EMBEDDING_WEIGHT = MAX_KEYWORD_WEIGHT + TITLE_WEIGHT;
+/**
+ * What search through the term index (term-pruning.ts) takes a term's weight in a chunk to be at
+ * most: the weight of a term written twice in a chunk of the reference length (plus the title's
+ * share for the local embedding). A chunk that holds a query term more often, or a very short one,
+ * weighs more and may be left out where only that excess would have lifted it into the page: the
+ * index trades that for scoring a third as many chunks. Its recall against scoring every chunk is
+ * measured in BENCHMARKS.md (search speed).
+ */
+const PRUNING_KEYWORD_WEIGHT = saturate(2, REFERENCE_LENGTH);
+const PRUNING_EMBEDDING_WEIGHT = PRUNING_KEYWORD_WEIGHT + TITLE_WEIGHT;
 
 /** The highest BM25 score the query can reach on this board (every term at its saturation): keyword scores are shares of it. */
 export function maxKeywordScore(q: Sparse): number {
@@ -162,18 +170,18 @@ export function maxKeywordScore(q: Sparse): number {
   return sum;
 }
 
-/** The most each query term can add to a chunk's BM25 score (keyword search). */
+/** How much each query term is taken to add to a chunk's BM25 score at most, for the term index. */
 export function keywordTermBounds(q: Sparse): Map<number, number> {
-  return new Map([...q].map(([id, w]) => [id, w * MAX_KEYWORD_WEIGHT]));
+  return new Map([...q].map(([id, w]) => [id, w * PRUNING_KEYWORD_WEIGHT]));
 }
 
 /**
- * The most each query term can add to the cosine between the query and a local embedding: every
- * embedding's norm is at least EMBEDDING_NORM, and its weights at most MAX_EMBEDDING_WEIGHT.
+ * How much each query term is taken to add at most to the cosine between the query and a local
+ * embedding, for the term index: every embedding's norm is at least EMBEDDING_NORM.
  */
 export function embeddingTermBounds(q: Sparse): Map<number, number> {
   let norm = 0;
   for (const w of q.values()) norm += w * w;
-  const scale = MAX_EMBEDDING_WEIGHT / (Math.sqrt(norm) * EMBEDDING_NORM);
+  const scale = PRUNING_EMBEDDING_WEIGHT / (Math.sqrt(norm) * EMBEDDING_NORM);
   return new Map([...q].map(([id, w]) => [id, w * scale]));
 }
