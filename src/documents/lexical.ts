@@ -25,7 +25,7 @@ export const BM25_B = 0.4;
 const REFERENCE_LENGTH = 80;
 /** Added to a term's weight when the chunk's source title holds it. */
 const TITLE_WEIGHT = 0.3;
-/** The norm every local embedding is padded to (most chunks' term weights stay well under it). */
+/** The norm every local embedding is padded to before it is scaled to unit length (most chunks' term weights stay well under it). */
 const EMBEDDING_NORM = 12;
 
 const STOP = new Set(eng);
@@ -107,7 +107,10 @@ export function chunkTerms(content: string): ChunkTerms {
   return { keywords: kept, termIds: [...kept.keys()].sort((a, b) => a - b) };
 }
 
-/** The local model's embedding of a chunk: its keyword weights, its title's terms, the length dimension. */
+/**
+ * The local model's embedding of a chunk: its keyword weights, its title's terms, the length
+ * dimension, scaled to unit length (so its inner product with a unit query is their cosine).
+ */
 export function localEmbedding(keywords: Sparse, title: string): Sparse {
   const v: Sparse = new Map(keywords);
   for (const t of new Set(terms(title))) {
@@ -118,7 +121,14 @@ export function localEmbedding(keywords: Sparse, title: string): Sparse {
   let norm = 0;
   for (const w of kept.values()) norm += w * w;
   if (norm < EMBEDDING_NORM ** 2) kept.set(LENGTH_DIMENSION, Math.sqrt(EMBEDDING_NORM ** 2 - norm));
-  return kept;
+  return unit(kept);
+}
+
+function unit(v: Sparse): Sparse {
+  let norm = 0;
+  for (const w of v.values()) norm += w * w;
+  norm = Math.sqrt(norm);
+  return norm > 0 ? new Map([...v].map(([id, w]) => [id, w / norm])) : v;
 }
 
 /** Term statistics of the searched board: how many chunks there are and how many hold each term. */
@@ -139,7 +149,8 @@ export function queryTermIds(query: string): number[] {
 
 /**
  * The query vector: each distinct term of the query weighted by its IDF on the board (a term the
- * board has never seen is left out: it matches nothing). Both keyword and local vector search use it.
+ * board has never seen is left out: it matches nothing). Keyword search uses it as it is; the local
+ * model's vector search scaled to unit length (`unitQuery`).
  */
 export function queryVector(query: string, stats: TermStats): Sparse {
   const v: Sparse = new Map();
@@ -149,6 +160,9 @@ export function queryVector(query: string, stats: TermStats): Sparse {
   }
   return v;
 }
+
+/** The query vector scaled to unit length: its inner product with a local embedding is their cosine. */
+export const unitQuery = unit;
 
 /** The most a chunk's keyword weight for a term can be: BM25's saturation. */
 const MAX_KEYWORD_WEIGHT = BM25_K1 + 1;
@@ -176,12 +190,9 @@ export function keywordTermBounds(q: Sparse): Map<number, number> {
 }
 
 /**
- * How much each query term is taken to add at most to the cosine between the query and a local
- * embedding, for the term index: every embedding's norm is at least EMBEDDING_NORM.
+ * How much each term of a unit query is taken to add at most to its cosine with a local embedding,
+ * for the term index: an embedding's weights are divided by its norm, at least EMBEDDING_NORM.
  */
-export function embeddingTermBounds(q: Sparse): Map<number, number> {
-  let norm = 0;
-  for (const w of q.values()) norm += w * w;
-  const scale = PRUNING_EMBEDDING_WEIGHT / (Math.sqrt(norm) * EMBEDDING_NORM);
-  return new Map([...q].map(([id, w]) => [id, w * scale]));
+export function embeddingTermBounds(unitQ: Sparse): Map<number, number> {
+  return new Map([...unitQ].map(([id, w]) => [id, (w * PRUNING_EMBEDDING_WEIGHT) / EMBEDDING_NORM]));
 }

@@ -19,7 +19,7 @@ import { isUuid } from '../lib/ids.js';
 import { LOCAL_MODEL, type DenseEmbedder, type Embedder } from '../providers/embeddings/embedder.js';
 import { knownIndexInfo, type ChunkIndexInfo } from './chunk-index.js';
 import { intArrayLiteral, vectorLiteral, visibleChunk, type ChunkMetadata } from './chunk-store.js';
-import { embeddingTermBounds, keywordTermBounds, maxKeywordScore, queryTermIds, queryVector, sparseLiteral, type Sparse, type TermStats } from './lexical.js';
+import { embeddingTermBounds, keywordTermBounds, maxKeywordScore, queryTermIds, queryVector, sparseLiteral, unitQuery, type Sparse, type TermStats } from './lexical.js';
 import { queueReembed, staleSet } from './reembed.js';
 import { candidateRule, seedCovers, seedTerms, type CandidateRule } from './term-pruning.js';
 import { readTermStats } from './term-stats.js';
@@ -41,6 +41,8 @@ const SELECTIVE_SHARE = 0.2;
 const SELECTIVE_EXACT_MAX = 20_000;
 /** Reciprocal rank fusion: the constant of Cormack et al., and how deep each ranking is read. */
 export const RRF_K = 60;
+/** Part of every cursor's binding: changes when a ranking key changes meaning (2: the local model's key became a negated inner product). */
+const CURSOR_VERSION = 2;
 export const HYBRID_DEPTH = 200;
 
 /** Live chunks of a model on all boards: one small aggregate over chunk_sets (a row per vectorized text). */
@@ -111,8 +113,13 @@ export async function searchChunksPage(
   const threshold = options.threshold ?? 0;
   const nodeIds = options.nodeIds && options.nodeIds.length > 0 ? [...new Set(options.nodeIds)] : undefined;
   // The cursor is bound to everything that shapes the ranking.
-  const key = createHash('sha256').update(JSON.stringify([boardId, query, threshold, nodeIds?.slice().sort() ?? null, embedder.model, mode])).digest('base64url').slice(0, 22);
+  const key = createHash('sha256').update(JSON.stringify([CURSOR_VERSION, boardId, query, threshold, nodeIds?.slice().sort() ?? null, embedder.model, mode])).digest('base64url').slice(0, 22);
   const after = options.cursor === undefined ? undefined : readCursor(options.cursor, key, mode);
+
+  let lexical: Promise<LexicalQuery> | undefined;
+  const lexicalQuery = () => (lexical ??= readTermStats(db, boardId, queryTermIds(query)).then((stats) => ({ vector: queryVector(query, stats), stats })));
+  // Every mode but a dense model's vector search needs the term statistics: read meanwhile.
+  if (mode !== 'vector' || embedder.kind === 'lexical') lexicalQuery().catch(() => {});
 
   // The candidate count (from the sets' counts, so nothing is scanned) picks exact or index; a
   // board that still has chunks of another model, or without keywords, gets a re-embed job.
@@ -122,9 +129,6 @@ export async function searchChunksPage(
   const { candidates, stale } = stats[0]!;
   if (stale) await queueReembed(db, boardId);
   if (candidates === 0) return { data: [], has_more: false, cursor: null };
-
-  let lexical: Promise<LexicalQuery> | undefined;
-  const lexicalQuery = () => (lexical ??= readTermStats(db, boardId, queryTermIds(query)).then((stats) => ({ vector: queryVector(query, stats), stats })));
   // Small candidate sets are scanned exactly; larger ones go through the term index (lexical) or
   // the model's HNSW index (dense).
   const exactMax = deps.exactMaxChunks ?? DEFAULT_EXACT_MAX_CHUNKS;
@@ -161,8 +165,10 @@ interface Ranked {
 }
 
 const cosineScore = (distance: number) => 1 - distance;
-/** The cosine distance of a chunk that shares no term with the query. */
-const NO_TERM_KEY = sql<number>`1::float8`;
+/** A negated inner product (pgvector's `<#>`) as a score. */
+const innerScore = (key: number) => -key;
+/** The local model's ranking key of a chunk that shares no term with the query (cosine 0). */
+const NO_TERM_KEY = sql<number>`0::float8`;
 /** Keyword scores at most this small are no match (a term in every chunk of a million still scores more). */
 const NO_MATCH = 1e-12;
 
@@ -240,30 +246,28 @@ async function keywordRank(r: Ranking, lexicalQuery: () => Promise<LexicalQuery>
   const keyExpr = sql<number>`(keywords <#> ${sparseLiteral(q)}::sparsevec)`;
   // A match has a positive score; a threshold above 0 raises the bar.
   const maxKey = minScore > 0 ? -minScore * max : -NO_MATCH;
-  const rows = await termRank(r, { keyExpr, maxKey, value: (key) => -key, bounds: keywordTermBounds(q) }, stats);
+  const rows = await termRank(r, { keyExpr, maxKey, value: innerScore, bounds: keywordTermBounds(q) }, stats);
   return { rows, score };
 }
 
 /**
- * The local model: cosine distance between sparse embeddings. A chunk that shares no term with the
- * query has cosine 0 (as does every chunk for a query of words the board has never seen: a zero
- * query vector, whose cosine pgvector leaves undefined).
+ * The local model: the cosine between the unit query and the chunk's unit embedding, their inner
+ * product (pgvector's `<#>` is its negative, the ranking key). A chunk that shares no term with the
+ * query has cosine 0 (as does every chunk for a query of words the board has never seen).
  */
 async function lexicalRank(r: Ranking, lexicalQuery: () => Promise<LexicalQuery>, minScore: number): Promise<Ranked> {
-  const { vector: q, stats } = await lexicalQuery();
-  const maxKey = 1 - minScore;
-  if (q.size === 0 || r.scan) {
-    const keyExpr = q.size === 0 ? NO_TERM_KEY : sql<number>`(sparse_embedding <=> ${sparseLiteral(q)}::sparsevec)`;
-    return { rows: await scanRank(r, keyExpr, maxKey, LOCAL_MODEL), score: cosineScore };
-  }
-  const keyExpr = sql<number>`(sparse_embedding <=> ${sparseLiteral(q)}::sparsevec)`;
-  const rows = await termRank(r, { keyExpr, maxKey, model: LOCAL_MODEL, value: cosineScore, bounds: embeddingTermBounds(q) }, stats);
+  const { vector, stats } = await lexicalQuery();
+  const q = unitQuery(vector);
+  const maxKey = -minScore;
+  const keyExpr = q.size === 0 ? NO_TERM_KEY : sql<number>`(sparse_embedding <#> ${sparseLiteral(q)}::sparsevec)`;
+  if (q.size === 0 || r.scan) return { rows: await scanRank(r, keyExpr, maxKey, LOCAL_MODEL), score: innerScore };
+  const rows = await termRank(r, { keyExpr, maxKey, model: LOCAL_MODEL, value: innerScore, bounds: embeddingTermBounds(q) }, stats);
   // The chunks holding no query term (cosine 0) come after every match, in id order, as in the scan.
-  if (rows.length <= r.limit && maxKey >= 1) {
+  if (rows.length <= r.limit && maxKey >= 0) {
     const rest = { ...r, limit: r.limit - rows.length };
     rows.push(...(await scanRank(rest, NO_TERM_KEY, maxKey, LOCAL_MODEL, sql<SqlBool>`NOT ${holdsAny(r.boardId, [...q.keys()])}`)));
   }
-  return { rows, score: cosineScore };
+  return { rows, score: innerScore };
 }
 
 async function denseRank(deps: SearchDeps, embedder: DenseEmbedder, r: Ranking, query: string, minScore: number, candidates: number): Promise<Ranked> {

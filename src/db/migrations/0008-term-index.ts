@@ -8,9 +8,14 @@
 //
 // fastupdate is off: with it, new entries wait in a pending list that every search reads through
 // until a vacuum merges them, and the embedded database never vacuums on its own.
+//
+// The local model's embeddings are scaled to unit length (as new ones now are, lexical.ts), so that
+// search ranks by their inner product with the unit query, which is their cosine and a third
+// cheaper to compute than pgvector's cosine distance. Scaling leaves every cosine as it was.
 import { sql, type Kysely } from 'kysely';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
+  await sql`UPDATE document_chunks SET sparse_embedding = l2_normalize(sparse_embedding) WHERE sparse_embedding IS NOT NULL`.execute(db);
   await sql`
     CREATE FUNCTION chunk_term_keys(board uuid, terms int4[]) RETURNS int8[] LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
       SELECT array_agg((hashtext(board::text)::int8 << 32) | t) FROM unnest(terms) AS t
