@@ -183,13 +183,37 @@ const keysetAfter = (keyExpr: RawBuilder<number>, after?: Keyset) =>
  * Runs one exact ranking over the board's visible chunks: `keyExpr` ascending, rows whose key is at
  * most `maxKey` (and, where `model` is given, of that model only).
  */
-async function scanRank(r: Ranking, keyExpr: RawBuilder<number>, maxKey: number, model?: string, match?: RawBuilder<SqlBool>): Promise<Row[]> {
+async function scanRank(r: Ranking, keyExpr: RawBuilder<number>, maxKey: number, model?: string, filter?: RawBuilder<SqlBool>): Promise<Row[]> {
   const modelFilter = model === undefined ? sql`` : sql`model = ${sql.lit(model)} AND`;
   const { rows } = await sql<Row>`
     SELECT id, content, node_id, metadata, ${keyExpr} AS key FROM document_chunks
     WHERE ${modelFilter} board_id = ${r.boardId} ${nodeFilter(r.nodeIds)} AND ${visibleChunk(r.boardId)}
-      ${match ? sql`AND ${match}` : sql``} AND ${keyExpr} <= ${maxKey} ${keysetAfter(keyExpr, r.after)}
+      ${filter ? sql`AND ${filter}` : sql``} AND ${keyExpr} <= ${maxKey} ${keysetAfter(keyExpr, r.after)}
     ORDER BY key, id LIMIT ${r.limit + 1}`.execute(r.db);
+  return rows;
+}
+
+/**
+ * scanRank over the chunks that `match` finds in the term index. The lookup is a materialized CTE
+ * whose only indexable condition is the index's, so the plan never depends on statistics (the
+ * embedded database never gathers any, and PostgreSQL's may lag a large import): without them the
+ * planner could prefer walking the whole board through its btree. The CTE carries ids and keys
+ * only; the page's rows then bring their content.
+ */
+async function indexRank(r: Ranking, keyExpr: RawBuilder<number>, maxKey: number, model: string | undefined, match: RawBuilder<SqlBool>): Promise<Row[]> {
+  const modelFilter = model === undefined ? sql`` : sql`AND model = ${sql.lit(model)}`;
+  const key = sql<number>`key`;
+  const { rows } = await sql<Row>`
+    WITH found AS MATERIALIZED (
+      SELECT id, board_id, node_id, ${keyExpr} AS key FROM document_chunks
+      WHERE ${match} ${modelFilter} AND ${visibleChunk(r.boardId)}
+    )
+    SELECT c.id, c.content, c.node_id, c.metadata, top.key FROM (
+      SELECT id, key FROM found
+      WHERE board_id = ${r.boardId} ${nodeFilter(r.nodeIds)} AND key <= ${maxKey} ${keysetAfter(key, r.after)}
+      ORDER BY key, id LIMIT ${r.limit + 1}
+    ) AS top JOIN document_chunks c ON c.id = top.id
+    ORDER BY top.key, top.id`.execute(r.db);
   return rows;
 }
 
@@ -228,10 +252,10 @@ async function termRank(r: Ranking, t: TermRanking, stats: TermStats): Promise<R
   const terms = [...t.bounds].map(([id, bound]) => ({ id, bound, df: stats.df.get(id) ?? 0 }));
   const k = r.limit + 1;
   const seed = seedTerms(terms, k, stats.chunks);
-  const seeded = await scanRank(r, keyExpr, maxKey, model, holdsAny(r.boardId, seed));
+  const seeded = await indexRank(r, keyExpr, maxKey, model, holdsAny(r.boardId, seed));
   const theta = Math.max(seeded.length >= k ? t.value(seeded[k - 1]!.key) : 0, t.value(maxKey));
   const rule = candidateRule(terms, theta, stats.chunks);
-  return seedCovers(seed, rule) ? seeded : scanRank(r, keyExpr, maxKey, model, candidateMatch(r.boardId, rule));
+  return seedCovers(seed, rule) ? seeded : indexRank(r, keyExpr, maxKey, model, candidateMatch(r.boardId, rule));
 }
 
 /**
