@@ -36,13 +36,17 @@ const LOOKUP_COST = 30;
 /** Float slack: θ is lowered by this share, so rounding never drops a chunk that ties it. */
 const SLACK = 1e-6;
 
-/** The seed step's terms: the rarest, up to SEED_CHUNKS chunks (a tenth of the board's `chunks`), or as many as it takes to hold 4k. */
+/**
+ * The seed step's terms: the rarest, up to SEED_CHUNKS chunks (at most a tenth of the board's
+ * `chunks`), but always enough to hold 4k chunks if the query's terms do (fewer than k would leave
+ * θ at 0: every chunk holding a query term a candidate).
+ */
 export function seedTerms(terms: BoundedTerm[], k: number, chunks: number): number[] {
-  const budget = Math.max(Math.min(SEED_CHUNKS, SEED_SHARE * chunks), 4 * k);
+  const budget = Math.min(SEED_CHUNKS, SEED_SHARE * chunks);
   const seed: number[] = [];
   let scored = 0;
   for (const t of [...terms].sort((a, b) => a.df - b.df || a.id - b.id)) {
-    if (seed.length > 0 && scored + t.df > budget) break;
+    if (scored >= 4 * k && scored + t.df > budget) break;
     seed.push(t.id);
     scored += t.df;
   }
