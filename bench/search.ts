@@ -8,8 +8,8 @@
 //      `uniform` are synthetic (bench/search-text.ts);
 //   2. while those jobs run, an unrelated GET /v1/boards/{otherBoard} is timed in a loop (p50, p99,
 //      max), and the jobs' duration is reported;
-//   3. then search latency (p50, p95) for SciFact claims as queries, limit 10, over the whole board
-//      and with a one-node filter;
+//   3. then (on PostgreSQL once autovacuum has done with the new rows) search latency (p50, p95)
+//      for SciFact claims as queries, limit 10, over the whole board and with a one-node filter;
 //   4. the server is restarted on the same DATA_DIR with SEARCH_EXACT_MAX_CHUNKS=0 (the index
 //      forced) for the one-node searches, then with it above the board sizes, so the same queries are
 //      answered by an exact scan of the same data: recall@10 of the searches against it.
@@ -58,9 +58,15 @@ interface Searched {
   ids: string[][];
 }
 
+/** Searches made before each measured series, with claims that are not measured. */
+const WARM_UP = 50;
+let warmUp: string[] = [];
+
 async function searchAll(api: ApiClient, board: string, queries: string[], nodeIds?: string[]): Promise<Searched> {
   const body = (query: string) => ({ query, limit: 10, ...(nodeIds ? { node_ids: nodeIds } : {}) });
-  for (const query of queries.slice(0, 5)) await api.call('POST', `/v1/boards/${board}/documents/search`, body(query), 200); // warm-up
+  // Warm-up on other claims than the measured ones: a server in its steady state, not one whose
+  // caches hold the very answers.
+  for (const query of warmUp) await api.call('POST', `/v1/boards/${board}/documents/search`, body(query), 200);
   const out: Searched = { latencies: [], ids: [] };
   for (const query of queries) {
     const started = performance.now();
@@ -96,6 +102,27 @@ async function emptyDatabase(url: string): Promise<void> {
   await client.end();
 }
 
+/**
+ * Waits (up to two minutes) until no autovacuum worker runs on the database: after a large import
+ * PostgreSQL vacuums and analyzes the new rows, and searches measured meanwhile share the cores with
+ * it. Answers the seconds waited.
+ */
+async function autovacuumSettled(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const started = Date.now();
+  try {
+    while (Date.now() - started < 120_000) {
+      await sleep(2000);
+      const { rows } = await client.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'autovacuum worker' AND datname = current_database()");
+      if (rows[0]!.n === 0) break;
+    }
+  } finally {
+    await client.end();
+  }
+  return Math.round((Date.now() - started) / 1000);
+}
+
 async function serverVersion(url: string): Promise<string> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
@@ -109,7 +136,9 @@ async function main(): Promise<void> {
   const startedAt = Date.now();
   console.log(`machine: ${m.cpus} CPUs (${m.cpuModel}), Node ${m.node}; load average ${load()}`);
   if (serverMode() === 'dist') buildServer();
-  const queries = loadClaims().slice(0, QUERIES).map((c) => c.claim);
+  const claims = loadClaims().map((c) => c.claim);
+  const queries = claims.slice(0, QUERIES);
+  warmUp = claims.slice(QUERIES, QUERIES + WARM_UP);
   const generator = TEXT === 'real' ? new RealText() : new TextGenerator(42, TEXT);
   if (DATABASE_URL) await emptyDatabase(DATABASE_URL);
   const env: Record<string, string> = DATABASE_URL ? { DATABASE_URL } : {};
@@ -179,6 +208,8 @@ async function main(): Promise<void> {
     const loadDuringJobs = loadSamples.length ? `${Math.min(...loadSamples).toFixed(2)}–${Math.max(...loadSamples).toFixed(2)}` : 'n/a';
     loadSamples = [];
     console.log(`jobs done in ${jobSeconds.toFixed(0)} s; GET other board: ${get.count} requests, p50 ${ms(get.p50)} ms, p99 ${ms(get.p99)} ms, max ${ms(get.max)} ms; load ${loadDuringJobs}`);
+
+    if (DATABASE_URL) console.log(`autovacuum done after ${await autovacuumSettled(DATABASE_URL)} s; load ${load()}`);
 
     const filterNode = nodes[0]!;
     const indexed = await searchAll(api, board, queries);

@@ -29,7 +29,7 @@ export interface CandidateRule {
 }
 
 /** Chunks the seed step scores at most (unless it needs more to fill the page), and at most this share of the board. */
-const SEED_CHUNKS = 400;
+const SEED_CHUNKS = 1000;
 const SEED_SHARE = 0.1;
 /** What one more index lookup costs, counted in chunks scored (measured on PostgreSQL and PGlite). */
 const LOOKUP_COST = 30;
