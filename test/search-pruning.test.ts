@@ -111,6 +111,25 @@ describe('search through the term index', () => {
     assert.ok(found / compared >= 0.95, `recall ${found}/${compared} against the full scan`);
   });
 
+  test("a duplicated board's chunks are found through the index under the new board, and only there", async () => {
+    const copy = await server.request('POST', `/v1/boards/${board}/duplicate`, { token: alice.token, body: {} });
+    assert.equal(copy.status, 201, copy.text);
+    const query = { query: `${vocabulary[40]} ${vocabulary[90]} ${vocabulary[150]}`, mode: 'keyword', limit: 20 };
+    const original = (await pages(query, true, 1))[0]!;
+    const originalBoard = board;
+    board = copy.body.data.id;
+    try {
+      const exact = (await pages(query, false, 1))[0]!;
+      const indexed = (await pages(query, true, 1))[0]!;
+      assert.ok(exact.length >= 10, `${exact.length} chunks on the copy`);
+      assert.deepEqual(indexed.map((h) => h.score), exact.map((h) => h.score));
+      assert.deepEqual(indexed.map((h) => h.score), original.map((h) => h.score), 'the copy ranks as the original');
+      assert.ok(indexed.every((h) => !original.some((o) => o.id === h.id)), "the copy's own chunks, not the original's");
+    } finally {
+      board = originalBoard;
+    }
+  });
+
   test('a query of words the board has never seen, and a threshold no chunk reaches', async () => {
     for (const index of [false, true]) {
       const unseen = await pages({ query: 'qqqzzz wwwyyy', limit: 5 }, index, 1);
