@@ -8,21 +8,10 @@
 // - `uniform`: every step through the whole corpus's chain: word salad with the corpus's
 //   statistics, every chunk about everything. Near neighbours are barely nearer than the rest, the
 //   hardest case for an approximate index (reported separately in BENCHMARKS.md).
+import { prng } from './lib/prng.js';
 import { loadCorpus } from './search-quality-data.js';
 
 export type TextKind = 'topical' | 'uniform';
-
-/** mulberry32: a small seeded PRNG, so every run writes the same documents. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Chain {
   next: Map<string, string[]>;

@@ -7,20 +7,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
+import { prng } from '../bench/lib/prng.js';
 import { candidateRule, seedCovers, seedTerms, type BoundedTerm } from '../src/documents/term-pruning.js';
 import { startServer, type TestServer, type TestUser } from './helpers/harness.js';
-
-/** mulberry32, so every run builds the same board. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const random = prng(7);
 // Pronounceable distinct words, so stemming keeps them apart.

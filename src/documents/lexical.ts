@@ -171,7 +171,7 @@ const MAX_KEYWORD_WEIGHT = BM25_K1 + 1;
  * most: the weight of a term written twice in a chunk of the reference length (plus the title's
  * share for the local embedding). A chunk that holds a query term more often, or a very short one,
  * weighs more and may be left out where only that excess would have lifted it into the page: the
- * index trades that for scoring a third as many chunks. Its recall against scoring every chunk is
+ * index trades that for scoring about a third fewer chunks. Its recall against scoring every chunk is
  * measured in BENCHMARKS.md (search speed).
  */
 const PRUNING_KEYWORD_WEIGHT = saturate(2, REFERENCE_LENGTH);

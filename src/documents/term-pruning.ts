@@ -12,8 +12,8 @@
 //    falls is chosen by the number of chunks each choice would score, estimated from the board's
 //    document frequencies.
 // With hard ceilings a chunk left out scores strictly below θ and the result is exact. The bounds
-// search uses (lexical.ts) are what a term written twice weighs, not the hard ceiling: a third as
-// many chunks to score, for a recall against the full scan measured in BENCHMARKS.md (search speed).
+// search uses (lexical.ts) are what a term written twice weighs, not the hard ceiling: a third fewer
+// chunks to score, for a recall against the full scan measured in BENCHMARKS.md (search speed).
 
 /** A query term: its id, the most it can add to a chunk's score, and how many of the board's chunks hold it. */
 export interface BoundedTerm {
