@@ -3,11 +3,13 @@
 // with thresholds, node filters and cursors. The board is made of seeded random text over a Zipf-distributed vocabulary
 // (a few words in most chunks, most words in few), so queries mix common and rare terms and the
 // pruning has something to prune. Also the candidate rule itself, as a property: no chunk whose
-// terms' bounds reach θ is ever left out.
+// terms' bounds reach θ is ever left out; and migration 0008's rescaling of older embeddings.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
+import { sql } from 'kysely';
 import { prng } from '../bench/lib/prng.js';
+import { unitEmbeddings } from '../src/db/migrations/0008-term-index.js';
 import { candidateRule, seedCovers, seedTerms, type BoundedTerm } from '../src/documents/term-pruning.js';
 import { startServer, type TestServer, type TestUser } from './helpers/harness.js';
 
@@ -128,6 +130,36 @@ describe('search through the term index', () => {
       assert.equal((await pages({ query: vocabulary[0]!, threshold: 0.99 }, index, 1))[0]!.length, 0);
     }
   });
+});
+
+test('migration 0008 scales the local embeddings written before it to unit length, and no score changes', async () => {
+  const server = await startServer({ JOB_POLL_MS: '50' });
+  try {
+    const user = await server.user();
+    const board = await server.makeBoard(user);
+    for (const text of ['Basalt columns form as lava cools and contracts.', 'Lava tubes drain as the flow crusts over.']) {
+      const job = await server.request('POST', `/v1/boards/${board}/documents`, { token: user.token, body: { text } });
+      assert.equal((await server.waitForJob(job.body.data.id, user.token)).status, 'completed');
+    }
+    const search = async () => (await server.request('POST', `/v1/boards/${board}/documents/search`, { token: user.token, body: { query: 'lava flow' } })).body.data as { id: string; score: number }[];
+    const before = await search();
+    const { db } = server.database;
+    // Embeddings as 0007 wrote them: the same directions at norm 12.
+    const { rows } = await sql<{ id: string; v: string }>`SELECT id, sparse_embedding::text AS v FROM document_chunks WHERE board_id = ${board}`.execute(db);
+    for (const row of rows) {
+      const scaled = row.v.replace(/:([-0-9.e]+)/g, (_, w: string) => `:${Number(w) * 12}`);
+      await sql`UPDATE document_chunks SET sparse_embedding = ${scaled}::sparsevec WHERE id = ${row.id}`.execute(db);
+    }
+    const norms = async () => (await sql<{ n: number }>`SELECT l2_norm(sparse_embedding) AS n FROM document_chunks WHERE board_id = ${board}`.execute(db)).rows.map((r) => r.n);
+    assert.ok((await norms()).every((n) => Math.abs(n - 12) < 1e-4));
+    await unitEmbeddings(db as never);
+    assert.ok((await norms()).every((n) => Math.abs(n - 1) < 1e-6));
+    const after = await search();
+    assert.deepEqual(after.map((h) => h.id), before.map((h) => h.id));
+    after.forEach((h, i) => assert.ok(Math.abs(h.score - before[i]!.score) < 1e-6));
+  } finally {
+    await server.close();
+  }
 });
 
 describe('the candidate rule', () => {

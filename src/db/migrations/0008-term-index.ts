@@ -15,7 +15,7 @@
 import { sql, type Kysely } from 'kysely';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await sql`UPDATE document_chunks SET sparse_embedding = l2_normalize(sparse_embedding) WHERE sparse_embedding IS NOT NULL`.execute(db);
+  await unitEmbeddings(db);
   await sql`
     CREATE FUNCTION chunk_term_keys(board uuid, terms int4[]) RETURNS int8[] LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
       SELECT array_agg((hashtext(board::text)::int8 << 32) | t) FROM unnest(terms) AS t
@@ -23,4 +23,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
     CREATE INDEX document_chunks_terms_idx ON document_chunks USING gin (chunk_term_keys(board_id, term_ids))
     WITH (fastupdate = off)`.execute(db);
+}
+
+/** Scales the local model's embeddings to unit length (exported for its test). */
+export async function unitEmbeddings(db: Kysely<unknown>): Promise<void> {
+  await sql`UPDATE document_chunks SET sparse_embedding = l2_normalize(sparse_embedding) WHERE sparse_embedding IS NOT NULL`.execute(db);
 }
