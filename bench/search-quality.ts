@@ -19,11 +19,13 @@
 //   npm run bench:search-quality            everything
 //   npm run bench:search-quality -- bm25    only the BM25 reference (no server; seconds)
 // Settings (environment): SCIFACT_DIR (the data directory), SCIFACT_LIMIT_CLAIMS (the first N train
-// claims only), BENCH_SERVER=tsx (run the sources without building).
+// claims only), BENCH_SERVER=tsx (run the sources without building), BENCH_DATABASE_URL (run the
+// server on this PostgreSQL database, emptied first, instead of the embedded one).
 import os from 'node:os';
 import { Bm25, B, K1 } from './bm25.js';
 import { ApiClient, benchApiKey } from './lib/api.js';
 import { fmt, machine, quantile, table } from './lib/report.js';
+import { emptyDatabase, serverVersion } from './lib/postgres.js';
 import { buildServer, serverMode, startServerChild } from './lib/server.js';
 import { abstractOfNode, loadScifactBoard, type ScifactBoard } from './scifact-board.js';
 import { type Claim, claimLimit, documentText, loadBeirClaims, loadClaims, loadCorpus, quality, type Quality, recallAt10 } from './search-quality-data.js';
@@ -61,7 +63,13 @@ const service: Measured[] = [];
 let board: ScifactBoard | undefined;
 if (!bm25Only) {
   if (serverMode() === 'dist') buildServer();
-  let server = await startServerChild();
+  const databaseUrl = process.env.BENCH_DATABASE_URL || undefined;
+  const env: Record<string, string> = databaseUrl ? { DATABASE_URL: databaseUrl } : {};
+  if (databaseUrl) {
+    await emptyDatabase(databaseUrl);
+    console.log(`database: PostgreSQL ${await serverVersion(databaseUrl)}`);
+  }
+  let server = await startServerChild({ env });
   try {
     const token = await benchApiKey(server.url, 'bench-search-quality');
     const api = new ApiClient(server.url, token);
@@ -74,7 +82,7 @@ if (!bm25Only) {
     }
     // The same data, the vector searches answered by exact scans.
     await server.stop({ keepData: true });
-    server = await startServerChild({ dataDir: server.dataDir, env: { SEARCH_EXACT_MAX_CHUNKS: '10000000' } });
+    server = await startServerChild({ dataDir: server.dataDir, env: { ...env, SEARCH_EXACT_MAX_CHUNKS: '10000000' } });
     const exact = await searchClaims(new ApiClient(server.url, token), board, 'vector');
     service.push(report('mode vector, exact scan', exact.rankings, exact.latencies));
     exactRecall10 = recallAt10(top10.vector!, exact.top10);

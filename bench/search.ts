@@ -19,11 +19,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { chunkPages } from '../src/documents/chunker.js';
 import { ApiClient, benchApiKey, createBoard } from './lib/api.js';
 import { fmt, machine, table } from './lib/report.js';
 import { buildServer, ROOT, serverMode, startServerChild } from './lib/server.js';
+import { autovacuumSettled, emptyDatabase, serverVersion } from './lib/postgres.js';
 import { loadClaims, recallAt10 } from './search-quality-data.js';
 import { RealText } from './real-text.js';
 import { TextGenerator, type TextKind } from './search-text.js';
@@ -92,43 +92,6 @@ interface SizeResult {
   forcedFiltered?: Searched;
   exact?: Searched;
   exactFiltered?: Searched;
-}
-
-/** Drops everything in the bench's PostgreSQL database (the server's migrations then start afresh). */
-async function emptyDatabase(url: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  await client.query('DROP SCHEMA public CASCADE; CREATE SCHEMA public');
-  await client.end();
-}
-
-/**
- * Waits (up to two minutes) until no autovacuum worker runs on the database: after a large import
- * PostgreSQL vacuums and analyzes the new rows, and searches measured meanwhile share the cores with
- * it. Answers the seconds waited.
- */
-async function autovacuumSettled(url: string): Promise<number> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  const started = Date.now();
-  try {
-    while (Date.now() - started < 120_000) {
-      await sleep(2000);
-      const { rows } = await client.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'autovacuum worker' AND datname = current_database()");
-      if (rows[0]!.n === 0) break;
-    }
-  } finally {
-    await client.end();
-  }
-  return Math.round((Date.now() - started) / 1000);
-}
-
-async function serverVersion(url: string): Promise<string> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  const { rows } = await client.query<{ pg: string; vector: string }>("SELECT current_setting('server_version') AS pg, (SELECT extversion FROM pg_extension WHERE extname = 'vector') AS vector");
-  await client.end();
-  return `${rows[0]!.pg} with pgvector ${rows[0]!.vector}`;
 }
 
 async function main(): Promise<void> {
