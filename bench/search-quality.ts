@@ -161,7 +161,7 @@ function summary(): string {
     `Data: SciFact, ${fmt(corpus.length)} abstracts (title, blank line, abstract)` +
       (board ? ` → ${fmt(board.chunks)} chunks (embedding model \`${board.model}\`), loaded through the API in ${board.loadSeconds.toFixed(0)} s` : '') +
       `; train claims. BEIR: every claim, relevant = its evidence abstracts, else the abstracts it cites. Evidence-only: the claims with evidence, relevant = their evidence abstracts.`,
-    ...(board ? [`Service: each claim searched with \`mode\` as named, limit ${LIMIT}, threshold -1, chunks folded to their abstract (best chunk first); ${WARMUP} untimed searches before each pass.`] : []),
+    ...(board ? [`Service: ${process.env.BENCH_DATABASE_URL ? 'on PostgreSQL (BENCH_DATABASE_URL); ' : ''}each claim searched with \`mode\` as named, limit ${LIMIT}, threshold -1, chunks folded to their abstract (best chunk first); ${WARMUP} untimed searches before each pass.`] : []),
     '',
     table(['measure (protocol)', ...systems.map((r) => r.system)], rows),
     ...(exactRecall10 === undefined ? [] : ['', `recall@10 of the index search's chunk ids against the exact scan's (mode vector, ${BEIR}): **${exactRecall10.toFixed(4)}**`]),
