@@ -14,7 +14,9 @@
 import { createHash } from 'node:crypto';
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { Db } from '../db/schema.js';
-import { ApiError, invalid } from '../errors.js';
+import type { Principal } from '../auth/principal.js';
+import { boardVisibleTo } from '../boards/access.js';
+import { ApiError, invalid, notFound } from '../errors.js';
 import { isUuid } from '../lib/ids.js';
 import { LOCAL_MODEL, type DenseEmbedder, type Embedder } from '../providers/embeddings/embedder.js';
 import { knownIndexInfo, type ChunkIndexInfo } from './chunk-index.js';
@@ -22,7 +24,7 @@ import { intArrayLiteral, vectorLiteral, visibleChunk, type ChunkMetadata } from
 import { embeddingTermBounds, keywordTermBounds, maxKeywordScore, queryTermIds, queryVector, sparseLiteral, unitQuery, type Sparse, type TermStats } from './lexical.js';
 import { queueReembed, staleSet } from './reembed.js';
 import { candidateRule, seedCovers, seedTerms, type CandidateRule } from './term-pruning.js';
-import { readTermStats } from './term-stats.js';
+import { termStatsOf, termStatsQuery } from './term-stats.js';
 
 export const SEARCH_MODES = ['vector', 'keyword', 'hybrid'] as const;
 export type SearchMode = (typeof SEARCH_MODES)[number];
@@ -102,40 +104,50 @@ export async function searchBoardChunks(deps: SearchDeps, boardId: string, query
   return (await searchChunksPage(deps, boardId, query, options)).data;
 }
 
+/**
+ * One page of a search. With `viewer`, the board must be one the viewer may read (404 otherwise),
+ * checked in the same statement that reads the candidate count and the term statistics; without
+ * it, the caller has checked.
+ */
 export async function searchChunksPage(
   deps: SearchDeps,
   boardId: string,
   query: string,
   options: SearchOptions,
+  viewer?: Principal,
 ): Promise<{ data: ChunkHit[]; has_more: boolean; cursor: string | null }> {
   const { db, embedder } = deps;
   const mode = options.mode ?? 'vector';
   const threshold = options.threshold ?? 0;
   const nodeIds = options.nodeIds && options.nodeIds.length > 0 ? [...new Set(options.nodeIds)] : undefined;
+
+  // The candidate count (from the sets' counts, so nothing is scanned) picks exact or index; a
+  // board that still has chunks of another model, or without keywords, gets a re-embed job. Every
+  // mode but a dense model's vector search needs the query terms' statistics: read alongside.
+  const termIds = mode !== 'vector' || embedder.kind === 'lexical' ? queryTermIds(query) : [];
+  const { rows: found } = await sql<{ visible: boolean; candidates: number; stale: boolean; terms: number[]; dfs: number[] }>`
+    SELECT ${viewer ? boardVisibleTo(viewer, boardId) : sql`true`} AS visible, s.candidates, s.stale, t.terms, t.dfs
+    FROM (
+      SELECT coalesce(sum(chunks), 0)::int AS candidates, coalesce(bool_or(${staleSet(embedder.model)}), false) AS stale
+      FROM chunk_sets WHERE board_id = ${boardId} AND state = 'live' ${nodeFilter(nodeIds)}
+    ) AS s, (${termStatsQuery(boardId, termIds)}) AS t`.execute(db);
+  const { visible, candidates, stale, terms, dfs } = found[0]!;
+  if (!visible) throw notFound('Board');
   // The cursor is bound to everything that shapes the ranking.
   const key = createHash('sha256').update(JSON.stringify([CURSOR_VERSION, boardId, query, threshold, nodeIds?.slice().sort() ?? null, embedder.model, mode])).digest('base64url').slice(0, 22);
   const after = options.cursor === undefined ? undefined : readCursor(options.cursor, key, mode);
-
-  let lexical: Promise<LexicalQuery> | undefined;
-  const lexicalQuery = () => (lexical ??= readTermStats(db, boardId, queryTermIds(query)).then((stats) => ({ vector: queryVector(query, stats), stats })));
-  // Every mode but a dense model's vector search needs the term statistics: read meanwhile.
-  if (mode !== 'vector' || embedder.kind === 'lexical') lexicalQuery().catch(() => {});
-
-  // The candidate count (from the sets' counts, so nothing is scanned) picks exact or index; a
-  // board that still has chunks of another model, or without keywords, gets a re-embed job.
-  const { rows: stats } = await sql<{ candidates: number; stale: boolean }>`
-    SELECT coalesce(sum(chunks), 0)::int AS candidates, coalesce(bool_or(${staleSet(embedder.model)}), false) AS stale
-    FROM chunk_sets WHERE board_id = ${boardId} AND state = 'live' ${nodeFilter(nodeIds)}`.execute(db);
-  const { candidates, stale } = stats[0]!;
   if (stale) await queueReembed(db, boardId);
   if (candidates === 0) return { data: [], has_more: false, cursor: null };
+  const termStats = termStatsOf(terms, dfs);
+  const lexical: LexicalQuery = { vector: queryVector(query, termStats), stats: termStats };
+
   // Small candidate sets are scanned exactly; larger ones go through the term index (lexical) or
   // the model's HNSW index (dense).
   const exactMax = deps.exactMaxChunks ?? DEFAULT_EXACT_MAX_CHUNKS;
   const rank = (m: 'vector' | 'keyword', limit: number, after?: Keyset, minScore = threshold) => {
     const r: Ranking = { db, boardId, nodeIds, limit, after, scan: candidates <= exactMax };
-    if (m === 'keyword') return keywordRank(r, lexicalQuery, minScore);
-    return embedder.kind === 'dense' ? denseRank(deps, embedder, r, query, minScore, candidates) : lexicalRank(r, lexicalQuery, minScore);
+    if (m === 'keyword') return keywordRank(r, lexical, minScore);
+    return embedder.kind === 'dense' ? denseRank(deps, embedder, r, query, minScore, candidates) : lexicalRank(r, lexical, minScore);
   };
 
   if (mode === 'hybrid') {
@@ -262,8 +274,8 @@ async function termRank(r: Ranking, t: TermRanking, stats: TermStats): Promise<R
  * BM25: the inner product of the chunk's keywords with the query's IDF vector (pgvector's `<#>` is
  * its negative, the ranking key). Only chunks holding a query term match.
  */
-async function keywordRank(r: Ranking, lexicalQuery: () => Promise<LexicalQuery>, minScore: number): Promise<Ranked> {
-  const { vector: q, stats } = await lexicalQuery();
+async function keywordRank(r: Ranking, lexical: LexicalQuery, minScore: number): Promise<Ranked> {
+  const { vector: q, stats } = lexical;
   const max = maxKeywordScore(q);
   const score = (key: number) => (max > 0 ? -key / max : 0);
   if (q.size === 0) return { rows: [], score };
@@ -279,8 +291,8 @@ async function keywordRank(r: Ranking, lexicalQuery: () => Promise<LexicalQuery>
  * product (pgvector's `<#>` is its negative, the ranking key). A chunk that shares no term with the
  * query has cosine 0 (as does every chunk for a query of words the board has never seen).
  */
-async function lexicalRank(r: Ranking, lexicalQuery: () => Promise<LexicalQuery>, minScore: number): Promise<Ranked> {
-  const { vector, stats } = await lexicalQuery();
+async function lexicalRank(r: Ranking, lexical: LexicalQuery, minScore: number): Promise<Ranked> {
+  const { vector, stats } = lexical;
   const q = unitQuery(vector);
   const maxKey = -minScore;
   const keyExpr = q.size === 0 ? NO_TERM_KEY : sql<number>`(sparse_embedding <#> ${sparseLiteral(q)}::sparsevec)`;

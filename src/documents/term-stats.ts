@@ -2,13 +2,17 @@
 // src/db/migrations/0007-lexical.ts): read for a query's IDF, and summed per chunk set when a set
 // goes live.
 import { sql, type RawBuilder } from 'kysely';
-import type { Executor } from '../db/schema.js';
 import type { TermStats } from './lexical.js';
 
-/** The board's chunk count and the document frequency of each of `termIds`. */
-export async function readTermStats(db: Executor, boardId: string, termIds: number[]): Promise<TermStats> {
-  const rows = await db.selectFrom('board_terms').select(['term', 'df']).where('board_id', '=', boardId).where('term', '=', sql<number>`ANY(${[0, ...termIds]}::int4[])`).execute();
-  const df = new Map(rows.map((r) => [r.term, r.df]));
+/** A subquery of one row, `terms` and `dfs`: the board's chunk count (term 0) and the document frequency of each of `termIds` it has. */
+export function termStatsQuery(boardId: string, termIds: number[]): RawBuilder<unknown> {
+  return sql`SELECT coalesce(array_agg(term ORDER BY term), '{}') AS terms, coalesce(array_agg(df ORDER BY term), '{}') AS dfs
+    FROM board_terms WHERE board_id = ${boardId} AND term = ANY(${[0, ...termIds]}::int4[])`;
+}
+
+/** Term statistics from termStatsQuery's row. */
+export function termStatsOf(terms: number[], dfs: number[]): TermStats {
+  const df = new Map(terms.map((t, i) => [t, dfs[i]!]));
   const chunks = df.get(0) ?? 0;
   df.delete(0);
   return { chunks, df };

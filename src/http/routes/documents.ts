@@ -130,14 +130,13 @@ export function documentRoutes(app: App, services: Services): void {
       response: { 200: List(Hit), 502: Type.Ref('Error'), ...errorResponses },
     },
   }, async (request) => {
-    const { boardId } = request.params;
-    await findVisibleBoard(db, principalOf(request), boardId);
     const { query, mode = 'vector', limit = 10, threshold = 0, node_ids, cursor } = request.body;
     const page = await searchChunksPage(
       { db, embedder, exactMaxChunks: services.config.searchExactMaxChunks },
-      boardId,
+      request.params.boardId,
       query,
       { mode, limit, threshold, nodeIds: node_ids, cursor },
+      principalOf(request),
     );
     return { object: 'list' as const, ...page };
   });
