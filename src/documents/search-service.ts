@@ -254,8 +254,8 @@ interface TermRanking {
 }
 
 /**
- * The first `limit + 1` chunks of a lexical ranking, exactly: every chunk scored on small sets,
- * otherwise the two index steps of term-pruning.ts (seed, then the candidates that can still
+ * The first `limit + 1` chunks of a lexical ranking: every chunk scored on small sets, otherwise
+ * the two index steps of term-pruning.ts (seed, then the candidates whose terms' bounds can still
  * reach the seed's k-th score or the threshold).
  */
 async function termRank(r: Ranking, t: TermRanking, stats: TermStats): Promise<Row[]> {
@@ -301,7 +301,8 @@ async function lexicalRank(r: Ranking, lexical: LexicalQuery, minScore: number):
   // The chunks holding no query term (cosine 0) come after every match, in id order, as in the scan.
   if (rows.length <= r.limit && maxKey >= 0) {
     const rest = { ...r, limit: r.limit - rows.length };
-    rows.push(...(await scanRank(rest, NO_TERM_KEY, maxKey, LOCAL_MODEL, sql<SqlBool>`NOT ${holdsAny(r.boardId, [...q.keys()])}`)));
+    // (Tested on the column itself: a NOT cannot use the index, and the key function costs per row.)
+    rows.push(...(await scanRank(rest, NO_TERM_KEY, maxKey, LOCAL_MODEL, sql<SqlBool>`NOT (term_ids && ${intArrayLiteral([...q.keys()])}::int4[])`)));
   }
   return { rows, score: innerScore };
 }
