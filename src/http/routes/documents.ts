@@ -1,7 +1,6 @@
 // /v1/boards/{boardId}/documents: vectorize text (a background job), list and delete stored chunks,
 // and semantic search.
 import { Type } from '@sinclair/typebox';
-import { findVisibleBoard } from '../../boards/access.js';
 import { deleteNodeChunks, enqueueVectorize, listChunks } from '../../documents/document-service.js';
 import { SEARCH_MODES, searchChunksPage, type SearchMode } from '../../documents/search-service.js';
 import { pageRequest } from '../../lib/pagination.js';
