@@ -1,8 +1,10 @@
-// An inverted index of the chunks' terms, for exact top-k lexical search without scanning the board
-// (src/documents/term-pruning.ts): a GIN index over each chunk's term ids made board-scoped, a
-// 64-bit key per term whose high half is a hash of the board id. A board's posting lists then hold
-// only its own chunks, so one tenant's large boards never lengthen another's lookups (a hash
-// collision between two boards only costs a filtered row: queries also test board_id). The keys are
+// An inverted index of the chunks' terms, for top-k lexical search without scoring every chunk of
+// the board (src/documents/term-pruning.ts): a GIN index over each chunk's term ids made
+// board-scoped, a 64-bit key per term whose high half is the board id's last 32 bits (random in a
+// UUID v4 or v7; taken from the id itself rather than a hash function, whose output a PostgreSQL
+// upgrade could change under a stored index). A board's posting lists then hold only its own
+// chunks, so one tenant's large boards never lengthen another's lookups (two boards sharing those
+// 32 bits only cost filtered rows: queries also test board_id). The keys are
 // an expression of the row, not a column: nothing more is stored per chunk, and a duplicated
 // board's copied chunks are indexed under their new board.
 //
@@ -18,7 +20,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await unitEmbeddings(db);
   await sql`
     CREATE FUNCTION chunk_term_keys(board uuid, terms int4[]) RETURNS int8[] LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-      SELECT array_agg((hashtext(board::text)::int8 << 32) | t) FROM unnest(terms) AS t
+      SELECT array_agg(((('x' || right(replace(board::text, '-', ''), 8))::bit(32)::int4::int8) << 32) | t) FROM unnest(terms) AS t
     $$`.execute(db);
   await sql`
     CREATE INDEX document_chunks_terms_idx ON document_chunks USING gin (chunk_term_keys(board_id, term_ids))
