@@ -1,8 +1,7 @@
 // Search and background-job benchmark on the embedded database, through the public HTTP API of the
 // built server running as a child process:
 //   1. for each size (default 10,000 and 100,000 chunks) a board is filled by vectorizing a few
-//      note nodes of up to 5,000,000 characters each (the API's limit; synthetic text from
-//      bench/search-text.ts, `topical` unless BENCH_SEARCH_TEXT=uniform; about 6,700 chunks per
+//      note nodes of up to 5,000,000 characters each (the API's limit; about 6,700 chunks per
 //      node): the real path, document_process jobs. The text is `real` by default: SciFact's
 //      abstracts and this machine's manual pages, each once (bench/real-text.ts); `topical` and
 //      `uniform` are synthetic (bench/search-text.ts);
