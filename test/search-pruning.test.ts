@@ -10,7 +10,8 @@ import fc from 'fast-check';
 import { sql } from 'kysely';
 import { prng } from '../bench/lib/prng.js';
 import { unitEmbeddings } from '../src/db/migrations/0008-term-index.js';
-import { candidateRule, seedCovers, seedTerms, type BoundedTerm } from '../src/documents/term-pruning.js';
+import { termKeysLiteral } from '../src/documents/search-service.js';
+import { candidateRule, seedTerms, type BoundedTerm, type CandidateRule } from '../src/documents/term-pruning.js';
 import { startServer, type TestServer, type TestUser } from './helpers/harness.js';
 
 const random = prng(7);
@@ -121,6 +122,14 @@ describe('search through the term index', () => {
     }
   });
 
+  test("the keys search computes are the index function's, for board ids with the high bit set or not", async () => {
+    const ids = [0, 1, 77, 536_870_911];
+    for (const boardId of ['01a20647-fa99-741e-870f-159a6d165b11', '01a20647-fa99-741e-870f-159a9d165b11', '01a20647-fa99-741e-870f-159affffffff', '01a20647-fa99-741e-870f-159a00000000']) {
+      const { rows } = await sql<{ keys: string[] }>`SELECT chunk_term_keys(${boardId}::uuid, ${`{${ids.join(',')}}`}::int4[])::text[] AS keys`.execute(server.database.db);
+      assert.equal(termKeysLiteral(boardId, ids), `{${rows[0]!.keys.join(',')}}`, boardId);
+    }
+  });
+
   test('a query of words the board has never seen, and a threshold no chunk reaches', async () => {
     for (const index of [false, true]) {
       const unseen = await pages({ query: 'qqqzzz wwwyyy', limit: 5 }, index, 1);
@@ -163,7 +172,7 @@ test('migration 0008 scales the local embeddings written before it to unit lengt
 });
 
 describe('the candidate rule', () => {
-  test('keeps every chunk whose terms can reach θ, and the seed step sees what it claims to', () => {
+  test('keeps every chunk whose terms can reach θ, with or without the seed step before it', () => {
     // Terms as on a board of 100,000 chunks: a term's bound follows its IDF (rare terms weigh more).
     const chunks = 100_000;
     const termArb = fc
@@ -176,15 +185,17 @@ describe('the candidate rule', () => {
         const theta = (permille / 1000) * terms.reduce((sum, t) => sum + t.bound, 0);
         const rule = candidateRule(terms, theta, chunks);
         const seed = seedTerms(terms, k, chunks);
-        if (rule.pairs.length > 0) paired++;
+        const rest = candidateRule(terms, theta, chunks, seed);
+        if (rest.pairs.length > 0) paired++;
         // Every subset of the terms is a possible chunk.
         for (let mask = 1; mask < 1 << terms.length; mask++) {
           const held = terms.filter((_, i) => mask & (1 << i));
           const ids = new Set(held.map((t) => t.id));
           const reach = held.reduce((sum, t) => sum + t.bound, 0);
-          const found = rule.any.some((t) => ids.has(t)) || rule.pairs.some((p) => ids.has(p.term) && p.with.some((w) => ids.has(w)));
-          if (reach >= theta) assert.ok(found, `a chunk holding ${[...ids]} reaches ${reach} >= ${theta} but is not a candidate`);
-          if (found && seedCovers(seed, rule)) assert.ok(seed.some((t) => ids.has(t)), 'a candidate the seed step did not score');
+          const matches = (r: CandidateRule) => r.any.some((t) => ids.has(t)) || r.pairs.some((p) => ids.has(p.term) && p.with.some((w) => ids.has(w)));
+          if (reach < theta) continue;
+          assert.ok(matches(rule), `a chunk holding ${[...ids]} reaches ${reach} >= ${theta} but is not a candidate`);
+          assert.ok(seed.some((t) => ids.has(t)) || matches(rest), `a chunk holding ${[...ids]} reaches θ but is scored neither by the seed step nor after it`);
         }
       }),
       { numRuns: 1000 },

@@ -57,13 +57,17 @@ export function seedTerms(terms: BoundedTerm[], k: number, chunks: number): numb
 }
 
 /**
- * The candidates for a top k whose k-th score is at least `theta`, choosing the split between
+ * The candidates for a top k whose k-th score is at least `theta` that the seed step has not
+ * already scored (it scored every chunk holding a `scored` term), choosing the split between
  * non-essential and essential terms that scores the fewest chunks (estimated with the terms taken
- * as independent over the board's `chunks`). θ at most 0: every chunk holding a query term.
+ * as independent over the board's `chunks`). θ at most 0: every chunk holding a query term. An
+ * empty rule: the seed step scored every candidate.
  */
-export function candidateRule(terms: BoundedTerm[], theta: number, chunks: number): CandidateRule {
+export function candidateRule(terms: BoundedTerm[], theta: number, chunks: number, scored: number[] = []): CandidateRule {
+  const done = new Set(scored);
+  const unscored = (t: BoundedTerm) => !done.has(t.id);
   const floor = theta * (1 - SLACK);
-  if (!(floor > 0)) return { any: terms.map((t) => t.id), pairs: [] };
+  if (!(floor > 0)) return { any: terms.filter(unscored).map((t) => t.id), pairs: [] };
   // Not even a chunk holding every term reaches θ (a threshold above what the query can score).
   if (terms.reduce((sum, t) => sum + t.bound, 0) < floor) return { any: [], pairs: [] };
   const ascending = [...terms].sort((a, b) => a.bound - b.bound || a.id - b.id);
@@ -73,15 +77,15 @@ export function candidateRule(terms: BoundedTerm[], theta: number, chunks: numbe
     if (cut > 0) rest += ascending[cut - 1]!.bound;
     if (rest >= floor) break;
     const essential = ascending.slice(cut);
-    const alone = essential.filter((t) => t.bound + rest >= floor);
+    const alone = essential.filter((t) => t.bound + rest >= floor && unscored(t));
     const paired = essential.filter((t) => t.bound + rest < floor).sort((a, b) => a.df - b.df || a.id - b.id);
     const rule: CandidateRule = { any: alone.map((t) => t.id), pairs: [] };
     let cost = alone.length > 0 ? LOOKUP_COST + alone.reduce((sum, t) => sum + t.df, 0) : 0;
-    // A chunk holding two paired terms is found by the rarer one's lookup; one holding a paired
-    // term and an `alone` term is found by `any`.
+    // A chunk holding two paired terms is found by the rarer one's lookup (or was scored, when
+    // that one was); one holding a paired term and an `alone` term is found by `any`.
     paired.forEach((t, i) => {
-      const partners = paired.slice(i + 1);
-      if (partners.length === 0) return;
+      const partners = paired.slice(i + 1).filter(unscored);
+      if (!unscored(t) || partners.length === 0) return;
       const withPartner = 1 - partners.reduce((p, o) => p * (1 - Math.min(1, o.df / Math.max(1, chunks))), 1);
       rule.pairs.push({ term: t.id, with: partners.map((o) => o.id) });
       cost += LOOKUP_COST + t.df * withPartner;
@@ -91,8 +95,4 @@ export function candidateRule(terms: BoundedTerm[], theta: number, chunks: numbe
   return best!.rule;
 }
 
-/** Whether the seed step already scored every candidate (each candidate holds a seed term). */
-export function seedCovers(seed: number[], rule: CandidateRule): boolean {
-  const scored = new Set(seed);
-  return rule.any.every((t) => scored.has(t)) && rule.pairs.every((p) => scored.has(p.term));
-}
+export const isEmptyRule = (rule: CandidateRule): boolean => rule.any.length === 0 && rule.pairs.length === 0;
