@@ -10,7 +10,8 @@
 //    essential terms; and an essential term too light to reach θ even with every non-essential term
 //    needs a second essential term beside it. Where the line between non-essential and essential
 //    falls is chosen by the number of chunks each choice would score, estimated from the board's
-//    document frequencies.
+//    document frequencies. A chunk holding a seed term was scored in step 1, so step 2 looks up only
+//    chunks without one, and the seed terms cost it nothing.
 // With hard ceilings a chunk left out scores strictly below θ and the result is exact. The bounds
 // search uses (lexical.ts) are what a term written twice weighs, not the hard ceiling: a third fewer
 // chunks to score, for a recall against the full scan measured in BENCHMARKS.md (search speed).
