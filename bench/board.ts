@@ -55,7 +55,8 @@ export async function runBoardBench(options: BoardBenchOptions): Promise<BoardRe
     // Two untimed reads warm the caches and the JIT, and check that everything is there.
     for (let i = 0; i < 2; i++) {
       const counts = countFlow((await api.timed('GET', `/v1/boards/${boardId}`, 200)).text);
-      if (counts.nodes !== options.nodes || counts.edges !== options.edges) throw new Error(`the board reads back ${counts.nodes} nodes and ${counts.edges} edges`);
+      if (counts.nodes !== options.nodes || counts.edges !== options.edges)
+        throw new Error(`the board reads back ${counts.nodes} nodes and ${counts.edges} edges`);
     }
     const readMs: number[] = [];
     let readBytes = 0;
@@ -73,7 +74,8 @@ export async function runBoardBench(options: BoardBenchOptions): Promise<BoardRe
       duplicateMs.push(ms);
       const copyId = (JSON.parse(text) as { data: { id: string } }).data.id;
       const counts = countFlow((await api.timed('GET', `/v1/boards/${copyId}`, 200)).text);
-      if (counts.nodes !== options.nodes || counts.edges !== options.edges) throw new Error(`the copy has ${counts.nodes} nodes and ${counts.edges} edges`);
+      if (counts.nodes !== options.nodes || counts.edges !== options.edges)
+        throw new Error(`the copy has ${counts.nodes} nodes and ${counts.edges} edges`);
       console.log(`  duplicate ${i + 1}: ${ms.toFixed(0)} ms`);
     }
     const { rssMiB: afterDuplicates, peakMiB: peak } = server.memory();
@@ -82,24 +84,59 @@ export async function runBoardBench(options: BoardBenchOptions): Promise<BoardRe
     const readMedian = median(readMs);
     const duplicateMedian = median(duplicateMs);
     const goals: Goal[] = [
-      { name: `full board read, median of ${options.reads}`, target: '< 300 ms', measured: `${readMedian.toFixed(0)} ms`, met: readMedian < 300 },
-      { name: `duplicate, median of ${options.duplicates}`, target: '< 3 s', measured: `${(duplicateMedian / 1000).toFixed(2)} s`, met: duplicateMedian < 3000 },
-      { name: 'server RSS afterwards', target: '< 300 MB', measured: `${fmt(afterDuplicates * 1.048576)} MB (${fmt(afterDuplicates)} MiB)`, met: afterDuplicates * 1.048576 < 300 },
+      {
+        name: `full board read, median of ${options.reads}`,
+        target: '< 300 ms',
+        measured: `${readMedian.toFixed(0)} ms`,
+        met: readMedian < 300,
+      },
+      {
+        name: `duplicate, median of ${options.duplicates}`,
+        target: '< 3 s',
+        measured: `${(duplicateMedian / 1000).toFixed(2)} s`,
+        met: duplicateMedian < 3000,
+      },
+      {
+        name: 'server RSS afterwards',
+        target: '< 300 MB',
+        measured: `${fmt(afterDuplicates * 1.048576)} MB (${fmt(afterDuplicates)} MiB)`,
+        met: afterDuplicates * 1.048576 < 300,
+      },
     ];
     const sorted = [...readMs].sort((a, b) => a - b);
     const markdown = [
-      table(['measure', 'value'], [
-        ['board', `${fmt(options.nodes)} nodes, ${fmt(options.edges)} edges, seeded through the API with ${options.concurrency} requests in flight`],
-        ['seeding nodes', `${nodeSeconds.toFixed(1)} s (${fmt(options.nodes / nodeSeconds)} creates/s)`],
-        ['seeding edges', `${edgeSeconds.toFixed(1)} s (${fmt(options.edges / edgeSeconds)} creates/s)`],
-        ['full `GET /v1/boards/{id}` (owner, flow_state)', `median ${readMedian.toFixed(0)} ms, min ${sorted[0]!.toFixed(0)}, max ${sorted.at(-1)!.toFixed(0)} over ${options.reads} sequential reads; ${(readBytes / 2 ** 20).toFixed(1)} MiB body`],
-        ['`POST /v1/boards/{id}/duplicate`', duplicateMs.map((ms) => `${ms.toFixed(0)} ms`).join(', ')],
-        ['server RSS (VmRSS)', `at start (empty database) ${fmt(atStart)} MiB, after seeding ${fmt(afterSeed)} MiB, after reads ${fmt(afterReads)} MiB, after duplicates ${fmt(afterDuplicates)} MiB; peak (VmHWM) ${fmt(peak)} MiB`],
-      ]),
+      table(
+        ['measure', 'value'],
+        [
+          [
+            'board',
+            `${fmt(options.nodes)} nodes, ${fmt(options.edges)} edges, seeded through the API with ${options.concurrency} requests in flight`,
+          ],
+          ['seeding nodes', `${nodeSeconds.toFixed(1)} s (${fmt(options.nodes / nodeSeconds)} creates/s)`],
+          ['seeding edges', `${edgeSeconds.toFixed(1)} s (${fmt(options.edges / edgeSeconds)} creates/s)`],
+          [
+            'full `GET /v1/boards/{id}` (owner, flow_state)',
+            `median ${readMedian.toFixed(0)} ms, min ${sorted[0]!.toFixed(0)}, max ${sorted.at(-1)!.toFixed(0)} over ${options.reads} sequential reads; ${(readBytes / 2 ** 20).toFixed(1)} MiB body`,
+          ],
+          ['`POST /v1/boards/{id}/duplicate`', duplicateMs.map((ms) => `${ms.toFixed(0)} ms`).join(', ')],
+          [
+            'server RSS (VmRSS)',
+            `at start (empty database) ${fmt(atStart)} MiB, after seeding ${fmt(afterSeed)} MiB, after reads ${fmt(afterReads)} MiB, after duplicates ${fmt(afterDuplicates)} MiB; peak (VmHWM) ${fmt(peak)} MiB`,
+          ],
+        ],
+      ),
       '',
       goalsTable(goals),
     ].join('\n');
-    return { seedSeconds: { nodes: nodeSeconds, edges: edgeSeconds }, readMs, readBytes, duplicateMs, memory: { atStart, afterSeed, afterReads, afterDuplicates, peak }, goals, markdown };
+    return {
+      seedSeconds: { nodes: nodeSeconds, edges: edgeSeconds },
+      readMs,
+      readBytes,
+      duplicateMs,
+      memory: { atStart, afterSeed, afterReads, afterDuplicates, peak },
+      goals,
+      markdown,
+    };
   } finally {
     await server.stop();
   }

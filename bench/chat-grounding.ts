@@ -49,7 +49,14 @@ try {
   for (const claim of claims) {
     const chat = await api.call<{ data: { id: string } }>('POST', `/v1/boards/${board.boardId}/chats`, {}, 201);
     const t = performance.now();
-    const reply = (await api.call<{ data: Reply }>('POST', `/v1/boards/${board.boardId}/chats/${chat.data.id}/messages`, { content: claim.claim, stream: false }, 201)).data;
+    const reply = (
+      await api.call<{ data: Reply }>(
+        'POST',
+        `/v1/boards/${board.boardId}/chats/${chat.data.id}/messages`,
+        { content: claim.claim, stream: false },
+        201,
+      )
+    ).data;
     latencies.push(performance.now() - t);
     answerers.add(reply.model);
     if (reply.metadata?.retrieval !== 'ok') retrievalFailed++;
@@ -80,14 +87,17 @@ try {
     `Board: SciFact, ${fmt(corpus.length)} abstracts as notes → ${fmt(board.chunks)} chunks (embedding model \`${board.model}\`), loaded through the API in ${board.loadSeconds.toFixed(0)} s. ` +
       `Each claim asked as a question in a fresh chat (non-streamed); a source is a chunk id of the reply's \`metadata.sources\`, judged by its abstract.`,
     '',
-    table(['measure (protocol)', `answerer \`${answerer}\``], [
-      [`hit@${TOP}: any of the first ${TOP} sources' abstracts relevant (${PROTOCOL})`, share(hit5)],
-      [`hit@1: the first source's abstract relevant (${PROTOCOL})`, share(hit1)],
-      [`mean number of sources per reply (${claims.length} claims)`, (sourceCount / n).toFixed(2)],
-      [`replies without sources (${claims.length} claims)`, share(none)],
-      ['reply latency (non-streamed, sequential)', replyLatency],
-      ...(retrievalFailed ? [['replies whose retrieval was unavailable', String(retrievalFailed)]] : []),
-    ]),
+    table(
+      ['measure (protocol)', `answerer \`${answerer}\``],
+      [
+        [`hit@${TOP}: any of the first ${TOP} sources' abstracts relevant (${PROTOCOL})`, share(hit5)],
+        [`hit@1: the first source's abstract relevant (${PROTOCOL})`, share(hit1)],
+        [`mean number of sources per reply (${claims.length} claims)`, (sourceCount / n).toFixed(2)],
+        [`replies without sources (${claims.length} claims)`, share(none)],
+        ['reply latency (non-streamed, sequential)', replyLatency],
+        ...(retrievalFailed ? [['replies whose retrieval was unavailable', String(retrievalFailed)]] : []),
+      ],
+    ),
   ].join('\n');
   console.log(`\n${md}\n`);
 } finally {

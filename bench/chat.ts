@@ -87,9 +87,78 @@ async function streamReply(baseUrl: string, token: string, boardId: string, chat
 // ---------------------------------------------------------------------------------------------
 // Part 1: the local model over a board of 1,000 notes.
 
-const TOPICS = ['orchard', 'warehouse', 'bakery', 'library', 'clinic', 'studio', 'garage', 'harbour', 'observatory', 'greenhouse', 'brewery', 'foundry', 'kitchen', 'laboratory', 'stable', 'theatre', 'vineyard', 'workshop', 'dairy', 'quarry'];
-const ITEMS = ['ladders', 'invoices', 'sourdough', 'manuscripts', 'vaccines', 'microphones', 'tyres', 'ferries', 'telescopes', 'seedlings', 'barrels', 'moulds', 'knives', 'microscopes', 'saddles', 'curtains', 'grapes', 'lathes', 'churns', 'chisels'];
-const PEOPLE = ['Amara', 'Bruno', 'Chen', 'Dalia', 'Emeka', 'Freya', 'Goran', 'Hana', 'Ilse', 'Jonas', 'Keiko', 'Luca', 'Mira', 'Nadia', 'Omar', 'Petra', 'Quinn', 'Rosa', 'Sami', 'Tariq', 'Uma', 'Viktor', 'Wen', 'Ximena', 'Yusuf', 'Zora'];
+const TOPICS = [
+  'orchard',
+  'warehouse',
+  'bakery',
+  'library',
+  'clinic',
+  'studio',
+  'garage',
+  'harbour',
+  'observatory',
+  'greenhouse',
+  'brewery',
+  'foundry',
+  'kitchen',
+  'laboratory',
+  'stable',
+  'theatre',
+  'vineyard',
+  'workshop',
+  'dairy',
+  'quarry',
+];
+const ITEMS = [
+  'ladders',
+  'invoices',
+  'sourdough',
+  'manuscripts',
+  'vaccines',
+  'microphones',
+  'tyres',
+  'ferries',
+  'telescopes',
+  'seedlings',
+  'barrels',
+  'moulds',
+  'knives',
+  'microscopes',
+  'saddles',
+  'curtains',
+  'grapes',
+  'lathes',
+  'churns',
+  'chisels',
+];
+const PEOPLE = [
+  'Amara',
+  'Bruno',
+  'Chen',
+  'Dalia',
+  'Emeka',
+  'Freya',
+  'Goran',
+  'Hana',
+  'Ilse',
+  'Jonas',
+  'Keiko',
+  'Luca',
+  'Mira',
+  'Nadia',
+  'Omar',
+  'Petra',
+  'Quinn',
+  'Rosa',
+  'Sami',
+  'Tariq',
+  'Uma',
+  'Viktor',
+  'Wen',
+  'Ximena',
+  'Yusuf',
+  'Zora',
+];
 const DAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
 
 /** Note i of the board: distinct words per note, about 40 words, a label like people give. */
@@ -131,7 +200,12 @@ async function runLocal(questions: number, warmup: number): Promise<LocalResult>
     const seedStarted = performance.now();
     await runBounded(NOTES, 16, async (i) => {
       const { label, text } = note(i);
-      await api.call('POST', `/v1/boards/${boardId}/nodes`, { type: 'note', position: { x: (i % 40) * 320, y: Math.floor(i / 40) * 240 }, data: { label, text } }, 201);
+      await api.call(
+        'POST',
+        `/v1/boards/${boardId}/nodes`,
+        { type: 'note', position: { x: (i % 40) * 320, y: Math.floor(i / 40) * 240 }, data: { label, text } },
+        201,
+      );
     });
     const seedSeconds = (performance.now() - seedStarted) / 1000;
     const afterSeed = server.memory();
@@ -161,8 +235,19 @@ async function runLocal(questions: number, warmup: number): Promise<LocalResult>
     // Includes creating each question's chat (one small insert).
     const serverCpuMsPerQuestion = (cpuMs(server.pid) - cpuBefore) / questions;
     console.log(`local: server CPU ${serverCpuMsPerQuestion.toFixed(1)} ms per question (with its chat creation)`);
-    console.log(`local: first delta median ${ms(median(first))}, p95 ${ms(quantile(first, 0.95))}; complete median ${ms(median(complete))}, p95 ${ms(quantile(complete, 0.95))}; ${right}/${questions} quote the note asked about`);
-    return { notes: NOTES, seedSeconds, questions, firstDeltaMs: first, completeMs: complete, serverCpuMsPerQuestion, answeredRight: right, memory: { afterSeed, after: server.memory() } };
+    console.log(
+      `local: first delta median ${ms(median(first))}, p95 ${ms(quantile(first, 0.95))}; complete median ${ms(median(complete))}, p95 ${ms(quantile(complete, 0.95))}; ${right}/${questions} quote the note asked about`,
+    );
+    return {
+      notes: NOTES,
+      seedSeconds,
+      questions,
+      firstDeltaMs: first,
+      completeMs: complete,
+      serverCpuMsPerQuestion,
+      answeredRight: right,
+      memory: { afterSeed, after: server.memory() },
+    };
   } finally {
     await server.stop();
   }
@@ -201,23 +286,48 @@ async function runConcurrent(streams: number, deltas: number, pauseMs: number): 
     const match = /^stream (\d+):/.exec(last ?? '');
     if (!match) return undefined;
     upstream++;
-    return { kind: 'answer', deltas: expectedDeltas(Number(match[1]), deltas), usage: { prompt_tokens: 50, completion_tokens: deltas }, delayMs: pauseMs };
+    return {
+      kind: 'answer',
+      deltas: expectedDeltas(Number(match[1]), deltas),
+      usage: { prompt_tokens: 50, completion_tokens: deltas },
+      delayMs: pauseMs,
+    };
   };
   let server: ServerChild | undefined;
   try {
     server = await startServerChild({
       cpuProfDir,
-      env: { LLM_PROVIDER: 'openai', LLM_MODEL: 'fake-gpt', OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: 'sk-bench', LLM_MAX_RETRIES: '0', LLM_TIMEOUT_MS: '60000' },
+      env: {
+        LLM_PROVIDER: 'openai',
+        LLM_MODEL: 'fake-gpt',
+        OPENAI_BASE_URL: fake.url,
+        OPENAI_API_KEY: 'sk-bench',
+        LLM_MAX_RETRIES: '0',
+        LLM_TIMEOUT_MS: '60000',
+      },
     });
     const token = await benchApiKey(server.url, 'bench-chat-concurrent');
     const api = new ApiClient(server.url, token);
     const boardId = await createBoard(api, 'chat bench: concurrent streams');
-    await runBounded(5, 5, (i) => api.call('POST', `/v1/boards/${boardId}/nodes`, { type: 'note', position: { x: i, y: 0 }, data: { text: `Context note ${i} for the concurrent chat benchmark.` } }, 201));
+    await runBounded(5, 5, (i) =>
+      api.call(
+        'POST',
+        `/v1/boards/${boardId}/nodes`,
+        { type: 'note', position: { x: i, y: 0 }, data: { text: `Context note ${i} for the concurrent chat benchmark.` } },
+        201,
+      ),
+    );
     // One chat per stream: a chat holds one generating reply at a time. Plus warm-up chats.
     const WARMUP = 10;
-    const chatIds = await runBounded(streams + WARMUP, 16, async (k) => (await api.call('POST', `/v1/boards/${boardId}/chats`, { title: `stream ${k}` }, 201)).data.id as string);
+    const chatIds = await runBounded(
+      streams + WARMUP,
+      16,
+      async (k) => (await api.call('POST', `/v1/boards/${boardId}/chats`, { title: `stream ${k}` }, 201)).data.id as string,
+    );
     const question = (k: number) => `stream ${k}: tell me what the board says about context notes.`;
-    await Promise.all(Array.from({ length: WARMUP }, (_, w) => streamReply(server!.url, token, boardId, chatIds[streams + w]!, question(streams + w))));
+    await Promise.all(
+      Array.from({ length: WARMUP }, (_, w) => streamReply(server!.url, token, boardId, chatIds[streams + w]!, question(streams + w))),
+    );
     const atStart = server.memory();
 
     let peakSampled = atStart.rssMiB;
@@ -231,7 +341,9 @@ async function runConcurrent(streams: number, deltas: number, pauseMs: number): 
     const serverCpuBefore = cpuMs(server.pid);
     const benchCpuBefore = process.cpuUsage();
     const started = performance.now();
-    const settled = await Promise.allSettled(Array.from({ length: streams }, (_, k) => streamReply(server!.url, token, boardId, chatIds[k]!, question(k))));
+    const settled = await Promise.allSettled(
+      Array.from({ length: streams }, (_, k) => streamReply(server!.url, token, boardId, chatIds[k]!, question(k))),
+    );
     const totalMs = performance.now() - started;
     const serverCpu = cpuMs(server.pid) - serverCpuBefore;
     const benchUsage = process.cpuUsage(benchCpuBefore);
@@ -255,7 +367,8 @@ async function runConcurrent(streams: number, deltas: number, pauseMs: number): 
       complete.push(r.completeMs);
       const want = expectedDeltas(k, deltas);
       // Intact: exactly its own deltas, in order, none lost, none from another stream.
-      if (r.deltas.length === want.length && r.deltas.every((d, j) => d === want[j]) && r.complete.message.content === want.join('')) intact++;
+      if (r.deltas.length === want.length && r.deltas.every((d, j) => d === want[j]) && r.complete.message.content === want.join(''))
+        intact++;
       else failures.push(`stream ${k}: ${r.deltas.length} deltas, text differs from expected`);
       const stored = await api.call('GET', `/v1/boards/${boardId}/chats/${chatIds[k]}/messages?limit=10`, undefined, 200);
       const reply = stored.data.filter((m: { role: string }) => m.role === 'assistant');
@@ -269,8 +382,19 @@ async function runConcurrent(streams: number, deltas: number, pauseMs: number): 
     );
     for (const f of failures.slice(0, 10)) console.log(`  ${f}`);
     return {
-      streams, deltasPerStream: deltas, deltaPauseMs: pauseMs, firstDeltaMs: first, completeMs: complete, totalMs, completed, intact, storedEqual, failures,
-      upstreamRequests: upstream - WARMUP, cpuMs: { server: serverCpu, bench: benchCpu }, memory: { atStart, peakSampledMiB: peakSampled, after },
+      streams,
+      deltasPerStream: deltas,
+      deltaPauseMs: pauseMs,
+      firstDeltaMs: first,
+      completeMs: complete,
+      totalMs,
+      completed,
+      intact,
+      storedEqual,
+      failures,
+      upstreamRequests: upstream - WARMUP,
+      cpuMs: { server: serverCpu, bench: benchCpu },
+      memory: { atStart, peakSampledMiB: peakSampled, after },
     };
   } finally {
     await server?.stop();
@@ -293,7 +417,12 @@ async function main(): Promise<void> {
 
   const m = machine();
   const started = Date.now();
-  console.log(`machine: ${m.cpus} CPUs (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, ${m.os}, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(
+    `machine: ${m.cpus} CPUs (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, ${m.os}, load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
   const mode = serverMode();
   const cleanBuild = mode === 'dist' ? buildServer() : undefined;
 
@@ -310,41 +439,78 @@ async function main(): Promise<void> {
     sections.push(
       '### Local model over a board of 1,000 notes',
       '',
-      table(['measure', 'value'], [
-        ['board', `${local.notes} distinct notes created through the API (16 in flight) in ${local.seedSeconds.toFixed(1)} s`],
-        ['questions', `${local.questions} sequential streamed questions, each in a fresh chat, after 5 untimed`],
-        ['first `message.delta`', `median ${ms(median(f))}, p95 ${ms(quantile(f, 0.95))}, min ${ms(Math.min(...f))}, max ${ms(Math.max(...f))}`],
-        ['`message.complete`', `median ${ms(median(c))}, p95 ${ms(quantile(c, 0.95))}, max ${ms(Math.max(...c))}`],
-        ['server CPU per question (user + system, all threads, incl. creating its chat)', ms(local.serverCpuMsPerQuestion)],
-        ['answers quoting the note asked about', `${local.answeredRight}/${local.questions}`],
-        ['server RSS (VmRSS / VmHWM)', `after seeding ${fmt(local.memory.afterSeed.rssMiB)} MiB, after the questions ${fmt(local.memory.after.rssMiB)} MiB; peak ${fmt(local.memory.after.peakMiB)} MiB`],
-      ]),
+      table(
+        ['measure', 'value'],
+        [
+          ['board', `${local.notes} distinct notes created through the API (16 in flight) in ${local.seedSeconds.toFixed(1)} s`],
+          ['questions', `${local.questions} sequential streamed questions, each in a fresh chat, after 5 untimed`],
+          [
+            'first `message.delta`',
+            `median ${ms(median(f))}, p95 ${ms(quantile(f, 0.95))}, min ${ms(Math.min(...f))}, max ${ms(Math.max(...f))}`,
+          ],
+          ['`message.complete`', `median ${ms(median(c))}, p95 ${ms(quantile(c, 0.95))}, max ${ms(Math.max(...c))}`],
+          ['server CPU per question (user + system, all threads, incl. creating its chat)', ms(local.serverCpuMsPerQuestion)],
+          ['answers quoting the note asked about', `${local.answeredRight}/${local.questions}`],
+          [
+            'server RSS (VmRSS / VmHWM)',
+            `after seeding ${fmt(local.memory.afterSeed.rssMiB)} MiB, after the questions ${fmt(local.memory.after.rssMiB)} MiB; peak ${fmt(local.memory.after.peakMiB)} MiB`,
+          ],
+        ],
+      ),
     );
   }
   if (run('concurrent')) {
     const streams = setting('CHAT_BENCH_STREAMS', 200);
     const deltas = setting('CHAT_BENCH_DELTAS', 200);
     const pause = setting('CHAT_BENCH_DELTA_MS', 5);
-    console.log(`\n== ${streams} concurrent streamed replies, ${deltas} deltas each (fake OpenAI-compatible provider, ${pause} ms between deltas) ==`);
+    console.log(
+      `\n== ${streams} concurrent streamed replies, ${deltas} deltas each (fake OpenAI-compatible provider, ${pause} ms between deltas) ==`,
+    );
     concurrent = await runConcurrent(streams, deltas, pause);
     const r = concurrent;
     const all = r.completed === r.streams && r.intact === r.streams && r.storedEqual === r.streams;
-    goals.push({ name: `${r.streams} concurrent streams: all complete, none lost or interleaved`, target: `${r.streams}/${r.streams}`, measured: `${r.completed} complete, ${r.intact} intact, ${r.storedEqual} stored equal`, met: all });
+    goals.push({
+      name: `${r.streams} concurrent streams: all complete, none lost or interleaved`,
+      target: `${r.streams}/${r.streams}`,
+      measured: `${r.completed} complete, ${r.intact} intact, ${r.storedEqual} stored equal`,
+      met: all,
+    });
     const f = r.firstDeltaMs;
     sections.push(
       ...(sections.length ? [''] : []),
       `### ${r.streams} concurrent streamed replies`,
       '',
-      table(['measure', 'value'], [
-        ['load', `${r.streams} chats, one streamed reply each, all posted at once; the fake provider sends ${r.deltasPerStream} deltas per reply, ${r.deltaPauseMs} ms apart (so a reply takes at least ${fmt((r.deltasPerStream * r.deltaPauseMs) / 1000, 1)} s)`],
-        ['completed / intact / stored equal', `${r.completed} / ${r.intact} / ${r.storedEqual} of ${r.streams}; ${r.upstreamRequests} upstream requests`],
-        ['time to first `message.delta`', f.length ? `p50 ${ms(quantile(f, 0.5))}, p99 ${ms(quantile(f, 0.99))}, max ${ms(Math.max(...f))}` : 'none'],
-        ['time to `message.complete`', r.completeMs.length ? `p50 ${ms(quantile(r.completeMs, 0.5))}, p99 ${ms(quantile(r.completeMs, 0.99))}` : 'none'],
-        ['total (first post to last complete)', ms(r.totalMs)],
-        ['deltas relayed', `${fmt(r.intact * r.deltasPerStream)} in ${fmt(r.totalMs / 1000, 1)} s`],
-        ['CPU time during the burst', `server ${fmt(r.cpuMs.server / 1000, 1)} s, bench process (200 clients and the fake provider) ${fmt(r.cpuMs.bench / 1000, 1)} s, over ${fmt(r.totalMs / 1000, 1)} s of wall time on ${os.availableParallelism()} CPUs`],
-        ['server RSS', `before the burst ${fmt(r.memory.atStart.rssMiB)} MiB, highest sampled (every 50 ms) ${fmt(r.memory.peakSampledMiB)} MiB, after ${fmt(r.memory.after.rssMiB)} MiB; VmHWM ${fmt(r.memory.after.peakMiB)} MiB`],
-      ]),
+      table(
+        ['measure', 'value'],
+        [
+          [
+            'load',
+            `${r.streams} chats, one streamed reply each, all posted at once; the fake provider sends ${r.deltasPerStream} deltas per reply, ${r.deltaPauseMs} ms apart (so a reply takes at least ${fmt((r.deltasPerStream * r.deltaPauseMs) / 1000, 1)} s)`,
+          ],
+          [
+            'completed / intact / stored equal',
+            `${r.completed} / ${r.intact} / ${r.storedEqual} of ${r.streams}; ${r.upstreamRequests} upstream requests`,
+          ],
+          [
+            'time to first `message.delta`',
+            f.length ? `p50 ${ms(quantile(f, 0.5))}, p99 ${ms(quantile(f, 0.99))}, max ${ms(Math.max(...f))}` : 'none',
+          ],
+          [
+            'time to `message.complete`',
+            r.completeMs.length ? `p50 ${ms(quantile(r.completeMs, 0.5))}, p99 ${ms(quantile(r.completeMs, 0.99))}` : 'none',
+          ],
+          ['total (first post to last complete)', ms(r.totalMs)],
+          ['deltas relayed', `${fmt(r.intact * r.deltasPerStream)} in ${fmt(r.totalMs / 1000, 1)} s`],
+          [
+            'CPU time during the burst',
+            `server ${fmt(r.cpuMs.server / 1000, 1)} s, bench process (200 clients and the fake provider) ${fmt(r.cpuMs.bench / 1000, 1)} s, over ${fmt(r.totalMs / 1000, 1)} s of wall time on ${os.availableParallelism()} CPUs`,
+          ],
+          [
+            'server RSS',
+            `before the burst ${fmt(r.memory.atStart.rssMiB)} MiB, highest sampled (every 50 ms) ${fmt(r.memory.peakSampledMiB)} MiB, after ${fmt(r.memory.after.rssMiB)} MiB; VmHWM ${fmt(r.memory.after.peakMiB)} MiB`,
+          ],
+        ],
+      ),
     );
     if (r.failures.length) sections.push('', `Failures (first 10): ${r.failures.slice(0, 10).join('; ')}`);
   }
@@ -362,17 +528,20 @@ async function main(): Promise<void> {
   const dir = path.join(ROOT, 'bench/results');
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, 'chat-latest.md'), `${md}\n`);
-  fs.writeFileSync(path.join(dir, 'chat-latest.json'), `${JSON.stringify({ command, machine: m, mode, cleanBuild, local, concurrent, totalSeconds }, null, 2)}\n`);
+  fs.writeFileSync(
+    path.join(dir, 'chat-latest.json'),
+    `${JSON.stringify({ command, machine: m, mode, cleanBuild, local, concurrent, totalSeconds }, null, 2)}\n`,
+  );
   console.log(`\n${md}\n`);
   for (const g of goals) console.log(`${verdict(g.met).padEnd(7)} ${g.name}: ${g.measured} (target ${g.target})`);
   console.log('\nwritten to bench/results/chat-latest.md and chat-latest.json');
-  if (concurrent && concurrent.failures.length) process.exitCode = 1;
+  if (concurrent?.failures.length) process.exitCode = 1;
 }
 
 main().then(
   () => process.exit(process.exitCode ?? 0),
   (error: unknown) => {
-    console.error('chat benchmark failed:', error instanceof Error ? error.stack ?? error.message : error);
+    console.error('chat benchmark failed:', error instanceof Error ? (error.stack ?? error.message) : error);
     process.exit(1);
   },
 );

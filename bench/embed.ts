@@ -13,7 +13,12 @@ import { loadCorpus } from './search-quality-data.js';
 const chunks = loadCorpus().map((d) => ({ content: `${d.title}\n\n${d.text}`, source: d.title }));
 const megabytes = chunks.reduce((n, c) => n + Buffer.byteLength(c.content), 0) / 1e6;
 const m = machine();
-console.log(`machine: ${m.cpus} CPUs (${m.cpuModel}), Node ${m.node}; load average ${os.loadavg().map((l) => l.toFixed(2)).join(' / ')}`);
+console.log(
+  `machine: ${m.cpus} CPUs (${m.cpuModel}), Node ${m.node}; load average ${os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' / ')}`,
+);
 console.log(`${chunks.length} abstracts, ${megabytes.toFixed(1)} MB of UTF-8 text`);
 
 const rounds: number[] = [];
@@ -23,5 +28,7 @@ for (let round = 0; round < 3; round++) {
   rounds.push(megabytes / ((performance.now() - started) / 1000));
 }
 console.log(`rounds: ${rounds.map((v) => v.toFixed(2)).join(', ')} MB/s`);
-console.log(`\n${table(['model', 'chunkVectors, batches of 64 (service thread)'], [[localEmbedder.model, `${median(rounds).toFixed(2)} MB/s`]])}`);
+console.log(
+  `\n${table(['model', 'chunkVectors, batches of 64 (service thread)'], [[localEmbedder.model, `${median(rounds).toFixed(2)} MB/s`]])}`,
+);
 process.exit(0);

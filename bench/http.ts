@@ -82,19 +82,34 @@ export async function runHttpBench(options: { seconds: number; warmupSeconds: nu
         errors: r.errors,
       };
       rows.push(row);
-      console.log(`  ${row.name}: ${fmt(row.reqPerSec)} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms${row.non2xx || row.errors ? ` (${row.non2xx} non-2xx, ${row.errors} errors!)` : ''}`);
+      console.log(
+        `  ${row.name}: ${fmt(row.reqPerSec)} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms${row.non2xx || row.errors ? ` (${row.non2xx} non-2xx, ${row.errors} errors!)` : ''}`,
+      );
     }
     const [ping, node] = rows as [HttpRow, HttpRow, HttpRow, HttpRow];
     const ratio = node.reqPerSec / ping.reqPerSec;
     const clean = rows.every((r) => r.non2xx === 0 && r.errors === 0);
     const goals: Goal[] = [
-      { name: 'single-node read throughput vs ping', target: '>= 40%', measured: `${(ratio * 100).toFixed(1)}%`, met: clean && ratio >= 0.4 },
+      {
+        name: 'single-node read throughput vs ping',
+        target: '>= 40%',
+        measured: `${(ratio * 100).toFixed(1)}%`,
+        met: clean && ratio >= 0.4,
+      },
       { name: 'single-node read p99', target: '< 25 ms', measured: `${node.p99} ms`, met: clean && node.p99 < 25 },
     ];
     const markdown = [
       table(
         ['route', 'auth', 'req/s', 'p50 ms', 'p99 ms', 'requests', 'non-2xx / errors'],
-        rows.map((r) => [`${r.name}: \`GET ${r.path}\``, r.auth ? 'API key' : 'none', fmt(r.reqPerSec), r.p50, r.p99, fmt(r.requests), `${r.non2xx} / ${r.errors}`]),
+        rows.map((r) => [
+          `${r.name}: \`GET ${r.path}\``,
+          r.auth ? 'API key' : 'none',
+          fmt(r.reqPerSec),
+          r.p50,
+          r.p99,
+          fmt(r.requests),
+          `${r.non2xx} / ${r.errors}`,
+        ]),
       ),
       '',
       goalsTable(goals),

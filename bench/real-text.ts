@@ -14,12 +14,13 @@ const MAN_ROOT = '/usr/share/man';
 export function stripTroff(source: string): string {
   const out: string[] = [];
   for (const line of source.split('\n')) {
-    if (line.startsWith('.\\"') || line.startsWith("'\\\"") || line.startsWith('.so ')) continue;
+    if (line.startsWith('.\\"') || line.startsWith('\'\\"') || line.startsWith('.so ')) continue;
     let text = line;
     if (/^[.'][A-Za-z]{1,3}(\s|$)/.test(line)) {
       const [macro = ''] = line.slice(1).split(/\s/, 1);
       // Macros that carry text keep it (headings, fonts, tagged paragraphs); the rest are layout.
-      if (!/^(SH|SS|B|I|BI|IB|BR|RB|IR|RI|SM|SB|IP|TP|Nm|Nd|Sh|Ss|Fn|Fa|Ar|Fl|Op|It|Xr|Pa|Dv|Er|Ev|Va|Cm|Em|Sy|Li|Ql|Dq|Sq)$/.test(macro)) continue;
+      if (!/^(SH|SS|B|I|BI|IB|BR|RB|IR|RI|SM|SB|IP|TP|Nm|Nd|Sh|Ss|Fn|Fa|Ar|Fl|Op|It|Xr|Pa|Dv|Er|Ev|Va|Cm|Em|Sy|Li|Ql|Dq|Sq)$/.test(macro))
+        continue;
       text = line.slice(macro.length + 1).replace(/"/g, '');
     }
     text = text

@@ -40,7 +40,9 @@ async function main(): Promise<void> {
 
   const m = machine();
   const started = Date.now();
-  console.log(`machine: ${m.cpus} CPUs (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, ${m.os}, load average ${m.loadAverage.toFixed(2)}`);
+  console.log(
+    `machine: ${m.cpus} CPUs (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, ${m.os}, load average ${m.loadAverage.toFixed(2)}`,
+  );
   const mode = serverMode();
   const cleanBuild = mode === 'dist' ? buildServer() : undefined;
   const cpuProfDir = process.env.BENCH_CPU_PROF ? path.resolve(process.env.BENCH_CPU_PROF) : undefined;
@@ -71,10 +73,14 @@ async function main(): Promise<void> {
   const dir = path.join(ROOT, 'bench/results');
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, 'latest.md'), `${md}\n`);
-  fs.writeFileSync(path.join(dir, 'latest.json'), `${JSON.stringify({ command, machine: m, mode, cleanBuild, http, board, totalSeconds }, null, 2)}\n`);
+  fs.writeFileSync(
+    path.join(dir, 'latest.json'),
+    `${JSON.stringify({ command, machine: m, mode, cleanBuild, http, board, totalSeconds }, null, 2)}\n`,
+  );
 
   console.log(`\n${md}\n`);
-  for (const g of [...(http?.goals ?? []), ...(board?.goals ?? [])]) console.log(`${verdict(g.met).padEnd(7)} ${g.name}: ${g.measured} (target ${g.target})`);
+  for (const g of [...(http?.goals ?? []), ...(board?.goals ?? [])])
+    console.log(`${verdict(g.met).padEnd(7)} ${g.name}: ${g.measured} (target ${g.target})`);
   console.log(`\nwritten to bench/results/latest.md and latest.json`);
 }
 

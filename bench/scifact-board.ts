@@ -29,7 +29,12 @@ export async function loadScifactBoard(api: ApiClient, corpus: Abstract[]): Prom
   const started = performance.now();
   const jobIds = await runBounded(corpus.length, 8, async (i) => {
     const doc = corpus[i]!;
-    const node = await api.call('POST', `/v1/boards/${boardId}/nodes`, { type: 'note', position: { x: i, y: 0 }, data: { label: doc.title, text: doc.text } }, 201);
+    const node = await api.call(
+      'POST',
+      `/v1/boards/${boardId}/nodes`,
+      { type: 'note', position: { x: i, y: 0 }, data: { label: doc.title, text: doc.text } },
+      201,
+    );
     docOfNode.set(node.data.id, doc.id);
     const job = await api.call('POST', `/v1/boards/${boardId}/documents`, { text: documentText(doc), node_id: node.data.id }, 202);
     return job.data.id as string;
@@ -66,7 +71,12 @@ export async function abstractOfChunks(api: ApiClient, board: ScifactBoard): Pro
   let cursor: string | null = null;
   do {
     const query: string = cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`;
-    const page: Page<{ id: string; node_id: string | null }> = await api.call('GET', `/v1/boards/${board.boardId}/documents?limit=100${query}`, undefined, 200);
+    const page: Page<{ id: string; node_id: string | null }> = await api.call(
+      'GET',
+      `/v1/boards/${board.boardId}/documents?limit=100${query}`,
+      undefined,
+      200,
+    );
     for (const chunk of page.data) out.set(chunk.id, abstractOfNode(board, chunk.node_id));
     cursor = page.has_more ? page.cursor : null;
   } while (cursor !== null);

@@ -3,6 +3,7 @@
 // protocols (BEIR: every claim; evidence-only: the claims with evidence), and the retrieval measures.
 import fs from 'node:fs';
 import path from 'node:path';
+import { parse } from 'csv-parse/sync';
 
 export const SCIFACT_DIR = process.env.SCIFACT_DIR ?? '/work/shared/data/scifact';
 
@@ -18,32 +19,9 @@ export interface Claim {
   relevant: Set<string>;
 }
 
-/** RFC 4180 CSV: quoted fields may hold commas, newlines and doubled quotes. */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') (field += '"'), i++;
-      else if (c === '"') quoted = false;
-      else field += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') row.push(field), (field = '');
-    else if (c === '\n' || c === '\r') {
-      if (c === '\r' && text[i + 1] === '\n') i++;
-      row.push(field), rows.push(row), (row = []), (field = '');
-    } else field += c;
-  }
-  if (field !== '' || row.length > 0) row.push(field), rows.push(row);
-  return rows;
-}
-
+/** A CSV file's rows by its header's names (RFC 4180: quoted fields may hold commas, newlines and doubled quotes). */
 function records(file: string): Record<string, string>[] {
-  const [header, ...rows] = parseCsv(fs.readFileSync(path.join(SCIFACT_DIR, file), 'utf8'));
-  return rows.filter((r) => r.length === header!.length).map((r) => Object.fromEntries(header!.map((h, i) => [h, r[i]!])));
+  return parse(fs.readFileSync(path.join(SCIFACT_DIR, file), 'utf8'), { columns: true, skip_empty_lines: true, relax_column_count: true });
 }
 
 const PYTHON_ESCAPES: Record<string, string> = { n: '\n', r: '\r', t: '\t' };
@@ -51,7 +29,7 @@ const PYTHON_ESCAPES: Record<string, string> = { n: '\n', r: '\r', t: '\t' };
 /** A Python string literal's body: \n, \xHH, \uHHHH and the like decoded, \\ \' \" kept as the character. */
 function unescapePython(body: string): string {
   return body.replace(/\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)/g, (_, e: string) =>
-    e.length > 1 ? String.fromCodePoint(parseInt(e.slice(1), 16)) : PYTHON_ESCAPES[e] ?? e,
+    e.length > 1 ? String.fromCodePoint(parseInt(e.slice(1), 16)) : (PYTHON_ESCAPES[e] ?? e),
   );
 }
 
@@ -91,7 +69,9 @@ function trainClaims(): ClaimRows[] {
 
 /** Evidence-only: the claims with evidence (505 train claims); relevant = their evidence abstracts. */
 export function loadClaims(): Claim[] {
-  return trainClaims().filter((c) => c.evidence.size > 0).map((c) => ({ id: c.id, claim: c.claim, relevant: c.evidence }));
+  return trainClaims()
+    .filter((c) => c.evidence.size > 0)
+    .map((c) => ({ id: c.id, claim: c.claim, relevant: c.evidence }));
 }
 
 /**
@@ -114,7 +94,7 @@ export function claimLimit(name: string): number {
 /** nDCG@k with binary relevance. */
 export function ndcg(ranked: string[], relevant: Set<string>, k: number): number {
   let dcg = 0;
-  ranked.slice(0, k).forEach((id, i) => (dcg += relevant.has(id) ? 1 / Math.log2(i + 2) : 0));
+  for (const [i, id] of ranked.slice(0, k).entries()) if (relevant.has(id)) dcg += 1 / Math.log2(i + 2);
   let ideal = 0;
   for (let i = 0; i < Math.min(k, relevant.size); i++) ideal += 1 / Math.log2(i + 2);
   return ideal === 0 ? 0 : dcg / ideal;

@@ -28,7 +28,17 @@ import { fmt, machine, quantile, table } from './lib/report.js';
 import { emptyDatabase, serverVersion } from './lib/postgres.js';
 import { buildServer, serverMode, startServerChild } from './lib/server.js';
 import { abstractOfNode, loadScifactBoard, type ScifactBoard } from './scifact-board.js';
-import { type Claim, claimLimit, documentText, loadBeirClaims, loadClaims, loadCorpus, quality, type Quality, recallAt10 } from './search-quality-data.js';
+import {
+  type Claim,
+  claimLimit,
+  documentText,
+  loadBeirClaims,
+  loadClaims,
+  loadCorpus,
+  quality,
+  type Quality,
+  recallAt10,
+} from './search-quality-data.js';
 
 const MODES = ['vector', 'keyword', 'hybrid'] as const;
 type Mode = (typeof MODES)[number];
@@ -55,7 +65,9 @@ const searched = new Set(beirClaims.map((c) => c.id));
 const evidenceClaims = loadClaims().filter((c) => searched.has(c.id));
 const BEIR = `BEIR, ${beirClaims.length} claims`;
 const EVIDENCE = `evidence-only, ${evidenceClaims.length} claims`;
-console.log(`SciFact: ${corpus.length} abstracts; ${beirClaims.length} train claims (BEIR protocol), ${evidenceClaims.length} of them with evidence (evidence-only protocol)`);
+console.log(
+  `SciFact: ${corpus.length} abstracts; ${beirClaims.length} train claims (BEIR protocol), ${evidenceClaims.length} of them with evidence (evidence-only protocol)`,
+);
 
 const bm25 = bm25Reference();
 let exactRecall10: number | undefined;
@@ -86,7 +98,9 @@ if (!bm25Only) {
     const exact = await searchClaims(new ApiClient(server.url, token), board, 'vector');
     service.push(report('mode vector, exact scan', exact.rankings, exact.latencies));
     exactRecall10 = recallAt10(top10.vector!, exact.top10);
-    console.log(`recall@10 of the index search's chunks against the exact scan's (mode vector, ${beirClaims.length} claims): ${exactRecall10.toFixed(4)}`);
+    console.log(
+      `recall@10 of the index search's chunks against the exact scan's (mode vector, ${beirClaims.length} claims): ${exactRecall10.toFixed(4)}`,
+    );
   } finally {
     await server.stop();
   }
@@ -106,7 +120,12 @@ function bm25Reference(): Measured {
 /** Every claim searched in one mode (after untimed warm-up searches); rankings fold chunks to abstracts. */
 async function searchClaims(api: ApiClient, board: ScifactBoard, mode: Mode) {
   const search = (claim: Claim) =>
-    api.call<{ data: { id: string; node_id: string | null }[] }>('POST', `/v1/boards/${board.boardId}/documents/search`, { query: claim.claim, mode, limit: LIMIT, threshold: -1 }, 200);
+    api.call<{ data: { id: string; node_id: string | null }[] }>(
+      'POST',
+      `/v1/boards/${board.boardId}/documents/search`,
+      { query: claim.claim, mode, limit: LIMIT, threshold: -1 },
+      200,
+    );
   for (const claim of beirClaims.slice(0, WARMUP)) await search(claim);
   const rankings = new Map<string, string[]>();
   const latencies: number[] = [];
@@ -132,7 +151,9 @@ function latency(r: Measured): string {
 
 function report(system: string, rankings: Map<string, string[]>, latencies?: number[]): Measured {
   const r: Measured = { system, beir: quality(beirClaims, rankings), evidence: quality(evidenceClaims, rankings), latencies };
-  const service = latencies ? `; ratio to BM25 ${ratio(r).toFixed(3)} (nDCG@10, BEIR); search latency (limit ${LIMIT}, ${board!.chunks} chunks) ${latency(r)}` : '';
+  const service = latencies
+    ? `; ratio to BM25 ${ratio(r).toFixed(3)} (nDCG@10, BEIR); search latency (limit ${LIMIT}, ${board!.chunks} chunks) ${latency(r)}`
+    : '';
   console.log(
     `${system}: nDCG@10 ${r.beir.ndcg10.toFixed(4)}, recall@100 ${r.beir.recall100.toFixed(4)} (${BEIR}); ` +
       `nDCG@10 ${r.evidence.ndcg10.toFixed(4)} (${EVIDENCE})${service}`,
@@ -159,11 +180,19 @@ function summary(): string {
     `Command: \`${command}\`${serverMode() === 'tsx' && !bm25Only ? ' with BENCH_SERVER=tsx' : ''}; ${new Date().toISOString()}; ${((Date.now() - started) / 1000).toFixed(0)} s in all.`,
     `Machine: ${m.cpus} CPUs (${m.cpuModel}), ${m.memoryGiB} GiB RAM, Node ${m.node}; load average ${m.loadAverage.toFixed(2)} at the start, ${os.loadavg()[0]!.toFixed(2)} at the end.`,
     `Data: SciFact, ${fmt(corpus.length)} abstracts (title, blank line, abstract)` +
-      (board ? ` → ${fmt(board.chunks)} chunks (embedding model \`${board.model}\`), loaded through the API in ${board.loadSeconds.toFixed(0)} s` : '') +
+      (board
+        ? ` → ${fmt(board.chunks)} chunks (embedding model \`${board.model}\`), loaded through the API in ${board.loadSeconds.toFixed(0)} s`
+        : '') +
       `; train claims. BEIR: every claim, relevant = its evidence abstracts, else the abstracts it cites. Evidence-only: the claims with evidence, relevant = their evidence abstracts.`,
-    ...(board ? [`Service: ${process.env.BENCH_DATABASE_URL ? 'on PostgreSQL (BENCH_DATABASE_URL); ' : ''}each claim searched with \`mode\` as named, limit ${LIMIT}, threshold -1, chunks folded to their abstract (best chunk first); ${WARMUP} untimed searches before each pass.`] : []),
+    ...(board
+      ? [
+          `Service: ${process.env.BENCH_DATABASE_URL ? 'on PostgreSQL (BENCH_DATABASE_URL); ' : ''}each claim searched with \`mode\` as named, limit ${LIMIT}, threshold -1, chunks folded to their abstract (best chunk first); ${WARMUP} untimed searches before each pass.`,
+        ]
+      : []),
     '',
     table(['measure (protocol)', ...systems.map((r) => r.system)], rows),
-    ...(exactRecall10 === undefined ? [] : ['', `recall@10 of the index search's chunk ids against the exact scan's (mode vector, ${BEIR}): **${exactRecall10.toFixed(4)}**`]),
+    ...(exactRecall10 === undefined
+      ? []
+      : ['', `recall@10 of the index search's chunk ids against the exact scan's (mode vector, ${BEIR}): **${exactRecall10.toFixed(4)}**`]),
   ].join('\n');
 }

@@ -27,7 +27,8 @@ import { loadClaims, recallAt10 } from './search-quality-data.js';
 import { RealText } from './real-text.js';
 import { TextGenerator, type TextKind } from './search-text.js';
 
-const setting = (name: string, fallback: string) => (process.env[name] === undefined || process.env[name] === '' ? fallback : process.env[name]!);
+const setting = (name: string, fallback: string) =>
+  process.env[name] === undefined || process.env[name] === '' ? fallback : process.env[name]!;
 const SIZES = setting('BENCH_SEARCH_SIZES', '10000,100000').split(',').map(Number);
 const QUERIES = Number(setting('BENCH_SEARCH_QUERIES', '200'));
 const DEADLINE_MIN = Number(setting('BENCH_SEARCH_DEADLINE_MIN', '120'));
@@ -49,7 +50,11 @@ const pct = (values: number[], p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!;
 };
 const ms = (v: number) => fmt(v, 1);
-const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' / ');
+const load = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' / ');
 const sleep = (t: number) => new Promise((r) => setTimeout(r, t));
 
 interface Searched {
@@ -110,7 +115,8 @@ async function main(): Promise<void> {
   const token = await benchApiKey(server.url, 'bench-search');
   let api = new ApiClient(server.url, token);
   const other = await createBoard(api, 'unrelated board');
-  for (let i = 0; i < 20; i++) await api.call('POST', `/v1/boards/${other}/nodes`, { type: 'note', position: { x: i, y: 0 }, data: { text: `note ${i}` } }, 201);
+  for (let i = 0; i < 20; i++)
+    await api.call('POST', `/v1/boards/${other}/nodes`, { type: 'note', position: { x: i, y: 0 }, data: { text: `note ${i}` } }, 201);
 
   // The same GET with nothing else running, for comparison.
   const idle: number[] = [];
@@ -134,7 +140,12 @@ async function main(): Promise<void> {
       const text = generator.text(Math.min(MAX_TEXT, (target - planned) * 750 + 2000));
       if (text === '') throw new Error(`the ${TEXT} text ran out at ${planned} chunks`);
       const chunks = chunkPages([{ page: 1, text }], CHUNKING).length;
-      const node = await api.call<{ data: { id: string } }>('POST', `/v1/boards/${board}/nodes`, { type: 'note', position: { x: nodes.length, y: 0 }, data: { label: `Document ${nodes.length}`, text: 'long document' } }, 201);
+      const node = await api.call<{ data: { id: string } }>(
+        'POST',
+        `/v1/boards/${board}/nodes`,
+        { type: 'note', position: { x: nodes.length, y: 0 }, data: { label: `Document ${nodes.length}`, text: 'long document' } },
+        201,
+      );
       const job = await api.call<{ data: { id: string } }>('POST', `/v1/boards/${board}/documents`, { text, node_id: node.data.id }, 202);
       nodes.push({ id: node.data.id, chunks });
       jobs.push(job.data.id);
@@ -156,7 +167,14 @@ async function main(): Promise<void> {
     let loadSamples: number[] = [];
     for (const id of jobs) {
       for (;;) {
-        const job = (await api.call<{ data: { status: string; error: string | null; result: { chunks: number } | null } }>('GET', `/v1/jobs/${id}`, undefined, 200)).data;
+        const job = (
+          await api.call<{ data: { status: string; error: string | null; result: { chunks: number } | null } }>(
+            'GET',
+            `/v1/jobs/${id}`,
+            undefined,
+            200,
+          )
+        ).data;
         if (job.status === 'failed') throw new Error(`job ${id} failed: ${job.error}`);
         if (job.status === 'completed') break;
         loadSamples.push(os.loadavg()[0]!);
@@ -169,15 +187,31 @@ async function main(): Promise<void> {
     const get = { count: getLatencies.length, p50: pct(getLatencies, 0.5), p99: pct(getLatencies, 0.99), max: Math.max(...getLatencies) };
     const loadDuringJobs = loadSamples.length ? `${Math.min(...loadSamples).toFixed(2)}–${Math.max(...loadSamples).toFixed(2)}` : 'n/a';
     loadSamples = [];
-    console.log(`jobs done in ${jobSeconds.toFixed(0)} s; GET other board: ${get.count} requests, p50 ${ms(get.p50)} ms, p99 ${ms(get.p99)} ms, max ${ms(get.max)} ms; load ${loadDuringJobs}`);
+    console.log(
+      `jobs done in ${jobSeconds.toFixed(0)} s; GET other board: ${get.count} requests, p50 ${ms(get.p50)} ms, p99 ${ms(get.p99)} ms, max ${ms(get.max)} ms; load ${loadDuringJobs}`,
+    );
 
     if (DATABASE_URL) console.log(`autovacuum done after ${await autovacuumSettled(DATABASE_URL)} s; load ${load()}`);
 
     const filterNode = nodes[0]!;
     const indexed = await searchAll(api, board, queries);
     const indexedFiltered = await searchAll(api, board, queries, [filterNode.id]);
-    console.log(`search: p50 ${ms(pct(indexed.latencies, 0.5))} ms, p95 ${ms(pct(indexed.latencies, 0.95))} ms; one node (${fmt(filterNode.chunks)} chunks): p50 ${ms(pct(indexedFiltered.latencies, 0.5))} ms, p95 ${ms(pct(indexedFiltered.latencies, 0.95))} ms; load ${load()}`);
-    results.push({ target, board, chunks: planned, nodes, filterNode, submitSeconds, jobSeconds, get, loadDuringJobs, indexed, indexedFiltered });
+    console.log(
+      `search: p50 ${ms(pct(indexed.latencies, 0.5))} ms, p95 ${ms(pct(indexed.latencies, 0.95))} ms; one node (${fmt(filterNode.chunks)} chunks): p50 ${ms(pct(indexedFiltered.latencies, 0.5))} ms, p95 ${ms(pct(indexedFiltered.latencies, 0.95))} ms; load ${load()}`,
+    );
+    results.push({
+      target,
+      board,
+      chunks: planned,
+      nodes,
+      filterNode,
+      submitSeconds,
+      jobSeconds,
+      get,
+      loadDuringJobs,
+      indexed,
+      indexedFiltered,
+    });
   }
 
   // The one-node searches again with the index forced (SEARCH_EXACT_MAX_CHUNKS=0): by default a
@@ -194,7 +228,9 @@ async function main(): Promise<void> {
   for (const r of results) {
     r.exact = await searchAll(api, r.board, queries);
     r.exactFiltered = await searchAll(api, r.board, queries, [r.filterNode.id]);
-    console.log(`${fmt(r.chunks)} chunks: recall@10 ${recallAt10(r.indexed.ids, r.exact.ids).toFixed(3)}, one node ${recallAt10(r.indexedFiltered.ids, r.exactFiltered.ids).toFixed(3)} (index forced: ${recallAt10(r.forcedFiltered!.ids, r.exactFiltered.ids).toFixed(3)}); exact scan p50 ${ms(pct(r.exact.latencies, 0.5))} ms`);
+    console.log(
+      `${fmt(r.chunks)} chunks: recall@10 ${recallAt10(r.indexed.ids, r.exact.ids).toFixed(3)}, one node ${recallAt10(r.indexedFiltered.ids, r.exactFiltered.ids).toFixed(3)} (index forced: ${recallAt10(r.forcedFiltered!.ids, r.exactFiltered.ids).toFixed(3)}); exact scan p50 ${ms(pct(r.exact.latencies, 0.5))} ms`,
+    );
   }
   await server.stop();
 
@@ -205,7 +241,14 @@ async function main(): Promise<void> {
     `Server: ${serverMode() === 'dist' ? 'node dist/server.js' : 'tsx src/server.ts'}, ${DATABASE_URL ? `PostgreSQL ${await serverVersion(DATABASE_URL)}` : 'embedded database'}, default settings; ${TEXT} text (${TEXT === 'real' ? 'bench/real-text.ts' : 'bench/search-text.ts'}); ${queries.length} SciFact claims as queries, limit 10.`,
     '',
     table(
-      ['chunks on the board', 'search p50 / p95', 'recall@10 vs exact', 'one node (chunks): p50 / p95, recall@10', 'same, index forced', 'exact scan p50 / p95'],
+      [
+        'chunks on the board',
+        'search p50 / p95',
+        'recall@10 vs exact',
+        'one node (chunks): p50 / p95, recall@10',
+        'same, index forced',
+        'exact scan p50 / p95',
+      ],
       results.map((r) => [
         fmt(r.chunks),
         `${ms(pct(r.indexed.latencies, 0.5))} / ${ms(pct(r.indexed.latencies, 0.95))} ms`,
@@ -233,15 +276,30 @@ async function main(): Promise<void> {
   const dir = path.join(ROOT, 'bench/results');
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, 'search.md'), `${md}\n`);
-  fs.writeFileSync(path.join(dir, 'search.json'), `${JSON.stringify({ machine: m, idleGet, results: results.map(({ indexed, indexedFiltered, forcedFiltered, exact, exactFiltered, ...r }) => ({
-    ...r,
-    search: { p50: pct(indexed.latencies, 0.5), p95: pct(indexed.latencies, 0.95) },
-    filtered: { p50: pct(indexedFiltered.latencies, 0.5), p95: pct(indexedFiltered.latencies, 0.95) },
-    exact: { p50: pct(exact!.latencies, 0.5), p95: pct(exact!.latencies, 0.95) },
-    recall10: recallAt10(indexed.ids, exact!.ids),
-    recall10Filtered: recallAt10(indexedFiltered.ids, exactFiltered!.ids),
-    forcedIndexFiltered: { p50: pct(forcedFiltered!.latencies, 0.5), p95: pct(forcedFiltered!.latencies, 0.95), recall10: recallAt10(forcedFiltered!.ids, exactFiltered!.ids) },
-  })) }, null, 2)}\n`);
+  fs.writeFileSync(
+    path.join(dir, 'search.json'),
+    `${JSON.stringify(
+      {
+        machine: m,
+        idleGet,
+        results: results.map(({ indexed, indexedFiltered, forcedFiltered, exact, exactFiltered, ...r }) => ({
+          ...r,
+          search: { p50: pct(indexed.latencies, 0.5), p95: pct(indexed.latencies, 0.95) },
+          filtered: { p50: pct(indexedFiltered.latencies, 0.5), p95: pct(indexedFiltered.latencies, 0.95) },
+          exact: { p50: pct(exact!.latencies, 0.5), p95: pct(exact!.latencies, 0.95) },
+          recall10: recallAt10(indexed.ids, exact!.ids),
+          recall10Filtered: recallAt10(indexedFiltered.ids, exactFiltered!.ids),
+          forcedIndexFiltered: {
+            p50: pct(forcedFiltered!.latencies, 0.5),
+            p95: pct(forcedFiltered!.latencies, 0.95),
+            recall10: recallAt10(forcedFiltered!.ids, exactFiltered!.ids),
+          },
+        })),
+      },
+      null,
+      2,
+    )}\n`,
+  );
   console.log(`\n${md}\n\nwritten to bench/results/search.md and search.json`);
 }
 

@@ -13,7 +13,13 @@ await server.start();
 const address = server.getServerConn();
 // Every test file, or the ones named on the command line.
 const named = process.argv.slice(2);
-const files = named.length > 0 ? named : fs.readdirSync('test').filter((f) => f.endsWith('.test.ts')).map((f) => `test/${f}`);
+const files =
+  named.length > 0
+    ? named
+    : fs
+        .readdirSync('test')
+        .filter((f) => f.endsWith('.test.ts'))
+        .map((f) => `test/${f}`);
 console.log(`wire-protocol run against postgres://${address} (${files.length} files)`);
 
 const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-timeout=300000', ...files], {

@@ -77,11 +77,21 @@ export async function buildApp(config: Config, database: DatabaseHandle): Promis
   // Only this process uses an embedded database: re-embed every board the model change left behind.
   if (database.embedded) await queueStaleBoards(database.db, embedder.model);
   const jobHandlers = {
-    [DOCUMENT_JOB]: documentJobHandler({ db: database.db, embedder, storage, chunking: { size: config.chunkSize, overlap: config.chunkOverlap } }),
+    [DOCUMENT_JOB]: documentJobHandler({
+      db: database.db,
+      embedder,
+      storage,
+      chunking: { size: config.chunkSize, overlap: config.chunkOverlap },
+    }),
     [REEMBED_JOB]: reembedJobHandler({ db: database.db, embedder }),
   };
   const chunkPurger = new ChunkPurger(database.db, app.log);
-  const jobs = new JobWorker(database.db, jobHandlers, { leaseSeconds: config.jobLeaseSeconds, maxAttempts: config.jobMaxAttempts, pollMs: config.jobPollMs }, app.log);
+  const jobs = new JobWorker(
+    database.db,
+    jobHandlers,
+    { leaseSeconds: config.jobLeaseSeconds, maxAttempts: config.jobMaxAttempts, pollMs: config.jobPollMs },
+    app.log,
+  );
   const services: Services = { config, db: database.db, authenticator, embedder, jobs, storage };
 
   app.setValidatorCompiler(validatorCompiler);
@@ -122,7 +132,8 @@ export async function buildApp(config: Config, database: DatabaseHandle): Promis
       info: {
         title: 'Board workspace API',
         version: '1.0.0',
-        description: 'Boards of nodes and edges, chats with AI replies (JSON or server-sent events), assets, vectorizing jobs and semantic search, with scoped API keys or identity-provider JWTs. See docs/api.md for the conventions.',
+        description:
+          'Boards of nodes and edges, chats with AI replies (JSON or server-sent events), assets, vectorizing jobs and semantic search, with scoped API keys or identity-provider JWTs. See docs/api.md for the conventions.',
       },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'API key (bwk_live_…) or JWT' } } },
       security: [{ bearer: [] }],

@@ -18,7 +18,15 @@
 // input or configuration.
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { checkPassword, listAccounts, normaliseEmail, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, setPassword, signUp } from './accounts/accounts.js';
+import {
+  checkPassword,
+  listAccounts,
+  normaliseEmail,
+  PASSWORD_MAX_LENGTH,
+  PASSWORD_MIN_LENGTH,
+  setPassword,
+  signUp,
+} from './accounts/accounts.js';
 import { createApiKey, listAllApiKeys, revokeApiKeyById, type ApiKeyView } from './auth/api-key-service.js';
 import { scopes as allScopes, type Scope } from './auth/principal.js';
 import { ensureUser, findUserBySubject, userExists } from './auth/users.js';
@@ -95,7 +103,8 @@ function only(values: Values, allowed: (keyof Values)[], group: Group, command: 
 function whoOf(values: Values): Who {
   if (values.user !== undefined && values.subject !== undefined) throw new UsageError('Give either --user or --subject, not both');
   if (values.user !== undefined) {
-    if (!isUuid(values.user)) throw new UsageError(`--user must be a user id (UUID), got "${values.user}"; use --subject for an identity-provider subject`);
+    if (!isUuid(values.user))
+      throw new UsageError(`--user must be a user id (UUID), got "${values.user}"; use --subject for an identity-provider subject`);
     return { id: values.user.toLowerCase() };
   }
   if (values.subject !== undefined) {
@@ -110,7 +119,9 @@ function parseScopes(raw: string | undefined): Scope[] {
   const parts = raw.split(',').map((s) => s.trim());
   const unknown = parts.filter((s) => !(allScopes as readonly string[]).includes(s));
   if (parts.length === 0 || unknown.length > 0) {
-    throw new UsageError(`--scopes must be a comma-separated list of ${allScopes.join(', ')}; "${unknown.join(',') || raw}" is not a scope`);
+    throw new UsageError(
+      `--scopes must be a comma-separated list of ${allScopes.join(', ')}; "${unknown.join(',') || raw}" is not a scope`,
+    );
   }
   return allScopes.filter((s) => parts.includes(s));
 }
@@ -169,12 +180,14 @@ function parseAccountsCommand(command: string | undefined, values: Values): Comm
       only(values, [], 'accounts', command);
       return { kind: 'accounts list' };
     default:
-      throw new UsageError(command === undefined ? 'Missing accounts command: create, set-password or list' : `Unknown accounts command "${command}"`);
+      throw new UsageError(
+        command === undefined ? 'Missing accounts command: create, set-password or list' : `Unknown accounts command "${command}"`,
+      );
   }
 }
 
 export function parseCommand(argv: string[]): Command {
-  let parsed;
+  let parsed: ReturnType<typeof parseArgs<{ args: string[]; options: typeof optionSpec; allowPositionals: true; strict: true }>>;
   try {
     parsed = parseArgs({ args: argv, options: optionSpec, allowPositionals: true, strict: true });
   } catch (error) {
@@ -183,7 +196,8 @@ export function parseCommand(argv: string[]): Command {
   const values = parsed.values as Values;
   const [group, command, ...rest] = parsed.positionals;
   if (values.help) return { kind: 'help' };
-  if (group !== 'keys' && group !== 'accounts') throw new UsageError(group === undefined ? 'Missing command' : `Unknown command "${group}"`);
+  if (group !== 'keys' && group !== 'accounts')
+    throw new UsageError(group === undefined ? 'Missing command' : `Unknown command "${group}"`);
   if (rest.length > 0) throw new UsageError(`Unexpected argument "${rest[0]}"`);
   return group === 'keys' ? parseKeysCommand(command, values) : parseAccountsCommand(command, values);
 }
@@ -251,7 +265,12 @@ async function run(command: Runnable, database: DatabaseHandle, config: Config, 
   switch (command.kind) {
     case 'keys create': {
       const userId = await findOrCreateUser(db, command.who);
-      const key = await createApiKey(db, userId, { name: command.name, scopes: command.scopes, expires_at: command.expiresAt }, config.apiKeyEnv);
+      const key = await createApiKey(
+        db,
+        userId,
+        { name: command.name, scopes: command.scopes, expires_at: command.expiresAt },
+        config.apiKeyEnv,
+      );
       process.stdout.write(`${key.raw_key}\n`);
       process.stderr.write(
         `Created API key ${key.id} "${key.name}" for user ${userId} with scopes ${key.scopes.join(',')}` +
@@ -262,9 +281,12 @@ async function run(command: Runnable, database: DatabaseHandle, config: Config, 
     case 'keys list': {
       const userId = await findUser(db, command.who);
       const keys = userId ? await listAllApiKeys(db, userId) : [];
-      process.stdout.write(['id', 'prefix', 'name', 'scopes', 'status', 'created_at', 'expires_at', 'last_used_at'].join('\t') + '\n');
+      process.stdout.write(`${['id', 'prefix', 'name', 'scopes', 'status', 'created_at', 'expires_at', 'last_used_at'].join('\t')}\n`);
       for (const k of keys) {
-        process.stdout.write([k.id, k.prefix, k.name, k.scopes.join(','), status(k), iso(k.created_at), iso(k.expires_at), iso(k.last_used_at)].join('\t') + '\n');
+        process.stdout.write(
+          [k.id, k.prefix, k.name, k.scopes.join(','), status(k), iso(k.created_at), iso(k.expires_at), iso(k.last_used_at)].join('\t') +
+            '\n',
+        );
       }
       process.stderr.write(`${keys.length} API key(s)${userId ? ` of user ${userId}` : '; no such user'}\n`);
       return 0;
@@ -277,13 +299,15 @@ async function run(command: Runnable, database: DatabaseHandle, config: Config, 
         return 1;
       }
       const already = key.revoked_at !== null && key.revoked_at.getTime() < before;
-      process.stderr.write(already ? `API key ${key.id} was already revoked at ${iso(key.revoked_at)}\n` : `Revoked API key ${key.id} "${key.name}"\n`);
+      process.stderr.write(
+        already ? `API key ${key.id} was already revoked at ${iso(key.revoked_at)}\n` : `Revoked API key ${key.id} "${key.name}"\n`,
+      );
       return 0;
     }
     case 'accounts create': {
       const { password, generated } = input!;
       const account = await signUp(db, command.email, password);
-      process.stdout.write([account.id, account.email, ...(generated ? [password] : [])].join('\t') + '\n');
+      process.stdout.write(`${[account.id, account.email, ...(generated ? [password] : [])].join('\t')}\n`);
       process.stderr.write(
         `Created local account ${account.id} for ${account.email}` +
           `${generated ? '. Its generated password (the third field on stdout) is shown only once: pass it on now' : ' with the password from stdin'}.\n`,
@@ -298,7 +322,7 @@ async function run(command: Runnable, database: DatabaseHandle, config: Config, 
         return 1;
       }
       const { account, endedSignIns } = changed;
-      process.stdout.write([account.id, account.email, ...(generated ? [password] : [])].join('\t') + '\n');
+      process.stdout.write(`${[account.id, account.email, ...(generated ? [password] : [])].join('\t')}\n`);
       process.stderr.write(
         `Set a new password for ${account.email} (${account.id}) and ended ${endedSignIns} sign-in(s)` +
           `${generated ? '. The generated password (the third field on stdout) is shown only once: pass it on now' : ''}.\n`,
@@ -307,8 +331,8 @@ async function run(command: Runnable, database: DatabaseHandle, config: Config, 
     }
     case 'accounts list': {
       const accounts = await listAccounts(db);
-      process.stdout.write(['id', 'email', 'created_at'].join('\t') + '\n');
-      for (const a of accounts) process.stdout.write([a.id, a.email, iso(a.created_at)].join('\t') + '\n');
+      process.stdout.write(`${['id', 'email', 'created_at'].join('\t')}\n`);
+      for (const a of accounts) process.stdout.write(`${[a.id, a.email, iso(a.created_at)].join('\t')}\n`);
       process.stderr.write(`${accounts.length} local account(s)\n`);
       return 0;
     }
@@ -355,7 +379,9 @@ async function main(argv: string[]): Promise<number> {
             : 'stop it first, then run this command again.\n'),
       );
     } else {
-      process.stderr.write(`Error: cannot open the database (${config.databaseUrl ? 'DATABASE_URL' : `embedded, in ${config.dataDir}`}): ${message}\n`);
+      process.stderr.write(
+        `Error: cannot open the database (${config.databaseUrl ? 'DATABASE_URL' : `embedded, in ${config.dataDir}`}): ${message}\n`,
+      );
     }
     return 1;
   }

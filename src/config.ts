@@ -161,7 +161,9 @@ function trustProxy(env: Env): boolean | string {
     const family = isIP(address ?? '');
     const validBits = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (family === 6 ? 128 : 32));
     if (!PROXY_RANGE_NAMES.has(part) && (family === 0 || !validBits || extra !== undefined)) {
-      throw new ConfigError(`TRUST_PROXY must be true, false, or a comma-separated list of addresses, CIDR ranges, loopback, linklocal or uniquelocal; "${part}" is none of these`);
+      throw new ConfigError(
+        `TRUST_PROXY must be true, false, or a comma-separated list of addresses, CIDR ranges, loopback, linklocal or uniquelocal; "${part}" is none of these`,
+      );
     }
   }
   return parts.join(',');
@@ -204,7 +206,8 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const chunkSize = int(env, 'CHUNK_SIZE', 1000, 100, 100_000);
   const chunkOverlap = int(env, 'CHUNK_OVERLAP', 150, 0, 50_000);
-  if (chunkOverlap * 2 > chunkSize) throw new ConfigError(`CHUNK_OVERLAP must be at most half of CHUNK_SIZE (${chunkSize}), got ${chunkOverlap}`);
+  if (chunkOverlap * 2 > chunkSize)
+    throw new ConfigError(`CHUNK_OVERLAP must be at most half of CHUNK_SIZE (${chunkSize}), got ${chunkOverlap}`);
   return {
     port: int(env, 'PORT', 8080, 0, 65535),
     host: str(env, 'HOST') ?? '127.0.0.1',
@@ -233,7 +236,10 @@ export function loadConfig(env: Env = process.env): Config {
     embeddingsBatchSize: int(env, 'EMBEDDINGS_BATCH_SIZE', 96, 1, 2048),
     // Embeddings may come from another server than chat replies (TEI or Ollama beside a hosted
     // LLM), so they have their own address and key, falling back to the OpenAI ones.
-    embeddingsBaseUrl: url(env, 'EMBEDDINGS_BASE_URL', ['http:', 'https:']) ?? url(env, 'OPENAI_BASE_URL', ['http:', 'https:']) ?? 'https://api.openai.com/v1',
+    embeddingsBaseUrl:
+      url(env, 'EMBEDDINGS_BASE_URL', ['http:', 'https:']) ??
+      url(env, 'OPENAI_BASE_URL', ['http:', 'https:']) ??
+      'https://api.openai.com/v1',
     embeddingsApiKey: str(env, 'EMBEDDINGS_API_KEY') ?? str(env, 'OPENAI_API_KEY'),
     chunkSize,
     chunkOverlap,
@@ -256,9 +262,10 @@ function authConfig(env: Env) {
     throw new ConfigError(`AUTH_ISSUER must not be "${LOCAL_TOKEN_ISSUER}": that is the issuer of the service's own tokens`);
   }
   return {
-    oidc: issuer && clientId
-      ? { issuer, clientId, audience: str(env, 'AUTH_OIDC_AUDIENCE'), scope: str(env, 'AUTH_OIDC_SCOPE') ?? 'openid profile email' }
-      : undefined,
+    oidc:
+      issuer && clientId
+        ? { issuer, clientId, audience: str(env, 'AUTH_OIDC_AUDIENCE'), scope: str(env, 'AUTH_OIDC_SCOPE') ?? 'openid profile email' }
+        : undefined,
     localSignup: bool(env, 'AUTH_LOCAL_SIGNUP', true),
     accessTokenTtlSeconds: int(env, 'AUTH_ACCESS_TOKEN_TTL_SECONDS', 900, 10, 86_400),
     refreshTokenTtlDays: int(env, 'AUTH_REFRESH_TOKEN_TTL_DAYS', 30, 1, 3650),

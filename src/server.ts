@@ -5,7 +5,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/database.js';
 
 async function main(): Promise<void> {
-  let config;
+  let config: ReturnType<typeof loadConfig>;
   try {
     config = loadConfig();
   } catch (error) {
@@ -18,17 +18,22 @@ async function main(): Promise<void> {
   const database = await openDatabase(config);
   const built = await buildApp(config, database);
   const address = await built.app.listen({ port: config.port, host: config.host });
-  built.app.log.info(`board workspace service listening on ${address} (${database.embedded ? `embedded database in ${config.dataDir}` : 'PostgreSQL'})`);
+  built.app.log.info(
+    `board workspace service listening on ${address} (${database.embedded ? `embedded database in ${config.dataDir}` : 'PostgreSQL'})`,
+  );
 
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     built.app.log.info(`${signal}: draining requests`);
-    const force = setTimeout(() => {
-      built.app.log.error('shutdown grace period over; exiting');
-      process.exit(1);
-    }, config.shutdownGraceSeconds * 1000 + 5000);
+    const force = setTimeout(
+      () => {
+        built.app.log.error('shutdown grace period over; exiting');
+        process.exit(1);
+      },
+      config.shutdownGraceSeconds * 1000 + 5000,
+    );
     force.unref();
     try {
       await built.close();

@@ -44,7 +44,9 @@ describe('local accounts', () => {
   const signup = (body: unknown, headers: Record<string, string> = {}) => server.request('POST', '/v1/auth/signup', { body, headers });
   const login = (body: unknown, headers: Record<string, string> = {}) => server.request('POST', '/v1/auth/login', { body, headers });
   const refresh = (cookie?: string, headers: Record<string, string> = {}) =>
-    server.request('POST', '/v1/auth/refresh', { headers: { ...(cookie === undefined ? {} : { cookie: `bw_refresh=${cookie}` }), ...headers } });
+    server.request('POST', '/v1/auth/refresh', {
+      headers: { ...(cookie === undefined ? {} : { cookie: `bw_refresh=${cookie}` }), ...headers },
+    });
 
   before(async () => {
     server = await startServer({ AUTH_LOGIN_PER_MINUTE: '1000' });
@@ -77,7 +79,10 @@ describe('local accounts', () => {
     // Plain http without an https PUBLIC_BASE_URL: not Secure (the browser would drop it on http).
     assert.equal(cookie.attributes.secure, undefined);
     // The access token is the service's own: ES256, its issuer, the user as subject, 900 s.
-    const [header, payload] = res.body.access_token.split('.').slice(0, 2).map((p: string) => JSON.parse(Buffer.from(p, 'base64url').toString()));
+    const [header, payload] = res.body.access_token
+      .split('.')
+      .slice(0, 2)
+      .map((p: string) => JSON.parse(Buffer.from(p, 'base64url').toString()));
     assert.equal(header.alg, 'ES256');
     assert.equal(header.typ, 'at+jwt');
     assert.equal(payload.iss, 'board-workspace');
@@ -87,12 +92,23 @@ describe('local accounts', () => {
 
   test('what is stored: an scrypt hash with its parameters, and only the SHA-256 of refresh tokens', async () => {
     const res = await signup({ email: email('stored'), password: PASSWORD });
-    const account = await server.database.db.selectFrom('accounts').selectAll().where('user_id', '=', res.body.user.id).executeTakeFirstOrThrow();
+    const account = await server.database.db
+      .selectFrom('accounts')
+      .selectAll()
+      .where('user_id', '=', res.body.user.id)
+      .executeTakeFirstOrThrow();
     assert.match(account.password_hash, /^\$scrypt\$ln=15,r=8,p=3\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{43}$/);
     assert.ok(!account.password_hash.includes(PASSWORD));
     const raw = refreshCookie(res)!.value;
-    const rows = await server.database.db.selectFrom('refresh_tokens').select('token_hash').where('user_id', '=', res.body.user.id).execute();
-    assert.deepEqual(rows.map((r) => r.token_hash), [createHash('sha256').update(raw).digest('hex')]);
+    const rows = await server.database.db
+      .selectFrom('refresh_tokens')
+      .select('token_hash')
+      .where('user_id', '=', res.body.user.id)
+      .execute();
+    assert.deepEqual(
+      rows.map((r) => r.token_hash),
+      [createHash('sha256').update(raw).digest('hex')],
+    );
   });
 
   test('a duplicate email is 409, also in another case or with spaces', async () => {
@@ -104,7 +120,11 @@ describe('local accounts', () => {
       assert.match(res.body.message, /already exists/);
       assert.equal(refreshCookie(res), undefined);
     }
-    const count = await server.database.db.selectFrom('accounts').select((eb) => eb.fn.countAll<number>().as('n')).where('email', '=', address.toLowerCase()).executeTakeFirstOrThrow();
+    const count = await server.database.db
+      .selectFrom('accounts')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('email', '=', address.toLowerCase())
+      .executeTakeFirstOrThrow();
     assert.equal(Number(count.n), 1);
   });
 
@@ -153,7 +173,11 @@ describe('local accounts', () => {
     const weak = await hashPassword(PASSWORD, { ln: 14, r: 8, p: 1 });
     await server.database.db.updateTable('accounts').set({ password_hash: weak }).where('user_id', '=', created.body.user.id).execute();
     assert.equal((await login({ email: address, password: PASSWORD })).status, 200);
-    const row = await server.database.db.selectFrom('accounts').select('password_hash').where('user_id', '=', created.body.user.id).executeTakeFirstOrThrow();
+    const row = await server.database.db
+      .selectFrom('accounts')
+      .select('password_hash')
+      .where('user_id', '=', created.body.user.id)
+      .executeTakeFirstOrThrow();
     assert.match(row.password_hash, /^\$scrypt\$ln=15,r=8,p=3\$/);
     assert.equal((await login({ email: address, password: PASSWORD })).status, 200);
   });
@@ -167,13 +191,20 @@ describe('local accounts', () => {
     const board = await server.request('POST', '/v1/boards', { token: a.body.access_token, body: { name: 'Alice private' } });
     assert.equal(board.status, 201, board.text);
     const own = await server.request('GET', '/v1/boards', { token: a.body.access_token });
-    assert.deepEqual(own.body.data.map((x: { id: string }) => x.id), [board.body.data.id]);
+    assert.deepEqual(
+      own.body.data.map((x: { id: string }) => x.id),
+      [board.body.data.id],
+    );
     // Bob: not in his list, 404 by id, cannot write to it.
     const list = await server.request('GET', '/v1/boards', { token: b.body.access_token });
     assert.equal(list.status, 200);
     assert.deepEqual(list.body.data, []);
     assertError(await server.request('GET', `/v1/boards/${board.body.data.id}`, { token: b.body.access_token }), 404, 'not_found');
-    assertError(await server.request('PATCH', `/v1/boards/${board.body.data.id}`, { token: b.body.access_token, body: { name: 'mine' } }), 404, 'not_found');
+    assertError(
+      await server.request('PATCH', `/v1/boards/${board.body.data.id}`, { token: b.body.access_token, body: { name: 'mine' } }),
+      404,
+      'not_found',
+    );
     // An API key made with the token belongs to the same user, and /v1/me says so.
     const key = await server.request('POST', '/v1/me/api-keys', { token: a.body.access_token, body: { name: 'web', scopes: ['read'] } });
     assert.equal(key.status, 201, key.text);
@@ -220,7 +251,11 @@ describe('local accounts', () => {
 
   test('an expired refresh token is 401', async () => {
     const start = await signup({ email: email('expired'), password: PASSWORD });
-    await server.database.db.updateTable('refresh_tokens').set({ expires_at: new Date(Date.now() - 1000) }).where('user_id', '=', start.body.user.id).execute();
+    await server.database.db
+      .updateTable('refresh_tokens')
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .where('user_id', '=', start.body.user.id)
+      .execute();
     const res = await refresh(refreshCookie(start)!.value);
     assertError(res, 401, 'unauthorized');
     assert.match(res.body.message, /expired/);
@@ -236,7 +271,10 @@ describe('local accounts', () => {
     const cleared = refreshCookie(out)!;
     assert.equal(cleared.value, '');
     assert.equal(cleared.attributes.path, '/v1/auth');
-    assert.ok(cleared.attributes.expires === 'Thu, 01 Jan 1970 00:00:00 GMT' || cleared.attributes['max-age'] === '0', JSON.stringify(cleared.attributes));
+    assert.ok(
+      cleared.attributes.expires === 'Thu, 01 Jan 1970 00:00:00 GMT' || cleared.attributes['max-age'] === '0',
+      JSON.stringify(cleared.attributes),
+    );
     assertError(await refresh(rotated), 401, 'unauthorized');
     // Logout without a cookie is fine too.
     assert.equal((await server.request('POST', '/v1/auth/logout')).status, 204);
@@ -249,15 +287,42 @@ describe('local accounts', () => {
     const serviceKey = await importJWK(key.private_jwk as JWK, 'ES256');
     const nowSec = Math.floor(Date.now() / 1000);
     const local = (k: Parameters<SignJWT['sign']>[0], alg: string, exp: number, claims: Record<string, unknown> = {}) =>
-      new SignJWT(claims).setProtectedHeader({ alg, typ: 'at+jwt' }).setIssuer('board-workspace').setAudience('board-workspace-api').setSubject(sub).setIssuedAt(nowSec - 1000).setExpirationTime(exp).sign(k);
+      new SignJWT(claims)
+        .setProtectedHeader({ alg, typ: 'at+jwt' })
+        .setIssuer('board-workspace')
+        .setAudience('board-workspace-api')
+        .setSubject(sub)
+        .setIssuedAt(nowSec - 1000)
+        .setExpirationTime(exp)
+        .sign(k);
     // Control: the service key with a valid exp works, so the rejections below are about what they change.
     assert.equal((await server.request('GET', '/v1/boards', { token: await local(serviceKey, 'ES256', nowSec + 60) })).status, 200);
     const cases: [string, string][] = [
       ['expired', await local(serviceKey, 'ES256', nowSec - 60)],
       ['another ES256 key', await local((await generateKeyPair('ES256')).privateKey, 'ES256', nowSec + 60)],
       ['HS256 with AUTH_JWT_SECRET', await local(new TextEncoder().encode(JWT_SECRET), 'HS256', nowSec + 60)],
-      ['another audience', await new SignJWT({}).setProtectedHeader({ alg: 'ES256', typ: 'at+jwt' }).setIssuer('board-workspace').setAudience('other').setSubject(sub).setIssuedAt().setExpirationTime(nowSec + 60).sign(serviceKey)],
-      ['not an access token (typ)', await new SignJWT({}).setProtectedHeader({ alg: 'ES256', typ: 'JWT' }).setIssuer('board-workspace').setAudience('board-workspace-api').setSubject(sub).setIssuedAt().setExpirationTime(nowSec + 60).sign(serviceKey)],
+      [
+        'another audience',
+        await new SignJWT({})
+          .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt' })
+          .setIssuer('board-workspace')
+          .setAudience('other')
+          .setSubject(sub)
+          .setIssuedAt()
+          .setExpirationTime(nowSec + 60)
+          .sign(serviceKey),
+      ],
+      [
+        'not an access token (typ)',
+        await new SignJWT({})
+          .setProtectedHeader({ alg: 'ES256', typ: 'JWT' })
+          .setIssuer('board-workspace')
+          .setAudience('board-workspace-api')
+          .setSubject(sub)
+          .setIssuedAt()
+          .setExpirationTime(nowSec + 60)
+          .sign(serviceKey),
+      ],
     ];
     for (const [label, token] of cases) assertError(await server.request('GET', '/v1/boards', { token }), 401, 'unauthorized', label);
   });
@@ -273,7 +338,14 @@ describe('local accounts', () => {
     // The refused attempts did not spend the token.
     const ok = await refresh(token, { origin: server.url, 'sec-fetch-site': 'same-origin' });
     assert.equal(ok.status, 200, ok.text);
-    assert.equal((await server.request('POST', '/v1/auth/logout', { headers: { origin: 'https://evil.example', cookie: `bw_refresh=${refreshCookie(ok)!.value}` } })).status, 403);
+    assert.equal(
+      (
+        await server.request('POST', '/v1/auth/logout', {
+          headers: { origin: 'https://evil.example', cookie: `bw_refresh=${refreshCookie(ok)!.value}` },
+        })
+      ).status,
+      403,
+    );
   });
 
   test('sessions are never stored for Idempotency-Key: a retry signs in afresh', async () => {
@@ -299,7 +371,10 @@ function requestFrom(
 ): Promise<{ status: number; body: any; headers: http.IncomingHttpHeaders }> {
   return new Promise((resolve, reject) => {
     const data = options.body === undefined ? '' : JSON.stringify(options.body);
-    const headers = { ...options.headers, ...(data ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(data)) } : {}) };
+    const headers = {
+      ...options.headers,
+      ...(data ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(data)) } : {}),
+    };
     const req = http.request(url, { method: options.method ?? 'GET', localAddress, headers }, (res) => {
       let text = '';
       res.on('data', (c: Buffer) => (text += c.toString()));
@@ -310,14 +385,20 @@ function requestFrom(
   });
 }
 
-const postFrom = (localAddress: string, url: string, body: unknown, headers?: Record<string, string>) => requestFrom(localAddress, url, { method: 'POST', body, headers });
+const postFrom = (localAddress: string, url: string, body: unknown, headers?: Record<string, string>) =>
+  requestFrom(localAddress, url, { method: 'POST', body, headers });
 
 describe('login rate limit and sign-up switch', () => {
   let server: TestServer;
 
   before(async () => {
     // Its own embedded database in the wire run (one connection to the shared one at a time).
-    server = await startServer({ DATABASE_URL: '', AUTH_LOGIN_PER_MINUTE: '3', AUTH_LOCAL_SIGNUP: 'false', PUBLIC_BASE_URL: 'https://boards.example.test' });
+    server = await startServer({
+      DATABASE_URL: '',
+      AUTH_LOGIN_PER_MINUTE: '3',
+      AUTH_LOCAL_SIGNUP: 'false',
+      PUBLIC_BASE_URL: 'https://boards.example.test',
+    });
   });
   after(() => server.close());
 
@@ -326,7 +407,10 @@ describe('login rate limit and sign-up switch', () => {
     assertError(await server.request('POST', '/v1/auth/signup', { body: { email: email(), password: PASSWORD } }), 403, 'forbidden');
     const account = await signUp(server.database.db, email('existing'), PASSWORD);
     // The public base URL is https: the cookie is Secure, and that origin is the server's own.
-    const res = await server.request('POST', '/v1/auth/login', { body: { email: account.email, password: PASSWORD }, headers: { origin: 'https://boards.example.test' } });
+    const res = await server.request('POST', '/v1/auth/login', {
+      body: { email: account.email, password: PASSWORD },
+      headers: { origin: 'https://boards.example.test' },
+    });
     assert.equal(res.status, 200, res.text);
     assert.equal(refreshCookie(res)!.attributes.secure, true);
   });
@@ -371,7 +455,8 @@ describe('behind a reverse proxy (TRUST_PROXY)', () => {
 
   test('the client address comes from X-Forwarded-For only when the peer is a trusted proxy', async () => {
     const url = `${server.url}/v1/auth/login`;
-    const attempt = (peer: string, forwardedFor: string) => postFrom(peer, url, { email: email('proxy'), password: 'guess' }, { 'x-forwarded-for': forwardedFor });
+    const attempt = (peer: string, forwardedFor: string) =>
+      postFrom(peer, url, { email: email('proxy'), password: 'guess' }, { 'x-forwarded-for': forwardedFor });
     // Through the proxy (127.0.0.1): each forwarded client has its own limit.
     for (let i = 0; i < 2; i++) assert.equal((await attempt('127.0.0.1', '203.0.113.1')).status, 401);
     assert.equal((await attempt('127.0.0.1', '203.0.113.1')).status, 429);

@@ -29,7 +29,9 @@ async function listAll(user: TestUser): Promise<any[]> {
   const all: any[] = [];
   let cursor: string | null = null;
   do {
-    const res: Response = await server.request('GET', `/v1/me/api-keys?limit=100${cursor ? `&cursor=${cursor}` : ''}`, { token: user.token });
+    const res: Response = await server.request('GET', `/v1/me/api-keys?limit=100${cursor ? `&cursor=${cursor}` : ''}`, {
+      token: user.token,
+    });
     assert.equal(res.status, 200, res.text);
     all.push(...res.body.data);
     cursor = res.body.cursor;
@@ -66,14 +68,23 @@ describe('api keys', () => {
     const p1 = await server.request('GET', '/v1/me/api-keys?limit=2', { token: carol.token });
     assert.equal(p1.status, 200);
     assert.equal(p1.body.object, 'list');
-    assert.deepEqual(p1.body.data.map((k: any) => k.name), ['k4', 'k3']);
+    assert.deepEqual(
+      p1.body.data.map((k: any) => k.name),
+      ['k4', 'k3'],
+    );
     assert.equal(p1.body.has_more, true);
     for (const k of p1.body.data) assert.deepEqual(Object.keys(k).sort(), RECORD_FIELDS);
     const p2 = await server.request('GET', `/v1/me/api-keys?limit=2&cursor=${p1.body.cursor}`, { token: carol.token });
-    assert.deepEqual(p2.body.data.map((k: any) => k.name), ['k2', 'k1']);
+    assert.deepEqual(
+      p2.body.data.map((k: any) => k.name),
+      ['k2', 'k1'],
+    );
     const p3 = await server.request('GET', `/v1/me/api-keys?limit=2&cursor=${p2.body.cursor}`, { token: carol.token });
     // The harness's own key of carol (name "test") comes last.
-    assert.deepEqual(p3.body.data.map((k: any) => k.name), ['test']);
+    assert.deepEqual(
+      p3.body.data.map((k: any) => k.name),
+      ['test'],
+    );
     assert.equal(p3.body.has_more, false);
     assert.equal(p3.body.cursor, null);
     assert.ok(!p1.text.includes('raw_key') && !p1.text.includes('hash'));

@@ -43,8 +43,15 @@ interface Backend {
 function localBackend(): Backend {
   const walk = (dir: string, rel = ''): string[] =>
     fs.existsSync(dir)
-      ? fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-          e.name === '.partial' && rel === '' ? [] : e.isDirectory() ? walk(path.join(dir, e.name), `${rel}${e.name}/`) : [`${rel}${e.name}`])
+      ? fs
+          .readdirSync(dir, { withFileTypes: true })
+          .flatMap((e) =>
+            e.name === '.partial' && rel === ''
+              ? []
+              : e.isDirectory()
+                ? walk(path.join(dir, e.name), `${rel}${e.name}/`)
+                : [`${rel}${e.name}`],
+          )
       : [];
   return {
     name: 'local filesystem',
@@ -203,7 +210,12 @@ for (const backend of [localBackend(), s3Backend()]) {
       assert.equal(envelope.code, 'range_not_satisfiable');
 
       // Served whole: malformed, another unit, several disjoint ranges, an If-Range (no validator can match).
-      for (const headers of [{ range: 'bytes=abc' }, { range: 'pages=1-2' }, { range: 'bytes=0-9,50-59' }, { range: 'bytes=0-9', 'if-range': '"x"' }] as Record<string, string>[]) {
+      for (const headers of [
+        { range: 'bytes=abc' },
+        { range: 'pages=1-2' },
+        { range: 'bytes=0-9,50-59' },
+        { range: 'bytes=0-9', 'if-range': '"x"' },
+      ] as Record<string, string>[]) {
         const res = await get(headers);
         assert.equal(res.status, 200, JSON.stringify(headers));
         assert.ok(Buffer.from(await res.arrayBuffer()).equals(pdf), JSON.stringify(headers));
@@ -225,11 +237,16 @@ for (const backend of [localBackend(), s3Backend()]) {
         ['archive.zip', Buffer.from('504b0304140000000800', 'hex'), 'application/zip'],
       ];
       for (const [filename, data, type] of cases) {
-        const res = await postParts(server, alice.token, boardId, [{ filename, type, data: typeof data === 'string' ? Buffer.from(data) : data }]);
+        const res = await postParts(server, alice.token, boardId, [
+          { filename, type, data: typeof data === 'string' ? Buffer.from(data) : data },
+        ]);
         expectError(res, 415, 'unsupported_media_type');
       }
       assert.deepEqual((await list(alice, boardId)).body.data, []);
-      assert.deepEqual(await backend.files(server), (await backend.files(server)).filter((p) => !p.includes(boardId)));
+      assert.deepEqual(
+        await backend.files(server),
+        (await backend.files(server)).filter((p) => !p.includes(boardId)),
+      );
     });
 
     test('original names are reduced to a safe form', async () => {
@@ -263,7 +280,8 @@ for (const backend of [localBackend(), s3Backend()]) {
         assert.equal(file.status, 200, `${JSON.stringify(original)} served`);
         const disposition = file.headers.get('content-disposition') ?? '';
         assert.match(disposition, /^inline; filename="[\x20-\x7e]+"/);
-        if (/[^\x20-\x7e]/.test(name)) assert.ok(disposition.includes(`filename*=UTF-8''${encodeURIComponent(res.body.data.filename)}`), disposition);
+        if (/[^\x20-\x7e]/.test(name))
+          assert.ok(disposition.includes(`filename*=UTF-8''${encodeURIComponent(res.body.data.filename)}`), disposition);
         await file.arrayBuffer();
       }
       const stored = await backend.files(server);
@@ -282,10 +300,28 @@ for (const backend of [localBackend(), s3Backend()]) {
       const cases: [string, Parameters<typeof multipart>[0], RegExp][] = [
         ['no parts', [], /file is required/],
         ['only a text field', [{ field: 'note', data: 'hello' }], /note is not a recognised field/],
-        ['a file in another field', [{ field: 'upload', filename: 'a.png', type: 'image/png', data: PNG }], /upload is not a recognised field/],
+        [
+          'a file in another field',
+          [{ field: 'upload', filename: 'a.png', type: 'image/png', data: PNG }],
+          /upload is not a recognised field/,
+        ],
         ['file as a plain field', [{ field: 'file', data: 'not a file' }], /file must be a file part/],
-        ['two files', [{ filename: 'a.png', type: 'image/png', data: PNG }, { filename: 'b.png', type: 'image/png', data: PNG }], /exactly one/],
-        ['a file and then a field', [{ filename: 'a.png', type: 'image/png', data: PNG }, { field: 'x', data: 'y' }], /x is not a recognised field/],
+        [
+          'two files',
+          [
+            { filename: 'a.png', type: 'image/png', data: PNG },
+            { filename: 'b.png', type: 'image/png', data: PNG },
+          ],
+          /exactly one/,
+        ],
+        [
+          'a file and then a field',
+          [
+            { filename: 'a.png', type: 'image/png', data: PNG },
+            { field: 'x', data: 'y' },
+          ],
+          /x is not a recognised field/,
+        ],
       ];
       for (const [label, parts, message] of cases) {
         expectError(await postParts(server, alice.token, boardId, parts), 400, 'invalid_request', message);
@@ -295,23 +331,46 @@ for (const backend of [localBackend(), s3Backend()]) {
       // A multipart body cut short, and one without a boundary.
       const { body, contentType } = multipart([{ filename: 'a.png', type: 'image/png', data: PNG }]);
       const cut = await fetch(`${server.url}/v1/boards/${boardId}/assets`, {
-        method: 'POST', body: body.subarray(0, body.length - 30), headers: { authorization: `Bearer ${alice.token}`, 'content-type': contentType },
+        method: 'POST',
+        body: body.subarray(0, body.length - 30),
+        headers: { authorization: `Bearer ${alice.token}`, 'content-type': contentType },
       });
       assert.equal(cut.status, 400, await cut.text());
-      const noBoundary = await server.request('POST', `/v1/boards/${boardId}/assets`, { token: alice.token, raw: 'x', headers: { 'content-type': 'multipart/form-data' } });
+      const noBoundary = await server.request('POST', `/v1/boards/${boardId}/assets`, {
+        token: alice.token,
+        raw: 'x',
+        headers: { 'content-type': 'multipart/form-data' },
+      });
       expectError(noBoundary, 400, 'invalid_request');
       assert.deepEqual((await list(alice, boardId)).body.data, []);
     });
 
     test('content types: JSON or text to the upload route and multipart to a JSON route are 415', async () => {
       const boardId = await server.makeBoard(alice);
-      expectError(await server.request('POST', `/v1/boards/${boardId}/assets`, { token: alice.token, body: { file: 'x' } }), 415, 'unsupported_media_type', /multipart\/form-data/);
-      expectError(await server.request('POST', `/v1/boards/${boardId}/assets`, { token: alice.token, raw: 'x', headers: { 'content-type': 'text/plain' } }), 415, 'unsupported_media_type');
+      expectError(
+        await server.request('POST', `/v1/boards/${boardId}/assets`, { token: alice.token, body: { file: 'x' } }),
+        415,
+        'unsupported_media_type',
+        /multipart\/form-data/,
+      );
+      expectError(
+        await server.request('POST', `/v1/boards/${boardId}/assets`, {
+          token: alice.token,
+          raw: 'x',
+          headers: { 'content-type': 'text/plain' },
+        }),
+        415,
+        'unsupported_media_type',
+      );
       const { body, contentType } = multipart([{ field: 'name', data: 'Board' }]);
       for (const route of ['/v1/boards', `/v1/boards/${boardId}/nodes`]) {
-        const res = await fetch(`${server.url}${route}`, { method: 'POST', body, headers: { authorization: `Bearer ${alice.token}`, 'content-type': contentType } });
+        const res = await fetch(`${server.url}${route}`, {
+          method: 'POST',
+          body,
+          headers: { authorization: `Bearer ${alice.token}`, 'content-type': contentType },
+        });
         assert.equal(res.status, 415, route);
-        assert.equal((await res.json() as any).code, 'unsupported_media_type');
+        assert.equal(((await res.json()) as any).code, 'unsupported_media_type');
       }
     });
 
@@ -320,7 +379,12 @@ for (const backend of [localBackend(), s3Backend()]) {
       const publicBoard = await server.makeBoard(alice, { is_public: true, public_access_level: 'edit' });
       const { asset: privateAsset } = await uploadFile(server, alice, privateBoard, PNG, 'a.png', 'image/png');
       const { asset: publicAsset } = await uploadFile(server, alice, publicBoard, PNG, 'a.png', 'image/png');
-      expectError(await postParts(server, bob.token, privateBoard, [{ filename: 'b.png', type: 'image/png', data: PNG }]), 404, 'not_found', /Board not found/);
+      expectError(
+        await postParts(server, bob.token, privateBoard, [{ filename: 'b.png', type: 'image/png', data: PNG }]),
+        404,
+        'not_found',
+        /Board not found/,
+      );
       expectError(await postParts(server, bob.token, publicBoard, [{ filename: 'b.png', type: 'image/png', data: PNG }]), 403, 'forbidden');
       expectError(await list(bob, privateBoard), 404, 'not_found', /Board not found/);
       expectError(await list(bob, publicBoard), 403, 'forbidden');
@@ -330,10 +394,23 @@ for (const backend of [localBackend(), s3Backend()]) {
       const bobBoard = await server.makeBoard(bob);
       expectError(await remove(bob, bobBoard, privateAsset.id), 404, 'not_found', /Asset not found/);
       expectError(await list(alice, MISSING_ID), 404, 'not_found');
-      expectError(await postParts(server, alice.token, MISSING_ID, [{ filename: 'b.png', type: 'image/png', data: PNG }]), 404, 'not_found');
+      expectError(
+        await postParts(server, alice.token, MISSING_ID, [{ filename: 'b.png', type: 'image/png', data: PNG }]),
+        404,
+        'not_found',
+      );
       const readOnly = (await alice.keyWith(['read'])).raw_key;
-      expectError(await postParts(server, readOnly, privateBoard, [{ filename: 'b.png', type: 'image/png', data: PNG }]), 403, 'forbidden', /scope: write/);
-      expectError(await postParts(server, 'bwk_test_nope', privateBoard, [{ filename: 'b.png', type: 'image/png', data: PNG }]), 401, 'unauthorized');
+      expectError(
+        await postParts(server, readOnly, privateBoard, [{ filename: 'b.png', type: 'image/png', data: PNG }]),
+        403,
+        'forbidden',
+        /scope: write/,
+      );
+      expectError(
+        await postParts(server, 'bwk_test_nope', privateBoard, [{ filename: 'b.png', type: 'image/png', data: PNG }]),
+        401,
+        'unauthorized',
+      );
       assert.equal((await list(alice, privateBoard)).body.data.length, 1);
       assert.equal((await list(alice, publicBoard)).body.data.length, 1);
       assert.equal((await fetch(privateAsset.url)).status, 200);
@@ -400,20 +477,38 @@ for (const backend of [localBackend(), s3Backend()]) {
       assert.equal(created.status, 201, created.text);
       assert.equal((await post('image', png.nodeData)).status, 201);
       expectError(await post('pdf', { ...pdf.nodeData, fileSize: pdf.asset.size + 1 }), 400, 'invalid_request', /data\.fileSize/);
-      expectError(await post('pdf', { ...pdf.nodeData, storagePath: `${alice.userId}/${boardId}/1700000000000-made-up.pdf` }), 400, 'invalid_request', /data\.storagePath/);
+      expectError(
+        await post('pdf', { ...pdf.nodeData, storagePath: `${alice.userId}/${boardId}/1700000000000-made-up.pdf` }),
+        400,
+        'invalid_request',
+        /data\.storagePath/,
+      );
       expectError(await post('image', foreign.nodeData), 400, 'invalid_request', /data\.storagePath/);
-      expectError(await post('pdf', { ...pdf.nodeData, publicUrl: 'https://elsewhere.example/file.pdf' }), 400, 'invalid_request', /data\.publicUrl/);
+      expectError(
+        await post('pdf', { ...pdf.nodeData, publicUrl: 'https://elsewhere.example/file.pdf' }),
+        400,
+        'invalid_request',
+        /data\.publicUrl/,
+      );
       expectError(await post('pdf', { ...pdf.nodeData, publicUrl: png.asset.url }), 400, 'invalid_request', /data\.publicUrl/);
       expectError(await post('image', pdf.nodeData), 400, 'invalid_request', /application\/pdf/);
       // PATCH: pointing at another asset needs all three to match; other changes do not re-check.
       const nodeUrl = `/v1/boards/${boardId}/nodes/${created.body.data.id}`;
-      expectError(await server.request('PATCH', nodeUrl, { token: alice.token, body: { data: { fileSize: 1 } } }), 400, 'invalid_request', /data\.fileSize/);
+      expectError(
+        await server.request('PATCH', nodeUrl, { token: alice.token, body: { data: { fileSize: 1 } } }),
+        400,
+        'invalid_request',
+        /data\.fileSize/,
+      );
       const pdf2 = await uploadFile(server, alice, boardId, await makePdf(4), 'other.pdf', 'application/pdf');
       const moved = await server.request('PATCH', nodeUrl, { token: alice.token, body: { data: pdf2.nodeData } });
       assert.equal(moved.status, 200, moved.text);
       // Deleting the asset leaves the node; the node can still be moved and relabelled.
       assert.equal((await remove(alice, boardId, pdf2.asset.id)).status, 200);
-      const still = await server.request('PATCH', nodeUrl, { token: alice.token, body: { position: { x: 5, y: 5 }, data: { label: 'Gone' } } });
+      const still = await server.request('PATCH', nodeUrl, {
+        token: alice.token,
+        body: { position: { x: 5, y: 5 }, data: { label: 'Gone' } },
+      });
       assert.equal(still.status, 200, still.text);
       assert.equal(still.body.data.node_data.storagePath, pdf2.asset.storage_path);
     });
@@ -464,10 +559,19 @@ for (const backend of [localBackend(), s3Backend()]) {
         const foreign = 'not-ours/readme.txt';
         for (const p of [old, recent, foreign]) await backend.plant(first, p, PNG);
         // A reservation row whose upload died with its process.
-        await first.database.db.insertInto('assets').values({
-          storage_path: `${owner.userId}/${boardId}/1000000000001-dead.png`, board_id: boardId, user_id: owner.userId, filename: '1000000000001-dead.png',
-          content_type: 'image/png', size: null, access_token: 'x', created_at: new Date(1_000_000_000_001),
-        }).execute();
+        await first.database.db
+          .insertInto('assets')
+          .values({
+            storage_path: `${owner.userId}/${boardId}/1000000000001-dead.png`,
+            board_id: boardId,
+            user_id: owner.userId,
+            filename: '1000000000001-dead.png',
+            content_type: 'image/png',
+            size: null,
+            access_token: 'x',
+            created_at: new Date(1_000_000_000_001),
+          })
+          .execute();
         await backend.plant(first, `${owner.userId}/${boardId}/1000000000001-dead.png`, PNG);
         await first.built.close();
         await first.database.close();
@@ -482,7 +586,10 @@ for (const backend of [localBackend(), s3Backend()]) {
         }
         assert.deepEqual(stored.sort(), [asset.storage_path, foreign, recent].sort());
         const rows = await second.database.db.selectFrom('assets').select('filename').where('board_id', '=', boardId).execute();
-        assert.deepEqual(rows.map((r) => r.filename), [asset.filename]);
+        assert.deepEqual(
+          rows.map((r) => r.filename),
+          [asset.filename],
+        );
         assert.equal((await fetch(`${second.url}${new URL(asset.url).pathname}${new URL(asset.url).search}`)).status, 200);
       } finally {
         if (first) {

@@ -23,7 +23,9 @@ interface HsOptions {
 
 /** An HS256 token; by default valid for the test server's AUTH_JWT_SECRET. */
 function hs(options: HsOptions = {}): Promise<string> {
-  const jwt = new SignJWT({ ...(options.claims ?? {}) }).setProtectedHeader({ alg: 'HS256', typ: 'JWT', ...(options.header ?? {}) }).setIssuedAt();
+  const jwt = new SignJWT({ ...(options.claims ?? {}) })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT', ...(options.header ?? {}) })
+    .setIssuedAt();
   if (options.sub !== undefined) jwt.setSubject(options.sub);
   const exp = options.exp === undefined ? nowSec() + 600 : options.exp;
   if (exp !== null) jwt.setExpirationTime(exp);
@@ -80,7 +82,10 @@ describe('JWTs with AUTH_JWT_SECRET and AUTH_JWKS_URL', () => {
     assert.equal(seen.status, 200, seen.text);
     assert.equal(seen.body.data.name, 'first sight');
     const list = await server.request('GET', '/v1/boards', { token: key.raw_key });
-    assert.deepEqual(list.body.data.map((b: { id: string }) => b.id), [board.body.data.id]);
+    assert.deepEqual(
+      list.body.data.map((b: { id: string }) => b.id),
+      [board.body.data.id],
+    );
   });
 
   test('RS256 and ES256 tokens verified against the JWKS are one user per sub', async () => {
@@ -114,7 +119,10 @@ describe('JWTs with AUTH_JWT_SECRET and AUTH_JWKS_URL', () => {
     const otherPayload = Buffer.from(JSON.stringify({ sub: newId(), exp: nowSec() + 600 })).toString('base64url');
     const cases: [string, string | Promise<string>][] = [
       ['alg none (unsigned)', new UnsecuredJWT({}).setSubject(sub).setIssuedAt().setExpirationTime('10m').encode()],
-      ['alg none with a signature part', `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${validPayload}.${valid.split('.')[2]}`],
+      [
+        'alg none with a signature part',
+        `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${validPayload}.${valid.split('.')[2]}`,
+      ],
       ['HS256 signed with the RSA public key PEM', hs({ sub, secret: jwks.rsaPublicPem, header: { kid: 'rsa-1' } })],
       ['HS256 signed with the RSA public JWK', hs({ sub, secret: JSON.stringify(jwks.rsaPublicJwk), header: { kid: 'rsa-1' } })],
       ['HS256 with another secret', hs({ sub, secret: 'another-secret-that-is-at-least-32-bytes!!' })],

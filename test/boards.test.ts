@@ -13,7 +13,6 @@ before(async () => {
 });
 after(() => server.close());
 
-
 describe('boards', () => {
   test('create returns 201 with defaults', async () => {
     const res = await server.request('POST', '/v1/boards', { token: alice.token, body: { name: 'Research' } });
@@ -29,7 +28,8 @@ describe('boards', () => {
   });
 
   test('get: owner sees flow_state, others 404, public is lightweight', async () => {
-    const created = (await server.request('POST', '/v1/boards', { token: alice.token, body: { name: 'Mine', viewport_zoom: 2 } })).body.data;
+    const created = (await server.request('POST', '/v1/boards', { token: alice.token, body: { name: 'Mine', viewport_zoom: 2 } })).body
+      .data;
     const own = await server.request('GET', `/v1/boards/${created.id}`, { token: alice.token });
     assert.equal(own.status, 200);
     assert.deepEqual(own.body.data.flow_state, { viewMode: 'canvas', viewport: { x: 0, y: 0, zoom: 2 }, nodes: [], edges: [] });
@@ -74,20 +74,32 @@ describe('boards', () => {
     for (let i = 0; i < 5; i++) await server.request('POST', '/v1/boards', { token: carol.token, body: { name: `b${i}` } });
     const p1 = await server.request('GET', '/v1/boards?limit=2', { token: carol.token });
     assert.equal(p1.status, 200);
-    assert.deepEqual(p1.body.data.map((b: any) => b.name), ['b4', 'b3']);
+    assert.deepEqual(
+      p1.body.data.map((b: any) => b.name),
+      ['b4', 'b3'],
+    );
     assert.equal(p1.body.has_more, true);
     assert.deepEqual(Object.keys(p1.body.data[0]).sort(), ['created_at', 'id', 'is_public', 'name', 'updated_at']);
     // a board created between pages appears at the front and does not disturb later pages
     await server.request('POST', '/v1/boards', { token: carol.token, body: { name: 'late' } });
     const p2 = await server.request('GET', `/v1/boards?limit=2&cursor=${p1.body.cursor}`, { token: carol.token });
-    assert.deepEqual(p2.body.data.map((b: any) => b.name), ['b2', 'b1']);
+    assert.deepEqual(
+      p2.body.data.map((b: any) => b.name),
+      ['b2', 'b1'],
+    );
     assert.equal(p2.body.has_more, true);
     const p3 = await server.request('GET', `/v1/boards?limit=2&cursor=${p2.body.cursor}`, { token: carol.token });
-    assert.deepEqual(p3.body.data.map((b: any) => b.name), ['b0']);
+    assert.deepEqual(
+      p3.body.data.map((b: any) => b.name),
+      ['b0'],
+    );
     assert.equal(p3.body.has_more, false);
     assert.equal(p3.body.cursor, null);
     const asc = await server.request('GET', '/v1/boards?limit=6&order=asc', { token: carol.token });
-    assert.deepEqual(asc.body.data.map((b: any) => b.name), ['b0', 'b1', 'b2', 'b3', 'b4', 'late']);
+    assert.deepEqual(
+      asc.body.data.map((b: any) => b.name),
+      ['b0', 'b1', 'b2', 'b3', 'b4', 'late'],
+    );
     assert.equal(asc.body.has_more, false);
     const garbled = await server.request('GET', '/v1/boards?cursor=nonsense', { token: carol.token });
     assert.equal(garbled.status, 400);
@@ -102,7 +114,12 @@ describe('boards', () => {
   });
 
   test('duplicate copies, is private and suffixed; delete is final', async () => {
-    const b = (await server.request('POST', '/v1/boards', { token: alice.token, body: { name: 'Orig', is_public: true, public_access_level: 'edit' } })).body.data;
+    const b = (
+      await server.request('POST', '/v1/boards', {
+        token: alice.token,
+        body: { name: 'Orig', is_public: true, public_access_level: 'edit' },
+      })
+    ).body.data;
     const dup = await server.request('POST', `/v1/boards/${b.id}/duplicate`, { token: bob.token });
     assert.equal(dup.status, 201);
     assert.equal(dup.body.data.name, 'Orig (Copy)');

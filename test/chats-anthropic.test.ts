@@ -36,14 +36,22 @@ after(async () => {
 
 const messagesPath = (boardId: string, chatId: string) => `/v1/boards/${boardId}/chats/${chatId}/messages`;
 
-async function makeChat(boardId: string, body: Record<string, unknown> = {}, s: TestServer = server, user: TestUser = alice): Promise<string> {
+async function makeChat(
+  boardId: string,
+  body: Record<string, unknown> = {},
+  s: TestServer = server,
+  user: TestUser = alice,
+): Promise<string> {
   const res = await s.request('POST', `/v1/boards/${boardId}/chats`, { token: user.token, body });
   assert.equal(res.status, 201, res.text);
   return res.body.data.id;
 }
 
 async function note(boardId: string, data: Record<string, unknown>): Promise<string> {
-  const res = await server.request('POST', `/v1/boards/${boardId}/nodes`, { token: alice.token, body: { type: 'note', position: { x: 0, y: 0 }, data } });
+  const res = await server.request('POST', `/v1/boards/${boardId}/nodes`, {
+    token: alice.token,
+    body: { type: 'note', position: { x: 0, y: 0 }, data },
+  });
   assert.equal(res.status, 201, res.text);
   return res.body.data.id;
 }
@@ -71,8 +79,15 @@ describe('anthropic: replies', () => {
     const boardId = await server.makeBoard(alice);
     const chatId = await makeChat(boardId);
     const from = fake.requests.length;
-    fake.script({ kind: 'answer', deltas: ['The ', 'answer ', 'is ', '42', '.'], usage: { input_tokens: 120, output_tokens: 6, cache_read_input_tokens: 30 } });
-    const res = await server.request('POST', messagesPath(boardId, chatId), { token: alice.token, body: { content: 'What is the answer?' } });
+    fake.script({
+      kind: 'answer',
+      deltas: ['The ', 'answer ', 'is ', '42', '.'],
+      usage: { input_tokens: 120, output_tokens: 6, cache_read_input_tokens: 30 },
+    });
+    const res = await server.request('POST', messagesPath(boardId, chatId), {
+      token: alice.token,
+      body: { content: 'What is the answer?' },
+    });
     assert.equal(res.status, 201, res.text);
     const m = res.body.data;
     assert.equal(m.role, 'assistant');
@@ -104,8 +119,14 @@ describe('anthropic: replies', () => {
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type')!, /^text\/event-stream/);
     const events = await readEvents(res);
-    assert.deepEqual(events.map((e) => e.event), [...deltas.map(() => 'message.delta'), 'message.complete']);
-    const text = events.filter((e) => e.event === 'message.delta').map((e) => e.data.content).join('');
+    assert.deepEqual(
+      events.map((e) => e.event),
+      [...deltas.map(() => 'message.delta'), 'message.complete'],
+    );
+    const text = events
+      .filter((e) => e.event === 'message.delta')
+      .map((e) => e.data.content)
+      .join('');
     assert.equal(text, deltas.join(''));
     const complete = events.at(-1)!.data;
     assert.equal(complete.message.content, text);
@@ -130,13 +151,25 @@ describe('anthropic: replies', () => {
       fake.script({ kind, deltas: ['Half', ' of', ' it'] });
       const events = await readEvents(await postStream(boardId, chatId, `break: ${kind}`));
       // It failed after the reply began: the deltas came first, and it was not retried.
-      assert.deepEqual(events.map((e) => e.event), ['message.delta', 'message.delta', 'message.delta', 'error']);
-      assert.equal(events.slice(0, 3).map((e) => e.data.content).join(''), 'Half of it');
+      assert.deepEqual(
+        events.map((e) => e.event),
+        ['message.delta', 'message.delta', 'message.delta', 'error'],
+      );
+      assert.equal(
+        events
+          .slice(0, 3)
+          .map((e) => e.data.content)
+          .join(''),
+        'Half of it',
+      );
       assert.equal(fake.requests.length, from + 1);
       assert.equal(events.at(-1)!.data.code, 'stream_error');
       if (kind === 'error-event') assert.match(events.at(-1)!.data.message, /overloaded_error/);
       assert.ok(!events.some((e) => e.event === 'message.complete'));
-      assert.deepEqual((await messages(boardId, chatId)).map((m) => m.role), ['user']);
+      assert.deepEqual(
+        (await messages(boardId, chatId)).map((m) => m.role),
+        ['user'],
+      );
       // The same failure on a JSON reply is 502 upstream_error.
       fake.script({ kind, deltas: ['Half'] });
       const json = await server.request('POST', messagesPath(boardId, chatId), { token: alice.token, body: { content: 'again, as JSON' } });
@@ -145,9 +178,15 @@ describe('anthropic: replies', () => {
       fake.script({ kind: 'answer', deltas: ['Fine', ' now.'] });
       const ok = await server.request('POST', messagesPath(boardId, chatId), { token: alice.token, body: { content: 'and now?' } });
       assert.equal(ok.status, 201, ok.text);
-      assert.deepEqual((await messages(boardId, chatId)).map((m) => [m.role, m.role === 'assistant' ? m.content : '']), [
-        ['user', ''], ['user', ''], ['user', ''], ['assistant', 'Fine now.'],
-      ]);
+      assert.deepEqual(
+        (await messages(boardId, chatId)).map((m) => [m.role, m.role === 'assistant' ? m.content : '']),
+        [
+          ['user', ''],
+          ['user', ''],
+          ['user', ''],
+          ['assistant', 'Fine now.'],
+        ],
+      );
     });
   }
 
@@ -173,7 +212,10 @@ describe('anthropic: replies', () => {
     }
     fake.script({ kind: 'status', status: 500, retryAfterMs: 1 }, { kind: 'status', status: 500, retryAfterMs: 1 });
     const events = await readEvents(await postStream(boardId, chatId, 'streamed 500'));
-    assert.deepEqual(events.map((e) => e.event), ['error']);
+    assert.deepEqual(
+      events.map((e) => e.event),
+      ['error'],
+    );
     assert.equal(events[0]!.data.code, 'stream_error');
     // A 401 is not retried.
     const from = fake.requests.length;
@@ -191,7 +233,10 @@ describe('anthropic: replies', () => {
     const chatId = await makeChat(boardId);
     fake.script({ kind: 'stall', deltas: ['Slow'] });
     const events = await readEvents(await postStream(boardId, chatId, 'stall'));
-    assert.deepEqual(events.map((e) => e.event), ['message.delta', 'error']);
+    assert.deepEqual(
+      events.map((e) => e.event),
+      ['message.delta', 'error'],
+    );
     assert.match(events[1]!.data.message, /did not answer within 1500 ms/);
     fake.script({ kind: 'stall' });
     const res = await server.request('POST', messagesPath(boardId, chatId), { token: alice.token, body: { content: 'stall again' } });
@@ -221,7 +266,14 @@ describe('anthropic: replies', () => {
       if (status === 409) await new Promise((r) => setTimeout(r, 20));
     }
     assert.equal(status, 201);
-    assert.deepEqual((await messages(boardId, chatId)).map((m) => [m.role, m.content]), [['user', 'long one'], ['user', 'next'], ['assistant', 'Next.']]);
+    assert.deepEqual(
+      (await messages(boardId, chatId)).map((m) => [m.role, m.content]),
+      [
+        ['user', 'long one'],
+        ['user', 'next'],
+        ['assistant', 'Next.'],
+      ],
+    );
   });
 });
 
@@ -235,7 +287,10 @@ describe('anthropic: the request the provider receives', () => {
     const from = fake.requests.length;
 
     fake.script({ kind: 'answer', deltas: ['Late ', 'February.'] });
-    const first = await server.request('POST', messagesPath(boardId, chatId), { token: alice.token, body: { content: 'When are the pear trees pruned?' } });
+    const first = await server.request('POST', messagesPath(boardId, chatId), {
+      token: alice.token,
+      body: { content: 'When are the pear trees pruned?' },
+    });
     assert.equal(first.status, 201, first.text);
     const system1: string = streamedSince(from)[0]!.body.system;
     assert.match(system1, /Orchard notebook/);
@@ -244,15 +299,25 @@ describe('anthropic: the request the provider receives', () => {
 
     // A failed reply leaves two user turns in a row; the Messages API refuses that, so they are merged.
     fake.script({ kind: 'status', status: 400 });
-    assert.equal((await server.request('POST', messagesPath(boardId, chatId), { token: alice.token, body: { content: 'And the apple harvest?' } })).status, 502);
+    assert.equal(
+      (await server.request('POST', messagesPath(boardId, chatId), { token: alice.token, body: { content: 'And the apple harvest?' } }))
+        .status,
+      502,
+    );
     fake.script({ kind: 'answer', deltas: ['September.'] });
-    const third = await server.request('POST', messagesPath(boardId, chatId), { token: alice.token, body: { content: 'When does the apple harvest start?' } });
+    const third = await server.request('POST', messagesPath(boardId, chatId), {
+      token: alice.token,
+      body: { content: 'When does the apple harvest start?' },
+    });
     assert.equal(third.status, 201, third.text);
     const last = streamedSince(from).at(-1)!.body;
     assert.match(last.system, /Apple harvest starts in September/);
     const roles = last.messages.map((m: any) => m.role);
     assert.equal(roles[0], 'user');
-    assert.ok(roles.every((r: string, i: number) => i === 0 || r !== roles[i - 1]), `alternating roles: ${roles}`);
+    assert.ok(
+      roles.every((r: string, i: number) => i === 0 || r !== roles[i - 1]),
+      `alternating roles: ${roles}`,
+    );
     assert.deepEqual(last.messages.slice(0, 2), [
       { role: 'user', content: 'When are the pear trees pruned?' },
       { role: 'assistant', content: 'Late February.' },
@@ -279,7 +344,10 @@ describe('anthropic: memory', () => {
     fake.plainAnswer = '- The code word for the vault is heliotrope.\n- The user keeps facts in order.';
     for (let i = 0; i < 8; i++) {
       fake.script({ kind: 'answer', deltas: ['Noted: ', 'fact ', `${i}.`] });
-      const res = await small.request('POST', messagesPath(boardId, chatId), { token: user.token, body: { content: `Fact number ${i}: remember ${'lorem ipsum '.repeat(15)}` } });
+      const res = await small.request('POST', messagesPath(boardId, chatId), {
+        token: user.token,
+        body: { content: `Fact number ${i}: remember ${'lorem ipsum '.repeat(15)}` },
+      });
       assert.equal(res.status, 201, res.text);
     }
     const condense = fake.requests.slice(from).filter((r) => r.body.stream !== true);

@@ -18,7 +18,10 @@ before(async () => {
 after(() => server.close());
 
 async function note(boardId: string, text: string, label?: string): Promise<string> {
-  const res = await server.request('POST', `/v1/boards/${boardId}/nodes`, { token: alice.token, body: { type: 'note', position: { x: 0, y: 0 }, data: { text, ...(label ? { label } : {}) } } });
+  const res = await server.request('POST', `/v1/boards/${boardId}/nodes`, {
+    token: alice.token,
+    body: { type: 'note', position: { x: 0, y: 0 }, data: { text, ...(label ? { label } : {}) } },
+  });
   assert.equal(res.status, 201, res.text);
   return res.body.data.id;
 }
@@ -83,7 +86,10 @@ describe('local model', () => {
       body: JSON.stringify({ content: 'Where is the wifi password?', stream: true }),
     });
     const events = await readEvents(res);
-    const text = events.filter((e) => e.event === 'message.delta').map((e) => e.data.content).join('');
+    const text = events
+      .filter((e) => e.event === 'message.delta')
+      .map((e) => e.data.content)
+      .join('');
     assert.ok(events.filter((e) => e.event === 'message.delta').length > 3);
     assert.match(text, /fridge/);
     const complete = events.at(-1)!;
@@ -95,7 +101,10 @@ describe('local model', () => {
     const boardId = await server.makeBoard(alice);
     const job = await server.request('POST', `/v1/boards/${boardId}/documents`, {
       token: alice.token,
-      body: { text: 'The reactor coolant pump must be inspected every 90 days. Inspection logs go to the safety office.', source: 'Maintenance manual' },
+      body: {
+        text: 'The reactor coolant pump must be inspected every 90 days. Inspection logs go to the safety office.',
+        source: 'Maintenance manual',
+      },
     });
     assert.equal(job.status, 202, job.text);
     let status = 'processing';
@@ -126,8 +135,12 @@ describe('embedding provider down', () => {
     // and is held by this file's first server.
     withRemote = await startServer({
       DATABASE_URL: '',
-      EMBEDDINGS_PROVIDER: 'openai', EMBEDDINGS_BASE_URL: fake.url, EMBEDDINGS_API_KEY: 'sk-test', EMBEDDINGS_MODEL: 'fake-embed',
-      EMBEDDINGS_DIMENSIONS: '8', JOB_POLL_MS: '50',
+      EMBEDDINGS_PROVIDER: 'openai',
+      EMBEDDINGS_BASE_URL: fake.url,
+      EMBEDDINGS_API_KEY: 'sk-test',
+      EMBEDDINGS_MODEL: 'fake-embed',
+      EMBEDDINGS_DIMENSIONS: '8',
+      JOB_POLL_MS: '50',
     });
     bob = await withRemote.user();
   });

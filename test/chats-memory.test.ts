@@ -11,8 +11,13 @@ let fake: FakeOpenAi;
 before(async () => {
   fake = await startFakeOpenAi();
   server = await startServer({
-    LLM_PROVIDER: 'openai', LLM_MODEL: 'fake-gpt', OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: 'sk-test', LLM_MAX_RETRIES: '0',
-    LLM_CONTEXT_TOKENS: '400', LLM_MAX_TOKENS: '50',
+    LLM_PROVIDER: 'openai',
+    LLM_MODEL: 'fake-gpt',
+    OPENAI_BASE_URL: fake.url,
+    OPENAI_API_KEY: 'sk-test',
+    LLM_MAX_RETRIES: '0',
+    LLM_CONTEXT_TOKENS: '400',
+    LLM_MAX_TOKENS: '50',
   });
 });
 after(async () => {
@@ -35,7 +40,10 @@ test('a long chat condenses older turns into memory; the prompt holds memory and
   }
   const chat = await server.request('GET', `/v1/boards/${boardId}/chats/${chatId}`, { token: user.token });
   assert.ok(chat.body.data.memory.length > 0, 'memory grew');
-  assert.ok(fake.requests.some((r) => !r.body.stream), 'the model was asked to condense');
+  assert.ok(
+    fake.requests.some((r) => !r.body.stream),
+    'the model was asked to condense',
+  );
   const last = fake.requests.filter((r) => r.body.stream).at(-1)!.body;
   assert.match(last.messages[0].content, /remember from earlier/);
   assert.ok(last.messages.length < 16, 'older turns are no longer sent verbatim');

@@ -40,7 +40,14 @@ async function makeChat(user: TestUser, boardId: string, body: Record<string, un
 
 const messagesPath = (boardId: string, chatId: string) => `/v1/boards/${boardId}/chats/${chatId}/messages`;
 
-function postStream(user: TestUser, boardId: string, chatId: string, content: string, headers: Record<string, string> = {}, signal?: AbortSignal) {
+function postStream(
+  user: TestUser,
+  boardId: string,
+  chatId: string,
+  content: string,
+  headers: Record<string, string> = {},
+  signal?: AbortSignal,
+) {
   return fetch(`${server.url}${messagesPath(boardId, chatId)}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${user.token}`, 'content-type': 'application/json', ...headers },
@@ -73,7 +80,10 @@ describe('chats: CRUD', () => {
     assert.deepEqual(got.body.data.memory, []);
     assert.equal(got.body.data.metadata, null);
 
-    const renamed = await server.request('PATCH', `/v1/boards/${boardId}/chats/${chat.id}`, { token: alice.token, body: { title: 'Renamed' } });
+    const renamed = await server.request('PATCH', `/v1/boards/${boardId}/chats/${chat.id}`, {
+      token: alice.token,
+      body: { title: 'Renamed' },
+    });
     assert.equal(renamed.status, 200, renamed.text);
     assert.equal(renamed.body.data.title, 'Renamed');
 
@@ -81,7 +91,11 @@ describe('chats: CRUD', () => {
     assert.equal(sent.status, 201, sent.text);
     const del = await server.request('DELETE', `/v1/boards/${boardId}/chats/${chat.id}`, { token: alice.token });
     assert.deepEqual(del.body, { object: 'chat', data: { id: chat.id, deleted: true } });
-    const count = await server.database.db.selectFrom('messages').select((eb) => eb.fn.countAll().as('n')).where('chat_id', '=', chat.id).executeTakeFirstOrThrow();
+    const count = await server.database.db
+      .selectFrom('messages')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('chat_id', '=', chat.id)
+      .executeTakeFirstOrThrow();
     assert.equal(Number(count.n), 0);
     assert.equal((await server.request('GET', `/v1/boards/${boardId}/chats/${chat.id}`, { token: alice.token })).status, 404);
   });
@@ -89,8 +103,18 @@ describe('chats: CRUD', () => {
   test('title and node_id are checked; a node of another board is refused', async () => {
     const boardId = await server.makeBoard(alice);
     const other = await server.makeBoard(alice);
-    const node = await server.request('POST', `/v1/boards/${other}/nodes`, { token: alice.token, body: { type: 'note', position: { x: 0, y: 0 }, data: { text: 'x' } } });
-    for (const body of [{ title: '' }, { title: 'x'.repeat(201) }, { title: 5 }, { node_id: node.body.data.id }, { node_id: 'nope' }, { extra: 1 }]) {
+    const node = await server.request('POST', `/v1/boards/${other}/nodes`, {
+      token: alice.token,
+      body: { type: 'note', position: { x: 0, y: 0 }, data: { text: 'x' } },
+    });
+    for (const body of [
+      { title: '' },
+      { title: 'x'.repeat(201) },
+      { title: 5 },
+      { node_id: node.body.data.id },
+      { node_id: 'nope' },
+      { extra: 1 },
+    ]) {
       const res = await server.request('POST', `/v1/boards/${boardId}/chats`, { token: alice.token, body });
       assert.equal(res.status, 400, `${JSON.stringify(body)}: ${res.text}`);
       assert.ok(isErrorEnvelope(res.body, 400));
@@ -105,7 +129,10 @@ describe('chats: CRUD', () => {
 
   test('deleting the node keeps the chat with node_id null', async () => {
     const boardId = await server.makeBoard(alice);
-    const node = await server.request('POST', `/v1/boards/${boardId}/nodes`, { token: alice.token, body: { type: 'note', position: { x: 0, y: 0 }, data: { text: 'x' } } });
+    const node = await server.request('POST', `/v1/boards/${boardId}/nodes`, {
+      token: alice.token,
+      body: { type: 'note', position: { x: 0, y: 0 }, data: { text: 'x' } },
+    });
     const chat = await makeChat(alice, boardId, { node_id: node.body.data.id });
     assert.equal((await server.request('DELETE', `/v1/boards/${boardId}/nodes/${node.body.data.id}`, { token: alice.token })).status, 200);
     const got = await server.request('GET', `/v1/boards/${boardId}/chats/${chat.id}`, { token: alice.token });
@@ -131,9 +158,15 @@ describe('chats: privacy and scopes', () => {
     }
     const own = await makeChat(bob, boardId, { title: 'Bob on Alice board' });
     const bobList = await server.request('GET', `/v1/boards/${boardId}/chats`, { token: bob.token });
-    assert.deepEqual(bobList.body.data.map((c: any) => c.id), [own.id]);
+    assert.deepEqual(
+      bobList.body.data.map((c: any) => c.id),
+      [own.id],
+    );
     const aliceList = await server.request('GET', `/v1/boards/${boardId}/chats`, { token: alice.token });
-    assert.deepEqual(aliceList.body.data.map((c: any) => c.id), [chat.id]);
+    assert.deepEqual(
+      aliceList.body.data.map((c: any) => c.id),
+      [chat.id],
+    );
   });
 
   test("a private board of another user is 'Board not found' on every chat route; a read key cannot post", async () => {
@@ -152,7 +185,10 @@ describe('chats: privacy and scopes', () => {
     }
     // The chat under another board of its owner is not found either.
     const other = await server.makeBoard(alice);
-    assert.equal((await server.request('GET', `/v1/boards/${other}/chats/${chat.id}`, { token: alice.token })).body.message, 'Chat not found');
+    assert.equal(
+      (await server.request('GET', `/v1/boards/${other}/chats/${chat.id}`, { token: alice.token })).body.message,
+      'Chat not found',
+    );
     const read = await alice.keyWith(['read']);
     const denied = await server.request('POST', messagesPath(boardId, chat.id), { token: read.raw_key, body: { content: 'hi' } });
     assert.equal(denied.status, 403);
@@ -183,7 +219,13 @@ describe('messages: replies', () => {
     assert.equal(sent.messages[0].role, 'system');
     assert.deepEqual(sent.messages.at(-1), { role: 'user', content: 'What is it?' });
     const list = await messages(alice, boardId, chat.id);
-    assert.deepEqual(list.map((x) => [x.role, x.content, x.model, x.metadata === null]), [['user', 'What is it?', null, true], ['assistant', 'The answer.', 'fake-gpt', false]]);
+    assert.deepEqual(
+      list.map((x) => [x.role, x.content, x.model, x.metadata === null]),
+      [
+        ['user', 'What is it?', null, true],
+        ['assistant', 'The answer.', 'fake-gpt', false],
+      ],
+    );
     const got = await server.request('GET', `/v1/boards/${boardId}/chats/${chat.id}`, { token: alice.token });
     assert.equal(got.body.data.last_message_at, m.created_at);
     assert.equal(got.body.data.metadata.model, 'fake-gpt');
@@ -203,7 +245,10 @@ describe('messages: replies', () => {
     const events = await readEvents(res);
     const names = events.map((e) => e.event);
     assert.deepEqual(names, [...deltas.map(() => 'message.delta'), 'message.complete']);
-    const text = events.filter((e) => e.event === 'message.delta').map((e) => e.data.content).join('');
+    const text = events
+      .filter((e) => e.event === 'message.delta')
+      .map((e) => e.data.content)
+      .join('');
     assert.equal(text, deltas.join(''));
     const complete = events.at(-1)!.data;
     assert.deepEqual(Object.keys(complete).sort(), ['message', 'usage']);
@@ -226,7 +271,10 @@ describe('messages: replies', () => {
     assert.equal(events.at(-1)!.data.code, 'stream_error');
     assert.equal(typeof events.at(-1)!.data.message, 'string');
     assert.ok(!events.some((e) => e.event === 'message.complete'));
-    assert.deepEqual((await messages(alice, boardId, chat.id)).map((m) => m.role), ['user']);
+    assert.deepEqual(
+      (await messages(alice, boardId, chat.id)).map((m) => m.role),
+      ['user'],
+    );
     const again = await server.request('POST', messagesPath(boardId, chat.id), { token: alice.token, body: { content: 'Again' } });
     assert.equal(again.status, 201, again.text);
   });
@@ -236,9 +284,15 @@ describe('messages: replies', () => {
     const chat = await makeChat(alice, boardId);
     fake.script({ kind: 'truncated', deltas: ['Cut', ' short'] });
     const events = await readEvents(await postStream(alice, boardId, chat.id, 'Truncate'));
-    assert.deepEqual(events.map((e) => e.event), ['message.delta', 'message.delta', 'error']);
+    assert.deepEqual(
+      events.map((e) => e.event),
+      ['message.delta', 'message.delta', 'error'],
+    );
     assert.equal(events.at(-1)!.data.code, 'stream_error');
-    assert.deepEqual((await messages(alice, boardId, chat.id)).map((m) => m.role), ['user']);
+    assert.deepEqual(
+      (await messages(alice, boardId, chat.id)).map((m) => m.role),
+      ['user'],
+    );
   });
 
   test('provider 429 and 500 are 502 upstream_error for a JSON reply, with nothing stored', async () => {
@@ -253,7 +307,10 @@ describe('messages: replies', () => {
     }
     fake.script({ kind: 'status', status: 500 });
     const events = await readEvents(await postStream(alice, boardId, chat.id, 'streamed 500'));
-    assert.deepEqual(events.map((e) => e.event), ['error']);
+    assert.deepEqual(
+      events.map((e) => e.event),
+      ['error'],
+    );
     assert.ok((await messages(alice, boardId, chat.id)).every((m) => m.role === 'user'));
   });
 
@@ -262,7 +319,10 @@ describe('messages: replies', () => {
     const chat = await makeChat(alice, boardId);
     fake.script({ kind: 'stall', deltas: ['Slow'] });
     const events = await readEvents(await postStream(alice, boardId, chat.id, 'stall'));
-    assert.deepEqual(events.map((e) => e.event), ['message.delta', 'error']);
+    assert.deepEqual(
+      events.map((e) => e.event),
+      ['message.delta', 'error'],
+    );
     assert.match(events[1]!.data.message, /did not answer within 1500 ms/);
     fake.script({ kind: 'stall' });
     const res = await server.request('POST', messagesPath(boardId, chat.id), { token: alice.token, body: { content: 'stall again' } });
@@ -289,7 +349,10 @@ describe('messages: replies', () => {
       if (status === 409) await new Promise((r) => setTimeout(r, 20));
     }
     assert.equal(status, 201);
-    assert.deepEqual((await messages(alice, boardId, chat.id)).map((m) => m.role), ['user', 'user', 'assistant']);
+    assert.deepEqual(
+      (await messages(alice, boardId, chat.id)).map((m) => m.role),
+      ['user', 'user', 'assistant'],
+    );
   });
 
   test('a second message while a reply is generated is 409 conflict', async () => {
@@ -303,7 +366,10 @@ describe('messages: replies', () => {
     assert.equal(second.body.code, 'conflict');
     const events = await readEvents(res);
     assert.equal(events.at(-1)!.event, 'message.complete');
-    assert.deepEqual((await messages(alice, boardId, chat.id)).map((m) => m.content), ['first', 'abcde']);
+    assert.deepEqual(
+      (await messages(alice, boardId, chat.id)).map((m) => m.content),
+      ['first', 'abcde'],
+    );
   });
 
   test('an Idempotency-Key on a streamed post is spent once: a retry is 409, not a replay', async () => {
@@ -322,10 +388,19 @@ describe('messages: replies', () => {
 describe('messages: context', () => {
   test("the chat's node and the board's notes reach the system prompt", async () => {
     const boardId = await server.makeBoard(alice, { name: 'Garden plans' });
-    const node = await server.request('POST', `/v1/boards/${boardId}/nodes`, { token: alice.token, body: { type: 'note', position: { x: 0, y: 0 }, data: { text: 'Tomatoes need full sun.', label: 'Tomatoes' } } });
-    await server.request('POST', `/v1/boards/${boardId}/nodes`, { token: alice.token, body: { type: 'note', position: { x: 0, y: 0 }, data: { text: 'Basil grows well beside tomatoes.' } } });
+    const node = await server.request('POST', `/v1/boards/${boardId}/nodes`, {
+      token: alice.token,
+      body: { type: 'note', position: { x: 0, y: 0 }, data: { text: 'Tomatoes need full sun.', label: 'Tomatoes' } },
+    });
+    await server.request('POST', `/v1/boards/${boardId}/nodes`, {
+      token: alice.token,
+      body: { type: 'note', position: { x: 0, y: 0 }, data: { text: 'Basil grows well beside tomatoes.' } },
+    });
     const chat = await makeChat(alice, boardId, { node_id: node.body.data.id });
-    const res = await server.request('POST', messagesPath(boardId, chat.id), { token: alice.token, body: { content: 'What grows beside tomatoes?' } });
+    const res = await server.request('POST', messagesPath(boardId, chat.id), {
+      token: alice.token,
+      body: { content: 'What grows beside tomatoes?' },
+    });
     assert.equal(res.status, 201);
     const system = fake.requests.at(-1)!.body.messages[0].content as string;
     assert.match(system, /Garden plans/);

@@ -50,17 +50,45 @@ describe('cli: arguments', { concurrency: true }, () => {
     ['unknown command', ['users'], /Unknown command "users"/],
     ['unknown keys command', ['keys', 'rotate'], /Unknown keys command "rotate"/],
     ['missing --user', ['keys', 'create', '--name', 'ci', '--scopes', 'read'], /--user <uuid> is required/],
-    ['malformed --user', ['keys', 'create', '--user', 'bob', '--name', 'ci', '--scopes', 'read'], /--user must be a user id \(UUID\), got "bob"/],
-    ['--user and --subject', ['keys', 'create', '--user', newId(), '--subject', 'a|b', '--name', 'ci', '--scopes', 'read'], /either --user or --subject/],
+    [
+      'malformed --user',
+      ['keys', 'create', '--user', 'bob', '--name', 'ci', '--scopes', 'read'],
+      /--user must be a user id \(UUID\), got "bob"/,
+    ],
+    [
+      '--user and --subject',
+      ['keys', 'create', '--user', newId(), '--subject', 'a|b', '--name', 'ci', '--scopes', 'read'],
+      /either --user or --subject/,
+    ],
     ['missing --name', ['keys', 'create', '--user', newId(), '--scopes', 'read'], /--name is required/],
     ['blank --name', ['keys', 'create', '--user', newId(), '--name', '  ', '--scopes', 'read'], /--name must be 1\.\.100 characters/],
-    ['long --name', ['keys', 'create', '--user', newId(), '--name', 'x'.repeat(101), '--scopes', 'read'], /--name must be 1\.\.100 characters/],
+    [
+      'long --name',
+      ['keys', 'create', '--user', newId(), '--name', 'x'.repeat(101), '--scopes', 'read'],
+      /--name must be 1\.\.100 characters/,
+    ],
     ['missing --scopes', ['keys', 'create', '--user', newId(), '--name', 'ci'], /--scopes is required/],
-    ['empty --scopes', ['keys', 'create', '--user', newId(), '--name', 'ci', '--scopes', ''], /--scopes must be a comma-separated list of read, write, admin/],
+    [
+      'empty --scopes',
+      ['keys', 'create', '--user', newId(), '--name', 'ci', '--scopes', ''],
+      /--scopes must be a comma-separated list of read, write, admin/,
+    ],
     ['unknown scope', ['keys', 'create', '--user', newId(), '--name', 'ci', '--scopes', 'read,delete'], /"delete" is not a scope/],
-    ['bad --expires-at', ['keys', 'create', '--user', newId(), '--name', 'ci', '--scopes', 'read', '--expires-at', 'tomorrow'], /--expires-at must be an ISO 8601 time/],
-    ['--expires-at without zone', ['keys', 'create', '--user', newId(), '--name', 'ci', '--scopes', 'read', '--expires-at', '2099-01-01T00:00:00'], /with a time zone/],
-    ['past --expires-at', ['keys', 'create', '--user', newId(), '--name', 'ci', '--scopes', 'read', '--expires-at', '2020-01-01T00:00:00Z'], /--expires-at must be in the future/],
+    [
+      'bad --expires-at',
+      ['keys', 'create', '--user', newId(), '--name', 'ci', '--scopes', 'read', '--expires-at', 'tomorrow'],
+      /--expires-at must be an ISO 8601 time/,
+    ],
+    [
+      '--expires-at without zone',
+      ['keys', 'create', '--user', newId(), '--name', 'ci', '--scopes', 'read', '--expires-at', '2099-01-01T00:00:00'],
+      /with a time zone/,
+    ],
+    [
+      'past --expires-at',
+      ['keys', 'create', '--user', newId(), '--name', 'ci', '--scopes', 'read', '--expires-at', '2020-01-01T00:00:00Z'],
+      /--expires-at must be in the future/,
+    ],
     ['unknown option', ['keys', 'create', '--user', newId(), '--name', 'ci', '--scopes', 'read', '--admin'], /Unknown option '--admin'/],
     ['option of another command', ['keys', 'list', '--user', newId(), '--name', 'ci'], /--name does not apply to "keys list"/],
     ['option without value', ['keys', 'revoke', '--id'], /--id/],
@@ -70,12 +98,24 @@ describe('cli: arguments', { concurrency: true }, () => {
     ['missing accounts command', ['accounts'], /Missing accounts command: create, set-password or list/],
     ['accounts create without --email', ['accounts', 'create'], /--email <email> is required/],
     ['accounts set-password without --email', ['accounts', 'set-password'], /--email <email> is required/],
-    ['accounts create with --user', ['accounts', 'create', '--email', 'a@example.test', '--user', newId()], /--user does not apply to "accounts create"/],
+    [
+      'accounts create with --user',
+      ['accounts', 'create', '--email', 'a@example.test', '--user', newId()],
+      /--user does not apply to "accounts create"/,
+    ],
     ['accounts list with --email', ['accounts', 'list', '--email', 'a@example.test'], /--email does not apply to "accounts list"/],
-    ['keys create with --email', ['keys', 'create', '--user', newId(), '--name', 'ci', '--scopes', 'read', '--email', 'a@example.test'], /--email does not apply to "keys create"/],
+    [
+      'keys create with --email',
+      ['keys', 'create', '--user', newId(), '--name', 'ci', '--scopes', 'read', '--email', 'a@example.test'],
+      /--email does not apply to "keys create"/,
+    ],
     ['invalid --email', ['accounts', 'create', '--email', 'not-an-address'], /--email must be an email address, got "not-an-address"/],
     ['--email without a domain dot', ['accounts', 'set-password', '--email', 'a@localhost'], /--email must be an email address/],
-    ['password as an argument', ['accounts', 'create', '--email', 'a@example.test', '--password', 'hunter2hunter2'], /Unknown option '--password'/],
+    [
+      'password as an argument',
+      ['accounts', 'create', '--email', 'a@example.test', '--password', 'hunter2hunter2'],
+      /Unknown option '--password'/,
+    ],
   ];
   for (const [name, args, message] of cases) {
     test(`${name}: exit code 2 and a clear message`, async () => {
@@ -116,11 +156,32 @@ describe('cli: keys on the database a server then serves', () => {
 
   test('npm run cli -- keys create prints the raw key alone on stdout', async () => {
     const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
-    const run = await spawnCollect('npm', ['run', '--silent', 'cli', '--', 'keys', 'create', '--user', userId, '--name', 'ci', '--scopes', 'read,write,admin', '--expires-at', expiresAt], dbEnv);
+    const run = await spawnCollect(
+      'npm',
+      [
+        'run',
+        '--silent',
+        'cli',
+        '--',
+        'keys',
+        'create',
+        '--user',
+        userId,
+        '--name',
+        'ci',
+        '--scopes',
+        'read,write,admin',
+        '--expires-at',
+        expiresAt,
+      ],
+      dbEnv,
+    );
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /^bwk_test_[A-Za-z0-9_-]{43}\n$/);
     raw = run.stdout.trim();
-    const created = /Created API key ([0-9a-f-]{36}) "ci" for user ([0-9a-f-]{36}) with scopes read,write,admin, expiring (\S+)\./.exec(run.stderr);
+    const created = /Created API key ([0-9a-f-]{36}) "ci" for user ([0-9a-f-]{36}) with scopes read,write,admin, expiring (\S+)\./.exec(
+      run.stderr,
+    );
     assert.ok(created, run.stderr);
     keyId = created[1]!;
     assert.equal(created[2], userId);
@@ -145,8 +206,15 @@ describe('cli: keys on the database a server then serves', () => {
       assert.equal(board.status, 201, board.text);
       const keys = await server.request('GET', '/v1/me/api-keys', { token: raw });
       assert.equal(keys.status, 200);
-      assert.deepEqual(keys.body.data.map((k: { id: string }) => k.id), [keyId]);
-      const token = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject(userId).setExpirationTime('5m').sign(new TextEncoder().encode(JWT_SECRET));
+      assert.deepEqual(
+        keys.body.data.map((k: { id: string }) => k.id),
+        [keyId],
+      );
+      const token = await new SignJWT({})
+        .setProtectedHeader({ alg: 'HS256' })
+        .setSubject(userId)
+        .setExpirationTime('5m')
+        .sign(new TextEncoder().encode(JWT_SECRET));
       const seen = await server.request('GET', `/v1/boards/${board.body.data.id}`, { token });
       assert.equal(seen.status, 200, seen.text);
     } finally {
@@ -214,11 +282,17 @@ describe('cli: local accounts on the database a server with sign-up off then ser
 
   after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
-  const login = (server: TestServer, email: string, password: string) => server.request('POST', '/v1/auth/login', { body: { email, password } });
+  const login = (server: TestServer, email: string, password: string) =>
+    server.request('POST', '/v1/auth/login', { body: { email, password } });
 
   test('npm run cli -- accounts create reads the password from the first line of stdin', async () => {
     // Upper case normalised like sign-up; the second line is not part of the password.
-    const run = await spawnCollect('npm', ['run', '--silent', 'cli', '--', 'accounts', 'create', '--email', `  ${alice.email.toUpperCase()} `], dbEnv, `${alice.password}\nsecond line\n`);
+    const run = await spawnCollect(
+      'npm',
+      ['run', '--silent', 'cli', '--', 'accounts', 'create', '--email', `  ${alice.email.toUpperCase()} `],
+      dbEnv,
+      `${alice.password}\nsecond line\n`,
+    );
     assert.equal(run.code, 0, run.stderr);
     const match = /^([0-9a-f-]{36})\t(\S+)\n$/.exec(run.stdout);
     assert.ok(match, run.stdout);
@@ -270,7 +344,13 @@ describe('cli: local accounts on the database a server with sign-up off then ser
     const rows = lines.slice(1).map((l) => l.split('\t'));
     for (const row of rows) assert.equal(row.length, 3, row.join('|'));
     const ours = rows.filter((r) => r[1]!.endsWith(`-${tag}@example.test`));
-    assert.deepEqual(ours.map((r) => [r[0], r[1]]), [[alice.id, alice.email], [bob.id, bob.email]]);
+    assert.deepEqual(
+      ours.map((r) => [r[0], r[1]]),
+      [
+        [alice.id, alice.email],
+        [bob.id, bob.email],
+      ],
+    );
     for (const row of ours) assert.ok(Date.parse(row[2]!) <= Date.now() && Date.parse(row[2]!) > Date.now() - 3_600_000, row[2]);
     assert.match(run.stderr, new RegExp(`^${rows.length} local account\\(s\\)\\n$`));
     if (!wire) assert.equal(rows.length, 2);
@@ -279,7 +359,9 @@ describe('cli: local accounts on the database a server with sign-up off then ser
   test('the server (sign-up off) signs both accounts in with their passwords', async () => {
     const server = await startServer(serverEnv);
     try {
-      const signup = await server.request('POST', '/v1/auth/signup', { body: { email: `eve-${tag}@example.test`, password: 'long enough password' } });
+      const signup = await server.request('POST', '/v1/auth/signup', {
+        body: { email: `eve-${tag}@example.test`, password: 'long enough password' },
+      });
       assert.equal(signup.status, 403, signup.text);
       const a = await login(server, alice.email, alice.password);
       assert.equal(a.status, 200, a.text);

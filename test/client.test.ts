@@ -41,7 +41,13 @@ test('the typed client creates, reads and lists boards and reports error envelop
   assert.equal(errorMessage(missing.error), 'Board not found');
 
   let asked = 0;
-  const lazy = createBoardClient({ baseUrl: server.url, getToken: () => (asked++, alice.token) });
+  const lazy = createBoardClient({
+    baseUrl: server.url,
+    getToken: () => {
+      asked++;
+      return alice.token;
+    },
+  });
   assert.equal((await lazy.GET('/v1/boards')).response.status, 200);
   assert.equal(asked, 1);
   const anonymous = createBoardClient({ baseUrl: server.url });

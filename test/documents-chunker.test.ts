@@ -45,21 +45,37 @@ describe('chunkPages', () => {
     const para = (p: number) => Array.from({ length: 3 }, (_, i) => `Para ${p} line ${i}.`).join(' ');
     const text = [para(1), para(2), para(3)].join('\n\n');
     const chunks = chunkPages([{ page: 1, text }], { size: 60, overlap: 0 });
-    assert.deepEqual(chunks.map((c) => c.content), [para(1), para(2), para(3)]);
+    assert.deepEqual(
+      chunks.map((c) => c.content),
+      [para(1), para(2), para(3)],
+    );
   });
 
   test('a word longer than a chunk is cut hard, nothing is lost', () => {
     const long = 'x'.repeat(450);
     const chunks = chunkPages([{ page: 1, text: `start ${long} end` }], { size: 100, overlap: 0 });
     assert.ok(chunks.every((c) => c.content.length <= 100));
-    assert.equal(chunks.map((c) => c.content).join('').replace(/ /g, ''), `start${long}end`);
+    assert.equal(
+      chunks
+        .map((c) => c.content)
+        .join('')
+        .replace(/ /g, ''),
+      `start${long}end`,
+    );
   });
 
   test('chunks keep their page and never span pages; indexes run across pages', () => {
     const pages = [1, 2, 3].map((page) => ({ page, text: Array.from({ length: 10 }, (_, i) => `Page ${page} sentence ${i}.`).join(' ') }));
     const chunks = chunkPages(pages, { size: 120, overlap: 30 });
-    for (const c of chunks) assert.ok(c.content.split(/(?<=\.) /).every((s) => s.startsWith(`Page ${c.page} `)), c.content);
+    for (const c of chunks)
+      assert.ok(
+        c.content.split(/(?<=\.) /).every((s) => s.startsWith(`Page ${c.page} `)),
+        c.content,
+      );
     assert.deepEqual([...new Set(chunks.map((c) => c.page))], [1, 2, 3]);
-    assert.deepEqual(chunks.map((c) => c.chunkIndex), chunks.map((_, i) => i));
+    assert.deepEqual(
+      chunks.map((c) => c.chunkIndex),
+      chunks.map((_, i) => i),
+    );
   });
 });

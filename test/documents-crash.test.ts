@@ -53,7 +53,11 @@ async function startChild(env: Record<string, string>): Promise<Child> {
         continue;
       }
       records.push(record);
-      for (const w of [...waiters]) if (w.match(record)) waiters.splice(waiters.indexOf(w), 1), w.resolve(record);
+      for (const w of [...waiters])
+        if (w.match(record)) {
+          waiters.splice(waiters.indexOf(w), 1);
+          w.resolve(record);
+        }
     }
   });
   proc.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -84,15 +88,38 @@ async function call(child: Child, token: string, method: string, urlPath: string
 
 /** A long text of varied sentences in paragraphs (deterministic). */
 function longText(paragraphs: number): string {
-  const words = ['river', 'mountain', 'signal', 'protein', 'harbor', 'engine', 'lantern', 'orbit', 'meadow', 'circuit', 'glacier', 'archive', 'violin', 'compass', 'theorem', 'pollen'];
+  const words = [
+    'river',
+    'mountain',
+    'signal',
+    'protein',
+    'harbor',
+    'engine',
+    'lantern',
+    'orbit',
+    'meadow',
+    'circuit',
+    'glacier',
+    'archive',
+    'violin',
+    'compass',
+    'theorem',
+    'pollen',
+  ];
   let seed = 7;
   const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
   return Array.from({ length: paragraphs }, (_, p) =>
-    Array.from({ length: 6 }, (_, s) => `Paragraph ${p} sentence ${s} links the ${words[next() % 16]} to the ${words[next() % 16]} near ${words[next() % 16]} number ${next() % 1000}.`).join(' '),
+    Array.from(
+      { length: 6 },
+      (_, s) =>
+        `Paragraph ${p} sentence ${s} links the ${words[next() % 16]} to the ${words[next() % 16]} near ${words[next() % 16]} number ${next() % 1000}.`,
+    ).join(' '),
   ).join('\n\n');
 }
 
-test('kill -9 during a large vectorize job: after a restart it completes with the exact chunks, or fails; never stuck', { skip }, async () => {
+test('kill -9 during a large vectorize job: after a restart it completes with the exact chunks, or fails; never stuck', {
+  skip,
+}, async () => {
   const database = await openDatabase({ dataDir, databaseUrl: undefined, databasePoolMax: 1 });
   const token = (await createApiKeyForSubject(database.db, 'crash-test', { name: 'crash', scopes: ['read', 'write'] }, 'test')).raw_key;
   await database.close();
@@ -105,7 +132,13 @@ test('kill -9 during a large vectorize job: after a restart it completes with th
 
   let child = await startChild(env);
   const board = (await call(child, token, 'POST', '/v1/boards', { name: 'crash' })).body.data.id as string;
-  const node = (await call(child, token, 'POST', `/v1/boards/${board}/nodes`, { type: 'note', position: { x: 0, y: 0 }, data: { text: 'long', label: 'Long text' } })).body.data.id as string;
+  const node = (
+    await call(child, token, 'POST', `/v1/boards/${board}/nodes`, {
+      type: 'note',
+      position: { x: 0, y: 0 },
+      data: { text: 'long', label: 'Long text' },
+    })
+  ).body.data.id as string;
   const posted = await call(child, token, 'POST', `/v1/boards/${board}/documents`, { text, node_id: node });
   assert.equal(posted.status, 202);
   const jobId = posted.body.data.id as string;
@@ -141,8 +174,16 @@ test('kill -9 during a large vectorize job: after a restart it completes with th
     assert.ok((resumed.from as number) >= (progress.written as number), JSON.stringify(resumed));
     assert.deepEqual(job.result, { chunks: expected.length });
     assert.equal(listed.length, expected.length);
-    assert.deepEqual(listed.map((c) => c.metadata.chunkIndex), expected.map((c) => c.chunkIndex), 'each chunk once, in order');
-    assert.deepEqual(listed.map((c) => c.content), expected.map((c) => c.content), 'whole chunks, exactly the text');
+    assert.deepEqual(
+      listed.map((c) => c.metadata.chunkIndex),
+      expected.map((c) => c.chunkIndex),
+      'each chunk once, in order',
+    );
+    assert.deepEqual(
+      listed.map((c) => c.content),
+      expected.map((c) => c.content),
+      'whole chunks, exactly the text',
+    );
     assert.ok(listed.every((c) => c.metadata.totalChunks === expected.length && c.node_id === node));
     const hits = await call(child, token, 'POST', `/v1/boards/${board}/documents/search`, { query: listed[1234].content, limit: 1 });
     assert.equal(hits.body.data[0].id, listed[1234].id, 'the chunks are searchable');
@@ -157,7 +198,11 @@ test('kill -9 during a large vectorize job: after a restart it completes with th
   // Storage holds nothing else: no duplicate rows, no leftover set (a failed job's is purged).
   const reopened = await openDatabase({ dataDir, databaseUrl: undefined, databasePoolMax: 1 });
   try {
-    const rows = await reopened.db.selectFrom('document_chunks').select((eb) => eb.fn.countAll<number>().as('n')).where('board_id', '=', board).executeTakeFirstOrThrow();
+    const rows = await reopened.db
+      .selectFrom('document_chunks')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('board_id', '=', board)
+      .executeTakeFirstOrThrow();
     const sets = await reopened.db.selectFrom('chunk_sets').select(['state', 'chunks']).where('board_id', '=', board).execute();
     if (job.status === 'completed') {
       assert.equal(Number(rows.n), expected.length);

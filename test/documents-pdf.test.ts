@@ -23,9 +23,16 @@ async function pdfWithPages(texts: string[]): Promise<Buffer> {
 
 test('a three-page pdf gives chunks with pages 1..3, found by search', async () => {
   const board = await server.makeBoard(user);
-  const pages = ['Photosynthesis turns light into sugar.', 'Mitochondria are the powerhouse of the cell.', 'Ribosomes build proteins from amino acids.'];
+  const pages = [
+    'Photosynthesis turns light into sugar.',
+    'Mitochondria are the powerhouse of the cell.',
+    'Ribosomes build proteins from amino acids.',
+  ];
   const { nodeData } = await uploadFile(server, user, board, await pdfWithPages(pages), 'biology.pdf', 'application/pdf');
-  const node = await server.request('POST', `/v1/boards/${board}/nodes`, { token: user.token, body: { type: 'pdf', position: { x: 0, y: 0 }, data: { ...nodeData, label: 'Biology' } } });
+  const node = await server.request('POST', `/v1/boards/${board}/nodes`, {
+    token: user.token,
+    body: { type: 'pdf', position: { x: 0, y: 0 }, data: { ...nodeData, label: 'Biology' } },
+  });
   assert.equal(node.status, 201, node.text);
   const res = await server.request('POST', `/v1/boards/${board}/documents`, { token: user.token, body: { node_id: node.body.data.id } });
   assert.equal(res.status, 202, res.text);
@@ -33,8 +40,13 @@ test('a three-page pdf gives chunks with pages 1..3, found by search', async () 
   assert.equal(job.status, 'completed', JSON.stringify(job));
   assert.deepEqual(job.result, { chunks: 3 });
   const list = await server.request('GET', `/v1/boards/${board}/documents?order=asc`, { token: user.token });
-  assert.deepEqual(list.body.data.map((c: any) => [c.metadata.page, c.content, c.metadata.source, c.metadata.sourceType]),
-    pages.map((text, i) => [i + 1, text, 'Biology', 'pdf']));
-  const hit = await server.request('POST', `/v1/boards/${board}/documents/search`, { token: user.token, body: { query: 'ribosomes proteins', limit: 1 } });
+  assert.deepEqual(
+    list.body.data.map((c: any) => [c.metadata.page, c.content, c.metadata.source, c.metadata.sourceType]),
+    pages.map((text, i) => [i + 1, text, 'Biology', 'pdf']),
+  );
+  const hit = await server.request('POST', `/v1/boards/${board}/documents/search`, {
+    token: user.token,
+    body: { query: 'ribosomes proteins', limit: 1 },
+  });
   assert.equal(hit.body.data[0].metadata.page, 3);
 });

@@ -38,10 +38,21 @@ async function chunksOf(server: TestServer, board: string, token: string): Promi
 }
 
 async function reembedJobs(server: TestServer, board: string) {
-  return server.database.db.selectFrom('jobs').select(['id', 'status']).where('board_id', '=', board).where('type', '=', 'document_reembed').orderBy('created_at').execute();
+  return server.database.db
+    .selectFrom('jobs')
+    .select(['id', 'status'])
+    .where('board_id', '=', board)
+    .where('type', '=', 'document_reembed')
+    .orderBy('created_at')
+    .execute();
 }
 
-const fakeModel = (fake: FakeEmbeddings) => ({ EMBEDDINGS_PROVIDER: 'openai', OPENAI_BASE_URL: fake.url, EMBEDDINGS_MODEL: 'fake-embed', EMBEDDINGS_DIMENSIONS: '8' });
+const fakeModel = (fake: FakeEmbeddings) => ({
+  EMBEDDINGS_PROVIDER: 'openai',
+  OPENAI_BASE_URL: fake.url,
+  EMBEDDINGS_MODEL: 'fake-embed',
+  EMBEDDINGS_DIMENSIONS: '8',
+});
 
 async function search(server: TestServer, board: string, token: string, body: Record<string, unknown>) {
   const res = await server.request('POST', `/v1/boards/${board}/documents/search`, { token, body });
@@ -57,13 +68,22 @@ test('a model change re-embeds the board in place through a job; search finds th
   const nodes: Record<string, string> = {};
   try {
     for (const [name, text] of Object.entries(corpus)) {
-      const node = await server.request('POST', `/v1/boards/${board}/nodes`, { token: user.token, body: { type: 'note', position: { x: 0, y: 0 }, data: { text, label: name } } });
+      const node = await server.request('POST', `/v1/boards/${board}/nodes`, {
+        token: user.token,
+        body: { type: 'note', position: { x: 0, y: 0 }, data: { text, label: name } },
+      });
       nodes[name] = node.body.data.id;
-      const res = await server.request('POST', `/v1/boards/${board}/documents`, { token: user.token, body: { text, node_id: nodes[name] } });
+      const res = await server.request('POST', `/v1/boards/${board}/documents`, {
+        token: user.token,
+        body: { text, node_id: nodes[name] },
+      });
       assert.equal((await server.waitForJob(res.body.data.id, user.token)).status, 'completed');
     }
     // A vectorize without a node: its chunks are re-embedded too.
-    const loose = await server.request('POST', `/v1/boards/${board}/documents`, { token: user.token, body: { text: 'Glaciers carve valleys over thousands of years.' } });
+    const loose = await server.request('POST', `/v1/boards/${board}/documents`, {
+      token: user.token,
+      body: { text: 'Glaciers carve valleys over thousands of years.' },
+    });
     assert.equal((await server.waitForJob(loose.body.data.id, user.token)).status, 'completed');
   } finally {
     await server.close();
@@ -96,10 +116,19 @@ test('a model change re-embeds the board in place through a job; search finds th
     assert.equal(job.status, 'completed', JSON.stringify(job));
     assert.deepEqual(job.result, { chunks: original.length });
     const chunks = await chunksOf(server, board, user.token);
-    assert.deepEqual(chunks.map((c) => c.id), original.map((c) => c.id), 'same chunks, embedded again in place');
+    assert.deepEqual(
+      chunks.map((c) => c.id),
+      original.map((c) => c.id),
+      'same chunks, embedded again in place',
+    );
     assert.ok(chunks.every((c) => c.model === 'local-lexical-v1'));
-    for (const [query, expected] of [['when does a volcano erupt', nodes.volcano], ['how to bake bread with yeast', nodes.bread], ['glaciers and valleys', null]] as const) {
-      for (const mode of ['vector', 'keyword', 'hybrid']) assert.equal((await search(server, board, user.token, { query, mode }))[0]!.node_id, expected, `${query} (${mode})`);
+    for (const [query, expected] of [
+      ['when does a volcano erupt', nodes.volcano],
+      ['how to bake bread with yeast', nodes.bread],
+      ['glaciers and valleys', null],
+    ] as const) {
+      for (const mode of ['vector', 'keyword', 'hybrid'])
+        assert.equal((await search(server, board, user.token, { query, mode }))[0]!.node_id, expected, `${query} (${mode})`);
     }
     await search(server, board, user.token, { query: 'bread' });
     assert.equal((await reembedJobs(server, board)).length, 1, 'no second job once the board is current');
@@ -121,7 +150,8 @@ test('a model change re-embeds the board in place through a job; search finds th
     assert.equal(chunks.length, original.length);
     assert.ok(chunks.every((c) => c.model === 'fake-embed'));
     const embedded = fake.batches.flatMap((b) => b.input);
-    for (const text of [...Object.values(corpus), 'Glaciers carve valleys over thousands of years.']) assert.ok(embedded.includes(text), `${text} sent to the provider`);
+    for (const text of [...Object.values(corpus), 'Glaciers carve valleys over thousands of years.'])
+      assert.ok(embedded.includes(text), `${text} sent to the provider`);
     const res = await search(server, board, user.token, { query: 'anything at all', threshold: -1 });
     assert.equal(res.length, original.length, 'every chunk is found with the new model');
   } finally {
@@ -139,9 +169,13 @@ test('chunks written before keyword search get their keywords and term statistic
       assert.equal((await server.waitForJob(res.body.data.id, user.token)).status, 'completed');
     }
     const { db } = server.database;
-    const stats = () => db.selectFrom('board_terms').select(['term', 'df']).where('board_id', '=', board).where('df', '<>', 0).orderBy('term').execute();
+    const stats = () =>
+      db.selectFrom('board_terms').select(['term', 'df']).where('board_id', '=', board).where('df', '<>', 0).orderBy('term').execute();
     const before = await stats();
-    assert.ok(before.some((r) => r.term === 0 && r.df === 3), 'term 0 counts the chunks');
+    assert.ok(
+      before.some((r) => r.term === 0 && r.df === 3),
+      'term 0 counts the chunks',
+    );
     // What migration 0007 leaves: no keywords, no term counts, no statistics.
     await db.updateTable('document_chunks').set({ keywords: null, term_ids: null }).where('board_id', '=', board).execute();
     await db.updateTable('chunk_sets').set({ term_ids: null, term_df: null }).where('board_id', '=', board).execute();

@@ -21,7 +21,10 @@ async function vectorize(boardId: string, body: Record<string, unknown>, token =
 }
 
 async function note(boardId: string, text: string, label?: string, token = alice.token): Promise<string> {
-  const res = await server.request('POST', `/v1/boards/${boardId}/nodes`, { token, body: { type: 'note', position: { x: 0, y: 0 }, data: { text, ...(label ? { label } : {}) } } });
+  const res = await server.request('POST', `/v1/boards/${boardId}/nodes`, {
+    token,
+    body: { type: 'note', position: { x: 0, y: 0 }, data: { text, ...(label ? { label } : {}) } },
+  });
   assert.equal(res.status, 201, res.text);
   return res.body.data.id;
 }
@@ -39,7 +42,10 @@ describe('vectorize and jobs', () => {
   test('202 with a processing job, then completed with { chunks }', async () => {
     const board = await server.makeBoard(alice);
     const node = await note(board, corpus.bread, 'Bread notes');
-    const res = await server.request('POST', `/v1/boards/${board}/documents`, { token: alice.token, body: { text: corpus.bread, node_id: node } });
+    const res = await server.request('POST', `/v1/boards/${board}/documents`, {
+      token: alice.token,
+      body: { text: corpus.bread, node_id: node },
+    });
     assert.equal(res.status, 202, res.text);
     assert.equal(res.body.object, 'job');
     const job = res.body.data;
@@ -69,7 +75,13 @@ describe('vectorize and jobs', () => {
     await vectorize(board, { text: 'Plain text without a node.' });
     await vectorize(board, { text: 'Another text.', source: 'manual.txt', source_type: 'file' });
     const list = await server.request('GET', `/v1/boards/${board}/documents?order=asc`, { token: alice.token });
-    assert.deepEqual(list.body.data.map((c: any) => [c.node_id, c.metadata.source, c.metadata.sourceType]), [[null, 'text', 'text'], [null, 'manual.txt', 'file']]);
+    assert.deepEqual(
+      list.body.data.map((c: any) => [c.node_id, c.metadata.source, c.metadata.sourceType]),
+      [
+        [null, 'text', 'text'],
+        [null, 'manual.txt', 'file'],
+      ],
+    );
   });
 
   test('long text: several chunks with indexes, and the list paginates', async () => {
@@ -81,13 +93,18 @@ describe('vectorize and jobs', () => {
     const seen: any[] = [];
     let cursor: string | null = null;
     do {
-      const page: any = await server.request('GET', `/v1/boards/${board}/documents?limit=4${cursor ? `&cursor=${cursor}` : ''}`, { token: alice.token });
+      const page: any = await server.request('GET', `/v1/boards/${board}/documents?limit=4${cursor ? `&cursor=${cursor}` : ''}`, {
+        token: alice.token,
+      });
       assert.equal(page.status, 200, page.text);
       seen.push(...page.body.data);
       cursor = page.body.cursor;
     } while (cursor);
     assert.equal(seen.length, n);
-    assert.deepEqual(seen.map((c) => c.metadata.chunkIndex), seen.map((_, i) => i));
+    assert.deepEqual(
+      seen.map((c) => c.metadata.chunkIndex),
+      seen.map((_, i) => i),
+    );
     assert.ok(seen.every((c) => c.metadata.totalChunks === n));
   });
 
@@ -98,10 +115,16 @@ describe('vectorize and jobs', () => {
       const res = await server.request('POST', `/v1/boards/${board}/documents`, { token: alice.token, body });
       assert.equal(res.status, 400, `${JSON.stringify(body)}: ${res.text}`);
     }
-    const missing = await server.request('POST', `/v1/boards/${board}/documents`, { token: alice.token, body: { text: 'a', node_id: MISSING_ID } });
+    const missing = await server.request('POST', `/v1/boards/${board}/documents`, {
+      token: alice.token,
+      body: { text: 'a', node_id: MISSING_ID },
+    });
     assert.equal(missing.status, 404);
     const other = await server.makeBoard(alice);
-    const foreignNode = await server.request('POST', `/v1/boards/${other}/documents`, { token: alice.token, body: { text: 'a', node_id: node } });
+    const foreignNode = await server.request('POST', `/v1/boards/${other}/documents`, {
+      token: alice.token,
+      body: { text: 'a', node_id: node },
+    });
     assert.equal(foreignNode.status, 404, 'a node of another board');
   });
 
@@ -131,14 +154,21 @@ describe('search', () => {
   });
 
   test('the relevant note ranks first, scores descend, the envelope is the contract', async () => {
-    for (const [query, expected] of [['when does a volcano erupt', 'volcano'], ['how to bake bread with yeast', 'bread'], ['who scored the goal in the match', 'football']] as const) {
+    for (const [query, expected] of [
+      ['when does a volcano erupt', 'volcano'],
+      ['how to bake bread with yeast', 'bread'],
+      ['who scored the goal in the match', 'football'],
+    ] as const) {
       const res = await search(board, { query });
       assert.equal(res.status, 200, res.text);
       assert.deepEqual(Object.keys(res.body).sort(), ['cursor', 'data', 'has_more', 'object']);
       assert.equal(res.body.data[0].node_id, nodes[expected], query);
       assert.deepEqual(Object.keys(res.body.data[0]).sort(), ['content', 'id', 'metadata', 'node_id', 'score']);
       const scores = res.body.data.map((h: any) => h.score);
-      assert.deepEqual(scores, [...scores].sort((a, b) => b - a));
+      assert.deepEqual(
+        scores,
+        [...scores].sort((a, b) => b - a),
+      );
       assert.ok(scores.every((s: number) => s >= 0 && s <= 1 + 1e-6));
     }
   });
@@ -150,14 +180,20 @@ describe('search', () => {
     assert.equal(all.body.cursor, null);
     // The local model's cosines are those of sparse term vectors: a good match of a short query is about 0.1 to 0.4.
     const strict = await search(board, { query: 'volcano eruption lava', threshold: 0.1 });
-    assert.deepEqual(strict.body.data.map((h: any) => h.node_id), [nodes.volcano]);
+    assert.deepEqual(
+      strict.body.data.map((h: any) => h.node_id),
+      [nodes.volcano],
+    );
     assert.ok(strict.body.data[0].score >= 0.1);
     const first = await search(board, { query: 'volcano lava bread football', threshold: -1, limit: 2 });
     assert.equal(first.body.data.length, 2);
     assert.equal(first.body.has_more, true);
     const second = await search(board, { query: 'volcano lava bread football', threshold: -1, limit: 2, cursor: first.body.cursor });
     assert.equal(second.status, 200, second.text);
-    assert.deepEqual([...first.body.data, ...second.body.data].map((h: any) => h.id), all.body.data.map((h: any) => h.id));
+    assert.deepEqual(
+      [...first.body.data, ...second.body.data].map((h: any) => h.id),
+      all.body.data.map((h: any) => h.id),
+    );
     assert.equal(second.body.has_more, false);
     const foreignCursor = await search(board, { query: 'another query', cursor: first.body.cursor });
     assert.equal(foreignCursor.status, 400);
@@ -167,8 +203,17 @@ describe('search', () => {
   });
 
   test('bounds: query 1..2000, limit 1..100, threshold -1..1, node_ids at most 100', async () => {
-    for (const body of [{ query: '' }, { query: 'x'.repeat(2001) }, { query: 'x', limit: 0 }, { query: 'x', limit: 101 }, { query: 'x', threshold: 1.5 },
-      { query: 'x', threshold: -2 }, { query: 'x', node_ids: Array.from({ length: 101 }, () => MISSING_ID) }, { limit: 5 }, { query: 'x', node_ids: ['nope'] }]) {
+    for (const body of [
+      { query: '' },
+      { query: 'x'.repeat(2001) },
+      { query: 'x', limit: 0 },
+      { query: 'x', limit: 101 },
+      { query: 'x', threshold: 1.5 },
+      { query: 'x', threshold: -2 },
+      { query: 'x', node_ids: Array.from({ length: 101 }, () => MISSING_ID) },
+      { limit: 5 },
+      { query: 'x', node_ids: ['nope'] },
+    ]) {
       assert.equal((await search(board, body)).status, 400, JSON.stringify(body).slice(0, 80));
     }
   });
@@ -182,7 +227,10 @@ describe('search', () => {
     const own = await search(bobBoard, { query: 'volcano lava', threshold: -1, limit: 100 }, bob.token);
     assert.equal(own.body.data.length, 1, "Bob's search never returns Alice's chunks");
     const mine = await search(board, { query: 'volcano lava', threshold: -1, limit: 100 });
-    assert.ok(mine.body.data.every((h: any) => Object.values(nodes).includes(h.node_id)), "Alice's search never returns Bob's chunks");
+    assert.ok(
+      mine.body.data.every((h: any) => Object.values(nodes).includes(h.node_id)),
+      "Alice's search never returns Bob's chunks",
+    );
 
     const shared = await server.makeBoard(alice, { is_public: true });
     await vectorize(shared, { text: 'A shared note about glaciers.' });
@@ -218,7 +266,10 @@ describe('chunk lifecycle', () => {
     await vectorize(board, { text: 'Chunk of node b.', node_id: b });
     assert.equal((await server.request('DELETE', `/v1/boards/${board}/nodes/${a}`, { token: alice.token })).status, 200);
     let list = await server.request('GET', `/v1/boards/${board}/documents`, { token: alice.token });
-    assert.deepEqual(list.body.data.map((c: any) => c.node_id), [b]);
+    assert.deepEqual(
+      list.body.data.map((c: any) => c.node_id),
+      [b],
+    );
     const del = await server.request('DELETE', `/v1/boards/${board}/documents?node_id=${b}`, { token: alice.token });
     assert.equal(del.status, 200, del.text);
     assert.deepEqual(del.body, { object: 'document', data: { id: b, deleted: true, chunks: 1 } });

@@ -43,13 +43,19 @@ const assets: Record<'pdf' | 'image', Record<string, unknown>> = { pdf: {}, imag
 function nodeBody(i: number): { type: string; data: Record<string, unknown> } {
   const common = { idx: i, label: `node ${i}`, width: 100 + (i % 7) };
   switch (i % 6) {
-    case 0: return { type: 'video', data: { ...common, url: `https://youtu.be/v${i}` } };
-    case 1: return { type: 'url', data: { ...common, url: `https://example.com/${i}` } };
-    case 2: return { type: 'note', data: { ...common, text: `note ${i}` } };
-    case 3: return { type: 'document', data: { ...common, text: `doc ${i}`, url: `https://example.com/d${i}` } };
+    case 0:
+      return { type: 'video', data: { ...common, url: `https://youtu.be/v${i}` } };
+    case 1:
+      return { type: 'url', data: { ...common, url: `https://example.com/${i}` } };
+    case 2:
+      return { type: 'note', data: { ...common, text: `note ${i}` } };
+    case 3:
+      return { type: 'document', data: { ...common, text: `doc ${i}`, url: `https://example.com/d${i}` } };
     // pdf and image nodes must name an asset of the board (uploaded in the test below).
-    case 4: return { type: 'pdf', data: { ...common, ...assets.pdf } };
-    default: return { type: 'image', data: { ...common, ...assets.image } };
+    case 4:
+      return { type: 'pdf', data: { ...common, ...assets.pdf } };
+    default:
+      return { type: 'image', data: { ...common, ...assets.image } };
   }
 }
 
@@ -71,7 +77,9 @@ async function listAll(token: string, path: string): Promise<any[]> {
   const items: any[] = [];
   let cursor: string | null = null;
   do {
-    const res: { status: number; body: any } = await server.request('GET', `${path}?limit=100${cursor ? `&cursor=${cursor}` : ''}`, { token });
+    const res: { status: number; body: any } = await server.request('GET', `${path}?limit=100${cursor ? `&cursor=${cursor}` : ''}`, {
+      token,
+    });
     assert.equal(res.status, 200);
     items.push(...res.body.data);
     cursor = res.body.cursor;
@@ -174,9 +182,18 @@ test('duplicating a board of 500 nodes and 1,000 edges copies the graph exactly'
   const oldNodes = await listAll(alice.token, `/v1/boards/${boardId}/nodes`);
   const newNodes = await listAll(alice.token, `/v1/boards/${copyId}/nodes`);
   assert.equal(newNodes.length, NODES);
-  assert.deepEqual(newNodes.map((n) => n.id), oldNodes.map((n) => idMap.get(n.id)));
-  assert.deepEqual(newNodes.map((n) => n.node_data.idx), oldNodes.map((n) => n.node_data.idx));
-  assert.deepEqual(newNodes.map((n) => n.node_type), oldNodes.map((n) => n.node_type));
+  assert.deepEqual(
+    newNodes.map((n) => n.id),
+    oldNodes.map((n) => idMap.get(n.id)),
+  );
+  assert.deepEqual(
+    newNodes.map((n) => n.node_data.idx),
+    oldNodes.map((n) => n.node_data.idx),
+  );
+  assert.deepEqual(
+    newNodes.map((n) => n.node_type),
+    oldNodes.map((n) => n.node_type),
+  );
   const oldEdges = await listAll(alice.token, `/v1/boards/${boardId}/edges`);
   const newEdges = await listAll(alice.token, `/v1/boards/${copyId}/edges`);
   assert.deepEqual(

@@ -51,7 +51,12 @@ async function startChild(dataDir: string, env: Record<string, string> = {}): Pr
 async function makeKey(dataDir: string): Promise<string> {
   const database = await openDatabase({ dataDir, databaseUrl: undefined, databasePoolMax: 1 });
   try {
-    const key = await createApiKeyForSubject(database.db, `durability-${Date.now()}`, { name: 'durability', scopes: ['read', 'write'] }, 'test');
+    const key = await createApiKeyForSubject(
+      database.db,
+      `durability-${Date.now()}`,
+      { name: 'durability', scopes: ['read', 'write'] },
+      'test',
+    );
     return key.raw_key;
   } finally {
     await database.close();
@@ -94,7 +99,11 @@ describe('durability of the embedded database', { skip }, () => {
     }
     for (let i = 0; i < 8; i++) {
       const boardId = boards[i % boards.length]!.id;
-      const res = await call(child, token, 'POST', `/v1/boards/${boardId}/nodes`, { type: 'note', position: { x: i, y: -i }, data: { text: `note ${i}` } });
+      const res = await call(child, token, 'POST', `/v1/boards/${boardId}/nodes`, {
+        type: 'note',
+        position: { x: i, y: -i },
+        data: { text: `note ${i}` },
+      });
       assert.equal(res.status, 201, JSON.stringify(res.body));
       nodes.push({ boardId, id: res.body.data.id, text: `note ${i}` });
     }
@@ -145,7 +154,12 @@ describe('durability of the embedded database', { skip }, () => {
       port: Number(port),
       method: 'POST',
       path: '/v1/boards',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), expect: '100-continue' },
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+        expect: '100-continue',
+      },
     });
     const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
       request.on('response', (res) => {

@@ -19,7 +19,10 @@ const EDGE_FIELDS = ['board_id', 'created_at', 'edge_data', 'edge_type', 'id', '
 const makeBoard = (user: TestUser, extra?: Record<string, unknown>) => server.makeBoard(user, extra);
 
 async function makeNode(token: string, boardId: string): Promise<string> {
-  const res = await server.request('POST', `/v1/boards/${boardId}/nodes`, { token, body: { type: 'note', position: { x: 0, y: 0 }, data: { text: '' } } });
+  const res = await server.request('POST', `/v1/boards/${boardId}/nodes`, {
+    token,
+    body: { type: 'note', position: { x: 0, y: 0 }, data: { text: '' } },
+  });
   assert.equal(res.status, 201, res.text);
   return res.body.data.id;
 }
@@ -54,7 +57,12 @@ describe('edges: create', () => {
     assert.deepEqual([e.source_node_id, e.target_node_id, e.edge_type, e.edge_data], [a, b, 'default', {}]);
     assert.match(e.created_at, TIMESTAMP);
     assert.equal(e.created_at, e.updated_at);
-    const typed = await makeEdge(alice.token, boardId, { source_node_id: b, target_node_id: a, type: 'smoothstep', data: { weight: 0.5, label: 'x', nested: { k: [1] } } });
+    const typed = await makeEdge(alice.token, boardId, {
+      source_node_id: b,
+      target_node_id: a,
+      type: 'smoothstep',
+      data: { weight: 0.5, label: 'x', nested: { k: [1] } },
+    });
     assert.equal(typed.edge_type, 'smoothstep');
     assert.deepEqual(typed.edge_data, { weight: 0.5, label: 'x', nested: { k: [1] } });
     const loop = await makeEdge(alice.token, boardId, { source_node_id: a, target_node_id: a });
@@ -85,9 +93,18 @@ describe('edges: create', () => {
     const a = await makeNode(alice.token, boardId);
     const foreign = await makeNode(alice.token, await makeBoard(alice));
     const bobs = await makeNode(bob.token, await makeBoard(bob));
-    assert400(await postEdge(alice.token, boardId, { source_node_id: foreign, target_node_id: a }), /^source_node_id is not a node of this board$/);
-    assert400(await postEdge(alice.token, boardId, { source_node_id: a, target_node_id: bobs }), /^target_node_id is not a node of this board$/);
-    assert400(await postEdge(alice.token, boardId, { source_node_id: a, target_node_id: MISSING_ID }), /^target_node_id is not a node of this board$/);
+    assert400(
+      await postEdge(alice.token, boardId, { source_node_id: foreign, target_node_id: a }),
+      /^source_node_id is not a node of this board$/,
+    );
+    assert400(
+      await postEdge(alice.token, boardId, { source_node_id: a, target_node_id: bobs }),
+      /^target_node_id is not a node of this board$/,
+    );
+    assert400(
+      await postEdge(alice.token, boardId, { source_node_id: a, target_node_id: MISSING_ID }),
+      /^target_node_id is not a node of this board$/,
+    );
     assert.deepEqual((await server.request('GET', `/v1/boards/${boardId}/edges`, { token: alice.token })).body.data, []);
   });
 });
@@ -96,37 +113,64 @@ describe('edges: list and get', () => {
   test('pagination with inserts between pages; node_id filter', async () => {
     const boardId = await makeBoard(alice);
     const [a, b, c] = [await makeNode(alice.token, boardId), await makeNode(alice.token, boardId), await makeNode(alice.token, boardId)];
-    const pairs = [[a, b], [b, c], [c, a], [b, b], [c, c]] as const;
+    const pairs = [
+      [a, b],
+      [b, c],
+      [c, a],
+      [b, b],
+      [c, c],
+    ] as const;
     const edges = [];
     for (const [s, t] of pairs) edges.push(await makeEdge(alice.token, boardId, { source_node_id: s, target_node_id: t }));
     const url = `/v1/boards/${boardId}/edges`;
     const p1 = await server.request('GET', `${url}?limit=2`, { token: alice.token });
     assert.equal(p1.status, 200);
     assert.equal(p1.body.object, 'list');
-    assert.deepEqual(p1.body.data.map((e: any) => e.id), [edges[4].id, edges[3].id]);
+    assert.deepEqual(
+      p1.body.data.map((e: any) => e.id),
+      [edges[4].id, edges[3].id],
+    );
     assert.deepEqual(Object.keys(p1.body.data[0]).sort(), EDGE_FIELDS);
     assert.equal(p1.body.has_more, true);
     const late = await makeEdge(alice.token, boardId, { source_node_id: a, target_node_id: c });
     const p2 = await server.request('GET', `${url}?limit=2&cursor=${p1.body.cursor}`, { token: alice.token });
-    assert.deepEqual(p2.body.data.map((e: any) => e.id), [edges[2].id, edges[1].id]);
+    assert.deepEqual(
+      p2.body.data.map((e: any) => e.id),
+      [edges[2].id, edges[1].id],
+    );
     assert.equal(p2.body.has_more, true);
     const p3 = await server.request('GET', `${url}?limit=2&cursor=${p2.body.cursor}`, { token: alice.token });
-    assert.deepEqual(p3.body.data.map((e: any) => e.id), [edges[0].id]);
+    assert.deepEqual(
+      p3.body.data.map((e: any) => e.id),
+      [edges[0].id],
+    );
     assert.equal(p3.body.has_more, false);
     assert.equal(p3.body.cursor, null);
     const asc = await server.request('GET', `${url}?order=asc&limit=6`, { token: alice.token });
-    assert.deepEqual(asc.body.data.map((e: any) => e.id), [...edges.map((e) => e.id), late.id]);
+    assert.deepEqual(
+      asc.body.data.map((e: any) => e.id),
+      [...edges.map((e) => e.id), late.id],
+    );
     assert.equal(asc.body.has_more, false);
 
     // edges touching a: a->b, c->a, a->c (late), newest first, paged
     const t1 = await server.request('GET', `${url}?node_id=${a}&limit=2`, { token: alice.token });
-    assert.deepEqual(t1.body.data.map((e: any) => e.id), [late.id, edges[2].id]);
+    assert.deepEqual(
+      t1.body.data.map((e: any) => e.id),
+      [late.id, edges[2].id],
+    );
     assert.equal(t1.body.has_more, true);
     const t2 = await server.request('GET', `${url}?node_id=${a}&limit=2&cursor=${t1.body.cursor}`, { token: alice.token });
-    assert.deepEqual(t2.body.data.map((e: any) => e.id), [edges[0].id]);
+    assert.deepEqual(
+      t2.body.data.map((e: any) => e.id),
+      [edges[0].id],
+    );
     assert.equal(t2.body.has_more, false);
     const touchingB = await server.request('GET', `${url}?node_id=${b}`, { token: alice.token });
-    assert.deepEqual(touchingB.body.data.map((e: any) => e.id), [edges[3].id, edges[1].id, edges[0].id]);
+    assert.deepEqual(
+      touchingB.body.data.map((e: any) => e.id),
+      [edges[3].id, edges[1].id, edges[0].id],
+    );
     assert.deepEqual((await server.request('GET', `${url}?node_id=${MISSING_ID}`, { token: alice.token })).body.data, []);
     // cursors are bound to the board and the filter
     assert400(await server.request('GET', `${url}?cursor=${t1.body.cursor}`, { token: alice.token }), /cursor/);
@@ -155,7 +199,12 @@ describe('edges: update and delete', () => {
   test('patch replaces type and/or data and changes updated_at', async () => {
     const boardId = await makeBoard(alice);
     const [a, b] = [await makeNode(alice.token, boardId), await makeNode(alice.token, boardId)];
-    const e = await makeEdge(alice.token, boardId, { source_node_id: a, target_node_id: b, type: 'step', data: { weight: 1, color: 'red' } });
+    const e = await makeEdge(alice.token, boardId, {
+      source_node_id: a,
+      target_node_id: b,
+      type: 'step',
+      data: { weight: 1, color: 'red' },
+    });
     const patch = (body: unknown) => server.request('PATCH', `/v1/boards/${boardId}/edges/${e.id}`, { token: alice.token, body });
     await sleep(5);
     const r1 = await patch({ data: { weight: 2 } });
@@ -187,7 +236,10 @@ describe('edges: update and delete', () => {
     assert.deepEqual(del.body, { object: 'edge', data: { id: e.id, deleted: true } });
     assert.equal((await server.request('GET', `/v1/boards/${boardId}/edges/${e.id}`, { token: alice.token })).status, 404);
     assert.equal((await server.request('DELETE', `/v1/boards/${boardId}/edges/${e.id}`, { token: alice.token })).status, 404);
-    assert.equal((await server.request('PATCH', `/v1/boards/${boardId}/edges/${e.id}`, { token: alice.token, body: { type: 'x' } })).status, 404);
+    assert.equal(
+      (await server.request('PATCH', `/v1/boards/${boardId}/edges/${e.id}`, { token: alice.token, body: { type: 'x' } })).status,
+      404,
+    );
     // the nodes stay
     assert.equal((await server.request('GET', `/v1/boards/${boardId}/nodes/${a}`, { token: alice.token })).status, 200);
   });
@@ -224,7 +276,10 @@ describe('edges: access', () => {
     }
     // and a node id of another board cannot be an end of my edge
     const mineNode = await makeNode(bob.token, mine);
-    assert400(await postEdge(bob.token, mine, { source_node_id: mineNode, target_node_id: a }), /target_node_id is not a node of this board/);
+    assert400(
+      await postEdge(bob.token, mine, { source_node_id: mineNode, target_node_id: a }),
+      /target_node_id is not a node of this board/,
+    );
     assert.deepEqual((await server.request('GET', `/v1/boards/${theirs}/edges/${foreign.id}`, { token: alice.token })).body.data, foreign);
   });
 
@@ -254,7 +309,10 @@ describe('edges: access', () => {
     const denied = await server.request('PATCH', `/v1/boards/${boardId}/edges/${e.id}`, { token: readOnly, body: { type: 'x' } });
     assert.equal(denied.status, 403);
     assert.equal(denied.body.message, 'Missing required scope: write');
-    assert.equal((await server.request('PATCH', `/v1/boards/${boardId}/edges/${e.id}`, { token: bob.token, body: { type: 'x' } })).status, 200);
+    assert.equal(
+      (await server.request('PATCH', `/v1/boards/${boardId}/edges/${e.id}`, { token: bob.token, body: { type: 'x' } })).status,
+      200,
+    );
     assert.equal((await server.request('DELETE', `/v1/boards/${boardId}/edges/${e.id}`, { token: await bob.jwt() })).status, 200);
   });
 });

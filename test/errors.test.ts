@@ -31,7 +31,12 @@ async function expectError(res: Response, status: number, code?: string): Promis
 }
 
 /** Sends raw bytes as the body of an authenticated request. */
-function rawRequest(method: string, path: string, body: Uint8Array<ArrayBuffer> | string | undefined, headers: Record<string, string> = {}): Promise<Response> {
+function rawRequest(
+  method: string,
+  path: string,
+  body: Uint8Array<ArrayBuffer> | string | undefined,
+  headers: Record<string, string> = {},
+): Promise<Response> {
   return server.request(method, path, { token: alice.token, raw: body, headers });
 }
 
@@ -71,7 +76,14 @@ describe('body errors', () => {
 
   test('a wrong Content-Type on a JSON route is 415', async () => {
     const body = JSON.stringify({ name: 'x' });
-    for (const type of ['text/plain', 'text/plain; charset=utf-8', 'multipart/form-data; boundary=xyz', 'application/x-www-form-urlencoded', 'application/xml', 'image/png']) {
+    for (const type of [
+      'text/plain',
+      'text/plain; charset=utf-8',
+      'multipart/form-data; boundary=xyz',
+      'application/x-www-form-urlencoded',
+      'application/xml',
+      'image/png',
+    ]) {
       const res = await server.request('POST', '/v1/boards', { token: alice.token, raw: body, headers: { 'content-type': type } });
       await expectError(res, 415, 'unsupported_media_type');
     }
@@ -144,7 +156,11 @@ describe('values the database cannot store', () => {
   test('a NUL character in a text field is 400, not 500', async () => {
     for (const name of ['a\u0000b', '\u0000']) {
       await expectError(await server.request('POST', '/v1/boards', { token: alice.token, body: { name } }), 400, 'invalid_request');
-      await expectError(await server.request('POST', '/v1/me/api-keys', { token: alice.token, body: { name, scopes: ['read'] } }), 400, 'invalid_request');
+      await expectError(
+        await server.request('POST', '/v1/me/api-keys', { token: alice.token, body: { name, scopes: ['read'] } }),
+        400,
+        'invalid_request',
+      );
     }
     const board = (await server.request('POST', '/v1/boards', { token: alice.token, body: { name: 'ok' } })).body.data;
     const res = await server.request('PATCH', `/v1/boards/${board.id}`, { token: alice.token, body: { name: 'x\u0000' } });
@@ -175,8 +191,12 @@ describe('odd encodings never give a 5xx', () => {
   test('very long header values', async () => {
     await notServerError(await rawRequest('GET', '/v1/boards', undefined, { 'x-long': 'a'.repeat(8000) }));
     await notServerError(await rawRequest('GET', '/v1/boards', undefined, { authorization: `Bearer ${'a'.repeat(10000)}` }));
-    await notServerError(await rawRequest('POST', '/v1/boards', '{"name":"x"}', { 'content-type': `application/json; ${'x=y; '.repeat(1500)}` }));
-    await notServerError(await rawRequest('POST', '/v1/boards', '{"name":"x"}', { 'content-type': 'application/json', 'idempotency-key': 'k'.repeat(5000) }));
+    await notServerError(
+      await rawRequest('POST', '/v1/boards', '{"name":"x"}', { 'content-type': `application/json; ${'x=y; '.repeat(1500)}` }),
+    );
+    await notServerError(
+      await rawRequest('POST', '/v1/boards', '{"name":"x"}', { 'content-type': 'application/json', 'idempotency-key': 'k'.repeat(5000) }),
+    );
     // Over Node's header limit: the HTTP layer answers 431 itself; it must not be a 5xx.
     const huge = await fetch(`${server.url}/v1/boards`, { headers: { 'x-huge': 'a'.repeat(40_000) } }).catch(() => undefined);
     if (huge) assert.ok(huge.status < 500, `got ${huge.status}`);
@@ -195,7 +215,12 @@ describe('odd encodings never give a 5xx', () => {
 
   test('garbage on the socket gets a 4xx, and the server keeps serving', async () => {
     const { port } = new URL(server.url);
-    for (const raw of ['GARBAGE\r\n\r\n', 'GET / HTTP/9.9\r\n\r\n', 'POST /v1/boards HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n', 'GET /v1/boards HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n']) {
+    for (const raw of [
+      'GARBAGE\r\n\r\n',
+      'GET / HTTP/9.9\r\n\r\n',
+      'POST /v1/boards HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n',
+      'GET /v1/boards HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n',
+    ]) {
       const answer = await new Promise<string>((resolve) => {
         const socket = net.connect(Number(port), '127.0.0.1', () => socket.end(raw));
         let data = '';

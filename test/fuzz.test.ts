@@ -27,7 +27,11 @@ interface Fixture {
 interface FuzzRequest {
   path: string;
   query: string;
-  body: { kind: 'none' } | { kind: 'json'; value: unknown } | { kind: 'text'; text: string } | { kind: 'bytes'; bytes: Uint8Array<ArrayBuffer> };
+  body:
+    | { kind: 'none' }
+    | { kind: 'json'; value: unknown }
+    | { kind: 'text'; text: string }
+    | { kind: 'bytes'; bytes: Uint8Array<ArrayBuffer> };
   contentType: string | null;
   auth: string | null;
   idempotencyKey: string | null;
@@ -36,7 +40,7 @@ interface FuzzRequest {
 let server: TestServer;
 let alice: TestUser;
 let bob: TestUser;
-let operations: Operation[] = [];
+const operations: Operation[] = [];
 
 before(async () => {
   server = await startServer();
@@ -45,7 +49,12 @@ before(async () => {
   const doc = (await server.request('GET', '/v1/openapi.json')).body;
   for (const [path, methods] of Object.entries<Record<string, any>>(doc.paths)) {
     for (const [method, op] of Object.entries<any>(methods)) {
-      operations.push({ method: method.toUpperCase(), path, params: op.parameters ?? [], body: op.requestBody?.content?.['application/json']?.schema });
+      operations.push({
+        method: method.toUpperCase(),
+        path,
+        params: op.parameters ?? [],
+        body: op.requestBody?.content?.['application/json']?.schema,
+      });
     }
   }
 });
@@ -78,7 +87,21 @@ const hugeString = fc.integer({ min: 1_000, max: 300_000 }).map((n) => 'x'.repea
 const weirdString = fc.oneof(
   fc.string({ maxLength: 30 }),
   fc.string({ unit: 'grapheme', maxLength: 30 }),
-  fc.constantFrom('', ' ', '\u0000', '\ud800', '\uffff', '%00', '../../etc/passwd', "'; DROP TABLE boards; --", '${x}', '<script>', 'null', '💥'.repeat(50)),
+  fc.constantFrom(
+    '',
+    ' ',
+    '\u0000',
+    '\ud800',
+    '\uffff',
+    '%00',
+    '../../etc/passwd',
+    "'; DROP TABLE boards; --",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a template placeholder as hostile input
+    '${x}',
+    '<script>',
+    'null',
+    '💥'.repeat(50),
+  ),
   hugeString,
 );
 const weirdNumber = fc.oneof(
@@ -92,12 +115,23 @@ const DEEP = '\u0000deep:';
 const deepNesting = fc.tuple(fc.integer({ min: 50, max: 60_000 }), fc.boolean()).map(([depth, arrays]) => `${DEEP}${depth}:${arrays}`);
 const expandDeep = (json: string) =>
   json.replace(/"\\u0000deep:(\d+):(true|false)"/g, (_m, depth: string, arrays: string) =>
-    arrays === 'true' ? `${'['.repeat(Number(depth))}1${']'.repeat(Number(depth))}` : `${'{"k":'.repeat(Number(depth))}1${'}'.repeat(Number(depth))}`);
-const anyJson = fc.oneof({ weight: 4, arbitrary: fc.jsonValue({ maxDepth: 3 }) }, { weight: 1, arbitrary: deepNesting }, { weight: 1, arbitrary: weirdString });
+    arrays === 'true'
+      ? `${'['.repeat(Number(depth))}1${']'.repeat(Number(depth))}`
+      : `${'{"k":'.repeat(Number(depth))}1${'}'.repeat(Number(depth))}`,
+  );
+const anyJson = fc.oneof(
+  { weight: 4, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
+  { weight: 1, arbitrary: deepNesting },
+  { weight: 1, arbitrary: weirdString },
+);
 
 function idArbitrary(fixture: Fixture, collection?: string): fc.Arbitrary<string> {
   const real = collection && fixture.ids[collection] ? fixture.ids[collection]! : fixture.all;
-  return fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...real) }, { weight: 1, arbitrary: fc.constantFrom(...fixture.all) }, { weight: 1, arbitrary: fc.uuid() });
+  return fc.oneof(
+    { weight: 3, arbitrary: fc.constantFrom(...real) },
+    { weight: 1, arbitrary: fc.constantFrom(...fixture.all) },
+    { weight: 1, arbitrary: fc.uuid() },
+  );
 }
 
 /** Values that satisfy a (TypeBox-generated) JSON schema, more or less: the point is to get past validation often. */
@@ -112,21 +146,43 @@ function valueFor(schema: Schema, fixture: Fixture, name = ''): fc.Arbitrary<unk
       if (schema.format === 'uuid') return idArbitrary(fixture, name.includes('node') ? 'nodes' : undefined);
       if (schema.format === 'date-time') return fc.date({ noInvalidDate: true }).map((d) => d.toISOString());
       return fc.oneof(
-        { weight: 4, arbitrary: fc.string({ unit: 'grapheme', minLength: Math.max(1, schema.minLength ?? 0), maxLength: Math.min(schema.maxLength ?? 40, 40) }) },
+        {
+          weight: 4,
+          arbitrary: fc.string({
+            unit: 'grapheme',
+            minLength: Math.max(1, schema.minLength ?? 0),
+            maxLength: Math.min(schema.maxLength ?? 40, 40),
+          }),
+        },
         // Any code point, NUL and control characters included.
-        { weight: 1, arbitrary: fc.string({ unit: 'binary', minLength: Math.max(1, schema.minLength ?? 0), maxLength: Math.min(schema.maxLength ?? 40, 40) }) },
+        {
+          weight: 1,
+          arbitrary: fc.string({
+            unit: 'binary',
+            minLength: Math.max(1, schema.minLength ?? 0),
+            maxLength: Math.min(schema.maxLength ?? 40, 40),
+          }),
+        },
         { weight: 2, arbitrary: fc.constantFrom('a\u0000b', '\u0000', '\ud800', 'a\u001fb', '\u202e') },
       );
     case 'integer':
       return fc.integer({ min: Math.max(schema.minimum ?? -1e6, -1e6), max: Math.min(schema.maximum ?? 1e6, 1e6) });
     case 'number':
-      return fc.double({ min: Math.max(schema.minimum ?? -1e6, -1e6), max: Math.min(schema.maximum ?? 1e6, 1e6), noNaN: true, noDefaultInfinity: true });
+      return fc.double({
+        min: Math.max(schema.minimum ?? -1e6, -1e6),
+        max: Math.min(schema.maximum ?? 1e6, 1e6),
+        noNaN: true,
+        noDefaultInfinity: true,
+      });
     case 'boolean':
       return fc.boolean();
     case 'null':
       return fc.constant(null);
     case 'array':
-      return fc.uniqueArray(valueFor(schema.items ?? {}, fixture, name), { minLength: schema.minItems ?? 0, maxLength: Math.min(schema.maxItems ?? 5, 5) });
+      return fc.uniqueArray(valueFor(schema.items ?? {}, fixture, name), {
+        minLength: schema.minItems ?? 0,
+        maxLength: Math.min(schema.maxItems ?? 5, 5),
+      });
     case 'object': {
       const properties: Record<string, Schema> = schema.properties ?? {};
       if (Object.keys(properties).length === 0) return freeObject;
@@ -145,7 +201,10 @@ function valueFor(schema: Schema, fixture: Fixture, name = ''): fc.Arbitrary<unk
 
 /** Free-form objects (node data, edge data) with the keys the services look at, valid or not. */
 const freeObject = fc.dictionary(
-  fc.oneof(fc.constantFrom('text', 'url', 'label', 'storagePath', 'publicUrl', 'fileSize', 'width', 'color', '__proto__', 'constructor'), fc.string({ maxLength: 10 })),
+  fc.oneof(
+    fc.constantFrom('text', 'url', 'label', 'storagePath', 'publicUrl', 'fileSize', 'width', 'color', '__proto__', 'constructor'),
+    fc.string({ maxLength: 10 }),
+  ),
   fc.oneof(
     fc.constantFrom('https://example.com/a', 'http://x', 'javascript:alert(1)', 'ftp://x', 'not a url', '', null, 123, -1, 1.5),
     weirdString,
@@ -155,8 +214,14 @@ const freeObject = fc.dictionary(
 );
 
 const nodeShape: fc.Arbitrary<[string, Record<string, unknown>]> = fc.oneof(
-  fc.tuple(fc.constant('note'), fc.record({ text: fc.string({ unit: 'grapheme', maxLength: 50 }), label: fc.string() }, { requiredKeys: ['text'] })),
-  fc.tuple(fc.constantFrom('url', 'video', 'youtube'), fc.record({ url: fc.webUrl(), width: weirdNumber, extra: anyJson }, { requiredKeys: ['url'] })),
+  fc.tuple(
+    fc.constant('note'),
+    fc.record({ text: fc.string({ unit: 'grapheme', maxLength: 50 }), label: fc.string() }, { requiredKeys: ['text'] }),
+  ),
+  fc.tuple(
+    fc.constantFrom('url', 'video', 'youtube'),
+    fc.record({ url: fc.webUrl(), width: weirdNumber, extra: anyJson }, { requiredKeys: ['url'] }),
+  ),
   fc.tuple(fc.constant('document'), fc.record({ text: fc.string(), url: fc.webUrl() }, { requiredKeys: ['text'] })),
   fc.tuple(fc.constantFrom('pdf', 'image'), fc.record({ storagePath: fc.string(), publicUrl: fc.webUrl(), fileSize: fc.integer() })),
 );
@@ -185,15 +250,36 @@ function brokenValue(schema: Schema, fixture: Fixture): fc.Arbitrary<unknown> {
 function requestArbitrary(op: Operation, fixture: Fixture): fc.Arbitrary<FuzzRequest> {
   const pathParams = op.params.filter((p) => p.in === 'path');
   const garbageId = fc.oneof(
-    fc.constantFrom('%00', '..%2F..%2Fetc%2Fpasswd', '..', '%2e%2e', 'null', '0', '-1', '%zz', '%', '%E0%A4%A', '%20', '00000000-0000-0000-0000-000000000000', 'ffffffff-ffff-ffff-ffff-ffffffffffff'),
+    fc.constantFrom(
+      '%00',
+      '..%2F..%2Fetc%2Fpasswd',
+      '..',
+      '%2e%2e',
+      'null',
+      '0',
+      '-1',
+      '%zz',
+      '%',
+      '%E0%A4%A',
+      '%20',
+      '00000000-0000-0000-0000-000000000000',
+      'ffffffff-ffff-ffff-ffff-ffffffffffff',
+    ),
     fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }).map(enc),
     fc.integer({ min: 50, max: 5_000 }).map((n) => 'a'.repeat(n)),
   );
-  const pathArb = fc.tuple(...pathParams.map((p) => {
-    const segments = op.path.split('/');
-    const collection = segments[segments.indexOf(`{${p.name}}`) - 1];
-    return fc.oneof({ weight: 3, arbitrary: idArbitrary(fixture, p.name === 'boardId' ? 'boards' : collection) }, { weight: 2, arbitrary: garbageId });
-  })).map((values) => pathParams.reduce((path, p, i) => path.replace(`{${p.name}}`, values[i]!), op.path));
+  const pathArb = fc
+    .tuple(
+      ...pathParams.map((p) => {
+        const segments = op.path.split('/');
+        const collection = segments[segments.indexOf(`{${p.name}}`) - 1];
+        return fc.oneof(
+          { weight: 3, arbitrary: idArbitrary(fixture, p.name === 'boardId' ? 'boards' : collection) },
+          { weight: 2, arbitrary: garbageId },
+        );
+      }),
+    )
+    .map((values) => pathParams.reduce((path, p, i) => path.replace(`{${p.name}}`, values[i]!), op.path));
 
   const queryParams = op.params.filter((p) => p.in === 'query');
   const queryValue = fc.oneof(
@@ -202,57 +288,112 @@ function requestArbitrary(op: Operation, fixture: Fixture): fc.Arbitrary<FuzzReq
   );
   const queryPair = fc.oneof(
     ...queryParams.map((p) => fc.tuple(fc.constant(p.name), fc.oneof(valueFor(p.schema, fixture, p.name).map(String), queryValue))),
-    fc.tuple(fc.oneof(fc.string({ maxLength: 10 }), fc.constantFrom('limit[]', 'limit[a]', '__proto__', 'constructor[prototype]')), queryValue),
+    fc.tuple(
+      fc.oneof(fc.string({ maxLength: 10 }), fc.constantFrom('limit[]', 'limit[a]', '__proto__', 'constructor[prototype]')),
+      queryValue,
+    ),
   );
-  const queryArb = fc
-    .tuple(fc.array(queryPair, { maxLength: 5 }), fc.boolean(), fc.nat({ max: 300 }))
-    .map(([pairs, raw, repeat]) => {
-      const parts = pairs.map(([k, v]) => (raw ? `${k}=${v}`.replace(/[#\s]/g, '') : `${enc(k)}=${enc(v)}`));
-      // The same parameter a thousand times; kept short so the URL mostly stays under Node's
-      // 16 KiB header limit (beyond it the HTTP layer answers 431, which is exercised too).
-      if (repeat > 270 && pairs.length > 0) parts.push(...Array(1000).fill(`${enc(pairs[0]![0]).slice(0, 10)}=${repeat % 3}`));
-      return parts.length ? `?${parts.join('&')}` : '';
-    });
+  const queryArb = fc.tuple(fc.array(queryPair, { maxLength: 5 }), fc.boolean(), fc.nat({ max: 300 })).map(([pairs, raw, repeat]) => {
+    const parts = pairs.map(([k, v]) => (raw ? `${k}=${v}`.replace(/[#\s]/g, '') : `${enc(k)}=${enc(v)}`));
+    // The same parameter a thousand times; kept short so the URL mostly stays under Node's
+    // 16 KiB header limit (beyond it the HTTP layer answers 431, which is exercised too).
+    if (repeat > 270 && pairs.length > 0) parts.push(...Array(1000).fill(`${enc(pairs[0]![0]).slice(0, 10)}=${repeat % 3}`));
+    return parts.length ? `?${parts.join('&')}` : '';
+  });
 
   const canHaveBody = op.method !== 'GET' && op.method !== 'HEAD';
   const bodyArb: fc.Arbitrary<FuzzRequest['body']> = canHaveBody
     ? fc.oneof(
-        { weight: op.body ? 4 : 1, arbitrary: (op.body ? valueFor(op.body, fixture) : anyJson).map((value) => ({ kind: 'json' as const, value })) },
-        { weight: op.body ? 4 : 1, arbitrary: (op.body ? brokenValue(op.body, fixture) : anyJson).map((value) => ({ kind: 'json' as const, value })) },
+        {
+          weight: op.body ? 4 : 1,
+          arbitrary: (op.body ? valueFor(op.body, fixture) : anyJson).map((value) => ({ kind: 'json' as const, value })),
+        },
+        {
+          weight: op.body ? 4 : 1,
+          arbitrary: (op.body ? brokenValue(op.body, fixture) : anyJson).map((value) => ({ kind: 'json' as const, value })),
+        },
         { weight: 1, arbitrary: anyJson.map((value) => ({ kind: 'json' as const, value })) },
         { weight: 1, arbitrary: fc.constant({ kind: 'none' as const }) },
-        { weight: 1, arbitrary: fc.oneof(fc.string({ maxLength: 50 }), fc.constantFrom('{', '{"a":', '[1,', '{"name":"x"}}', '\ufeff{}')).map((text) => ({ kind: 'text' as const, text })) },
+        {
+          weight: 1,
+          arbitrary: fc
+            .oneof(fc.string({ maxLength: 50 }), fc.constantFrom('{', '{"a":', '[1,', '{"name":"x"}}', '\ufeff{}'))
+            .map((text) => ({ kind: 'text' as const, text })),
+        },
         { weight: 1, arbitrary: fc.uint8Array({ maxLength: 200 }).map((b) => ({ kind: 'bytes' as const, bytes: Uint8Array.from(b) })) },
       )
     : fc.constant({ kind: 'none' as const });
 
   const contentType = fc.oneof(
     { weight: 8, arbitrary: fc.constant('application/json') },
-    { weight: 2, arbitrary: fc.constantFrom(null, 'text/plain', 'application/json; charset=latin1', 'application/json; charset=utf-16', 'APPLICATION/JSON', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded', 'application/json;;', '*/*', 'application/vnd.api+json', '') },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom(
+        null,
+        'text/plain',
+        'application/json; charset=latin1',
+        'application/json; charset=utf-16',
+        'APPLICATION/JSON',
+        'multipart/form-data; boundary=x',
+        'application/x-www-form-urlencoded',
+        'application/json;;',
+        '*/*',
+        'application/vnd.api+json',
+        '',
+      ),
+    },
     { weight: 1, arbitrary: printable },
   );
   const auth = fc.oneof(
     { weight: 10, arbitrary: fc.constant(`Bearer ${alice.token}`) },
     { weight: 1, arbitrary: fc.constant(`Bearer ${bob.token}`) },
-    { weight: 2, arbitrary: fc.constantFrom(null, '', 'Bearer', 'Bearer ', 'Basic dXNlcjpwYXNz', 'bearer bwk_test_x', `Bearer ${alice.token}x`, 'Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.', `Bearer ${'a'.repeat(5000)}`, 'Bearer a b c') },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom(
+        null,
+        '',
+        'Bearer',
+        'Bearer ',
+        'Basic dXNlcjpwYXNz',
+        'bearer bwk_test_x',
+        `Bearer ${alice.token}x`,
+        'Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.',
+        `Bearer ${'a'.repeat(5000)}`,
+        'Bearer a b c',
+      ),
+    },
     { weight: 1, arbitrary: printable.map((s) => `Bearer ${s}`) },
   );
-  const idempotencyKey = fc.oneof({ weight: 6, arbitrary: fc.constant(null) }, { weight: 2, arbitrary: printable }, { weight: 1, arbitrary: fc.constantFrom('', 'k'.repeat(256), 'k'.repeat(255)) });
+  const idempotencyKey = fc.oneof(
+    { weight: 6, arbitrary: fc.constant(null) },
+    { weight: 2, arbitrary: printable },
+    { weight: 1, arbitrary: fc.constantFrom('', 'k'.repeat(256), 'k'.repeat(255)) },
+  );
 
   const wild = fc.record({ path: pathArb, query: queryArb, body: bodyArb, contentType, auth, idempotencyKey });
   // Half the runs keep everything but the body (and the query) plausible, so the services are reached.
-  const realPath = fc.tuple(...pathParams.map((p) => {
-    const segments = op.path.split('/');
-    return idArbitrary(fixture, p.name === 'boardId' ? 'boards' : segments[segments.indexOf(`{${p.name}}`) - 1]);
-  })).map((values) => pathParams.reduce((path, p, i) => path.replace(`{${p.name}}`, values[i]!), op.path));
-  const saneBody = canHaveBody && op.body ? valueFor(op.body, fixture).map((value) => ({ kind: 'json' as const, value })) : fc.constant({ kind: 'none' as const });
+  const realPath = fc
+    .tuple(
+      ...pathParams.map((p) => {
+        const segments = op.path.split('/');
+        return idArbitrary(fixture, p.name === 'boardId' ? 'boards' : segments[segments.indexOf(`{${p.name}}`) - 1]);
+      }),
+    )
+    .map((values) => pathParams.reduce((path, p, i) => path.replace(`{${p.name}}`, values[i]!), op.path));
+  const saneBody =
+    canHaveBody && op.body
+      ? valueFor(op.body, fixture).map((value) => ({ kind: 'json' as const, value }))
+      : fc.constant({ kind: 'none' as const });
   const sane = fc.record({
     path: realPath,
     query: fc.oneof(fc.constant(''), queryArb),
     body: fc.oneof(saneBody, bodyArb),
     contentType: fc.constant('application/json'),
     auth: fc.constant(`Bearer ${alice.token}`),
-    idempotencyKey: fc.oneof(fc.constant(null), printable.filter((k) => k.length > 0)),
+    idempotencyKey: fc.oneof(
+      fc.constant(null),
+      printable.filter((k) => k.length > 0),
+    ),
   });
   return fc.oneof(sane, wild);
 }
@@ -279,7 +420,11 @@ function abridge(value: unknown): string {
     if (v === null || typeof v !== 'object') return v;
     if (depth > 4) return '…';
     if (Array.isArray(v)) return v.slice(0, 10).map((x) => cut(x, depth + 1));
-    return Object.fromEntries(Object.entries(v).slice(0, 20).map(([k, x]) => [k, cut(x, depth + 1)]));
+    return Object.fromEntries(
+      Object.entries(v)
+        .slice(0, 20)
+        .map(([k, x]) => [k, cut(x, depth + 1)]),
+    );
   };
   return JSON.stringify(cut(value, 0));
 }
@@ -323,7 +468,9 @@ describe(`fuzzing every operation (seed ${SEED}, ${RUNS} runs each; FUZZ_SEED an
         st.diagnostic(`statuses ${JSON.stringify(statuses)}`);
         if (details.failed) {
           const error = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
-          assert.fail(`${error.slice(0, 600)}\n  input: ${abridge(details.counterexample)}\n  replay: FUZZ_SEED=${SEED} (seed ${details.seed}, path ${details.counterexamplePath})`);
+          assert.fail(
+            `${error.slice(0, 600)}\n  input: ${abridge(details.counterexample)}\n  replay: FUZZ_SEED=${SEED} (seed ${details.seed}, path ${details.counterexamplePath})`,
+          );
         }
       });
     }

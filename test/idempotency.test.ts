@@ -90,7 +90,11 @@ describe('idempotency keys', () => {
     assert.deepEqual((await boardNames(bob)).sort(), ['Bob board', 'Same']);
     // Two API keys of one user share the key space.
     const second = await alice.keyWith(['read', 'write']);
-    const replay = await server.request('POST', '/v1/boards', { token: second.raw_key, body: { name: 'Same' }, headers: { 'idempotency-key': 'shared' } });
+    const replay = await server.request('POST', '/v1/boards', {
+      token: second.raw_key,
+      body: { name: 'Same' },
+      headers: { 'idempotency-key': 'shared' },
+    });
     assert.equal(replay.headers.get('idempotent-replayed'), 'true');
     assert.equal(replay.body.data.id, a2.body.data.id);
   });
@@ -161,7 +165,11 @@ describe('idempotency keys', () => {
       assert.equal(res.status, 200);
       assert.equal(res.headers.get('idempotent-replayed'), null);
     }
-    const p1 = await server.request('PATCH', `/v1/boards/${board.id}`, { token: user.token, body: { name: 'G2' }, headers: { 'idempotency-key': 'used' } });
+    const p1 = await server.request('PATCH', `/v1/boards/${board.id}`, {
+      token: user.token,
+      body: { name: 'G2' },
+      headers: { 'idempotency-key': 'used' },
+    });
     assert.equal(p1.status, 200);
     assert.equal(p1.body.data.name, 'G2');
     const list = await server.request('GET', '/v1/boards', { token: user.token, headers: { 'idempotency-key': 'used' } });

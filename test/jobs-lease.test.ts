@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { newId, now } from '../src/lib/ids.js';
-import { startServer, type TestServer } from './helpers/harness.js';
+import { startServer } from './helpers/harness.js';
 
 describe('leases', () => {
   test('a job whose worker died is taken up again after its lease; past max attempts it fails', async () => {
@@ -15,11 +15,23 @@ describe('leases', () => {
       // Two jobs as a crashed worker left them: claimed, lease already run out.
       const insert = async (attempts: number) => {
         const id = newId();
-        await db.insertInto('jobs').values({
-          id, user_id: user.userId, board_id: board, type: 'document_process', status: 'processing', result: null, error: null,
-          payload: JSON.stringify({ boardId: board, nodeId: null, text: 'Recovered text.', source: 'text', sourceType: 'text' }),
-          attempts, lease_until: new Date(Date.now() - 1000), created_at: now(), updated_at: now(),
-        }).execute();
+        await db
+          .insertInto('jobs')
+          .values({
+            id,
+            user_id: user.userId,
+            board_id: board,
+            type: 'document_process',
+            status: 'processing',
+            result: null,
+            error: null,
+            payload: JSON.stringify({ boardId: board, nodeId: null, text: 'Recovered text.', source: 'text', sourceType: 'text' }),
+            attempts,
+            lease_until: new Date(Date.now() - 1000),
+            created_at: now(),
+            updated_at: now(),
+          })
+          .execute();
         return id;
       };
       const recovered = await insert(1);
@@ -31,7 +43,10 @@ describe('leases', () => {
       assert.equal(b.status, 'failed');
       assert.match(b.error, /interrupted 2 times/);
       const rows = await db.selectFrom('jobs').select(['payload', 'lease_until']).where('id', 'in', [recovered, exhausted]).execute();
-      assert.ok(rows.every((r) => r.payload === null && r.lease_until === null), 'finished jobs drop their payload and lease');
+      assert.ok(
+        rows.every((r) => r.payload === null && r.lease_until === null),
+        'finished jobs drop their payload and lease',
+      );
     } finally {
       await server.close();
     }

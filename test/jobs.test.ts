@@ -18,8 +18,15 @@ describe('jobs with the openai embedder', () => {
   let user: TestUser;
   before(async () => {
     server = await startServer({
-      EMBEDDINGS_PROVIDER: 'openai', OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: 'sk-test', EMBEDDINGS_MODEL: 'fake-embed',
-      EMBEDDINGS_DIMENSIONS: String(DIMS), EMBEDDINGS_BATCH_SIZE: '3', CHUNK_SIZE: '100', CHUNK_OVERLAP: '0', JOB_POLL_MS: '50',
+      EMBEDDINGS_PROVIDER: 'openai',
+      OPENAI_BASE_URL: fake.url,
+      OPENAI_API_KEY: 'sk-test',
+      EMBEDDINGS_MODEL: 'fake-embed',
+      EMBEDDINGS_DIMENSIONS: String(DIMS),
+      EMBEDDINGS_BATCH_SIZE: '3',
+      CHUNK_SIZE: '100',
+      CHUNK_OVERLAP: '0',
+      JOB_POLL_MS: '50',
     });
     user = await server.user();
   });
@@ -34,18 +41,27 @@ describe('jobs with the openai embedder', () => {
     const job = await server.waitForJob(res.body.data.id, user.token);
     assert.equal(job.status, 'completed', JSON.stringify(job));
     assert.deepEqual(job.result, { chunks: 8 });
-    assert.deepEqual(fake.batches.map((b) => b.input.length), [3, 3, 2]);
+    assert.deepEqual(
+      fake.batches.map((b) => b.input.length),
+      [3, 3, 2],
+    );
     assert.ok(fake.batches.every((b) => b.model === 'fake-embed' && b.auth === 'Bearer sk-test'));
     const list = await server.request('GET', `/v1/boards/${board}/documents?limit=100`, { token: user.token });
     assert.ok(list.body.data.every((c: any) => c.model === 'fake-embed'));
-    const hits = await server.request('POST', `/v1/boards/${board}/documents/search`, { token: user.token, body: { query: 'Sentence words', limit: 3 } });
+    const hits = await server.request('POST', `/v1/boards/${board}/documents/search`, {
+      token: user.token,
+      body: { query: 'Sentence words', limit: 3 },
+    });
     assert.equal(hits.status, 200, hits.text);
     assert.equal(hits.body.data.length, 3);
   });
 
   test('a provider failure fails the job with a useful error and leaves no chunks; vector search answers 502, keyword search still works', async () => {
     const board = await server.makeBoard(user);
-    const written = await server.request('POST', `/v1/boards/${board}/documents`, { token: user.token, body: { text: 'Earlier text about glaciers.' } });
+    const written = await server.request('POST', `/v1/boards/${board}/documents`, {
+      token: user.token,
+      body: { text: 'Earlier text about glaciers.' },
+    });
     assert.equal((await server.waitForJob(written.body.data.id, user.token)).status, 'completed');
     fake.failing = true;
     try {
@@ -59,11 +75,17 @@ describe('jobs with the openai embedder', () => {
       const search = await server.request('POST', `/v1/boards/${board}/documents/search`, { token: user.token, body: { query: 'x' } });
       assert.equal(search.status, 502);
       assert.equal(search.body.code, 'upstream_error');
-      const keyword = await server.request('POST', `/v1/boards/${board}/documents/search`, { token: user.token, body: { query: 'glaciers', mode: 'keyword' } });
+      const keyword = await server.request('POST', `/v1/boards/${board}/documents/search`, {
+        token: user.token,
+        body: { query: 'glaciers', mode: 'keyword' },
+      });
       assert.equal(keyword.status, 200, keyword.text);
       assert.equal(keyword.body.data.length, 1);
       // A board without chunks answers at once, without asking the provider.
-      const empty = await server.request('POST', `/v1/boards/${await server.makeBoard(user)}/documents/search`, { token: user.token, body: { query: 'x' } });
+      const empty = await server.request('POST', `/v1/boards/${await server.makeBoard(user)}/documents/search`, {
+        token: user.token,
+        body: { query: 'x' },
+      });
       assert.equal(empty.status, 200, empty.text);
       assert.deepEqual(empty.body.data, []);
     } finally {

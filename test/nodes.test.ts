@@ -36,7 +36,11 @@ function assert400(res: { status: number; body: any; text: string }, pattern: Re
   assert.match(res.body.message, pattern);
 }
 
-const pdfData = { storagePath: 'u/b/1700000000000-a.pdf', publicUrl: 'http://localhost:3000/storage/u/b/1700000000000-a.pdf', fileSize: 1234 };
+const pdfData = {
+  storagePath: 'u/b/1700000000000-a.pdf',
+  publicUrl: 'http://localhost:3000/storage/u/b/1700000000000-a.pdf',
+  fileSize: 1234,
+};
 
 describe('nodes: create', () => {
   test('each type is created with exactly the contract fields', async () => {
@@ -105,7 +109,11 @@ describe('nodes: create', () => {
     assert400(await postNode(alice.token, boardId, { ...ok, data: [] }), /data/);
     assert400(await postNode(alice.token, boardId, { ...ok, data: 'text' }), /data/);
     assert400(await postNode(alice.token, boardId, { ...ok, parent_node_id: 'nope' }), /parent_node_id/);
-    const raw = await server.request('POST', `/v1/boards/${boardId}/nodes`, { token: alice.token, raw: '{"type":', headers: { 'content-type': 'application/json' } });
+    const raw = await server.request('POST', `/v1/boards/${boardId}/nodes`, {
+      token: alice.token,
+      raw: '{"type":',
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(raw.status, 400);
   });
 
@@ -114,7 +122,15 @@ describe('nodes: create', () => {
     const post = (type: string, data: unknown) => postNode(alice.token, boardId, { type, position: { x: 0, y: 0 }, data });
     assert400(await post('video', {}), /data\.url is required/);
     assert400(await post('url', { url: 42 }), /data\.url/);
-    for (const url of ['example.com', '/relative', 'ftp://example.com/x', 'javascript:alert(1)', 'http://', 'not a url', `https://x.com/${'a'.repeat(9000)}`]) {
+    for (const url of [
+      'example.com',
+      '/relative',
+      'ftp://example.com/x',
+      'javascript:alert(1)',
+      'http://',
+      'not a url',
+      `https://x.com/${'a'.repeat(9000)}`,
+    ]) {
       assert400(await post('url', { url }), /data\.url must be an absolute http or https URL/);
     }
     assert400(await post('note', {}), /data\.text is required/);
@@ -161,8 +177,14 @@ describe('nodes: create', () => {
     const boardId = await makeBoard(alice);
     const otherBoard = await makeBoard(alice);
     const foreign = await makeNode(alice.token, otherBoard);
-    assert400(await postNode(alice.token, boardId, { type: 'note', position: { x: 0, y: 0 }, data: { text: '' }, parent_node_id: foreign.id }), /parent_node_id is not a node of this board/);
-    assert400(await postNode(alice.token, boardId, { type: 'note', position: { x: 0, y: 0 }, data: { text: '' }, parent_node_id: MISSING_ID }), /parent_node_id/);
+    assert400(
+      await postNode(alice.token, boardId, { type: 'note', position: { x: 0, y: 0 }, data: { text: '' }, parent_node_id: foreign.id }),
+      /parent_node_id is not a node of this board/,
+    );
+    assert400(
+      await postNode(alice.token, boardId, { type: 'note', position: { x: 0, y: 0 }, data: { text: '' }, parent_node_id: MISSING_ID }),
+      /parent_node_id/,
+    );
     // nothing was written by the failed attempts
     const list = await server.request('GET', `/v1/boards/${boardId}/nodes`, { token: alice.token });
     assert.deepEqual(list.body.data, []);
@@ -178,23 +200,38 @@ describe('nodes: list and get', () => {
     const p1 = await server.request('GET', `${url}?limit=2`, { token: alice.token });
     assert.equal(p1.status, 200);
     assert.equal(p1.body.object, 'list');
-    assert.deepEqual(p1.body.data.map((n: any) => n.node_data.text), ['n4', 'n3']);
+    assert.deepEqual(
+      p1.body.data.map((n: any) => n.node_data.text),
+      ['n4', 'n3'],
+    );
     assert.deepEqual(Object.keys(p1.body.data[0]).sort(), NODE_FIELDS);
     assert.equal(p1.body.has_more, true);
     await makeNode(alice.token, boardId, { data: { text: 'late' } });
     const p2 = await server.request('GET', `${url}?limit=2&cursor=${p1.body.cursor}`, { token: alice.token });
-    assert.deepEqual(p2.body.data.map((n: any) => n.node_data.text), ['n2', 'n1']);
+    assert.deepEqual(
+      p2.body.data.map((n: any) => n.node_data.text),
+      ['n2', 'n1'],
+    );
     assert.equal(p2.body.has_more, true);
     const p3 = await server.request('GET', `${url}?limit=2&cursor=${p2.body.cursor}`, { token: alice.token });
-    assert.deepEqual(p3.body.data.map((n: any) => n.node_data.text), ['n0']);
+    assert.deepEqual(
+      p3.body.data.map((n: any) => n.node_data.text),
+      ['n0'],
+    );
     assert.equal(p3.body.has_more, false);
     assert.equal(p3.body.cursor, null);
     // exactly a full last page: has_more is false, not a wasted empty page
     const asc = await server.request('GET', `${url}?limit=3&order=asc`, { token: alice.token });
-    assert.deepEqual(asc.body.data.map((n: any) => n.node_data.text), ['n0', 'n1', 'n2']);
+    assert.deepEqual(
+      asc.body.data.map((n: any) => n.node_data.text),
+      ['n0', 'n1', 'n2'],
+    );
     assert.equal(asc.body.has_more, true);
     const asc2 = await server.request('GET', `${url}?limit=3&cursor=${asc.body.cursor}`, { token: alice.token });
-    assert.deepEqual(asc2.body.data.map((n: any) => n.node_data.text), ['n3', 'n4', 'late']);
+    assert.deepEqual(
+      asc2.body.data.map((n: any) => n.node_data.text),
+      ['n3', 'n4', 'late'],
+    );
     assert.equal(asc2.body.has_more, false);
     assert.equal(asc2.body.cursor, null);
     const defaultPage = await server.request('GET', url, { token: alice.token });
@@ -210,10 +247,16 @@ describe('nodes: list and get', () => {
     }
     const url = `/v1/boards/${boardId}/nodes`;
     const videos = await server.request('GET', `${url}?type=video&limit=2`, { token: alice.token });
-    assert.deepEqual(videos.body.data.map((n: any) => n.node_data.url), ['https://youtu.be/2', 'https://youtu.be/1']);
+    assert.deepEqual(
+      videos.body.data.map((n: any) => n.node_data.url),
+      ['https://youtu.be/2', 'https://youtu.be/1'],
+    );
     assert.equal(videos.body.has_more, true);
     const alias = await server.request('GET', `${url}?type=youtube&limit=2&cursor=${videos.body.cursor}`, { token: alice.token });
-    assert.deepEqual(alias.body.data.map((n: any) => n.node_data.url), ['https://youtu.be/0']);
+    assert.deepEqual(
+      alias.body.data.map((n: any) => n.node_data.url),
+      ['https://youtu.be/0'],
+    );
     assert.equal(alias.body.has_more, false);
     const notes = await server.request('GET', `${url}?type=note&limit=10`, { token: alice.token });
     assert.equal(notes.body.data.length, 3);
@@ -223,7 +266,10 @@ describe('nodes: list and get', () => {
     assert400(await server.request('GET', `${url}?type=note&cursor=${videos.body.cursor}`, { token: alice.token }), /cursor/);
     assert400(await server.request('GET', `${url}?cursor=${videos.body.cursor}`, { token: alice.token }), /cursor/);
     const otherBoard = await makeBoard(alice);
-    assert400(await server.request('GET', `/v1/boards/${otherBoard}/nodes?type=video&cursor=${videos.body.cursor}`, { token: alice.token }), /cursor/);
+    assert400(
+      await server.request('GET', `/v1/boards/${otherBoard}/nodes?type=video&cursor=${videos.body.cursor}`, { token: alice.token }),
+      /cursor/,
+    );
     assert400(await server.request('GET', `${url}?type=video&order=asc&cursor=${videos.body.cursor}`, { token: alice.token }), /cursor/);
     assert400(await server.request('GET', `${url}?cursor=garbage`, { token: alice.token }), /cursor/);
     assert400(await server.request('GET', `${url}?type=folder`, { token: alice.token }), /type/);
@@ -243,7 +289,10 @@ describe('nodes: list and get', () => {
       assert.equal(res.status, 404);
       assert.ok(isErrorEnvelope(res.body, 404));
     }
-    assert.equal((await server.request('GET', `/v1/boards/${boardId}/nodes/${MISSING_ID}`, { token: alice.token })).body.message, 'Node not found');
+    assert.equal(
+      (await server.request('GET', `/v1/boards/${boardId}/nodes/${MISSING_ID}`, { token: alice.token })).body.message,
+      'Node not found',
+    );
   });
 });
 
@@ -265,7 +314,10 @@ describe('nodes: update', () => {
     assert.equal(u.created_at, n.created_at);
     assert.ok(u.updated_at > n.updated_at);
     // only the given fields change
-    const moved = await server.request('PATCH', `/v1/boards/${boardId}/nodes/${n.id}`, { token: alice.token, body: { position: { x: 0, y: 0 } } });
+    const moved = await server.request('PATCH', `/v1/boards/${boardId}/nodes/${n.id}`, {
+      token: alice.token,
+      body: { position: { x: 0, y: 0 } },
+    });
     assert.deepEqual(moved.body.data.node_data, u.node_data);
     const got = await server.request('GET', `/v1/boards/${boardId}/nodes/${n.id}`, { token: alice.token });
     assert.deepEqual(got.body.data, moved.body.data);
@@ -327,7 +379,10 @@ describe('nodes: delete', () => {
     const parent = await makeNode(alice.token, boardId);
     const child = await makeNode(alice.token, boardId, { parent_node_id: parent.id });
     const other = await makeNode(alice.token, boardId);
-    const edge = await server.request('POST', `/v1/boards/${boardId}/edges`, { token: alice.token, body: { source_node_id: parent.id, target_node_id: other.id } });
+    const edge = await server.request('POST', `/v1/boards/${boardId}/edges`, {
+      token: alice.token,
+      body: { source_node_id: parent.id, target_node_id: other.id },
+    });
     assert.equal(edge.status, 201);
     await sleep(5);
     const del = await server.request('DELETE', `/v1/boards/${boardId}/nodes/${parent.id}`, { token: alice.token });
@@ -400,7 +455,10 @@ describe('nodes: access', () => {
   test('public edit board: others write with the write scope, not with read only', async () => {
     const boardId = await makeBoard(alice, { is_public: true, public_access_level: 'edit' });
     const created = await makeNode(bob.token, boardId, { data: { text: 'by bob' } });
-    const patched = await server.request('PATCH', `/v1/boards/${boardId}/nodes/${created.id}`, { token: bob.token, body: { data: { text: 'edited' } } });
+    const patched = await server.request('PATCH', `/v1/boards/${boardId}/nodes/${created.id}`, {
+      token: bob.token,
+      body: { data: { text: 'edited' } },
+    });
     assert.equal(patched.status, 200);
     const readOnly = (await bob.keyWith(['read'])).raw_key;
     assert.equal((await server.request('GET', `/v1/boards/${boardId}/nodes/${created.id}`, { token: readOnly })).status, 200);
@@ -445,8 +503,13 @@ describe('nodes: reads right after writes', () => {
     const boardId = await makeBoard(alice);
     const node = await makeNode(alice.token, boardId, { data: { text: 'start' } });
     for (let round = 0; round < 5; round++) {
-      const reads = Array.from({ length: 10 }, () => server.request('GET', `/v1/boards/${boardId}/nodes/${node.id}`, { token: alice.token }));
-      const write = server.request('PATCH', `/v1/boards/${boardId}/nodes/${node.id}`, { token: alice.token, body: { data: { text: `r${round}` } } });
+      const reads = Array.from({ length: 10 }, () =>
+        server.request('GET', `/v1/boards/${boardId}/nodes/${node.id}`, { token: alice.token }),
+      );
+      const write = server.request('PATCH', `/v1/boards/${boardId}/nodes/${node.id}`, {
+        token: alice.token,
+        body: { data: { text: `r${round}` } },
+      });
       await Promise.all([...reads, write]);
       const after = await server.request('GET', `/v1/boards/${boardId}/nodes/${node.id}`, { token: alice.token });
       assert.equal(after.body.data.node_data.text, `r${round}`);

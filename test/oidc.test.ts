@@ -20,12 +20,26 @@ function assertError(res: Response, status: number, code: string, label = ''): v
 }
 
 /** The browser's side of the authorization-code flow with PKCE, done with fetch. */
-async function codeFlow(config: { authorization_endpoint: string; token_endpoint: string; client_id: string; scope: string }, loginHint: string, overrides: { verifier?: string; redirectUri?: string } = {}) {
+async function codeFlow(
+  config: { authorization_endpoint: string; token_endpoint: string; client_id: string; scope: string },
+  loginHint: string,
+  overrides: { verifier?: string; redirectUri?: string } = {},
+) {
   const { verifier, challenge } = pkcePair();
   const redirectUri = 'http://127.0.0.1:9/auth/callback';
   const state = randomBytes(16).toString('base64url');
   const authorize = new URL(config.authorization_endpoint);
-  for (const [k, v] of Object.entries({ response_type: 'code', client_id: config.client_id, redirect_uri: redirectUri, scope: config.scope, state, code_challenge: challenge, code_challenge_method: 'S256', login_hint: loginHint, nonce: 'n-1' })) {
+  for (const [k, v] of Object.entries({
+    response_type: 'code',
+    client_id: config.client_id,
+    redirect_uri: redirectUri,
+    scope: config.scope,
+    state,
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    login_hint: loginHint,
+    nonce: 'n-1',
+  })) {
     authorize.searchParams.set(k, v);
   }
   const redirect = await fetch(authorize, { redirect: 'manual' });
@@ -39,7 +53,13 @@ async function codeFlow(config: { authorization_endpoint: string; token_endpoint
     fetch(config.token_endpoint, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: overrides.redirectUri ?? redirectUri, client_id: config.client_id, code_verifier: v }),
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: overrides.redirectUri ?? redirectUri,
+        client_id: config.client_id,
+        code_verifier: v,
+      }),
     });
   return { exchange, verifier: overrides.verifier ?? verifier };
 }
@@ -92,7 +112,10 @@ describe('with an OpenID Connect provider (RS256, audience = client id by defaul
     const seen = await server.request('GET', `/v1/boards/${board.body.data.id}`, { token: later });
     assert.equal(seen.status, 200, seen.text);
     const users = await server.database.db.selectFrom('users').select('id').where('subject', '=', idp.user(hint).sub).execute();
-    assert.deepEqual(users.map((u) => u.id), [me.body.id]);
+    assert.deepEqual(
+      users.map((u) => u.id),
+      [me.body.id],
+    );
     // Someone else signing in through the provider does not see it.
     const dave = await idp.accessToken(idp.user(`dave-${randomBytes(3).toString('hex')}`));
     assertError(await server.request('GET', `/v1/boards/${board.body.data.id}`, { token: dave }), 404, 'not_found');
@@ -114,7 +137,12 @@ describe('with an OpenID Connect provider (RS256, audience = client id by defaul
 
   test('local accounts are off: their routes are 404', async () => {
     const body = { email: 'x@example.test', password: 'long enough password' };
-    for (const [path, options] of [['/v1/auth/signup', { body }], ['/v1/auth/login', { body }], ['/v1/auth/refresh', {}], ['/v1/auth/logout', {}]] as const) {
+    for (const [path, options] of [
+      ['/v1/auth/signup', { body }],
+      ['/v1/auth/login', { body }],
+      ['/v1/auth/refresh', {}],
+      ['/v1/auth/logout', {}],
+    ] as const) {
       const res = await server.request('POST', path, options);
       assertError(res, 404, 'not_found', path);
       assert.match(res.body.message, /Local accounts are off/);
@@ -163,7 +191,14 @@ describe('with an ES256 provider and AUTH_OIDC_AUDIENCE', () => {
 
   before(async () => {
     idp = await startFakeOidc({ alg: 'ES256', audience: 'https://api.board.example' });
-    server = await startServer({ DATABASE_URL: '', AUTH_JWT_SECRET: '', AUTH_OIDC_ISSUER: `${idp.issuer}/`, AUTH_OIDC_CLIENT_ID: idp.clientId, AUTH_OIDC_AUDIENCE: 'https://api.board.example', AUTH_OIDC_SCOPE: 'openid email offline_access' });
+    server = await startServer({
+      DATABASE_URL: '',
+      AUTH_JWT_SECRET: '',
+      AUTH_OIDC_ISSUER: `${idp.issuer}/`,
+      AUTH_OIDC_CLIENT_ID: idp.clientId,
+      AUTH_OIDC_AUDIENCE: 'https://api.board.example',
+      AUTH_OIDC_SCOPE: 'openid email offline_access',
+    });
   });
   after(async () => {
     await server?.close();
@@ -181,7 +216,12 @@ describe('with an ES256 provider and AUTH_OIDC_AUDIENCE', () => {
     assert.equal(JSON.parse(Buffer.from(tokens.access_token.split('.')[0], 'base64url').toString()).alg, 'ES256');
     assert.equal((await server.request('GET', '/v1/me', { token: tokens.access_token })).status, 200);
     const u = idp.user('frank@example.test');
-    assertError(await server.request('GET', '/v1/boards', { token: await idp.accessToken(u, { aud: idp.clientId }) }), 401, 'unauthorized', 'aud = client id only');
+    assertError(
+      await server.request('GET', '/v1/boards', { token: await idp.accessToken(u, { aud: idp.clientId }) }),
+      401,
+      'unauthorized',
+      'aud = client id only',
+    );
   });
 });
 

@@ -59,15 +59,37 @@ after(() => server.close());
 describe('scopes on every route', () => {
   test('the OpenAPI document lists the routes this test is about', () => {
     const names = operations.map((o) => `${o.method} ${o.path}`);
-    for (const expected of ['GET /v1/boards', 'POST /v1/boards', 'PATCH /v1/boards/{id}', 'DELETE /v1/boards/{id}', 'GET /v1/me/api-keys', 'POST /v1/me/api-keys', 'DELETE /v1/me/api-keys/{id}']) {
+    for (const expected of [
+      'GET /v1/boards',
+      'POST /v1/boards',
+      'PATCH /v1/boards/{id}',
+      'DELETE /v1/boards/{id}',
+      'GET /v1/me/api-keys',
+      'POST /v1/me/api-keys',
+      'DELETE /v1/me/api-keys/{id}',
+    ]) {
       assert.ok(names.includes(expected), `${expected} missing from the OpenAPI document`);
     }
     // A route without authentication is a deliberate choice: add it here when you add one.
     // /v1/files/…: asset files, protected by the random token in their url (docs/assets.md).
     // /v1/auth/…: signing in (docs/auth.md); the refresh token travels in a cookie, not a bearer token.
-    assert.deepEqual(operations.filter((o) => o.public).map((o) => o.path).sort(), [
-      '/healthz', '/v1/auth/config', '/v1/auth/login', '/v1/auth/logout', '/v1/auth/refresh', '/v1/auth/signup', '/v1/files/{*}', '/v1/openapi.json', '/v1/ping',
-    ]);
+    assert.deepEqual(
+      operations
+        .filter((o) => o.public)
+        .map((o) => o.path)
+        .sort(),
+      [
+        '/healthz',
+        '/v1/auth/config',
+        '/v1/auth/login',
+        '/v1/auth/logout',
+        '/v1/auth/refresh',
+        '/v1/auth/signup',
+        '/v1/files/{*}',
+        '/v1/openapi.json',
+        '/v1/ping',
+      ],
+    );
   });
 
   test('each route against read, write and admin keys and a JWT', async () => {
@@ -117,7 +139,13 @@ describe('scopes on every route', () => {
   test('public routes need nothing', async () => {
     // A file url without its token names nothing (test/assets.test.ts serves real ones); sign-in
     // routes without a body or cookie answer for that (test/accounts.test.ts signs in for real).
-    const expected: Record<string, number> = { 'GET /v1/files/{*}': 404, 'POST /v1/auth/signup': 400, 'POST /v1/auth/login': 400, 'POST /v1/auth/refresh': 401, 'POST /v1/auth/logout': 204 };
+    const expected: Record<string, number> = {
+      'GET /v1/files/{*}': 404,
+      'POST /v1/auth/signup': 400,
+      'POST /v1/auth/login': 400,
+      'POST /v1/auth/refresh': 401,
+      'POST /v1/auth/logout': 204,
+    };
     for (const op of operations.filter((o) => o.public)) {
       const res = await server.request(op.method, concrete(op.path));
       assert.equal(res.status, expected[`${op.method} ${op.path}`] ?? 200, `${op.method} ${op.path}: ${res.text}`);

@@ -15,8 +15,14 @@ const DIMS = 128;
 before(async () => {
   fake = await startFakeEmbeddings(DIMS, hashedWordsVector);
   indexed = await startServer({
-    JOB_POLL_MS: '50', SEARCH_EXACT_MAX_CHUNKS: '0', CHUNK_SIZE: '100', CHUNK_OVERLAP: '0',
-    EMBEDDINGS_PROVIDER: 'openai', EMBEDDINGS_BASE_URL: fake.url, EMBEDDINGS_MODEL: 'fake-hashed-words', EMBEDDINGS_DIMENSIONS: String(DIMS),
+    JOB_POLL_MS: '50',
+    SEARCH_EXACT_MAX_CHUNKS: '0',
+    CHUNK_SIZE: '100',
+    CHUNK_OVERLAP: '0',
+    EMBEDDINGS_PROVIDER: 'openai',
+    EMBEDDINGS_BASE_URL: fake.url,
+    EMBEDDINGS_MODEL: 'fake-hashed-words',
+    EMBEDDINGS_DIMENSIONS: String(DIMS),
   });
   user = await indexed.user();
 });
@@ -27,13 +33,24 @@ after(async () => {
 
 test('one node of a large board: the node filter still yields `limit` results', async () => {
   const board = await indexed.makeBoard(user);
-  const topics = ['astronomy stars galaxies telescopes', 'cooking recipes kitchen ovens', 'sailing boats oceans winds', 'gardening plants soil seeds'];
+  const topics = [
+    'astronomy stars galaxies telescopes',
+    'cooking recipes kitchen ovens',
+    'sailing boats oceans winds',
+    'gardening plants soil seeds',
+  ];
   const nodeIds: string[] = [];
   for (let n = 0; n < 20; n++) {
-    const node = await indexed.request('POST', `/v1/boards/${board}/nodes`, { token: user.token, body: { type: 'note', position: { x: n, y: 0 }, data: { text: '' } } });
+    const node = await indexed.request('POST', `/v1/boards/${board}/nodes`, {
+      token: user.token,
+      body: { type: 'note', position: { x: n, y: 0 }, data: { text: '' } },
+    });
     nodeIds.push(node.body.data.id);
     const text = Array.from({ length: 30 }, (_, i) => `Note ${n} part ${i} is about ${topics[n % 4]} number ${i}.`).join('\n\n');
-    const res = await indexed.request('POST', `/v1/boards/${board}/documents`, { token: user.token, body: { text, node_id: node.body.data.id } });
+    const res = await indexed.request('POST', `/v1/boards/${board}/documents`, {
+      token: user.token,
+      body: { text, node_id: node.body.data.id },
+    });
     assert.equal(res.status, 202);
     assert.equal((await indexed.waitForJob(res.body.data.id, user.token, 180_000)).status, 'completed');
   }
@@ -41,14 +58,16 @@ test('one node of a large board: the node filter still yields `limit` results', 
   // index scan would find node 1's chunks far down the list.
   const target = nodeIds[1]!;
   const res = await indexed.request('POST', `/v1/boards/${board}/documents/search`, {
-    token: user.token, body: { query: 'astronomy stars telescopes', node_ids: [target], limit: 25, threshold: -1 },
+    token: user.token,
+    body: { query: 'astronomy stars telescopes', node_ids: [target], limit: 25, threshold: -1 },
   });
   assert.equal(res.status, 200, res.text);
   assert.equal(res.body.data.length, 25);
   assert.ok(res.body.data.every((h: any) => h.node_id === target));
   assert.equal(res.body.has_more, true);
   const rest = await indexed.request('POST', `/v1/boards/${board}/documents/search`, {
-    token: user.token, body: { query: 'astronomy stars telescopes', node_ids: [target], limit: 25, threshold: -1, cursor: res.body.cursor },
+    token: user.token,
+    body: { query: 'astronomy stars telescopes', node_ids: [target], limit: 25, threshold: -1, cursor: res.body.cursor },
   });
   // The index is approximate: the continuation may miss a row, but never repeats one or leaves the node.
   assert.ok(rest.body.data.length >= 1 && rest.body.data.length <= 5, `${rest.body.data.length} more`);
@@ -56,10 +75,16 @@ test('one node of a large board: the node filter still yields `limit` results', 
   const ids = [...res.body.data, ...rest.body.data].map((h: any) => h.id);
   assert.equal(new Set(ids).size, ids.length);
 
-  const top = await indexed.request('POST', `/v1/boards/${board}/documents/search`, { token: user.token, body: { query: 'astronomy stars telescopes', limit: 10 } });
+  const top = await indexed.request('POST', `/v1/boards/${board}/documents/search`, {
+    token: user.token,
+    body: { query: 'astronomy stars telescopes', limit: 10 },
+  });
   assert.equal(top.body.data.length, 10);
   const astronomyNodes = new Set(nodeIds.filter((_, i) => i % 4 === 0));
-  assert.ok(top.body.data.every((h: any) => astronomyNodes.has(h.node_id)), 'the best hits are astronomy notes');
+  assert.ok(
+    top.body.data.every((h: any) => astronomyNodes.has(h.node_id)),
+    'the best hits are astronomy notes',
+  );
 
   // The index path on its own (the search falls back to an exact scan when the index gives up, which
   // would hide a failure of the iterative scan): one node of 20, far from the query, fills the page.
@@ -68,11 +93,22 @@ test('one node of a large board: the node filter still yields `limit` results', 
   assert.equal(embedder.kind, 'dense');
   if (embedder.kind !== 'dense') return;
   const [vector] = await embedder.embed(['astronomy stars telescopes']);
-  const direct = await indexSearch(indexed.database.db, { boardId: board, vector: vector!, dims: embedder.dimensions, model: embedder.model, nodeIds: [target], limit: 25, efSearch: 30 });
+  const direct = await indexSearch(indexed.database.db, {
+    boardId: board,
+    vector: vector!,
+    dims: embedder.dimensions,
+    model: embedder.model,
+    nodeIds: [target],
+    limit: 25,
+    efSearch: 30,
+  });
   assert.equal(direct.length, 26, 'limit + 1 rows through the iterative index scan');
   assert.ok(direct.every((r) => r.node_id === target));
   const distances = direct.map((r) => r.key);
-  assert.deepEqual(distances, [...distances].sort((a, b) => a - b));
+  assert.deepEqual(
+    distances,
+    [...distances].sort((a, b) => a - b),
+  );
   const byIndex = new Set(direct.slice(0, 25).map((r) => r.id));
   const overlap = res.body.data.filter((h: any) => byIndex.has(h.id)).length;
   assert.ok(overlap >= 20, `the index's first page agrees with the search's (${overlap} of 25)`);

@@ -19,14 +19,24 @@ interface Hit {
 function helpers(server: () => TestServer, user: () => TestUser) {
   return {
     async note(board: string, text: string, label = 'note'): Promise<string> {
-      const node = await server().request('POST', `/v1/boards/${board}/nodes`, { token: user().token, body: { type: 'note', position: { x: 0, y: 0 }, data: { text, label } } });
+      const node = await server().request('POST', `/v1/boards/${board}/nodes`, {
+        token: user().token,
+        body: { type: 'note', position: { x: 0, y: 0 }, data: { text, label } },
+      });
       assert.equal(node.status, 201, node.text);
-      const job = await server().request('POST', `/v1/boards/${board}/documents`, { token: user().token, body: { text, node_id: node.body.data.id } });
+      const job = await server().request('POST', `/v1/boards/${board}/documents`, {
+        token: user().token,
+        body: { text, node_id: node.body.data.id },
+      });
       assert.equal(job.status, 202, job.text);
       assert.equal((await server().waitForJob(job.body.data.id, user().token)).status, 'completed');
       return node.body.data.id;
     },
-    async search(board: string, body: Record<string, unknown>, token = user().token): Promise<{ data: Hit[]; has_more: boolean; cursor: string | null }> {
+    async search(
+      board: string,
+      body: Record<string, unknown>,
+      token = user().token,
+    ): Promise<{ data: Hit[]; has_more: boolean; cursor: string | null }> {
       const res = await server().request('POST', `/v1/boards/${board}/documents/search`, { token, body });
       assert.equal(res.status, 200, res.text);
       return res.body;
@@ -38,7 +48,10 @@ describe('the local model', () => {
   let server: TestServer;
   let alice: TestUser;
   let bob: TestUser;
-  const { note, search } = helpers(() => server, () => alice);
+  const { note, search } = helpers(
+    () => server,
+    () => alice,
+  );
   before(async () => {
     server = await startServer({ JOB_POLL_MS: '50' });
     alice = await server.user();
@@ -49,15 +62,23 @@ describe('the local model', () => {
   test('a rare term outranks a common one, in every mode', async () => {
     const board = await server.makeBoard(alice);
     const nodes: string[] = [];
-    for (let i = 0; i < 8; i++) nodes.push(await note(board, `Quarterly report ${i}: the report covers the report period and the report summary.`));
+    for (let i = 0; i < 8; i++)
+      nodes.push(await note(board, `Quarterly report ${i}: the report covers the report period and the report summary.`));
     const rare = await note(board, 'Field notes: the zeolite samples were dried before weighing.');
     for (const mode of MODES) {
       const hits = (await search(board, { query: 'zeolite report', mode })).data;
       assert.equal(hits[0]!.node_id, rare, `${mode}: the one note with the rare term first`);
       assert.ok(hits.length > 1, `${mode}: the common term still matches`);
       const scores = hits.map((h) => h.score);
-      assert.deepEqual(scores, [...scores].sort((a, b) => b - a), `${mode}: scores descend`);
-      assert.ok(scores.every((s) => s > 0 && s <= 1), `${mode}: scores in 0..1`);
+      assert.deepEqual(
+        scores,
+        [...scores].sort((a, b) => b - a),
+        `${mode}: scores descend`,
+      );
+      assert.ok(
+        scores.every((s) => s > 0 && s <= 1),
+        `${mode}: scores in 0..1`,
+      );
     }
   });
 
@@ -65,19 +86,30 @@ describe('the local model', () => {
     const board = await server.makeBoard(alice);
     const match = await note(board, 'The glacier retreated two kilometres.');
     await note(board, 'Bread needs flour and yeast.');
-    assert.deepEqual((await search(board, { query: 'glacier', mode: 'keyword', threshold: -1 })).data.map((h) => h.node_id), [match]);
+    assert.deepEqual(
+      (await search(board, { query: 'glacier', mode: 'keyword', threshold: -1 })).data.map((h) => h.node_id),
+      [match],
+    );
     const all = (await search(board, { query: 'glacier', threshold: -1 })).data;
     assert.equal(all.length, 2);
     assert.equal(all[0]!.node_id, match);
     assert.equal(all[1]!.score, 0);
-    assert.deepEqual((await search(board, { query: 'glacier', threshold: 0.01 })).data.map((h) => h.node_id), [match]);
-    assert.deepEqual((await search(board, { query: 'quasar', mode: 'keyword' })).data, [], 'a word the board has never seen matches nothing');
+    assert.deepEqual(
+      (await search(board, { query: 'glacier', threshold: 0.01 })).data.map((h) => h.node_id),
+      [match],
+    );
+    assert.deepEqual(
+      (await search(board, { query: 'quasar', mode: 'keyword' })).data,
+      [],
+      'a word the board has never seen matches nothing',
+    );
   });
 
   test('threshold, node_ids, limit and the cursor hold in every mode', async () => {
     const board = await server.makeBoard(alice);
     const nodes: string[] = [];
-    for (let i = 0; i < 7; i++) nodes.push(await note(board, `Telescope log ${i}: ${'the telescope tracked a comet. '.repeat(i + 1)}Clear sky.`));
+    for (let i = 0; i < 7; i++)
+      nodes.push(await note(board, `Telescope log ${i}: ${'the telescope tracked a comet. '.repeat(i + 1)}Clear sky.`));
     for (const mode of MODES) {
       const all = await search(board, { query: 'telescope comet', mode, limit: 100, threshold: -1 });
       assert.equal(all.data.length, 7, mode);
@@ -86,18 +118,32 @@ describe('the local model', () => {
       const paged: Hit[] = [];
       let cursor: string | null = null;
       do {
-        const page: { data: Hit[]; has_more: boolean; cursor: string | null } = await search(board, { query: 'telescope comet', mode, limit: 3, threshold: -1, ...(cursor ? { cursor } : {}) });
+        const page: { data: Hit[]; has_more: boolean; cursor: string | null } = await search(board, {
+          query: 'telescope comet',
+          mode,
+          limit: 3,
+          threshold: -1,
+          ...(cursor ? { cursor } : {}),
+        });
         assert.ok(page.data.length <= 3);
         assert.equal(page.has_more, page.cursor !== null);
         paged.push(...page.data);
         cursor = page.cursor;
       } while (cursor);
-      assert.deepEqual(paged.map((h) => h.id), all.data.map((h) => h.id), `${mode}: pages continue the ranking`);
+      assert.deepEqual(
+        paged.map((h) => h.id),
+        all.data.map((h) => h.id),
+        `${mode}: pages continue the ranking`,
+      );
       // A threshold between two scores keeps exactly those above it.
       const cut = (all.data[2]!.score + all.data[3]!.score) / 2;
       if (all.data[2]!.score > all.data[3]!.score) {
         const above = await search(board, { query: 'telescope comet', mode, limit: 100, threshold: cut });
-        assert.deepEqual(above.data.map((h) => h.id), all.data.slice(0, 3).map((h) => h.id), `${mode}: threshold`);
+        assert.deepEqual(
+          above.data.map((h) => h.id),
+          all.data.slice(0, 3).map((h) => h.id),
+          `${mode}: threshold`,
+        );
       }
       const some = await search(board, { query: 'telescope comet', mode, threshold: -1, node_ids: [nodes[0], nodes[5]] });
       assert.deepEqual(new Set(some.data.map((h) => h.node_id)), new Set([nodes[0], nodes[5]]), `${mode}: node_ids`);
@@ -106,7 +152,10 @@ describe('the local model', () => {
       assert.equal(one.has_more, true);
       // A cursor belongs to its mode.
       const other = MODES.find((m) => m !== mode)!;
-      const res = await server.request('POST', `/v1/boards/${board}/documents/search`, { token: alice.token, body: { query: 'telescope comet', mode: other, limit: 1, threshold: -1, cursor: one.cursor } });
+      const res = await server.request('POST', `/v1/boards/${board}/documents/search`, {
+        token: alice.token,
+        body: { query: 'telescope comet', mode: other, limit: 1, threshold: -1, cursor: one.cursor },
+      });
       assert.equal(res.status, 400, `${mode} cursor in ${other}`);
     }
   });
@@ -125,13 +174,23 @@ describe('the local model', () => {
     const mine = await server.makeBoard(alice);
     const myNode = await note(mine, 'Volcanoes erupt lava and ash.');
     const theirs = await server.makeBoard(bob);
-    const bobs = helpers(() => server, () => bob);
+    const bobs = helpers(
+      () => server,
+      () => bob,
+    );
     await bobs.note(theirs, 'Volcanoes erupt lava and ash, says Bob.');
     await bobs.note(theirs, 'Lava lakes and more volcanoes.');
     for (const mode of MODES) {
       const hits = (await search(mine, { query: 'volcano lava ash', mode, threshold: -1, limit: 100 })).data;
-      assert.deepEqual(hits.map((h) => h.node_id), [myNode], mode);
-      const res = await server.request('POST', `/v1/boards/${mine}/documents/search`, { token: bob.token, body: { query: 'volcano', mode } });
+      assert.deepEqual(
+        hits.map((h) => h.node_id),
+        [myNode],
+        mode,
+      );
+      const res = await server.request('POST', `/v1/boards/${mine}/documents/search`, {
+        token: bob.token,
+        body: { query: 'volcano', mode },
+      });
       assert.equal(res.status, 404, mode);
     }
   });
@@ -148,7 +207,10 @@ describe('the local model', () => {
     const b = await note(board, 'Beta text about mountains.');
     assert.deepEqual(await counted(board), { stats: 2, chunks: 2 });
     // Re-vectorizing replaces a node's chunks: still two.
-    const job = await server.request('POST', `/v1/boards/${board}/documents`, { token: alice.token, body: { text: 'Alpha text, rewritten, about lakes.', node_id: a } });
+    const job = await server.request('POST', `/v1/boards/${board}/documents`, {
+      token: alice.token,
+      body: { text: 'Alpha text, rewritten, about lakes.', node_id: a },
+    });
     await server.waitForJob(job.body.data.id, alice.token);
     assert.deepEqual(await counted(board), { stats: 2, chunks: 2 });
     assert.deepEqual((await search(board, { query: 'rivers', mode: 'keyword' })).data, [], 'the replaced words are gone');
@@ -172,12 +234,21 @@ describe('a dense model (an OpenAI-compatible embeddings server on loopback)', (
   let fake: FakeEmbeddings;
   let server: TestServer;
   let alice: TestUser;
-  const { note, search } = helpers(() => server, () => alice);
+  const { note, search } = helpers(
+    () => server,
+    () => alice,
+  );
   before(async () => {
     // Like a real embedding model, this one does not tell one identifier from another: words with
     // digits are left out of its vectors.
     fake = await startFakeEmbeddings(64, (text, dims) => hashedWordsVector(text.replace(/\S*\d\S*/g, ' '), dims));
-    server = await startServer({ JOB_POLL_MS: '50', EMBEDDINGS_PROVIDER: 'openai', EMBEDDINGS_BASE_URL: fake.url, EMBEDDINGS_MODEL: 'fake-words', EMBEDDINGS_DIMENSIONS: '64' });
+    server = await startServer({
+      JOB_POLL_MS: '50',
+      EMBEDDINGS_PROVIDER: 'openai',
+      EMBEDDINGS_BASE_URL: fake.url,
+      EMBEDDINGS_MODEL: 'fake-words',
+      EMBEDDINGS_DIMENSIONS: '64',
+    });
     alice = await server.user();
   });
   after(async () => {
@@ -187,7 +258,8 @@ describe('a dense model (an OpenAI-compatible embeddings server on loopback)', (
 
   test('keyword mode finds an exact identifier the vector mode misses; hybrid fuses both rankings', async () => {
     const board = await server.makeBoard(alice);
-    for (let i = 0; i < 5; i++) await note(board, `Invoice overdue: the invoice for order ${1000 + i} is overdue, send the invoice reminder.`);
+    for (let i = 0; i < 5; i++)
+      await note(board, `Invoice overdue: the invoice for order ${1000 + i} is overdue, send the invoice reminder.`);
     const target = await note(board, 'Shipping label printed for parcel INV-20931-QX, handed to the courier.');
     const query = 'invoice INV-20931-QX';
     const vector = (await search(board, { query, mode: 'vector', limit: 100, threshold: -1 })).data;
@@ -201,7 +273,10 @@ describe('a dense model (an OpenAI-compatible embeddings server on loopback)', (
     const fused = new Map<string, number>();
     for (const list of [vector, keyword]) list.forEach((h, rank) => fused.set(h.id, (fused.get(h.id) ?? 0) + 1 / (60 + rank + 1)));
     const expected = [...fused].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
-    assert.deepEqual(hybrid.map((h) => h.id), expected.map(([id]) => id));
+    assert.deepEqual(
+      hybrid.map((h) => h.id),
+      expected.map(([id]) => id),
+    );
     hybrid.forEach((h, i) => assert.ok(Math.abs(h.score - expected[i]![1] / (2 / 61)) < 1e-9));
   });
 });

@@ -17,9 +17,19 @@ import { startServer, type TestServer, type TestUser } from './helpers/harness.j
 const random = prng(7);
 // Pronounceable distinct words, so stemming keeps them apart.
 const syllables = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'to', 'vi', 'ze', 'po', 'da', 'fe'];
-const vocabulary = Array.from({ length: 400 }, (_, i) => `${syllables[i % 12]}${syllables[Math.floor(i / 12) % 12]}${syllables[Math.floor(i / 144) % 12]}x`);
+const vocabulary = Array.from(
+  { length: 400 },
+  (_, i) => `${syllables[i % 12]}${syllables[Math.floor(i / 12) % 12]}${syllables[Math.floor(i / 144) % 12]}x`,
+);
 /** A word drawn with probability proportional to 1 / rank. */
-const cumulative = vocabulary.map((_, i) => 1 / (i + 1)).map(((sum) => (w: number) => (sum += w))(0));
+const cumulative = vocabulary
+  .map((_, i) => 1 / (i + 1))
+  .map(
+    (
+      (sum) => (w: number) =>
+        (sum += w)
+    )(0),
+  );
 function word(): string {
   const r = random() * cumulative[cumulative.length - 1]!;
   return vocabulary[cumulative.findIndex((c) => c >= r)]!;
@@ -57,9 +67,15 @@ describe('search through the term index', () => {
     for (let i = 0; i < 40; i++) {
       const text = Array.from({ length: 4 + Math.floor(random() * 8) }, () => `${sentence(6 + Math.floor(random() * 14))}.`).join(' ');
       const label = i % 3 === 0 ? sentence(2) : 'note';
-      const node = await server.request('POST', `/v1/boards/${board}/nodes`, { token: alice.token, body: { type: 'note', position: { x: i, y: 0 }, data: { text, label } } });
+      const node = await server.request('POST', `/v1/boards/${board}/nodes`, {
+        token: alice.token,
+        body: { type: 'note', position: { x: i, y: 0 }, data: { text, label } },
+      });
       assert.equal(node.status, 201, node.text);
-      const job = await server.request('POST', `/v1/boards/${board}/documents`, { token: alice.token, body: { text, node_id: node.body.data.id } });
+      const job = await server.request('POST', `/v1/boards/${board}/documents`, {
+        token: alice.token,
+        body: { text, node_id: node.body.data.id },
+      });
       assert.equal(job.status, 202, job.text);
       assert.equal((await server.waitForJob(job.body.data.id, alice.token)).status, 'completed');
       nodes.push(node.body.data.id);
@@ -79,7 +95,10 @@ describe('search through the term index', () => {
     let compared = 0;
     let found = 0;
     for (let q = 0; q < 24; q++) {
-      const words = Array.from({ length: 2 + Math.floor(queryRandom() * 7) }, () => vocabulary[Math.floor(queryRandom() ** 2 * vocabulary.length)]!);
+      const words = Array.from(
+        { length: 2 + Math.floor(queryRandom() * 7) },
+        () => vocabulary[Math.floor(queryRandom() ** 2 * vocabulary.length)]!,
+      );
       for (const mode of ['vector', 'keyword', 'hybrid'] as const) {
         const body: Record<string, unknown> = { query: words.join(' '), mode, limit: q % 2 === 0 ? 5 : 12 };
         if (q % 3 === 1) body.threshold = mode === 'hybrid' ? 0.3 : 0.15;
@@ -87,12 +106,17 @@ describe('search through the term index', () => {
         const exact = (await pages(body, false)).flat();
         const indexed = (await pages(body, true)).flat();
         const where = JSON.stringify(body);
-        assert.deepEqual(indexed.map((h) => h.score), [...indexed.map((h) => h.score)].sort((a, b) => b - a), `${where}: scores descend across pages`);
+        assert.deepEqual(
+          indexed.map((h) => h.score),
+          [...indexed.map((h) => h.score)].sort((a, b) => b - a),
+          `${where}: scores descend across pages`,
+        );
         assert.equal(new Set(indexed.map((h) => h.id)).size, indexed.length, `${where}: no chunk twice across pages`);
         const exactScores = new Map(exact.map((h) => [h.id, h.score]));
         for (const h of indexed) {
           const score = exactScores.get(h.id);
-          if (score !== undefined && mode !== 'hybrid') assert.ok(Math.abs(h.score - score) < 1e-9, `${where}: a chunk's score is its score`);
+          if (score !== undefined && mode !== 'hybrid')
+            assert.ok(Math.abs(h.score - score) < 1e-9, `${where}: a chunk's score is its score`);
         }
         compared += exact.length;
         found += exact.filter((h) => indexed.some((i) => i.id === h.id)).length;
@@ -114,9 +138,19 @@ describe('search through the term index', () => {
       const exact = (await pages(query, false, 1))[0]!;
       const indexed = (await pages(query, true, 1))[0]!;
       assert.ok(exact.length >= 10, `${exact.length} chunks on the copy`);
-      assert.deepEqual(indexed.map((h) => h.score), exact.map((h) => h.score));
-      assert.deepEqual(indexed.map((h) => h.score), original.map((h) => h.score), 'the copy ranks as the original');
-      assert.ok(indexed.every((h) => !original.some((o) => o.id === h.id)), "the copy's own chunks, not the original's");
+      assert.deepEqual(
+        indexed.map((h) => h.score),
+        exact.map((h) => h.score),
+      );
+      assert.deepEqual(
+        indexed.map((h) => h.score),
+        original.map((h) => h.score),
+        'the copy ranks as the original',
+      );
+      assert.ok(
+        indexed.every((h) => !original.some((o) => o.id === h.id)),
+        "the copy's own chunks, not the original's",
+      );
     } finally {
       board = originalBoard;
     }
@@ -124,8 +158,15 @@ describe('search through the term index', () => {
 
   test("the keys search computes are the index function's, for board ids with the high bit set or not", async () => {
     const ids = [0, 1, 77, 536_870_911];
-    for (const boardId of ['01a20647-fa99-741e-870f-159a6d165b11', '01a20647-fa99-741e-870f-159a9d165b11', '01a20647-fa99-741e-870f-159affffffff', '01a20647-fa99-741e-870f-159a00000000']) {
-      const { rows } = await sql<{ keys: string[] }>`SELECT chunk_term_keys(${boardId}::uuid, ${`{${ids.join(',')}}`}::int4[])::text[] AS keys`.execute(server.database.db);
+    for (const boardId of [
+      '01a20647-fa99-741e-870f-159a6d165b11',
+      '01a20647-fa99-741e-870f-159a9d165b11',
+      '01a20647-fa99-741e-870f-159affffffff',
+      '01a20647-fa99-741e-870f-159a00000000',
+    ]) {
+      const { rows } = await sql<{
+        keys: string[];
+      }>`SELECT chunk_term_keys(${boardId}::uuid, ${`{${ids.join(',')}}`}::int4[])::text[] AS keys`.execute(server.database.db);
       assert.equal(termKeysLiteral(boardId, ids), `{${rows[0]!.keys.join(',')}}`, boardId);
     }
   });
@@ -150,21 +191,32 @@ test('migration 0008 scales the local embeddings written before it to unit lengt
       const job = await server.request('POST', `/v1/boards/${board}/documents`, { token: user.token, body: { text } });
       assert.equal((await server.waitForJob(job.body.data.id, user.token)).status, 'completed');
     }
-    const search = async () => (await server.request('POST', `/v1/boards/${board}/documents/search`, { token: user.token, body: { query: 'lava flow' } })).body.data as { id: string; score: number }[];
+    const search = async () =>
+      (await server.request('POST', `/v1/boards/${board}/documents/search`, { token: user.token, body: { query: 'lava flow' } })).body
+        .data as { id: string; score: number }[];
     const before = await search();
     const { db } = server.database;
     // Embeddings as 0007 wrote them: the same directions at norm 12.
-    const { rows } = await sql<{ id: string; v: string }>`SELECT id, sparse_embedding::text AS v FROM document_chunks WHERE board_id = ${board}`.execute(db);
+    const { rows } = await sql<{
+      id: string;
+      v: string;
+    }>`SELECT id, sparse_embedding::text AS v FROM document_chunks WHERE board_id = ${board}`.execute(db);
     for (const row of rows) {
       const scaled = row.v.replace(/:([-0-9.e]+)/g, (_, w: string) => `:${Number(w) * 12}`);
       await sql`UPDATE document_chunks SET sparse_embedding = ${scaled}::sparsevec WHERE id = ${row.id}`.execute(db);
     }
-    const norms = async () => (await sql<{ n: number }>`SELECT l2_norm(sparse_embedding) AS n FROM document_chunks WHERE board_id = ${board}`.execute(db)).rows.map((r) => r.n);
+    const norms = async () =>
+      (await sql<{ n: number }>`SELECT l2_norm(sparse_embedding) AS n FROM document_chunks WHERE board_id = ${board}`.execute(db)).rows.map(
+        (r) => r.n,
+      );
     assert.ok((await norms()).every((n) => Math.abs(n - 12) < 1e-4));
     await unitEmbeddings(db as never);
     assert.ok((await norms()).every((n) => Math.abs(n - 1) < 1e-6));
     const after = await search();
-    assert.deepEqual(after.map((h) => h.id), before.map((h) => h.id));
+    assert.deepEqual(
+      after.map((h) => h.id),
+      before.map((h) => h.id),
+    );
     after.forEach((h, i) => assert.ok(Math.abs(h.score - before[i]!.score) < 1e-6));
   } finally {
     await server.close();
@@ -180,24 +232,33 @@ describe('the candidate rule', () => {
       .map(({ df, jitter }) => ({ df, bound: (Math.log(1 + (chunks - df + 0.5) / (df + 0.5)) * jitter) / 20 }));
     let paired = 0;
     fc.assert(
-      fc.property(fc.array(termArb, { minLength: 1, maxLength: 9 }), fc.integer({ min: 0, max: 1100 }), fc.integer({ min: 1, max: 200 }), (raw, permille, k) => {
-        const terms: BoundedTerm[] = raw.map((t, i) => ({ id: i + 2, ...t }));
-        const theta = (permille / 1000) * terms.reduce((sum, t) => sum + t.bound, 0);
-        const rule = candidateRule(terms, theta, chunks);
-        const seed = seedTerms(terms, k, chunks);
-        const rest = candidateRule(terms, theta, chunks, seed);
-        if (rest.pairs.length > 0) paired++;
-        // Every subset of the terms is a possible chunk.
-        for (let mask = 1; mask < 1 << terms.length; mask++) {
-          const held = terms.filter((_, i) => mask & (1 << i));
-          const ids = new Set(held.map((t) => t.id));
-          const reach = held.reduce((sum, t) => sum + t.bound, 0);
-          const matches = (r: CandidateRule) => r.any.some((t) => ids.has(t)) || r.pairs.some((p) => ids.has(p.term) && p.with.some((w) => ids.has(w)));
-          if (reach < theta) continue;
-          assert.ok(matches(rule), `a chunk holding ${[...ids]} reaches ${reach} >= ${theta} but is not a candidate`);
-          assert.ok(seed.some((t) => ids.has(t)) || matches(rest), `a chunk holding ${[...ids]} reaches θ but is scored neither by the seed step nor after it`);
-        }
-      }),
+      fc.property(
+        fc.array(termArb, { minLength: 1, maxLength: 9 }),
+        fc.integer({ min: 0, max: 1100 }),
+        fc.integer({ min: 1, max: 200 }),
+        (raw, permille, k) => {
+          const terms: BoundedTerm[] = raw.map((t, i) => ({ id: i + 2, ...t }));
+          const theta = (permille / 1000) * terms.reduce((sum, t) => sum + t.bound, 0);
+          const rule = candidateRule(terms, theta, chunks);
+          const seed = seedTerms(terms, k, chunks);
+          const rest = candidateRule(terms, theta, chunks, seed);
+          if (rest.pairs.length > 0) paired++;
+          // Every subset of the terms is a possible chunk.
+          for (let mask = 1; mask < 1 << terms.length; mask++) {
+            const held = terms.filter((_, i) => mask & (1 << i));
+            const ids = new Set(held.map((t) => t.id));
+            const reach = held.reduce((sum, t) => sum + t.bound, 0);
+            const matches = (r: CandidateRule) =>
+              r.any.some((t) => ids.has(t)) || r.pairs.some((p) => ids.has(p.term) && p.with.some((w) => ids.has(w)));
+            if (reach < theta) continue;
+            assert.ok(matches(rule), `a chunk holding ${[...ids]} reaches ${reach} >= ${theta} but is not a candidate`);
+            assert.ok(
+              seed.some((t) => ids.has(t)) || matches(rest),
+              `a chunk holding ${[...ids]} reaches θ but is scored neither by the seed step nor after it`,
+            );
+          }
+        },
+      ),
       { numRuns: 1000 },
     );
     assert.ok(paired >= 20, `only ${paired} rules needed pairs`);

@@ -33,17 +33,22 @@ after(async () => {
 
 const backends: [string, () => Promise<Storage>][] = [
   ['local', () => createStorage(loadConfig({ DATA_DIR: dataDir }))],
-  ['s3', async () => {
-    s3 ??= await startS3('storage-test');
-    return createStorage(loadConfig({ DATA_DIR: dataDir, ...s3.env }));
-  }],
+  [
+    's3',
+    async () => {
+      s3 ??= await startS3('storage-test');
+      return createStorage(loadConfig({ DATA_DIR: dataDir, ...s3.env }));
+    },
+  ],
 ];
 
 for (const [name, open] of backends) {
   describe(`${name} storage`, () => {
     test('put, get, list by prefix, delete; a missing file is undefined and deleting it is no error', async () => {
       const storage = await open();
-      assert.deepEqual(await storage.put('u1/b1/1-a.pdf', Readable.from([Buffer.from('%PDF-'), Buffer.from('1.7')]), 'application/pdf'), { size: 8 });
+      assert.deepEqual(await storage.put('u1/b1/1-a.pdf', Readable.from([Buffer.from('%PDF-'), Buffer.from('1.7')]), 'application/pdf'), {
+        size: 8,
+      });
       await storage.put('u1/b2/2-b.png', Readable.from([Buffer.from('png')]), 'image/png');
       await storage.put('u2/b3/3-c.gif', Readable.from([Buffer.from('gif')]), 'image/gif');
       const got = await storage.get('u1/b1/1-a.pdf');

@@ -11,7 +11,8 @@ import { newId } from '../src/lib/ids.js';
 import { startFakeOidc, type FakeOidc } from './helpers/fake-oidc.js';
 import { isErrorEnvelope, startServer, type Response, type TestServer } from './helpers/harness.js';
 
-const INDEX = '<!doctype html><html><head><script type="module" src="/assets/index-4f2a9c.js"></script></head><body><div id="root" data-test="spa-index"></div></body></html>';
+const INDEX =
+  '<!doctype html><html><head><script type="module" src="/assets/index-4f2a9c.js"></script></head><body><div id="root" data-test="spa-index"></div></body></html>';
 const SCRIPT = 'console.log("board workspace");';
 
 function makeDist(): string {
@@ -25,7 +26,13 @@ function makeDist(): string {
 
 function csp(res: Response): Map<string, string[]> {
   const header = res.headers.get('content-security-policy') ?? '';
-  return new Map(header.split(';').map((d) => d.trim().split(/\s+/)).filter((p) => p[0]).map(([name, ...values]) => [name!, values]));
+  return new Map(
+    header
+      .split(';')
+      .map((d) => d.trim().split(/\s+/))
+      .filter((p) => p[0])
+      .map(([name, ...values]) => [name!, values]),
+  );
 }
 
 function assertIndex(res: Response, label: string): void {
@@ -63,7 +70,15 @@ describe('a built web app', () => {
   });
 
   test('/ and client-side routes answer index.html with the security headers', async () => {
-    for (const p of ['/', '/index.html', '/login', '/keys', `/boards/${newId()}`, '/auth/callback?code=abc&state=xyz', '/b/some-public-board/']) {
+    for (const p of [
+      '/',
+      '/index.html',
+      '/login',
+      '/keys',
+      `/boards/${newId()}`,
+      '/auth/callback?code=abc&state=xyz',
+      '/b/some-public-board/',
+    ]) {
       assertIndex(await server.request('GET', p), p);
     }
     const head = await fetch(`${server.url}/boards/x`, { method: 'HEAD' });
@@ -109,7 +124,12 @@ describe('a built web app', () => {
   });
 
   test('nothing outside the build is reachable', async () => {
-    for (const p of ['/..%2f..%2f..%2fetc%2fpasswd', '/assets/..%2f..%2fpackage.json', '/%2e%2e/%2e%2e/etc/passwd', '/assets/%2e%2e%2findex.html']) {
+    for (const p of [
+      '/..%2f..%2f..%2fetc%2fpasswd',
+      '/assets/..%2f..%2fpackage.json',
+      '/%2e%2e/%2e%2e/etc/passwd',
+      '/assets/%2e%2e%2findex.html',
+    ]) {
       const res = await server.request('GET', p);
       assert.ok(!res.text.includes('root:') && !res.text.includes('"dependencies"'), `${p}: ${res.status}`);
       assert.ok(res.status === 200 ? res.text === INDEX : res.status >= 400, `${p}: ${res.status}`);
@@ -130,7 +150,13 @@ describe('a built web app with an identity provider', () => {
   before(async () => {
     dist = makeDist();
     idp = await startFakeOidc();
-    server = await startServer({ DATABASE_URL: '', WEB_DIST_DIR: dist, AUTH_OIDC_ISSUER: idp.issuer, AUTH_OIDC_CLIENT_ID: idp.clientId, PUBLIC_BASE_URL: 'https://boards.example.test' });
+    server = await startServer({
+      DATABASE_URL: '',
+      WEB_DIST_DIR: dist,
+      AUTH_OIDC_ISSUER: idp.issuer,
+      AUTH_OIDC_CLIENT_ID: idp.clientId,
+      PUBLIC_BASE_URL: 'https://boards.example.test',
+    });
   });
   after(async () => {
     await server?.close();

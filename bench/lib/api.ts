@@ -11,6 +11,7 @@ export class ApiClient {
   ) {}
 
   /** Sends a request and returns the parsed body; anything but the expected status is an error. */
+  // biome-ignore lint/suspicious/noExplicitAny: the benches read bodies they know the shape of
   async call<T = any>(method: string, path: string, body: unknown, expected: number): Promise<T> {
     const res = await fetch(`${this.baseUrl}${path}`, {
       method,
@@ -94,14 +95,21 @@ export async function createBoard(api: ApiClient, name: string): Promise<string>
 }
 
 export async function seedNodes(api: ApiClient, boardId: string, count: number, concurrency: number): Promise<string[]> {
-  return runBounded(count, concurrency, async (i) =>
-    (await api.call<{ data: { id: string } }>('POST', `/v1/boards/${boardId}/nodes`, noteBody(i), 201)).data.id,
+  return runBounded(
+    count,
+    concurrency,
+    async (i) => (await api.call<{ data: { id: string } }>('POST', `/v1/boards/${boardId}/nodes`, noteBody(i), 201)).data.id,
   );
 }
 
 export async function seedEdges(api: ApiClient, boardId: string, nodeIds: string[], count: number, concurrency: number): Promise<void> {
   await runBounded(count, concurrency, async (k) => {
     const [s, t] = edgeEnds(k, nodeIds.length);
-    await api.call('POST', `/v1/boards/${boardId}/edges`, { source_node_id: nodeIds[s], target_node_id: nodeIds[t], type: 'default', data: {} }, 201);
+    await api.call(
+      'POST',
+      `/v1/boards/${boardId}/edges`,
+      { source_node_id: nodeIds[s], target_node_id: nodeIds[t], type: 'default', data: {} },
+      201,
+    );
   });
 }

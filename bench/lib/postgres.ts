@@ -29,7 +29,9 @@ export async function autovacuumSettled(url: string): Promise<number> {
   await withClient(url, async (client) => {
     while (Date.now() - started < 120_000) {
       await sleep(2000);
-      const { rows } = await client.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'autovacuum worker' AND datname = current_database()");
+      const { rows } = await client.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'autovacuum worker' AND datname = current_database()",
+      );
       if (rows[0]!.n === 0) break;
     }
   });
@@ -38,6 +40,9 @@ export async function autovacuumSettled(url: string): Promise<number> {
 
 export async function serverVersion(url: string): Promise<string> {
   const { rows } = await withClient(url, (client) =>
-    client.query<{ pg: string; vector: string }>("SELECT current_setting('server_version') AS pg, (SELECT extversion FROM pg_extension WHERE extname = 'vector') AS vector"));
+    client.query<{ pg: string; vector: string }>(
+      "SELECT current_setting('server_version') AS pg, (SELECT extversion FROM pg_extension WHERE extname = 'vector') AS vector",
+    ),
+  );
   return `${rows[0]!.pg} with pgvector ${rows[0]!.vector}`;
 }

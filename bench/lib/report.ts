@@ -57,7 +57,11 @@ export function table(header: string[], rows: (string | number)[][]): string {
 }
 
 export function goalsTable(goals: Goal[]): string {
-  return table(['goal', 'target', 'measured', 'verdict'], goals.map((g) => [g.name, g.target, g.measured, verdict(g.met)]));
+  return table(
+    ['goal', 'target', 'measured', 'verdict'],
+    goals.map((g) => [g.name, g.target, g.measured, verdict(g.met)]),
+  );
 }
 
-export const fmt = (n: number, digits = 0): string => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+export const fmt = (n: number, digits = 0): string =>
+  n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });

@@ -106,10 +106,12 @@ export async function startServerChild(options: ServerOptions = {}): Promise<Ser
     },
   });
   live.add(child);
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => {
-    live.delete(child);
-    resolve(code);
-  }));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => {
+      live.delete(child);
+      resolve(code);
+    }),
+  );
 
   let output = '';
   const url = await new Promise<string>((resolve, reject) => {

@@ -76,7 +76,11 @@ export async function logIn(db: Db, rawEmail: string, password: string): Promise
   if (!ok) throw unauthorized(WRONG_CREDENTIALS);
   if (needsRehash) {
     const passwordHash = await hashPassword(password);
-    await db.updateTable('accounts').set({ password_hash: passwordHash, updated_at: now() }).where('user_id', '=', account.user_id).execute();
+    await db
+      .updateTable('accounts')
+      .set({ password_hash: passwordHash, updated_at: now() })
+      .where('user_id', '=', account.user_id)
+      .execute();
   }
   return { id: account.user_id, email };
 }
@@ -92,7 +96,11 @@ export async function accountEmail(db: Executor, userId: string): Promise<string
  * refreshes fail; access tokens already issued live out their short TTL). Undefined when no
  * account has this email.
  */
-export async function setPassword(db: Db, rawEmail: string, password: string): Promise<{ account: AccountView; endedSignIns: number } | undefined> {
+export async function setPassword(
+  db: Db,
+  rawEmail: string,
+  password: string,
+): Promise<{ account: AccountView; endedSignIns: number } | undefined> {
   const email = normaliseEmail(rawEmail);
   checkPassword(password);
   // Hashed outside the transaction: it takes a while and needs no lock.

@@ -2,7 +2,17 @@
 // first start and kept in the database (inserted if absent, then read back, so instances started
 // together all end up with the one key that won). `iss` is fixed to LOCAL_TOKEN_ISSUER, which no
 // external issuer may use, and verification accepts ES256 with this key only.
-import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, jwtVerify, SignJWT, type CryptoKey, type JWK, type JWTPayload } from 'jose';
+import {
+  calculateJwkThumbprint,
+  exportJWK,
+  generateKeyPair,
+  importJWK,
+  jwtVerify,
+  SignJWT,
+  type CryptoKey,
+  type JWK,
+  type JWTPayload,
+} from 'jose';
 import { LOCAL_TOKEN_ISSUER } from '../config.js';
 import type { Db } from '../db/schema.js';
 import { now } from '../lib/ids.js';

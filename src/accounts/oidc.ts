@@ -53,7 +53,8 @@ export class OidcProvider {
       (error: unknown) => {
         this.pending = undefined;
         this.failedAt = Date.now();
-        this.lastError = error instanceof OidcUnavailableError ? error : new OidcUnavailableError(error instanceof Error ? error.message : String(error));
+        this.lastError =
+          error instanceof OidcUnavailableError ? error : new OidcUnavailableError(error instanceof Error ? error.message : String(error));
         throw this.lastError;
       },
     );

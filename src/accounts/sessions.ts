@@ -117,6 +117,11 @@ export class Sessions {
   }
 
   private async revokeFamily(familyId: string): Promise<void> {
-    await this.db.updateTable('refresh_tokens').set({ revoked_at: now() }).where('family_id', '=', familyId).where('revoked_at', 'is', null).execute();
+    await this.db
+      .updateTable('refresh_tokens')
+      .set({ revoked_at: now() })
+      .where('family_id', '=', familyId)
+      .where('revoked_at', 'is', null)
+      .execute();
   }
 }

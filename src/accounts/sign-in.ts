@@ -20,7 +20,11 @@ export async function createSignIn(db: Db, config: Config, log: { warn(obj: obje
     const oidc = new OidcProvider(config.oidc);
     // Fetched now so the first sign-in does not wait; a provider that is down is retried on use.
     oidc.discovery().catch((err: unknown) => log.warn({ err }, 'OpenID Connect discovery failed; retried on the next sign-in'));
-    return { mode: 'oidc', oidc, verifier: combineVerifiers({ external, oidc: { isIssuer: (iss) => oidc.isIssuer(iss), verify: (t) => oidc.verify(t) } }) };
+    return {
+      mode: 'oidc',
+      oidc,
+      verifier: combineVerifiers({ external, oidc: { isIssuer: (iss) => oidc.isIssuer(iss), verify: (t) => oidc.verify(t) } }),
+    };
   }
   prepareDummyHash();
   const tokens = await createLocalTokens(db, config.accessTokenTtlSeconds);

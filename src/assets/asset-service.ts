@@ -114,9 +114,10 @@ async function sniff(stream: Readable): Promise<Sniffed> {
   return {
     type,
     body: Readable.from(all(), { objectMode: false }),
-    discard: () => void (async () => {
-      while (!ended && !(await chunks.next()).done);
-    })().catch(() => {}),
+    discard: () =>
+      void (async () => {
+        while (!ended && !(await chunks.next()).done);
+      })().catch(() => {}),
   };
 }
 
@@ -125,7 +126,14 @@ async function sniff(stream: Readable): Promise<Sniffed> {
  * size NULL before the bytes are written, so two uploads can never write the same path, and the
  * row is completed once the file is stored (or removed, with the file, when anything fails).
  */
-export async function uploadAsset(deps: AssetDeps, principal: Principal, boardId: string, file: UploadedFile, maxBytes: number, baseUrl: string): Promise<AssetView> {
+export async function uploadAsset(
+  deps: AssetDeps,
+  principal: Principal,
+  boardId: string,
+  file: UploadedFile,
+  maxBytes: number,
+  baseUrl: string,
+): Promise<AssetView> {
   let sniffed: Sniffed;
   try {
     sniffed = await sniff(file.stream);
@@ -240,7 +248,12 @@ export async function findServedAsset(db: Db, storagePath: string, token: string
   } catch {
     return undefined;
   }
-  const row = await db.selectFrom('assets').selectAll().where('storage_path', '=', storagePath).where('size', 'is not', null).executeTakeFirst();
+  const row = await db
+    .selectFrom('assets')
+    .selectAll()
+    .where('storage_path', '=', storagePath)
+    .where('size', 'is not', null)
+    .executeTakeFirst();
   if (!row) return undefined;
   const given = Buffer.from(token);
   const expected = Buffer.from(row.access_token);
@@ -252,7 +265,12 @@ export async function findServedAsset(db: Db, storagePath: string, token: string
  * storagePath its storage path, fileSize its size, publicUrl its url (compared from the path on,
  * since the base address depends on how the service is reached), and its type must suit the node.
  */
-export async function assertNodeAsset(trx: Executor, boardId: string, nodeType: 'pdf' | 'image', data: Record<string, unknown>): Promise<void> {
+export async function assertNodeAsset(
+  trx: Executor,
+  boardId: string,
+  nodeType: 'pdf' | 'image',
+  data: Record<string, unknown>,
+): Promise<void> {
   const row = await trx
     .selectFrom('assets')
     .select(['storage_path', 'access_token', 'size', 'content_type'])
@@ -271,7 +289,7 @@ export async function assertNodeAsset(trx: Executor, boardId: string, nodeType: 
     url = undefined;
   }
   if (!url || !['http:', 'https:'].includes(url.protocol) || !`${url.pathname}${url.search}`.endsWith(assetUrlPath(row))) {
-    throw invalid("data.publicUrl is not the url of the asset named by data.storagePath");
+    throw invalid('data.publicUrl is not the url of the asset named by data.storagePath');
   }
 }
 

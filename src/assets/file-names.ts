@@ -46,11 +46,16 @@ export function safeOriginalName(original: string | undefined, contentType: stri
   const dot = name.lastIndexOf('.');
   const ext = dot > 0 ? name.slice(dot + 1).toLowerCase() : '';
   let stem = (extensions.includes(ext) ? name.slice(0, dot) : name).replace(/[.\s]+$/u, '');
-  const suffix = `.${extensions.includes(ext) ? ext : extensions[0] ?? 'bin'}`;
+  const suffix = `.${extensions.includes(ext) ? ext : (extensions[0] ?? 'bin')}`;
   if (stem === '') stem = 'file';
   // Counted in code points, cut on one, so no surrogate pair is split.
   const room = MAX_NAME_CHARS - suffix.length;
   const chars = [...stem];
-  if (chars.length > room) stem = chars.slice(0, room).join('').replace(/[.\s]+$/u, '') || 'file';
+  if (chars.length > room)
+    stem =
+      chars
+        .slice(0, room)
+        .join('')
+        .replace(/[.\s]+$/u, '') || 'file';
   return `${stem}${suffix}`;
 }

@@ -63,7 +63,11 @@ export async function createApiKeyForSubject(db: Db, subject: string, input: Cre
 
 export async function listApiKeys(db: Db, userId: string, page: PageRequest, list: string): Promise<Page<ApiKeyView>> {
   const rows = await applyPage(db.selectFrom('api_keys').select(columns).where('user_id', '=', userId), page, 'api_keys').execute();
-  return toPage(rows.map((r) => ({ ...r, scopes: r.scopes as Scope[] })), page, list);
+  return toPage(
+    rows.map((r) => ({ ...r, scopes: r.scopes as Scope[] })),
+    page,
+    list,
+  );
 }
 
 /** Revokes a key of the user; revoking twice is fine. 404 when the user has no such key. */

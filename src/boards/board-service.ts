@@ -59,7 +59,8 @@ function publicSettings(current: { is_public: boolean; public_access_level: Acce
     if (input.public_access_level != null) throw invalid('public_access_level can only be set on a public board (is_public true)');
     return { is_public: false, public_access_level: null };
   }
-  const level = input.public_access_level ?? (input.is_public === true && !current.is_public ? 'view' : current.public_access_level ?? 'view');
+  const level =
+    input.public_access_level ?? (input.is_public === true && !current.is_public ? 'view' : (current.public_access_level ?? 'view'));
   return { is_public: true, public_access_level: level };
 }
 

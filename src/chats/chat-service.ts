@@ -77,17 +77,40 @@ export async function findOwnChat(db: Executor, principal: Principal, boardId: s
   throw notFound('Chat');
 }
 
-export async function createChat(db: Db, principal: Principal, boardId: string, input: { title?: string; node_id?: string | null }): Promise<ChatDetail> {
+export async function createChat(
+  db: Db,
+  principal: Principal,
+  boardId: string,
+  input: { title?: string; node_id?: string | null },
+): Promise<ChatDetail> {
   await findVisibleBoard(db, principal, boardId);
   if (input.node_id) {
-    const node = await db.selectFrom('nodes').select('id').where('id', '=', input.node_id).where('board_id', '=', boardId).executeTakeFirst();
+    const node = await db
+      .selectFrom('nodes')
+      .select('id')
+      .where('id', '=', input.node_id)
+      .where('board_id', '=', boardId)
+      .executeTakeFirst();
     if (!node) throw invalid('node_id is not a node of this board');
   }
   const at = now();
   // The board may vanish between the check and the insert: the foreign key then fails, read as 404.
   const row = await db
     .insertInto('chats')
-    .values({ id: newId(), board_id: boardId, owner_id: principal.userId, node_id: input.node_id ?? null, title: input.title ?? DEFAULT_TITLE, metadata: null, created_at: at, updated_at: at, last_message_at: null, memory_through: null, generation_id: null, generating_until: null })
+    .values({
+      id: newId(),
+      board_id: boardId,
+      owner_id: principal.userId,
+      node_id: input.node_id ?? null,
+      title: input.title ?? DEFAULT_TITLE,
+      metadata: null,
+      created_at: at,
+      updated_at: at,
+      last_message_at: null,
+      memory_through: null,
+      generation_id: null,
+      generating_until: null,
+    })
     .returning([...listColumns, 'memory', 'metadata'])
     .executeTakeFirst()
     .catch((error: unknown) => {
@@ -98,7 +121,12 @@ export async function createChat(db: Db, principal: Principal, boardId: string, 
 }
 
 export async function listChats(db: Db, principal: Principal, boardId: string, page: PageRequest, list: string): Promise<Page<ChatView>> {
-  const query = db.selectFrom('chats').select(listColumns).where('board_id', '=', boardId).where('owner_id', '=', principal.userId).where(boardVisibleTo(principal, boardId));
+  const query = db
+    .selectFrom('chats')
+    .select(listColumns)
+    .where('board_id', '=', boardId)
+    .where('owner_id', '=', principal.userId)
+    .where(boardVisibleTo(principal, boardId));
   const rows = await applyPage(query, page, 'chats').execute();
   if (rows.length === 0) await findVisibleBoard(db, principal, boardId);
   return toPage(rows.map(toChatView), page, list);
@@ -124,16 +152,30 @@ export async function renameChat(db: Db, principal: Principal, boardId: string, 
 export async function deleteChat(db: Db, principal: Principal, boardId: string, chatId: string): Promise<void> {
   await findOwnChat(db, principal, boardId, chatId);
   // Messages go by ON DELETE CASCADE in the same statement.
-  const gone = await db.deleteFrom('chats').where('id', '=', chatId).where('owner_id', '=', principal.userId).returning('id').executeTakeFirst();
+  const gone = await db
+    .deleteFrom('chats')
+    .where('id', '=', chatId)
+    .where('owner_id', '=', principal.userId)
+    .returning('id')
+    .executeTakeFirst();
   if (!gone) throw notFound('Chat');
 }
 
-export async function listMessages(db: Db, principal: Principal, boardId: string, chatId: string, page: PageRequest, list: string): Promise<Page<MessageView>> {
+export async function listMessages(
+  db: Db,
+  principal: Principal,
+  boardId: string,
+  chatId: string,
+  page: PageRequest,
+  list: string,
+): Promise<Page<MessageView>> {
   const query = db
     .selectFrom('messages')
     .select(messageColumns)
     .where('chat_id', '=', chatId)
-    .where(sql<boolean>`EXISTS (SELECT 1 FROM chats c WHERE c.id = ${chatId} AND c.board_id = ${boardId} AND c.owner_id = ${principal.userId})`)
+    .where(
+      sql<boolean>`EXISTS (SELECT 1 FROM chats c WHERE c.id = ${chatId} AND c.board_id = ${boardId} AND c.owner_id = ${principal.userId})`,
+    )
     .where(boardVisibleTo(principal, boardId));
   const rows = await applyPage(query, page, 'messages').execute();
   if (rows.length === 0) await findOwnChat(db, principal, boardId, chatId);

@@ -78,11 +78,15 @@ export async function buildContext(
            SELECT id, role, content, created_at FROM messages
            WHERE chat_id = ${chat.id} AND (${chat.memory_through}::timestamptz IS NULL OR created_at > ${chat.memory_through}::timestamptz)) h) AS history,
         EXISTS (SELECT 1 FROM document_chunks WHERE board_id = ${chat.board_id}) AS has_chunks
-    `.execute(deps.db).then(async ({ rows: [row] }) => ({
-      row: row!,
-      // No documents yet: the question is not even embedded.
-      retrieved: row!.has_chunks ? await retrieve(deps.retriever, chat.board_id, question, chat.node_id, CHUNK_LIMIT) : { chunks: [], status: 'ok' as const },
-    })),
+    `
+      .execute(deps.db)
+      .then(async ({ rows: [row] }) => ({
+        row: row!,
+        // No documents yet: the question is not even embedded.
+        retrieved: row!.has_chunks
+          ? await retrieve(deps.retriever, chat.board_id, question, chat.node_id, CHUNK_LIMIT)
+          : { chunks: [], status: 'ok' as const },
+      })),
     deps.db
       .selectFrom('nodes')
       .select(['id', sql<string>`node_data->>'text'`.as('text'), sql<string | null>`node_data->>'label'`.as('label')])
@@ -103,8 +107,17 @@ export async function buildContext(
     const name = label(data, node.node_type);
     passages.push({ chunkId: null, nodeId: node.id, source: name, text: text || name, primary: true });
   }
-  for (const c of retrieved.chunks) passages.push({ chunkId: c.id, nodeId: c.node_id, source: c.source, text: c.content, primary: c.node_id !== null && c.node_id === chat.node_id });
-  for (const n of notes) if (n.id !== chat.node_id) passages.push({ chunkId: null, nodeId: n.id, source: n.label?.trim() || 'a note', text: n.text, primary: false });
+  for (const c of retrieved.chunks)
+    passages.push({
+      chunkId: c.id,
+      nodeId: c.node_id,
+      source: c.source,
+      text: c.content,
+      primary: c.node_id !== null && c.node_id === chat.node_id,
+    });
+  for (const n of notes)
+    if (n.id !== chat.node_id)
+      passages.push({ chunkId: null, nodeId: n.id, source: n.label?.trim() || 'a note', text: n.text, primary: false });
 
   // Budget: the reply's share first, then grounding (at most half of the rest), memory, history.
   const reply = Math.min(deps.maxTokens, Math.floor(deps.contextTokens / 4));
@@ -115,8 +128,11 @@ export async function buildContext(
   ];
   if (node) {
     const data = node.node_data;
-    parts.push(`This chat is about the ${node.node_type} "${label(data, node.node_type)}"` +
-      (typeof data.url === 'string' ? ` (${data.url})` : '') + (typeof data.text === 'string' && data.text ? `:\n${data.text}` : '.'));
+    parts.push(
+      `This chat is about the ${node.node_type} "${label(data, node.node_type)}"` +
+        (typeof data.url === 'string' ? ` (${data.url})` : '') +
+        (typeof data.text === 'string' && data.text ? `:\n${data.text}` : '.'),
+    );
   }
   let groundingBudget = Math.floor(budget / 2) - countTokens(parts.join('\n\n'));
   const sources: string[] = [];
@@ -131,7 +147,10 @@ export async function buildContext(
   }
   if (chunkLines.length) parts.push(`Relevant document excerpts:\n${chunkLines.join('\n')}`);
   const noteLines: string[] = [];
-  for (const hit of rank(question, passages.filter((p) => p.chunkId === null && !p.primary).map((p) => ({ item: p, text: p.text }))).slice(0, 10)) {
+  for (const hit of rank(
+    question,
+    passages.filter((p) => p.chunkId === null && !p.primary).map((p) => ({ item: p, text: p.text })),
+  ).slice(0, 10)) {
     const line = `- (${hit.item.source}) ${hit.text}`;
     const cost = countTokens(line);
     if (cost > groundingBudget) break;
@@ -165,7 +184,9 @@ export async function buildContext(
     kept.unshift(row === last && budget < 0 ? { ...row, content: fit(row.content, cost + budget - 4) || row.content.slice(0, 1000) } : row);
   }
   const older = history.slice(0, i + 1);
-  const overflow = older.length ? { turns: older.map((r) => ({ role: r.role, content: r.content })), through: older.at(-1)!.created_at } : undefined;
+  const overflow = older.length
+    ? { turns: older.map((r) => ({ role: r.role, content: r.content })), through: older.at(-1)!.created_at }
+    : undefined;
   const messages = alternate(kept.map((r) => ({ role: r.role, content: r.content })));
   if (messages.length === 0) messages.push({ role: 'user', content: question });
   return { request: { system, messages, passages, memory: chat.memory, maxTokens: reply }, sources, retrieval: retrieved.status, overflow };

@@ -4,12 +4,14 @@
 // are scored again on every question.
 import { stemmer } from 'stemmer';
 
-const STOPWORDS = new Set((
-  'a an and are as at be been but by can could did do does for from had has have how i if in into is it its ' +
-  'me my no not of on or our she he so than that the their them then there these they this those to was we ' +
-  'were what when where which who whom why will with would you your about any all also just more most some such ' +
-  'tell say says said please know give show explain describe board note notes'
-).split(' '));
+const STOPWORDS = new Set(
+  (
+    'a an and are as at be been but by can could did do does for from had has have how i if in into is it its ' +
+    'me my no not of on or our she he so than that the their them then there these they this those to was we ' +
+    'were what when where which who whom why will with would you your about any all also just more most some such ' +
+    'tell say says said please know give show explain describe board note notes'
+  ).split(' '),
+);
 
 /** What scoring needs of a text: its term frequencies and its length in terms. */
 interface Profile {

@@ -50,7 +50,13 @@ const leaseMs = (deps: ReplyDeps) => deps.timeoutMs + 30_000;
  * ownership of the chat and the lease condition all in its WHERE clause), so the reply's first
  * token waits for one database round trip here, not six. Only a refusal asks why.
  */
-export async function startReply(deps: ReplyDeps, principal: Principal, boardId: string, chatId: string, content: string): Promise<PendingReply> {
+export async function startReply(
+  deps: ReplyDeps,
+  principal: Principal,
+  boardId: string,
+  chatId: string,
+  content: string,
+): Promise<PendingReply> {
   const generationId = newId();
   const at = now();
   const until = new Date(at.getTime() + leaseMs(deps));
@@ -101,8 +107,12 @@ export async function startReply(deps: ReplyDeps, principal: Principal, boardId:
 
 /** Ends the lease without storing a reply (failure, abort). */
 export async function releaseReply(db: Db, pending: PendingReply): Promise<void> {
-  await db.updateTable('chats').set({ generation_id: null, generating_until: null })
-    .where('id', '=', pending.chatId).where('generation_id', '=', pending.generationId).execute();
+  await db
+    .updateTable('chats')
+    .set({ generation_id: null, generating_until: null })
+    .where('id', '=', pending.chatId)
+    .where('generation_id', '=', pending.generationId)
+    .execute();
 }
 
 /**
@@ -110,21 +120,38 @@ export async function releaseReply(db: Db, pending: PendingReply): Promise<void>
  * ApiError('upstream_error') when the provider fails or stays silent past the timeout, or the
  * AbortError of `signal` when the client went away; the lease is released either way.
  */
-export async function generateReply(deps: ReplyDeps, pending: PendingReply, signal: AbortSignal, onDelta: (content: string) => void): Promise<CompletedReply> {
+export async function generateReply(
+  deps: ReplyDeps,
+  pending: PendingReply,
+  signal: AbortSignal,
+  onDelta: (content: string) => void,
+): Promise<CompletedReply> {
   const upstream = new AbortController();
   let timedOut = false;
   let timer: NodeJS.Timeout | undefined;
   // Re-armed on every provider event: refresh() restarts the same timer, cheaper than a new one per delta.
   const arm = () => {
     if (timer) timer.refresh();
-    else timer = setTimeout(() => { timedOut = true; upstream.abort(); }, deps.timeoutMs);
+    else
+      timer = setTimeout(() => {
+        timedOut = true;
+        upstream.abort();
+      }, deps.timeoutMs);
   };
   const onAbort = () => upstream.abort(signal.reason);
   signal.addEventListener('abort', onAbort, { once: true });
-  const renew = setInterval(() => {
-    void deps.db.updateTable('chats').set({ generating_until: new Date(Date.now() + leaseMs(deps)) })
-      .where('id', '=', pending.chatId).where('generation_id', '=', pending.generationId).execute().catch(() => {});
-  }, Math.max(1000, Math.floor(leaseMs(deps) / 3)));
+  const renew = setInterval(
+    () => {
+      void deps.db
+        .updateTable('chats')
+        .set({ generating_until: new Date(Date.now() + leaseMs(deps)) })
+        .where('id', '=', pending.chatId)
+        .where('generation_id', '=', pending.generationId)
+        .execute()
+        .catch(() => {});
+    },
+    Math.max(1000, Math.floor(leaseMs(deps) / 3)),
+  );
   renew.unref();
   let stored = false;
   try {
@@ -134,9 +161,18 @@ export async function generateReply(deps: ReplyDeps, pending: PendingReply, sign
     if (context.overflow) {
       const facts = await condense(deps, context.overflow.turns, upstream.signal);
       const memory = [...chat.memory, ...facts].slice(-MEMORY_MAX);
-      await deps.db.updateTable('chats').set({ memory: JSON.stringify(memory), memory_through: context.overflow.through })
-        .where('id', '=', pending.chatId).where('generation_id', '=', pending.generationId).execute();
-      context = await buildContext(deps, { ...chat, memory, memory_through: context.overflow.through }, pending.boardName, pending.question);
+      await deps.db
+        .updateTable('chats')
+        .set({ memory: JSON.stringify(memory), memory_through: context.overflow.through })
+        .where('id', '=', pending.chatId)
+        .where('generation_id', '=', pending.generationId)
+        .execute();
+      context = await buildContext(
+        deps,
+        { ...chat, memory, memory_through: context.overflow.through },
+        pending.boardName,
+        pending.question,
+      );
     }
     arm();
     let content = '';
@@ -157,7 +193,11 @@ export async function generateReply(deps: ReplyDeps, pending: PendingReply, sign
     clearTimeout(timer);
     // Some SDK streams end quietly when aborted instead of throwing.
     if (upstream.signal.aborted) throw new Error('aborted');
-    usage ??= countUsage(context.request.system, context.request.messages.map((m) => m.content), content);
+    usage ??= countUsage(
+      context.request.system,
+      context.request.messages.map((m) => m.content),
+      content,
+    );
     const metadata = { usage, finish_reason: finish, sources, retrieval: context.retrieval };
     const message = await storeReply(deps, pending, content, metadata);
     stored = true;
@@ -201,7 +241,12 @@ async function condense(deps: ReplyDeps, turns: { role: 'user' | 'assistant'; co
 }
 
 /** Releases the lease and inserts the assistant message in one statement, so atomically. */
-async function storeReply(deps: ReplyDeps, pending: PendingReply, content: string, metadata: Record<string, unknown> & { usage: Usage }): Promise<MessageView> {
+async function storeReply(
+  deps: ReplyDeps,
+  pending: PendingReply,
+  content: string,
+  metadata: Record<string, unknown> & { usage: Usage },
+): Promise<MessageView> {
   const at = now();
   const { rows } = await sql<MessageView>`
     WITH released AS (

@@ -23,7 +23,11 @@ export function boardRetriever(db: Db, embedder: Embedder): Retriever {
     async search(boardId, query, options) {
       // (buildContext skips retrieval on a board without chunks, so the question is never embedded there.)
       // `vector`: with the local model it ranked best of the three modes on SciFact (BENCHMARKS.md).
-      const hits = await searchBoardChunks({ db, embedder }, boardId, query, { mode: 'vector', limit: options.limit, nodeIds: options.nodeIds });
+      const hits = await searchBoardChunks({ db, embedder }, boardId, query, {
+        mode: 'vector',
+        limit: options.limit,
+        nodeIds: options.nodeIds,
+      });
       return hits.map((h) => ({ id: h.id, content: h.content, node_id: h.node_id, source: h.metadata.source, score: h.score }));
     },
   };

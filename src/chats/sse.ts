@@ -7,7 +7,11 @@ export class SseWriter {
   private readonly keepAlive: NodeJS.Timeout;
   private corked = false;
 
-  constructor(private readonly res: ServerResponse, headers: Record<string, string | number | string[]>, keepAliveMs: number) {
+  constructor(
+    private readonly res: ServerResponse,
+    headers: Record<string, string | number | string[]>,
+    keepAliveMs: number,
+  ) {
     res.writeHead(200, {
       ...headers,
       'content-type': 'text/event-stream; charset=utf-8',

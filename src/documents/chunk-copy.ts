@@ -8,7 +8,14 @@ import type { Executor } from '../db/schema.js';
 import { newId } from '../lib/ids.js';
 
 export async function copyBoardChunks(trx: Executor, from: string, to: string): Promise<void> {
-  const sets = await trx.selectFrom('chunk_sets').select('id').where('board_id', '=', from).where('state', '=', 'live').orderBy('created_at').orderBy('id').execute();
+  const sets = await trx
+    .selectFrom('chunk_sets')
+    .select('id')
+    .where('board_id', '=', from)
+    .where('state', '=', 'live')
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
   if (sets.length === 0) return;
   const oldSetIds = sets.map((s) => s.id);
   const newSetIds = oldSetIds.map(() => newId());

@@ -57,7 +57,13 @@ export class ChunkPurger {
 
   private async loop(): Promise<void> {
     while (!this.stopping) {
-      const set = await this.db.selectFrom('chunk_sets').select('id').where('state', '=', 'retired').orderBy('created_at').limit(1).executeTakeFirst();
+      const set = await this.db
+        .selectFrom('chunk_sets')
+        .select('id')
+        .where('state', '=', 'retired')
+        .orderBy('created_at')
+        .limit(1)
+        .executeTakeFirst();
       if (!set) return;
       await deleteSetChunks(this.db, set.id, () => this.stopping);
       if (this.stopping) return;

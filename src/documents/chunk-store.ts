@@ -95,8 +95,18 @@ export interface ChunkVectors {
  * Computes the vectors of chunks: always their keywords, and the embedding of `embedder`'s model
  * (the dense provider's call, or the local model's sparse vector with the chunk's source title).
  */
-export async function chunkVectors(embedder: Embedder, chunks: { content: string; source: string }[], signal?: AbortSignal): Promise<ChunkVectors[]> {
-  const dense = embedder.kind === 'dense' ? await embedder.embed(chunks.map((c) => c.content), signal) : undefined;
+export async function chunkVectors(
+  embedder: Embedder,
+  chunks: { content: string; source: string }[],
+  signal?: AbortSignal,
+): Promise<ChunkVectors[]> {
+  const dense =
+    embedder.kind === 'dense'
+      ? await embedder.embed(
+          chunks.map((c) => c.content),
+          signal,
+        )
+      : undefined;
   return chunks.map((c, i) => {
     const { keywords, termIds } = chunkTerms(c.content);
     return {
@@ -135,7 +145,8 @@ export async function deleteSetChunks(db: Executor, setId: string, shouldStop?: 
   while (!shouldStop?.()) {
     const size = pacer.size;
     const { numAffectedRows } = await pacer.step(size, () =>
-      sql`DELETE FROM document_chunks WHERE id IN (SELECT id FROM document_chunks WHERE set_id = ${setId} LIMIT ${size})`.execute(db));
+      sql`DELETE FROM document_chunks WHERE id IN (SELECT id FROM document_chunks WHERE set_id = ${setId} LIMIT ${size})`.execute(db),
+    );
     if (Number(numAffectedRows ?? 0) < size) return;
   }
 }

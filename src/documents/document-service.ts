@@ -40,6 +40,7 @@ export interface ChunkView {
 
 /** PostgreSQL text cannot hold NUL, and jsonb rejects lone surrogates: neither carries meaning. */
 export const cleanText = (text: string): string =>
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: removing NUL is the point
   text.replace(/\u0000/g, '').replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
 
 export async function enqueueVectorize(db: Db, principal: Principal, boardId: string, input: VectorizeInput): Promise<JobView> {
@@ -47,7 +48,12 @@ export async function enqueueVectorize(db: Db, principal: Principal, boardId: st
   assertCanEditContent(board, principal);
   let node: { id: string; node_type: string; node_data: Record<string, unknown> } | undefined;
   if (input.node_id) {
-    node = await db.selectFrom('nodes').select(['id', 'node_type', 'node_data']).where('id', '=', input.node_id).where('board_id', '=', boardId).executeTakeFirst();
+    node = await db
+      .selectFrom('nodes')
+      .select(['id', 'node_type', 'node_data'])
+      .where('id', '=', input.node_id)
+      .where('board_id', '=', boardId)
+      .executeTakeFirst();
     if (!node) throw notFound('Node');
   }
   const data = node?.node_data ?? {};
@@ -70,7 +76,14 @@ export async function enqueueVectorize(db: Db, principal: Principal, boardId: st
   return insertJob(db, { userId: principal.userId, boardId, type: DOCUMENT_JOB, payload: payload as unknown as Record<string, unknown> });
 }
 
-export async function listChunks(db: Db, principal: Principal, boardId: string, nodeId: string | undefined, page: PageRequest, list: string): Promise<Page<ChunkView>> {
+export async function listChunks(
+  db: Db,
+  principal: Principal,
+  boardId: string,
+  nodeId: string | undefined,
+  page: PageRequest,
+  list: string,
+): Promise<Page<ChunkView>> {
   let query = db
     .selectFrom('document_chunks')
     .select(['id', 'content', 'node_id', 'metadata', 'model', 'created_at'])

@@ -54,9 +54,15 @@ export function documentJobHandler(deps: DocumentJobDeps): JobHandler {
         const node = await db.selectFrom('nodes').select('id').where('id', '=', payload.nodeId).executeTakeFirst();
         if (!node) throw new JobError('The node was deleted');
       }
-      const pages: PageText[] = payload.text !== undefined ? [{ page: 1, text: payload.text }] : await readPdf(deps, payload.storagePath ?? '');
+      const pages: PageText[] =
+        payload.text !== undefined ? [{ page: 1, text: payload.text }] : await readPdf(deps, payload.storagePath ?? '');
       const chunks = await chunkPagesAsync(pages, deps.chunking, signal);
-      if (chunks.length === 0) throw new JobError(payload.text !== undefined ? 'The text has no content to vectorize' : 'The PDF has no extractable text (a scanned PDF needs OCR first)');
+      if (chunks.length === 0)
+        throw new JobError(
+          payload.text !== undefined
+            ? 'The text has no content to vectorize'
+            : 'The PDF has no extractable text (a scanned PDF needs OCR first)',
+        );
 
       const start = await openSet(db, job, payload, embedder.model, chunks);
       if (start > 0) log.info({ from: start, total: chunks.length }, 'vectorize resumed');
@@ -65,7 +71,11 @@ export function documentJobHandler(deps: DocumentJobDeps): JobHandler {
       let clock = 0;
       const pacer = new Pacer();
       const embedFrom = (from: number) => {
-        const promise = chunkVectors(embedder, chunks.slice(from, from + EMBED_BATCH).map((c) => ({ content: c.content, source: payload.source })), signal);
+        const promise = chunkVectors(
+          embedder,
+          chunks.slice(from, from + EMBED_BATCH).map((c) => ({ content: c.content, source: payload.source })),
+          signal,
+        );
         promise.catch(() => {}); // awaited below; this only keeps an abandoned batch from being "unhandled"
         return promise;
       };
@@ -75,20 +85,34 @@ export function documentJobHandler(deps: DocumentJobDeps): JobHandler {
         next = i + EMBED_BATCH < chunks.length ? embedFrom(i + EMBED_BATCH) : undefined;
         const rows = chunks.slice(i, i + EMBED_BATCH).map((c, k) => ({
           content: c.content,
-          metadata: { source: payload.source, page: c.page, chunkIndex: c.chunkIndex, totalChunks: c.totalChunks, sourceType: payload.sourceType },
+          metadata: {
+            source: payload.source,
+            page: c.page,
+            chunkIndex: c.chunkIndex,
+            totalChunks: c.totalChunks,
+            sourceType: payload.sourceType,
+          },
           ...vectors[k]!,
         }));
         try {
-          await pacer.each(rows, async (slice) => {
-            // Never earlier than the previous statement's rows: lists show chunks in document order.
-            clock = Math.max(clock, Date.now());
-            await insertChunks(db, { setId: job.id, boardId: payload.boardId, nodeId: payload.nodeId, model: embedder.model, createdAt: new Date(clock) }, slice);
-            written += slice.length;
-            if (performance.now() - lastLog > PROGRESS_LOG_MS) {
-              lastLog = performance.now();
-              log.debug({ written, total: chunks.length }, 'vectorize progress');
-            }
-          }, signal);
+          await pacer.each(
+            rows,
+            async (slice) => {
+              // Never earlier than the previous statement's rows: lists show chunks in document order.
+              clock = Math.max(clock, Date.now());
+              await insertChunks(
+                db,
+                { setId: job.id, boardId: payload.boardId, nodeId: payload.nodeId, model: embedder.model, createdAt: new Date(clock) },
+                slice,
+              );
+              written += slice.length;
+              if (performance.now() - lastLog > PROGRESS_LOG_MS) {
+                lastLog = performance.now();
+                log.debug({ written, total: chunks.length }, 'vectorize progress');
+              }
+            },
+            signal,
+          );
         } catch (error) {
           // The board or node went away while the job ran (the set went with it: foreign key violation).
           if ((error as { code?: string }).code === '23503') throw new JobError('The board or node was deleted while the job ran');
@@ -99,17 +123,30 @@ export function documentJobHandler(deps: DocumentJobDeps): JobHandler {
       return {
         result: { chunks: chunks.length },
         async finalize(trx) {
-          const { n } = await trx.selectFrom('document_chunks').select((eb) => eb.fn.countAll<number>().as('n')).where('set_id', '=', job.id).executeTakeFirstOrThrow();
+          const { n } = await trx
+            .selectFrom('document_chunks')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where('set_id', '=', job.id)
+            .executeTakeFirstOrThrow();
           if (Number(n) !== chunks.length) {
             // Only possible if two workers wrote at once (one had lost its lease without noticing).
             throw new JobError(`The job wrote ${n} chunks instead of ${chunks.length}; submit it again`);
           }
           if (payload.nodeId) {
-            await trx.updateTable('chunk_sets').set({ state: 'retired' })
-              .where('board_id', '=', payload.boardId).where('node_id', '=', payload.nodeId).where('state', '=', 'live').execute();
+            await trx
+              .updateTable('chunk_sets')
+              .set({ state: 'retired' })
+              .where('board_id', '=', payload.boardId)
+              .where('node_id', '=', payload.nodeId)
+              .where('state', '=', 'live')
+              .execute();
           }
-          const live = await trx.updateTable('chunk_sets').set({ state: 'live', chunks: chunks.length, ...setTermCounts(job.id) })
-            .where('id', '=', job.id).where('state', '=', 'writing').executeTakeFirst();
+          const live = await trx
+            .updateTable('chunk_sets')
+            .set({ state: 'live', chunks: chunks.length, ...setTermCounts(job.id) })
+            .where('id', '=', job.id)
+            .where('state', '=', 'writing')
+            .executeTakeFirst();
           if (Number(live.numUpdatedRows) !== 1) throw new JobError('The board or node was deleted while the job ran');
         },
         committed: requestPurge,
@@ -126,7 +163,18 @@ export function documentJobHandler(deps: DocumentJobDeps): JobHandler {
 async function openSet(db: Db, job: ClaimedJob, payload: DocumentJobPayload, model: string, chunks: TextChunk[]): Promise<number> {
   const existing = await db.selectFrom('chunk_sets').select(['model', 'state']).where('id', '=', job.id).executeTakeFirst();
   if (!existing) {
-    await db.insertInto('chunk_sets').values({ id: job.id, board_id: payload.boardId, node_id: payload.nodeId, model, state: 'writing', chunks: 0, created_at: new Date() }).execute();
+    await db
+      .insertInto('chunk_sets')
+      .values({
+        id: job.id,
+        board_id: payload.boardId,
+        node_id: payload.nodeId,
+        model,
+        state: 'writing',
+        chunks: 0,
+        created_at: new Date(),
+      })
+      .execute();
     return 0;
   }
   if (existing.state === 'writing' && existing.model === model) {

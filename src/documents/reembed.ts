@@ -45,7 +45,13 @@ export const staleSet = (model: string) => sql<boolean>`(model <> ${model} OR te
 
 /** Queues a re-embed for every board with stale live sets; answers how many. */
 export async function queueStaleBoards(db: Db, model: string): Promise<number> {
-  const boards = await db.selectFrom('chunk_sets').select('board_id').distinct().where('state', '=', 'live').where(staleSet(model)).execute();
+  const boards = await db
+    .selectFrom('chunk_sets')
+    .select('board_id')
+    .distinct()
+    .where('state', '=', 'live')
+    .where(staleSet(model))
+    .execute();
   let queued = 0;
   for (const { board_id } of boards) if (await queueReembed(db, board_id)) queued++;
   return queued;
@@ -80,8 +86,10 @@ export function reembedJobHandler(deps: { db: Db; embedder: Embedder }): JobHand
         const withVectors = async (list: typeof rows, model: Embedder) =>
           (await chunkVectors(model, list, signal)).map((v, i) => ({ id: list[i]!.id, stale: list[i]!.stale, ...v }));
         const updates = [...(await withVectors(stale, embedder)), ...(await withVectors(current, localEmbedder))];
-        await pacer.each(updates, async (slice) => {
-          const { numAffectedRows } = await sql`
+        await pacer.each(
+          updates,
+          async (slice) => {
+            const { numAffectedRows } = await sql`
             UPDATE document_chunks c SET model = ${model},
               embedding = CASE WHEN u.stale THEN u.embedding::vector ELSE c.embedding END,
               sparse_embedding = CASE WHEN u.stale THEN u.sparse_embedding::sparsevec ELSE c.sparse_embedding END,
@@ -90,8 +98,10 @@ export function reembedJobHandler(deps: { db: Db; embedder: Embedder }): JobHand
               ${slice.map((u) => u.sparseEmbedding)}::text[], ${slice.map((u) => u.keywords)}::text[], ${slice.map((u) => intArrayLiteral(u.termIds))}::text[])
               AS u(id, stale, embedding, sparse_embedding, keywords, term_ids)
             WHERE c.id = u.id AND (c.model <> ${model} OR c.keywords IS NULL)`.execute(db);
-          done += Number(numAffectedRows ?? 0);
-        }, signal);
+            done += Number(numAffectedRows ?? 0);
+          },
+          signal,
+        );
         log.debug({ done }, 're-embed progress');
       }
       return {
@@ -99,13 +109,22 @@ export function reembedJobHandler(deps: { db: Db; embedder: Embedder }): JobHand
         async finalize(trx) {
           // Sets whose chunks are all current now say so (the start-time check reads sets), and
           // their term counts join the board's statistics.
-          await trx.updateTable('chunk_sets as s')
+          await trx
+            .updateTable('chunk_sets as s')
             .set({ model, ...setTermCounts(sql.ref('s.id')) })
             .where('s.board_id', '=', boardId)
             .where('s.state', '=', 'live')
             .where((eb) => eb.or([eb('s.model', '<>', model), eb('s.term_ids', 'is', null)]))
             .where(({ not, exists, selectFrom }) =>
-              not(exists(selectFrom('document_chunks as c').select('c.id').whereRef('c.set_id', '=', 's.id').where((eb) => eb.or([eb('c.model', '<>', model), eb('c.keywords', 'is', null)])))))
+              not(
+                exists(
+                  selectFrom('document_chunks as c')
+                    .select('c.id')
+                    .whereRef('c.set_id', '=', 's.id')
+                    .where((eb) => eb.or([eb('c.model', '<>', model), eb('c.keywords', 'is', null)])),
+                ),
+              ),
+            )
             .execute();
         },
       };

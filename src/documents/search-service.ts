@@ -21,7 +21,17 @@ import { isUuid } from '../lib/ids.js';
 import { LOCAL_MODEL, type DenseEmbedder, type Embedder } from '../providers/embeddings/embedder.js';
 import { knownIndexInfo, type ChunkIndexInfo } from './chunk-index.js';
 import { intArrayLiteral, vectorLiteral, visibleChunk, type ChunkMetadata } from './chunk-store.js';
-import { embeddingTermBounds, keywordTermBounds, maxKeywordScore, queryTermIds, queryVector, sparseLiteral, unitQuery, type Sparse, type TermStats } from './lexical.js';
+import {
+  embeddingTermBounds,
+  keywordTermBounds,
+  maxKeywordScore,
+  queryTermIds,
+  queryVector,
+  sparseLiteral,
+  unitQuery,
+  type Sparse,
+  type TermStats,
+} from './lexical.js';
 import { queueReembed, staleSet } from './reembed.js';
 import { candidateRule, isEmptyRule, seedTerms, type CandidateRule } from './term-pruning.js';
 import { termStatsOf, termStatsQuery } from './term-stats.js';
@@ -49,7 +59,9 @@ export const HYBRID_DEPTH = 200;
 
 /** Live chunks of a model on all boards: one small aggregate over chunk_sets (a row per vectorized text). */
 async function modelTotal(db: Db, model: string): Promise<number> {
-  const { rows } = await sql<{ n: number }>`SELECT coalesce(sum(chunks), 0)::int AS n FROM chunk_sets WHERE model = ${model} AND state = 'live'`.execute(db);
+  const { rows } = await sql<{
+    n: number;
+  }>`SELECT coalesce(sum(chunks), 0)::int AS n FROM chunk_sets WHERE model = ${model} AND state = 'live'`.execute(db);
   return rows[0]!.n;
 }
 
@@ -100,7 +112,12 @@ interface LexicalQuery {
 }
 
 /** Searches a board's chunks; no access checks (callers check the board first). */
-export async function searchBoardChunks(deps: SearchDeps, boardId: string, query: string, options: Omit<SearchOptions, 'cursor'>): Promise<ChunkHit[]> {
+export async function searchBoardChunks(
+  deps: SearchDeps,
+  boardId: string,
+  query: string,
+  options: Omit<SearchOptions, 'cursor'>,
+): Promise<ChunkHit[]> {
   return (await searchChunksPage(deps, boardId, query, options)).data;
 }
 
@@ -134,7 +151,10 @@ export async function searchChunksPage(
   const { visible, candidates, stale, terms, dfs } = found[0]!;
   if (!visible) throw notFound('Board');
   // The cursor is bound to everything that shapes the ranking.
-  const key = createHash('sha256').update(JSON.stringify([CURSOR_VERSION, boardId, query, threshold, nodeIds?.slice().sort() ?? null, embedder.model, mode])).digest('base64url').slice(0, 22);
+  const key = createHash('sha256')
+    .update(JSON.stringify([CURSOR_VERSION, boardId, query, threshold, nodeIds?.slice().sort() ?? null, embedder.model, mode]))
+    .digest('base64url')
+    .slice(0, 22);
   const after = options.cursor === undefined ? undefined : readCursor(options.cursor, key, mode);
   if (stale) await queueReembed(db, boardId);
   if (candidates === 0) return { data: [], has_more: false, cursor: null };
@@ -152,7 +172,10 @@ export async function searchChunksPage(
 
   if (mode === 'hybrid') {
     const offset = after && 'o' in after ? after.o : 0;
-    const [byVector, byKeyword] = await Promise.all([rank('vector', HYBRID_DEPTH, undefined, -1), rank('keyword', HYBRID_DEPTH, undefined, -1)]);
+    const [byVector, byKeyword] = await Promise.all([
+      rank('vector', HYBRID_DEPTH, undefined, -1),
+      rank('keyword', HYBRID_DEPTH, undefined, -1),
+    ]);
     const fused = fuse([byVector.rows, byKeyword.rows]).filter((h) => h.score >= threshold);
     const page = fused.slice(offset, offset + options.limit);
     const has_more = fused.length > offset + options.limit;
@@ -195,7 +218,13 @@ const keysetAfter = (keyExpr: RawBuilder<number>, after?: Keyset) =>
  * Runs one exact ranking over the board's visible chunks: `keyExpr` ascending, rows whose key is at
  * most `maxKey` (and, where `model` is given, of that model only).
  */
-async function scanRank(r: Ranking, keyExpr: RawBuilder<number>, maxKey: number, model?: string, filter?: RawBuilder<SqlBool>): Promise<Row[]> {
+async function scanRank(
+  r: Ranking,
+  keyExpr: RawBuilder<number>,
+  maxKey: number,
+  model?: string,
+  filter?: RawBuilder<SqlBool>,
+): Promise<Row[]> {
   const modelFilter = model === undefined ? sql`` : sql`model = ${sql.lit(model)} AND`;
   const { rows } = await sql<Row>`
     SELECT id, content, node_id, metadata, ${keyExpr} AS key FROM document_chunks
@@ -212,7 +241,13 @@ async function scanRank(r: Ranking, keyExpr: RawBuilder<number>, maxKey: number,
  * planner could prefer walking the whole board through its btree. The CTE carries ids and keys
  * only; the page's rows then bring their content.
  */
-async function indexRank(r: Ranking, keyExpr: RawBuilder<number>, maxKey: number, model: string | undefined, match: RawBuilder<SqlBool>): Promise<Row[]> {
+async function indexRank(
+  r: Ranking,
+  keyExpr: RawBuilder<number>,
+  maxKey: number,
+  model: string | undefined,
+  match: RawBuilder<SqlBool>,
+): Promise<Row[]> {
   const modelFilter = model === undefined ? sql`` : sql`AND model = ${sql.lit(model)}`;
   const key = sql<number>`key`;
   const { rows } = await sql<Row>`
@@ -245,7 +280,8 @@ export function termKeysLiteral(boardId: string, ids: number[]): string {
 const termKeys = (boardId: string, ids: number[]) => sql`${termKeysLiteral(boardId, ids)}::int8[]`;
 
 /** Chunks holding one of the terms (through the term index). */
-const holdsAny = (boardId: string, ids: number[]) => (ids.length === 0 ? sql<SqlBool>`false` : sql<SqlBool>`${chunkTermKeys} && ${termKeys(boardId, ids)}`);
+const holdsAny = (boardId: string, ids: number[]) =>
+  ids.length === 0 ? sql<SqlBool>`false` : sql<SqlBool>`${chunkTermKeys} && ${termKeys(boardId, ids)}`;
 
 function candidateMatch(boardId: string, rule: CandidateRule): RawBuilder<SqlBool> {
   const parts = [
@@ -317,12 +353,27 @@ async function lexicalRank(r: Ranking, lexical: LexicalQuery, minScore: number):
   if (rows.length <= r.limit && maxKey >= 0) {
     const rest = { ...r, limit: r.limit - rows.length };
     // (Tested on the column itself: a NOT cannot use the index, and the key function costs per row.)
-    rows.push(...(await scanRank(rest, NO_TERM_KEY, maxKey, LOCAL_MODEL, sql<SqlBool>`NOT (term_ids && ${intArrayLiteral([...q.keys()])}::int4[])`)));
+    rows.push(
+      ...(await scanRank(
+        rest,
+        NO_TERM_KEY,
+        maxKey,
+        LOCAL_MODEL,
+        sql<SqlBool>`NOT (term_ids && ${intArrayLiteral([...q.keys()])}::int4[])`,
+      )),
+    );
   }
   return { rows, score: innerScore };
 }
 
-async function denseRank(deps: SearchDeps, embedder: DenseEmbedder, r: Ranking, query: string, minScore: number, candidates: number): Promise<Ranked> {
+async function denseRank(
+  deps: SearchDeps,
+  embedder: DenseEmbedder,
+  r: Ranking,
+  query: string,
+  minScore: number,
+  candidates: number,
+): Promise<Ranked> {
   let vector: number[];
   try {
     [vector] = (await embedder.embed([query])) as [number[]];
@@ -335,7 +386,15 @@ async function denseRank(deps: SearchDeps, embedder: DenseEmbedder, r: Ranking, 
     !(deps.index ?? knownIndexInfo)?.iterativeScan ||
     (await prefersExactScan(candidates, deps.exactMaxChunks ?? DEFAULT_EXACT_MAX_CHUNKS, () => modelTotal(r.db, embedder.model)));
   if (!exact) {
-    const rows = await indexSearch(r.db, { boardId: r.boardId, vector, dims: embedder.dimensions, model: embedder.model, nodeIds: r.nodeIds, after: r.after, limit: r.limit });
+    const rows = await indexSearch(r.db, {
+      boardId: r.boardId,
+      vector,
+      dims: embedder.dimensions,
+      model: embedder.model,
+      nodeIds: r.nodeIds,
+      after: r.after,
+      limit: r.limit,
+    });
     // Fewer rows than asked: the scan gave up (hnsw.max_scan_tuples) before the filter let
     // enough through. The exact scan settles it.
     if (rows.length > r.limit) return { rows: rows.filter((row) => row.key <= maxDistance), score: cosineScore };
@@ -386,7 +445,16 @@ export async function prefersExactScan(candidates: number, exactMax: number, mod
  */
 export async function indexSearch(
   db: Db,
-  s: { boardId: string; vector: number[]; dims: number; model: string; nodeIds?: string[]; after?: Keyset; limit: number; efSearch?: number },
+  s: {
+    boardId: string;
+    vector: number[];
+    dims: number;
+    model: string;
+    nodeIds?: string[];
+    after?: Keyset;
+    limit: number;
+    efSearch?: number;
+  },
 ): Promise<Row[]> {
   const dims = sql.lit(s.dims);
   const distance = sql<number>`(embedding::vector(${dims}) <=> ${vectorLiteral(s.vector)}::vector(${dims}))`;
@@ -394,7 +462,9 @@ export async function indexSearch(
     // Without statistics (PGlite never runs autovacuum) the planner may prefer a sequential scan
     // and a sort; this query is only sent when the index is the right plan.
     await sql`SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', ${String(Math.max(s.efSearch ?? HNSW_EF_SEARCH, s.limit + 1))}, true),
-      set_config('hnsw.max_scan_tuples', ${String(HNSW_MAX_SCAN_TUPLES)}, true), set_config('enable_seqscan', 'off', true), set_config('enable_sort', 'off', true)`.execute(trx);
+      set_config('hnsw.max_scan_tuples', ${String(HNSW_MAX_SCAN_TUPLES)}, true), set_config('enable_seqscan', 'off', true), set_config('enable_sort', 'off', true)`.execute(
+      trx,
+    );
     const result = await sql<Row>`
       SELECT id, content, node_id, metadata, ${distance} AS key FROM document_chunks
       WHERE model = ${sql.lit(s.model)} AND board_id = ${s.boardId} ${nodeFilter(s.nodeIds)} AND ${visibleChunk(s.boardId)} ${keysetAfter(distance, s.after)}

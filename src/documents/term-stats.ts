@@ -22,7 +22,10 @@ export function termStatsOf(terms: number[], dfs: number[]): TermStats {
  * SET clause values that sum a set's chunk term ids into the set's per-term counts (term 0 counts the
  * chunks); written when the set goes live, which the trigger adds to the board's statistics.
  */
-export function setTermCounts(setId: RawBuilder<unknown> | string): { term_ids: RawBuilder<number[] | null>; term_df: RawBuilder<number[] | null> } {
+export function setTermCounts(setId: RawBuilder<unknown> | string): {
+  term_ids: RawBuilder<number[] | null>;
+  term_df: RawBuilder<number[] | null>;
+} {
   const counts = sql`(SELECT t, count(*)::int4 AS n FROM document_chunks c, unnest(c.term_ids || 0) AS t WHERE c.set_id = ${setId} AND c.term_ids IS NOT NULL GROUP BY t)`;
   return {
     term_ids: sql<number[] | null>`(SELECT array_agg(x.t ORDER BY x.t) FROM ${counts} AS x)`,

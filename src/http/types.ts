@@ -9,7 +9,13 @@ import type { JobWorker } from '../jobs/worker.js';
 import type { Embedder } from '../providers/embeddings/embedder.js';
 import type { Storage } from '../providers/storage/storage.js';
 
-export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
+export type App = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
 
 export interface Services {
   config: Config;

@@ -118,7 +118,10 @@ export class JobWorker {
     }
     if (job.attempts > this.options.maxAttempts) {
       await handler.cleanup?.(this.db, job);
-      await this.fail(job, `The job was interrupted ${this.options.maxAttempts} times (the server stopped or crashed while it ran) and was given up; submit it again`);
+      await this.fail(
+        job,
+        `The job was interrupted ${this.options.maxAttempts} times (the server stopped or crashed while it ran) and was given up; submit it again`,
+      );
       return true;
     }
     const controller = new AbortController();
@@ -131,7 +134,14 @@ export class JobWorker {
         await outcome.finalize?.(trx);
         const done = await trx
           .updateTable('jobs')
-          .set({ status: 'completed', result: JSON.stringify(outcome.result), error: null, payload: null, lease_until: null, updated_at: now() })
+          .set({
+            status: 'completed',
+            result: JSON.stringify(outcome.result),
+            error: null,
+            payload: null,
+            lease_until: null,
+            updated_at: now(),
+          })
           .where('id', '=', job.id)
           .where('attempts', '=', job.attempts)
           .where('status', '=', 'processing')

@@ -36,11 +36,7 @@ export function encodeCursor(list: string, order: Order, createdAt: Date, id: st
  * Reads the page parameters of a list request. `list` names the list (and its scope, such as the
  * board id and filters) so that cursors cannot cross lists.
  */
-export function pageRequest(
-  list: string,
-  query: { limit?: number; cursor?: string; order?: Order },
-  defaultOrder: Order,
-): PageRequest {
+export function pageRequest(list: string, query: { limit?: number; cursor?: string; order?: Order }, defaultOrder: Order): PageRequest {
   const limit = query.limit ?? 20;
   if (query.cursor === undefined) return { limit, order: query.order ?? defaultOrder };
   let body: CursorBody;
@@ -50,9 +46,14 @@ export function pageRequest(
     throw invalid('cursor is not a valid cursor');
   }
   if (
-    typeof body !== 'object' || body === null || body.v !== 1 ||
-    typeof body.t !== 'string' || typeof body.i !== 'string' || !isUuid(body.i) ||
-    (body.o !== 'asc' && body.o !== 'desc') || Number.isNaN(Date.parse(body.t))
+    typeof body !== 'object' ||
+    body === null ||
+    body.v !== 1 ||
+    typeof body.t !== 'string' ||
+    typeof body.i !== 'string' ||
+    !isUuid(body.i) ||
+    (body.o !== 'asc' && body.o !== 'desc') ||
+    Number.isNaN(Date.parse(body.t))
   ) {
     throw invalid('cursor is not a valid cursor');
   }
@@ -77,7 +78,10 @@ export function applyPage<DB, TB extends keyof DB, O>(
     q = q.where(() => sql<boolean>`(${createdAt}, ${id}) ${op} (${page.after!.createdAt}, ${page.after!.id}::uuid)` as never);
   }
   const dir = page.order === 'desc' ? sql`desc` : sql`asc`;
-  return q.orderBy(sql`${createdAt} ${dir}`).orderBy(sql`${id} ${dir}`).limit(page.limit + 1) as SelectQueryBuilder<DB, TB, O>;
+  return q
+    .orderBy(sql`${createdAt} ${dir}`)
+    .orderBy(sql`${id} ${dir}`)
+    .limit(page.limit + 1) as SelectQueryBuilder<DB, TB, O>;
 }
 
 export function toPage<T extends { created_at: Date; id: string }>(rows: T[], page: PageRequest, list: string): Page<T> {
@@ -90,4 +94,3 @@ export function toPage<T extends { created_at: Date; id: string }>(rows: T[], pa
     cursor: has_more && last ? encodeCursor(list, page.order, last.created_at, last.id) : null,
   };
 }
-

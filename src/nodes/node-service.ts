@@ -56,7 +56,12 @@ const toNodeView = (row: Pick<Selectable<NodesTable>, (typeof columns)[number]>)
 });
 
 async function findNode(db: Executor, boardId: string, nodeId: string) {
-  const row = await db.selectFrom('nodes').select([...columns, 'board_id']).where('id', '=', nodeId).where('board_id', '=', boardId).executeTakeFirst();
+  const row = await db
+    .selectFrom('nodes')
+    .select([...columns, 'board_id'])
+    .where('id', '=', nodeId)
+    .where('board_id', '=', boardId)
+    .executeTakeFirst();
   if (!row) throw notFound('Node');
   return row;
 }
@@ -152,8 +157,10 @@ export async function updateNode(db: Db, principal: Principal, boardId: string, 
       const merged = input.data === undefined ? undefined : mergeNodeData(node.node_data, input.data);
       const data = merged === undefined ? undefined : storedNodeData(node.node_type as NodeType, merged);
       // The asset reference is checked when it changes: a node may outlive its deleted asset.
-      const touchesAsset = input.data !== undefined && ['storagePath', 'publicUrl', 'fileSize'].some((key) => Object.hasOwn(input.data!, key));
-      if (merged && touchesAsset && (node.node_type === 'pdf' || node.node_type === 'image')) await assertNodeAsset(trx, boardId, node.node_type, merged);
+      const touchesAsset =
+        input.data !== undefined && ['storagePath', 'publicUrl', 'fileSize'].some((key) => Object.hasOwn(input.data!, key));
+      if (merged && touchesAsset && (node.node_type === 'pdf' || node.node_type === 'image'))
+        await assertNodeAsset(trx, boardId, node.node_type, merged);
       if (input.parent_node_id) {
         await assertParentOnBoard(trx, boardId, input.parent_node_id);
         if (await wouldCycle(trx, nodeId, input.parent_node_id)) {

@@ -46,8 +46,11 @@ describe('local accounts', () => {
       assert.equal(await page.locator('.account-email').innerText(), email);
 
       // The access token lives in memory only: a reload signs in again from the refresh cookie.
-      const cookies = await browser.context.cookies(server.url + '/v1/auth');
-      assert.ok(cookies.some((c) => c.name === 'bw_refresh' && c.httpOnly), 'the refresh cookie is HttpOnly');
+      const cookies = await browser.context.cookies(`${server.url}/v1/auth`);
+      assert.ok(
+        cookies.some((c) => c.name === 'bw_refresh' && c.httpOnly),
+        'the refresh cookie is HttpOnly',
+      );
       assert.deepEqual(await page.evaluate(() => [Object.keys(localStorage), Object.keys(sessionStorage)]), [[], []]);
       await page.reload();
       await page.locator('.account-email').getByText(email).waitFor();
@@ -80,7 +83,11 @@ describe('local accounts', () => {
 
   test('a wrong password is refused with a readable message and the form stays filled', async () => {
     const email = uniqueEmail('wrong');
-    const made = await fetch(`${server.url}/v1/auth/signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: PASSWORD }) });
+    const made = await fetch(`${server.url}/v1/auth/signup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email, password: PASSWORD }),
+    });
     assert.equal(made.status, 201);
     const browser = await launchBrowser();
     try {
@@ -107,7 +114,11 @@ describe('local accounts', () => {
 
   test('a deep link survives signing in, and an expired access token is renewed', async () => {
     const email = uniqueEmail('deeplink');
-    await fetch(`${server.url}/v1/auth/signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: PASSWORD }) });
+    await fetch(`${server.url}/v1/auth/signup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email, password: PASSWORD }),
+    });
     const browser = await launchBrowser();
     try {
       const { page } = browser;

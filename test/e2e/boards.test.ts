@@ -5,7 +5,15 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import type { TestServer } from '../helpers/harness.js';
-import { allowClipboard, launchBrowser, readClipboard, saveScreenshot, signedInBrowser, signUp, startWebServer } from './helpers/browser.js';
+import {
+  allowClipboard,
+  launchBrowser,
+  readClipboard,
+  saveScreenshot,
+  signedInBrowser,
+  signUp,
+  startWebServer,
+} from './helpers/browser.js';
 
 let server: TestServer;
 before(async () => {
@@ -31,14 +39,21 @@ test('create, rename in place (keeping the draft on a failed save), duplicate, d
     await page.getByRole('button', { name: 'Create board' }).click();
     await row(page, 'Roadmap').waitFor();
     assert.equal(await page.getByLabel('New board name').inputValue(), '', 'the field is cleared after creating');
-    assert.deepEqual((await apiBoards(account.accessToken)).map((b) => b.name), ['Roadmap']);
+    assert.deepEqual(
+      (await apiBoards(account.accessToken)).map((b) => b.name),
+      ['Roadmap'],
+    );
 
     // Rename, with the first save failing: the draft stays, the error is shown, Retry saves it.
     let failNext = true;
     await page.route('**/v1/boards/*', async (route) => {
       if (route.request().method() === 'PATCH' && failNext) {
         failNext = false;
-        return route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ object: 'error', status: 503, code: 'unavailable', message: 'The service is briefly unavailable' }) });
+        return route.fulfill({
+          status: 503,
+          contentType: 'application/json',
+          body: JSON.stringify({ object: 'error', status: 503, code: 'unavailable', message: 'The service is briefly unavailable' }),
+        });
       }
       return route.fallback();
     });
@@ -50,7 +65,10 @@ test('create, rename in place (keeping the draft on a failed save), duplicate, d
     await page.getByRole('button', { name: 'Retry' }).click();
     await row(page, 'Roadmap 2027').waitFor();
     assert.equal(await page.getByLabel('Board name', { exact: true }).count(), 0);
-    assert.deepEqual((await apiBoards(account.accessToken)).map((b) => b.name), ['Roadmap 2027']);
+    assert.deepEqual(
+      (await apiBoards(account.accessToken)).map((b) => b.name),
+      ['Roadmap 2027'],
+    );
 
     // Escape abandons a rename.
     await row(page, 'Roadmap 2027').getByRole('button', { name: 'Rename' }).click();
@@ -75,7 +93,10 @@ test('create, rename in place (keeping the draft on a failed save), duplicate, d
     await dialog.getByRole('button', { name: 'Delete board' }).click();
     await dialog.waitFor({ state: 'hidden' });
     await row(page, 'Roadmap 2027 (Copy)').waitFor({ state: 'detached' });
-    assert.deepEqual((await apiBoards(account.accessToken)).map((b) => b.name), ['Roadmap 2027']);
+    assert.deepEqual(
+      (await apiBoards(account.accessToken)).map((b) => b.name),
+      ['Roadmap 2027'],
+    );
 
     // Opening a board goes to its page.
     await page.getByRole('link', { name: 'Roadmap 2027', exact: true }).click();
@@ -88,13 +109,18 @@ test('create, rename in place (keeping the draft on a failed save), duplicate, d
 test('long lists page with "Load more"; screenshot of the boards page', async () => {
   const account = await signUp(server);
   for (let i = 1; i <= 23; i++) {
-    const res = await server.request('POST', '/v1/boards', { token: account.accessToken, body: { name: `Board ${String(i).padStart(2, '0')}` } });
+    const res = await server.request('POST', '/v1/boards', {
+      token: account.accessToken,
+      body: { name: `Board ${String(i).padStart(2, '0')}` },
+    });
     assert.equal(res.status, 201);
   }
   const browser = await launchBrowser();
   try {
     const { page } = browser;
-    await browser.context.addCookies([{ name: 'bw_refresh', value: account.refreshCookie, url: `${server.url}/v1/auth`, httpOnly: true, sameSite: 'Strict' }]);
+    await browser.context.addCookies([
+      { name: 'bw_refresh', value: account.refreshCookie, url: `${server.url}/v1/auth`, httpOnly: true, sameSite: 'Strict' },
+    ]);
     await page.goto(`${server.url}/boards`);
     await row(page, 'Board 23').waitFor();
     assert.equal(await page.locator('.board-row').count(), 20);
@@ -154,7 +180,8 @@ test('make a board public, copy its link, open it as a second account', async ()
     const second = await signUp(server);
     const boardRequests: number[] = [];
     visitor.page.on('response', (response) => {
-      if (response.url() === `${server.url}/v1/boards/${boardId}` && response.request().method() === 'GET') boardRequests.push(response.status());
+      if (response.url() === `${server.url}/v1/boards/${boardId}` && response.request().method() === 'GET')
+        boardRequests.push(response.status());
     });
     await visitor.page.goto(link);
     await visitor.page.waitForURL(`${server.url}/login?next=${encodeURIComponent(`/boards/${boardId}`)}`);

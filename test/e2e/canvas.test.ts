@@ -8,7 +8,16 @@ import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import type { TestServer } from '../helpers/harness.js';
 import { makePdf } from '../helpers/assets.js';
-import { dropFiles, eventually, makePng, openBoardAsNewAccount, openNewBoard, saveScreenshot, startWebServer, type AccountApi } from './helpers/browser.js';
+import {
+  dropFiles,
+  eventually,
+  makePng,
+  openBoardAsNewAccount,
+  openNewBoard,
+  saveScreenshot,
+  startWebServer,
+  type AccountApi,
+} from './helpers/browser.js';
 
 let server: TestServer;
 
@@ -51,7 +60,10 @@ test('a note added from the toolbar is edited, dragged, and found where it was l
 
     // The new note has the focus: typing goes straight into it, and is saved after a pause.
     await page.keyboard.type('Remember the quarterly review');
-    await eventually('the text saved', async () => (await api('GET', `/v1/boards/${boardId}/nodes/${id}`)).data.node_data.text === 'Remember the quarterly review');
+    await eventually(
+      'the text saved',
+      async () => (await api('GET', `/v1/boards/${boardId}/nodes/${id}`)).data.node_data.text === 'Remember the quarterly review',
+    );
     await allSaved(page);
 
     // Drag it by its title bar; the new position is saved (zoom 1, so screen pixels = canvas units).
@@ -77,7 +89,10 @@ test('a note added from the toolbar is edited, dragged, and found where it was l
       const b = (await api('GET', `/v1/boards/${boardId}`)).data;
       return b.viewport_x !== 0 ? b : undefined;
     });
-    assert.ok(Math.abs(board.viewport_x - -90) < 2 && Math.abs(board.viewport_y - -50) < 2, `viewport ${board.viewport_x},${board.viewport_y}`);
+    assert.ok(
+      Math.abs(board.viewport_x - -90) < 2 && Math.abs(board.viewport_y - -50) < 2,
+      `viewport ${board.viewport_x},${board.viewport_y}`,
+    );
     await allSaved(page);
     const left = await nodeBox(page, id);
 
@@ -86,7 +101,10 @@ test('a note added from the toolbar is edited, dragged, and found where it was l
     const again = page.getByTestId(`node-${id}`).getByRole('textbox', { name: 'Note text' });
     assert.equal(await again.inputValue(), 'Remember the quarterly review');
     const after = await nodeBox(page, id);
-    assert.ok(Math.abs(after.x - left.x) < 2 && Math.abs(after.y - left.y) < 2, `same place on screen: ${JSON.stringify(left)} vs ${JSON.stringify(after)}`);
+    assert.ok(
+      Math.abs(after.x - left.x) < 2 && Math.abs(after.y - left.y) < 2,
+      `same place on screen: ${JSON.stringify(left)} vs ${JSON.stringify(after)}`,
+    );
   } finally {
     await close();
   }
@@ -96,7 +114,15 @@ test('connecting two nodes makes an edge that is there after a reload; an edge a
   const ids: string[] = [];
   const { page, api, boardId, close } = await openBoard('Edges board', async (api, boardId) => {
     for (const [i, text] of ['First thought', 'Second thought', 'Third thought'].entries()) {
-      ids.push((await api('POST', `/v1/boards/${boardId}/nodes`, { type: 'note', position: { x: i * 360, y: i === 1 ? 260 : 0 }, data: { text, label: text } })).data.id);
+      ids.push(
+        (
+          await api('POST', `/v1/boards/${boardId}/nodes`, {
+            type: 'note',
+            position: { x: i * 360, y: i === 1 ? 260 : 0 },
+            data: { text, label: text },
+          })
+        ).data.id,
+      );
     }
   });
   const [a, b, c] = ids as [string, string, string];
@@ -138,15 +164,43 @@ test('connecting two nodes makes an edge that is there after a reload; an edge a
 
 test('a PNG dropped on the canvas is uploaded and shown; a PDF upload shows its name and page count; every node type drawn', async () => {
   const { page, api, boardId, close } = await openBoard('Field trip', async (api, boardId) => {
-    const note = (await api('POST', `/v1/boards/${boardId}/nodes`, { type: 'note', position: { x: 0, y: 0 }, data: { label: 'Plan', text: 'Visit the tide pools at low tide, sketch the anemones, and compare them with the photos.' } })).data;
-    const url = (await api('POST', `/v1/boards/${boardId}/nodes`, { type: 'url', position: { x: 360, y: -40 }, data: { label: 'Tide tables', url: 'https://tidesandcurrents.noaa.gov/' } })).data;
-    const video = (await api('POST', `/v1/boards/${boardId}/nodes`, { type: 'video', position: { x: 700, y: 0 }, data: { label: 'Anemones feeding', url: 'https://www.youtube.com/watch?v=dQw4w9WgXcQ' } })).data;
-    const doc = (await api('POST', `/v1/boards/${boardId}/nodes`, {
-      type: 'document',
-      position: { x: 0, y: 260 },
-      data: { label: 'Field notes', text: 'Sea anemones are predatory animals of the order Actiniaria. They attach to rocks with an adhesive foot and catch prey with stinging tentacles.\n\nMost live in shallow coastal water.' },
-    })).data;
-    for (const [s, t] of [[note, url], [url, video], [note, doc]] as const) await api('POST', `/v1/boards/${boardId}/edges`, { source_node_id: s.id, target_node_id: t.id });
+    const note = (
+      await api('POST', `/v1/boards/${boardId}/nodes`, {
+        type: 'note',
+        position: { x: 0, y: 0 },
+        data: { label: 'Plan', text: 'Visit the tide pools at low tide, sketch the anemones, and compare them with the photos.' },
+      })
+    ).data;
+    const url = (
+      await api('POST', `/v1/boards/${boardId}/nodes`, {
+        type: 'url',
+        position: { x: 360, y: -40 },
+        data: { label: 'Tide tables', url: 'https://tidesandcurrents.noaa.gov/' },
+      })
+    ).data;
+    const video = (
+      await api('POST', `/v1/boards/${boardId}/nodes`, {
+        type: 'video',
+        position: { x: 700, y: 0 },
+        data: { label: 'Anemones feeding', url: 'https://www.youtube.com/watch?v=dQw4w9WgXcQ' },
+      })
+    ).data;
+    const doc = (
+      await api('POST', `/v1/boards/${boardId}/nodes`, {
+        type: 'document',
+        position: { x: 0, y: 260 },
+        data: {
+          label: 'Field notes',
+          text: 'Sea anemones are predatory animals of the order Actiniaria. They attach to rocks with an adhesive foot and catch prey with stinging tentacles.\n\nMost live in shallow coastal water.',
+        },
+      })
+    ).data;
+    for (const [s, t] of [
+      [note, url],
+      [url, video],
+      [note, doc],
+    ] as const)
+      await api('POST', `/v1/boards/${boardId}/edges`, { source_node_id: s.id, target_node_id: t.id });
   });
   try {
     // Drop a PNG on empty canvas below the others.
@@ -164,7 +218,9 @@ test('a PNG dropped on the canvas is uploaded and shown; a PDF upload shows its 
       },
       { times: 1 },
     );
-    await dropFiles(page, { x: pane.x + pane.width * 0.55, y: pane.y + pane.height * 0.62 }, [{ name: 'tide-pool.png', type: 'image/png', data: png }]);
+    await dropFiles(page, { x: pane.x + pane.width * 0.55, y: pane.y + pane.height * 0.62 }, [
+      { name: 'tide-pool.png', type: 'image/png', data: png },
+    ]);
     const progress = page.getByRole('progressbar', { name: 'Uploading tide-pool.png' });
     await progress.waitFor();
     assert.ok(Number(await progress.getAttribute('aria-valuenow')) >= 0);
@@ -182,7 +238,9 @@ test('a PNG dropped on the canvas is uploaded and shown; a PDF upload shows its 
     assert.equal(await image.getAttribute('src'), imageNode.node_data.publicUrl);
 
     // Upload a PDF through the toolbar's file input: its node says how many pages it has.
-    await page.getByLabel('Upload image or PDF').setInputFiles({ name: 'survey.pdf', mimeType: 'application/pdf', buffer: await makePdf(3) });
+    await page
+      .getByLabel('Upload image or PDF')
+      .setInputFiles({ name: 'survey.pdf', mimeType: 'application/pdf', buffer: await makePdf(3) });
     const pdfNode = await eventually('the pdf node', async () => (await api('GET', `/v1/boards/${boardId}/nodes?type=pdf`)).data[0]);
     assert.equal(pdfNode.node_data.pageCount, 3);
     const pdf = page.getByTestId(`node-${pdfNode.id}`);
@@ -207,14 +265,24 @@ test('a PNG dropped on the canvas is uploaded and shown; a PDF upload shows its 
 test('a note whose save fails keeps its text (even across a reload), says why, and Retry saves it', async () => {
   let id = '';
   const { page, api, boardId, close } = await openBoard('Flaky board', async (api, boardId) => {
-    id = (await api('POST', `/v1/boards/${boardId}/nodes`, { type: 'note', position: { x: 0, y: 0 }, data: { label: 'Draft', text: 'First line' } })).data.id;
+    id = (
+      await api('POST', `/v1/boards/${boardId}/nodes`, {
+        type: 'note',
+        position: { x: 0, y: 0 },
+        data: { label: 'Draft', text: 'First line' },
+      })
+    ).data.id;
   });
   try {
     // The service refuses every save of this node for now.
     const nodeUrl = `**/v1/boards/${boardId}/nodes/${id}`;
     await page.route(nodeUrl, (route) =>
       route.request().method() === 'PATCH'
-        ? route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ object: 'error', status: 503, code: 'unavailable', message: 'The service is briefly unavailable' }) })
+        ? route.fulfill({
+            status: 503,
+            contentType: 'application/json',
+            body: JSON.stringify({ object: 'error', status: 503, code: 'unavailable', message: 'The service is briefly unavailable' }),
+          })
         : route.continue(),
     );
     const note = page.getByTestId(`node-${id}`);
@@ -236,7 +304,10 @@ test('a note whose save fails keeps its text (even across a reload), says why, a
     // The service is back: Retry saves it.
     await page.unroute(nodeUrl);
     await failure.getByRole('button', { name: 'Retry' }).click();
-    await eventually('the text saved', async () => (await api('GET', `/v1/boards/${boardId}/nodes/${id}`)).data.node_data.text === 'First line and a second thought');
+    await eventually(
+      'the text saved',
+      async () => (await api('GET', `/v1/boards/${boardId}/nodes/${id}`)).data.node_data.text === 'First line and a second thought',
+    );
     await failure.waitFor({ state: 'detached' });
     await allSaved(page);
   } finally {
@@ -247,7 +318,13 @@ test('a note whose save fails keeps its text (even across a reload), says why, a
 test("someone else's public view board opens read-only", async () => {
   let id = '';
   const owner = await openBoard('Shared board', async (api, boardId) => {
-    id = (await api('POST', `/v1/boards/${boardId}/nodes`, { type: 'note', position: { x: 0, y: 0 }, data: { label: 'Shared', text: 'Look, do not touch' } })).data.id;
+    id = (
+      await api('POST', `/v1/boards/${boardId}/nodes`, {
+        type: 'note',
+        position: { x: 0, y: 0 },
+        data: { label: 'Shared', text: 'Look, do not touch' },
+      })
+    ).data.id;
     await api('PATCH', `/v1/boards/${boardId}`, { is_public: true, public_access_level: 'view' });
   });
   await owner.close();

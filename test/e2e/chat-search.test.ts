@@ -30,7 +30,11 @@ after(async () => {
 });
 
 const NOTES = [
-  { label: 'Tide pools', text: 'Sea anemones eat plankton and small fish, which they catch with stinging tentacles.', at: { x: 640, y: 340 } },
+  {
+    label: 'Tide pools',
+    text: 'Sea anemones eat plankton and small fish, which they catch with stinging tentacles.',
+    at: { x: 640, y: 340 },
+  },
   { label: 'Packing list', text: 'Boots, a waterproof notebook, pencils, and a hand lens.', at: { x: 0, y: 0 } },
   { label: 'Schedule', text: 'Leave at seven in the morning; low tide is at nine.', at: { x: 360, y: 40 } },
 ];
@@ -40,13 +44,20 @@ async function boardWithNotes(name: string, vectorize: string[] = []) {
   const ids: Record<string, string> = {};
   const opened = await openNewBoard(server, name, async (api: AccountApi, boardId: string) => {
     for (const note of NOTES) {
-      ids[note.label] = (await api('POST', `/v1/boards/${boardId}/nodes`, { type: 'note', position: note.at, data: { label: note.label, text: note.text } })).data.id;
+      ids[note.label] = (
+        await api('POST', `/v1/boards/${boardId}/nodes`, { type: 'note', position: note.at, data: { label: note.label, text: note.text } })
+      ).data.id;
     }
-    for (const [from, to] of [['Packing list', 'Schedule'], ['Schedule', 'Tide pools']]) {
+    for (const [from, to] of [
+      ['Packing list', 'Schedule'],
+      ['Schedule', 'Tide pools'],
+    ]) {
       await api('POST', `/v1/boards/${boardId}/edges`, { source_node_id: ids[from!], target_node_id: ids[to!] });
     }
     for (const label of vectorize) {
-      const job = (await api('POST', `/v1/boards/${boardId}/documents`, { node_id: ids[label], text: NOTES.find((n) => n.label === label)!.text })).data;
+      const job = (
+        await api('POST', `/v1/boards/${boardId}/documents`, { node_id: ids[label], text: NOTES.find((n) => n.label === label)!.text })
+      ).data;
       await eventually('the vectorize job', async () => (await api('GET', `/v1/jobs/${job.id}`)).data.status === 'completed', 30_000);
     }
   });
@@ -88,7 +99,10 @@ test('a note made searchable from its menu is found by search, and the result ce
     await hit.click();
 
     const node = page.getByTestId(`node-${target}`);
-    await page.waitForFunction((id) => document.querySelector(`[data-testid="node-${id}"]`)?.getAttribute('data-highlighted') === 'true', target);
+    await page.waitForFunction(
+      (id) => document.querySelector(`[data-testid="node-${id}"]`)?.getAttribute('data-highlighted') === 'true',
+      target,
+    );
     assert.equal(await page.locator('[data-highlighted="true"]').count(), 1);
     await centred(page, target);
     assert.ok(await node.isVisible());
@@ -101,7 +115,15 @@ test('a chat reply streams in piece by piece, lists its sources, and Stop aborts
   const { page: p, api, boardId, ids, close } = await boardWithNotes('Chat board', ['Tide pools']);
   try {
     const tidePools = ids['Tide pools']!;
-    const deltas = ['Sea anemones ', 'eat plankton ', 'and small fish, ', 'which they catch ', 'with stinging ', 'tentacles ', '(see Tide pools).'];
+    const deltas = [
+      'Sea anemones ',
+      'eat plankton ',
+      'and small fish, ',
+      'which they catch ',
+      'with stinging ',
+      'tentacles ',
+      '(see Tide pools).',
+    ];
     fake.script({ kind: 'answer', deltas, delayMs: 300 });
 
     await p.getByRole('button', { name: 'Chat' }).click();
@@ -132,7 +154,10 @@ test('a chat reply streams in piece by piece, lists its sources, and Stop aborts
     const source = panel.locator('.bw-sources').last().getByRole('button', { name: 'Tide pools' });
     await source.waitFor();
     await source.click();
-    await p.waitForFunction((id) => document.querySelector(`[data-testid="node-${id}"]`)?.getAttribute('data-highlighted') === 'true', tidePools);
+    await p.waitForFunction(
+      (id) => document.querySelector(`[data-testid="node-${id}"]`)?.getAttribute('data-highlighted') === 'true',
+      tidePools,
+    );
     await centred(p, tidePools);
     await p.getByRole('status').filter({ hasText: 'All changes saved' }).waitFor();
     await saveScreenshot(p, 'chat.png');

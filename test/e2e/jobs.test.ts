@@ -24,20 +24,26 @@ test('a scanned PDF made searchable from its menu shows the failed job on its no
   const { page, api, account, boardId, close } = await openNewBoard(server, 'Scans board');
   try {
     // The scan is uploaded as an asset of the board and a pdf node names it (through the API).
-    const upload = await postParts(server, account.accessToken, boardId, [{ filename: 'receipt-scan.pdf', type: 'application/pdf', data: await makeScannedPdf(1) }]);
+    const upload = await postParts(server, account.accessToken, boardId, [
+      { filename: 'receipt-scan.pdf', type: 'application/pdf', data: await makeScannedPdf(1) },
+    ]);
     assert.equal(upload.status, 201, upload.text);
     const asset = upload.body.data;
-    const node = (await api('POST', `/v1/boards/${boardId}/nodes`, {
-      type: 'pdf',
-      position: { x: 0, y: 0 },
-      data: { storagePath: asset.storage_path, publicUrl: asset.url, fileSize: asset.size, label: 'Receipt scan', pageCount: 1 },
-    })).data;
+    const node = (
+      await api('POST', `/v1/boards/${boardId}/nodes`, {
+        type: 'pdf',
+        position: { x: 0, y: 0 },
+        data: { storagePath: asset.storage_path, publicUrl: asset.url, fileSize: asset.size, label: 'Receipt scan', pageCount: 1 },
+      })
+    ).data;
     await page.reload();
     await page.getByRole('heading', { name: 'Scans board', level: 1 }).waitFor();
     const pdf = page.getByTestId(`node-${node.id}`);
     await pdf.getByText('1 page').waitFor();
 
-    const started = page.waitForResponse((r) => r.url() === `${server.url}/v1/boards/${boardId}/documents` && r.request().method() === 'POST');
+    const started = page.waitForResponse(
+      (r) => r.url() === `${server.url}/v1/boards/${boardId}/documents` && r.request().method() === 'POST',
+    );
     await page.getByRole('button', { name: 'Menu of Receipt scan' }).click();
     await page.getByRole('menuitem', { name: 'Make searchable' }).click();
     const answer = await started;

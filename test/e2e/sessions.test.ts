@@ -43,7 +43,9 @@ describe('a local sign-in revoked on the server', () => {
       // The app renews its token before it expires (at 80 % of its 10 s life): that renewal is
       // refused, and the page says so without waiting for the person to do anything.
       const banner = page.locator('.banner[role="alert"]');
-      await banner.getByText('Your session has ended. Anything you type stays here; sign in again to save it.').waitFor({ timeout: 30_000 });
+      await banner
+        .getByText('Your session has ended. Anything you type stays here; sign in again to save it.')
+        .waitFor({ timeout: 30_000 });
       const draft = 'Typed after the revocation';
       await page.getByLabel('New board name').fill(draft);
       await page.getByRole('button', { name: 'Create board' }).click();
@@ -55,7 +57,10 @@ describe('a local sign-in revoked on the server', () => {
       // The page stays (signed-in layout, same URL) and the typed name is still in the field.
       assert.equal(page.url(), `${server.url}/boards`);
       assert.equal(await page.getByLabel('New board name').inputValue(), draft);
-      await eventually('the create request to finish', async () => (await page.getByRole('button', { name: 'Create board' }).isEnabled()) || undefined);
+      await eventually(
+        'the create request to finish',
+        async () => (await page.getByRole('button', { name: 'Create board' }).isEnabled()) || undefined,
+      );
       assert.equal(await page.getByRole('link', { name: draft }).count(), 0, 'nothing was created without a session');
       // Nothing was saved on the server either.
       const login = await server.request('POST', '/v1/auth/login', { body: { email: account.email, password: NEW_PASSWORD } });

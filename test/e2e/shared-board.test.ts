@@ -44,7 +44,9 @@ test("a second account adds and writes a note on someone else's public edit boar
     // A file dropped anyway is refused with a notice; nothing is uploaded or placed.
     const pane = await page.locator('.react-flow__pane').boundingBox();
     assert.ok(pane);
-    await dropFiles(page, { x: pane.x + pane.width / 2, y: pane.y + pane.height / 2 }, [{ name: 'photo.png', type: 'image/png', data: await makePng(40, 30) }]);
+    await dropFiles(page, { x: pane.x + pane.width / 2, y: pane.y + pane.height / 2 }, [
+      { name: 'photo.png', type: 'image/png', data: await makePng(40, 30) },
+    ]);
     await page.getByRole('alert').filter({ hasText: "Only the board's owner can add files to it." }).waitFor();
     assert.equal(await page.getByTestId('upload-photo.png').count(), 0);
     assert.equal((await api('GET', `/v1/boards/${boardId}/assets`)).data.length, 0);
@@ -52,7 +54,10 @@ test("a second account adds and writes a note on someone else's public edit boar
     // Add a note from the toolbar: it takes the focus, and what is typed is saved.
     await tools.getByRole('button', { name: 'Add note' }).click();
     await page.getByRole('textbox', { name: 'Note text' }).waitFor();
-    const id = await eventually('the note created', async () => (await api('GET', `/v1/boards/${boardId}/nodes`)).data[0]?.id as string | undefined);
+    const id = await eventually(
+      'the note created',
+      async () => (await api('GET', `/v1/boards/${boardId}/nodes`)).data[0]?.id as string | undefined,
+    );
     await page.keyboard.type('Agenda: budget, hiring, offsite');
     const saved = await eventually('the text saved', async () => {
       const node = (await api('GET', `/v1/boards/${boardId}/nodes/${id}`)).data;
@@ -71,7 +76,10 @@ test("a second account adds and writes a note on someone else's public edit boar
     // The owner sees the visitor's note on their canvas after a reload.
     await owner.page.reload();
     await owner.page.getByRole('heading', { name: 'Team board', level: 1 }).waitFor();
-    assert.equal(await owner.page.getByTestId(`node-${id}`).getByRole('textbox', { name: 'Note text' }).inputValue(), 'Agenda: budget, hiring, offsite');
+    assert.equal(
+      await owner.page.getByTestId(`node-${id}`).getByRole('textbox', { name: 'Note text' }).inputValue(),
+      'Agenda: budget, hiring, offsite',
+    );
 
     // Sharing, renaming and deleting a board live on the boards page: the visitor's list does not hold this board.
     await page.getByRole('link', { name: 'Boards', exact: true }).click();

@@ -107,31 +107,66 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
       if (!req.headers['anthropic-version']) return fail(400, 'anthropic-version header is required');
       const behaviour = queue.shift() ?? fake.fallback;
       if (behaviour.kind === 'status') {
-        return fail(behaviour.status, 'scripted failure', behaviour.retryAfterMs === undefined ? {} : { 'retry-after-ms': String(behaviour.retryAfterMs) });
+        return fail(
+          behaviour.status,
+          'scripted failure',
+          behaviour.retryAfterMs === undefined ? {} : { 'retry-after-ms': String(behaviour.retryAfterMs) },
+        );
       }
 
       const id = `msg_fake${String(fake.requests.length).padStart(4, '0')}`;
-      const usage = behaviour.kind === 'answer' && behaviour.usage ? behaviour.usage : { input_tokens: 25, output_tokens: behaviour.deltas?.length ?? 1 };
+      const usage =
+        behaviour.kind === 'answer' && behaviour.usage
+          ? behaviour.usage
+          : { input_tokens: 25, output_tokens: behaviour.deltas?.length ?? 1 };
       if (!body.stream) {
         // Non-streamed messages (memory condensing): any non-error behaviour answers plainAnswer.
         res.writeHead(200, { 'content-type': 'application/json', 'request-id': `req_${fake.requests.length}` });
-        res.write(JSON.stringify({
-          id, type: 'message', role: 'assistant', model: body.model,
-          content: [{ type: 'text', text: fake.plainAnswer }],
-          stop_reason: 'end_turn', stop_sequence: null,
-          usage: { input_tokens: usage.input_tokens, output_tokens: usage.output_tokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
-        }));
+        res.write(
+          JSON.stringify({
+            id,
+            type: 'message',
+            role: 'assistant',
+            model: body.model,
+            content: [{ type: 'text', text: fake.plainAnswer }],
+            stop_reason: 'end_turn',
+            stop_sequence: null,
+            usage: {
+              input_tokens: usage.input_tokens,
+              output_tokens: usage.output_tokens,
+              cache_creation_input_tokens: 0,
+              cache_read_input_tokens: 0,
+            },
+          }),
+        );
         return end();
       }
 
-      res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'request-id': `req_${fake.requests.length}` });
-      res.write(sse('message_start', {
-        type: 'message_start',
-        message: {
-          id, type: 'message', role: 'assistant', model: body.model, content: [], stop_reason: null, stop_sequence: null,
-          usage: { input_tokens: usage.input_tokens, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 'cache_read_input_tokens' in usage ? usage.cache_read_input_tokens : 0 },
-        },
-      }));
+      res.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache',
+        'request-id': `req_${fake.requests.length}`,
+      });
+      res.write(
+        sse('message_start', {
+          type: 'message_start',
+          message: {
+            id,
+            type: 'message',
+            role: 'assistant',
+            model: body.model,
+            content: [],
+            stop_reason: null,
+            stop_sequence: null,
+            usage: {
+              input_tokens: usage.input_tokens,
+              output_tokens: 1,
+              cache_creation_input_tokens: 0,
+              cache_read_input_tokens: 'cache_read_input_tokens' in usage ? usage.cache_read_input_tokens : 0,
+            },
+          },
+        }),
+      );
       res.write(sse('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }));
       res.write(sse('ping', { type: 'ping' }));
       const deltas = behaviour.deltas ?? [];
@@ -159,17 +194,23 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
           return end();
       }
       res.write(sse('content_block_stop', { type: 'content_block_stop', index: 0 }));
-      res.write(sse('message_delta', {
-        type: 'message_delta',
-        delta: { stop_reason: behaviour.stopReason ?? 'end_turn', stop_sequence: null },
-        usage: { output_tokens: usage.output_tokens },
-      }));
+      res.write(
+        sse('message_delta', {
+          type: 'message_delta',
+          delta: { stop_reason: behaviour.stopReason ?? 'end_turn', stop_sequence: null },
+          usage: { output_tokens: usage.output_tokens },
+        }),
+      );
       res.write(sse('message_stop', { type: 'message_stop' }));
       end();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  fake.close = () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); });
+  fake.close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
   return fake;
 }

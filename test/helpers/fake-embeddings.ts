@@ -30,7 +30,10 @@ export function hashedWordsVector(text: string, dims: number): number[] {
   return v.map((x) => x / norm);
 }
 
-export async function startFakeEmbeddings(dims: number, vector: (text: string, dims: number) => number[] = fakeVector): Promise<FakeEmbeddings> {
+export async function startFakeEmbeddings(
+  dims: number,
+  vector: (text: string, dims: number) => number[] = fakeVector,
+): Promise<FakeEmbeddings> {
   const fake: FakeEmbeddings = { url: '', batches: [], failing: false, close: async () => {} };
   const server = http.createServer((req, res) => {
     let body = '';
@@ -41,7 +44,13 @@ export async function startFakeEmbeddings(dims: number, vector: (text: string, d
       const parsed = JSON.parse(body) as { model: string; input: string[] };
       fake.batches.push({ ...parsed, auth: req.headers.authorization });
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ object: 'list', model: parsed.model, data: parsed.input.map((t, index) => ({ object: 'embedding', index, embedding: vector(t, dims) })) }));
+      res.end(
+        JSON.stringify({
+          object: 'list',
+          model: parsed.model,
+          data: parsed.input.map((t, index) => ({ object: 'embedding', index, embedding: vector(t, dims) })),
+        }),
+      );
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

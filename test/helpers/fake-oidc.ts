@@ -70,7 +70,11 @@ export async function startFakeOidc(options: FakeOidcOptions = {}): Promise<Fake
   const user = (hint: string): FakeOidcUser => {
     let found = users.get(hint);
     if (!found) {
-      found = { sub: `fake|${createHash('sha256').update(hint).digest('hex').slice(0, 16)}`, email: hint.includes('@') ? hint : `${hint}@example.test`, name: hint };
+      found = {
+        sub: `fake|${createHash('sha256').update(hint).digest('hex').slice(0, 16)}`,
+        email: hint.includes('@') ? hint : `${hint}@example.test`,
+        name: hint,
+      };
       users.set(hint, found);
     }
     return found;
@@ -81,11 +85,19 @@ export async function startFakeOidc(options: FakeOidcOptions = {}): Promise<Fake
   let issuer = '';
 
   const sign = (payload: JWTPayload, key: CryptoKey, expiresIn: number) =>
-    new SignJWT({ iss: issuer, ...payload }).setProtectedHeader({ alg, kid, typ: 'JWT' }).setIssuedAt().setExpirationTime(Math.floor(Date.now() / 1000) + expiresIn).sign(key);
+    new SignJWT({ iss: issuer, ...payload })
+      .setProtectedHeader({ alg, kid, typ: 'JWT' })
+      .setIssuedAt()
+      .setExpirationTime(Math.floor(Date.now() / 1000) + expiresIn)
+      .sign(key);
 
   const accessToken: FakeOidc['accessToken'] = async (u, claims = {}) => {
     const { expiresIn = ttl, ...rest } = claims;
-    return sign({ sub: u.sub, aud: options.audience ?? clientId, azp: clientId, scope: 'openid profile email', email: u.email, ...rest }, privateKey, expiresIn);
+    return sign(
+      { sub: u.sub, aud: options.audience ?? clientId, azp: clientId, scope: 'openid profile email', email: u.email, ...rest },
+      privateKey,
+      expiresIn,
+    );
   };
 
   const tokenResponse = async (u: FakeOidcUser, scope: string, nonce: string | undefined) => {
@@ -93,7 +105,11 @@ export async function startFakeOidc(options: FakeOidcOptions = {}): Promise<Fake
     refreshTokens.set(refresh, { user: u, scope });
     return {
       access_token: await accessToken(u, { scope }),
-      id_token: await sign({ sub: u.sub, aud: clientId, azp: clientId, email: u.email, name: u.name, ...(nonce ? { nonce } : {}) }, privateKey, ttl),
+      id_token: await sign(
+        { sub: u.sub, aud: clientId, azp: clientId, email: u.email, name: u.name, ...(nonce ? { nonce } : {}) },
+        privateKey,
+        ttl,
+      ),
       token_type: 'Bearer',
       expires_in: ttl,
       refresh_token: refresh,
@@ -104,7 +120,8 @@ export async function startFakeOidc(options: FakeOidcOptions = {}): Promise<Fake
   const json = (res: http.ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(body));
   };
-  const oauthError = (res: http.ServerResponse, status: number, error: string, description: string) => json(res, status, { error, error_description: description });
+  const oauthError = (res: http.ServerResponse, status: number, error: string, description: string) =>
+    json(res, status, { error, error_description: description });
 
   const redirectAllowed = (uri: string) => {
     if (options.redirectUris) return options.redirectUris.includes(uri);
@@ -173,7 +190,15 @@ export async function startFakeOidc(options: FakeOidcOptions = {}): Promise<Fake
       const scope = q.get('scope') ?? '';
       if (!scope.split(' ').includes('openid')) return fail('invalid_scope', 'openid scope is required');
       const code = randomBytes(24).toString('base64url');
-      codes.set(code, { clientId, redirectUri, challenge, user: user(q.get('login_hint') || DEFAULT_HINT), scope, nonce: q.get('nonce') ?? undefined, expiresAt: Date.now() + 60_000 });
+      codes.set(code, {
+        clientId,
+        redirectUri,
+        challenge,
+        user: user(q.get('login_hint') || DEFAULT_HINT),
+        scope,
+        nonce: q.get('nonce') ?? undefined,
+        expiresAt: Date.now() + 60_000,
+      });
       back.searchParams.set('code', code);
       res.writeHead(302, { location: back.toString() }).end();
       return;
@@ -192,7 +217,8 @@ export async function startFakeOidc(options: FakeOidcOptions = {}): Promise<Fake
         if (form.get('redirect_uri') !== pending.redirectUri) return oauthError(res, 400, 'invalid_grant', 'redirect_uri does not match');
         const verifier = form.get('code_verifier') ?? '';
         if (!/^[A-Za-z0-9._~-]{43,128}$/.test(verifier)) return oauthError(res, 400, 'invalid_grant', 'code_verifier is malformed');
-        if (createHash('sha256').update(verifier).digest('base64url') !== pending.challenge) return oauthError(res, 400, 'invalid_grant', 'code_verifier does not match');
+        if (createHash('sha256').update(verifier).digest('base64url') !== pending.challenge)
+          return oauthError(res, 400, 'invalid_grant', 'code_verifier does not match');
         return json(res, 200, await tokenResponse(pending.user, pending.scope, pending.nonce));
       }
       if (grant === 'refresh_token') {
@@ -206,7 +232,10 @@ export async function startFakeOidc(options: FakeOidcOptions = {}): Promise<Fake
     }
     if (req.method === 'GET' && url.pathname === '/userinfo') {
       const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '';
-      const sub = await jwtVerify(token, publicKey, { issuer, algorithms: [alg] }).then((r) => r.payload.sub, () => undefined);
+      const sub = await jwtVerify(token, publicKey, { issuer, algorithms: [alg] }).then(
+        (r) => r.payload.sub,
+        () => undefined,
+      );
       const found = [...users.values()].find((u) => u.sub === sub);
       if (!found) return oauthError(res, 401, 'invalid_token', 'unknown or invalid token');
       return json(res, 200, { sub: found.sub, email: found.email, name: found.name });

@@ -72,12 +72,27 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
       }
       const id = `chatcmpl-${++served}`;
       const chunk = (delta: Record<string, unknown>, finish: string | null) =>
-        frame({ id, object: 'chat.completion.chunk', created: 1700000000, model: body.model, choices: [{ index: 0, delta, finish_reason: finish }] });
+        frame({
+          id,
+          object: 'chat.completion.chunk',
+          created: 1700000000,
+          model: body.model,
+          choices: [{ index: 0, delta, finish_reason: finish }],
+        });
       if (!body.stream) {
         // Non-streamed completions (memory condensing).
         const text = behaviour.kind === 'answer' ? behaviour.deltas.join('') : 'fact';
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.write(JSON.stringify({ id, object: 'chat.completion', created: 1700000000, model: body.model, choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }));
+        res.write(
+          JSON.stringify({
+            id,
+            object: 'chat.completion',
+            created: 1700000000,
+            model: body.model,
+            choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
+            usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+          }),
+        );
         return end();
       }
       res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -96,14 +111,27 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
       }
       res.write(chunk({}, 'stop'));
       const usage = behaviour.usage ?? { prompt_tokens: 11, completion_tokens: behaviour.deltas.length };
-      res.write(frame({ id, object: 'chat.completion.chunk', created: 1700000000, model: body.model, choices: [], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } }));
+      res.write(
+        frame({
+          id,
+          object: 'chat.completion.chunk',
+          created: 1700000000,
+          model: body.model,
+          choices: [],
+          usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+        }),
+      );
       res.write('data: [DONE]\n\n');
       end();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-  fake.close = () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); });
+  fake.close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
   return fake;
 }
 

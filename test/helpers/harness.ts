@@ -45,7 +45,11 @@ export interface TestServer {
   makeBoard(user: TestUser, extra?: Record<string, unknown>): Promise<string>;
   /** Polls GET /v1/jobs/{id} until the job is no longer processing and returns it. */
   waitForJob(id: string, token: string, timeoutMs?: number): Promise<any>;
-  request<T = any>(method: string, path: string, options?: { token?: string; body?: unknown; headers?: Record<string, string>; raw?: string | Uint8Array<ArrayBuffer> }): Promise<Response<T>>;
+  request<T = any>(
+    method: string,
+    path: string,
+    options?: { token?: string; body?: unknown; headers?: Record<string, string>; raw?: string | Uint8Array<ArrayBuffer> },
+  ): Promise<Response<T>>;
   close(): Promise<void>;
 }
 
@@ -90,7 +94,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
     }
     const res = await fetch(`${address}${urlPath}`, { method, headers, body });
     const text = await res.text();
-    let parsed: unknown = undefined;
+    let parsed: unknown;
     try {
       parsed = text ? JSON.parse(text) : undefined;
     } catch {
@@ -102,7 +106,12 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
   const user = async (): Promise<TestUser> => {
     const userId = newId();
     const keyWith: TestUser['keyWith'] = async (scopes, extra = {}) => {
-      const key = await createApiKeyForSubject(database.db, userId, { name: extra.name ?? 'test', scopes, expires_at: extra.expires_at }, 'test');
+      const key = await createApiKeyForSubject(
+        database.db,
+        userId,
+        { name: extra.name ?? 'test', scopes, expires_at: extra.expires_at },
+        'test',
+      );
       return { id: key.id, raw_key: key.raw_key };
     };
     const full = await keyWith(['read', 'write', 'admin']);

@@ -21,7 +21,11 @@ export function App() {
 }
 
 function Loading() {
-  return <p className="loading" role="status">Loading…</p>;
+  return (
+    <p className="loading" role="status">
+      Loading…
+    </p>
+  );
 }
 
 function Pages({ session }: { session: Exclude<SessionState, { status: 'loading' }> }) {
@@ -41,9 +45,15 @@ function Pages({ session }: { session: Exclude<SessionState, { status: 'loading'
     const here = `${location}${search ? `?${search}` : ''}`;
     return (
       <Switch>
-        <Route path="/login"><SignInPage config={session.config} notice={session.notice} /></Route>
-        <Route path="/signup"><SignUpPage config={session.config} /></Route>
-        <Route path="/auth/callback"><CallbackPage /></Route>
+        <Route path="/login">
+          <SignInPage config={session.config} notice={session.notice} />
+        </Route>
+        <Route path="/signup">
+          <SignUpPage config={session.config} />
+        </Route>
+        <Route path="/auth/callback">
+          <CallbackPage />
+        </Route>
         <Route>
           <Redirect to={location === '/' ? '/login' : `/login?next=${encodeURIComponent(here)}`} replace />
         </Route>
@@ -53,14 +63,24 @@ function Pages({ session }: { session: Exclude<SessionState, { status: 'loading'
   const next = safeNext(new URLSearchParams(search).get('next')) ?? '/boards';
   return (
     <Switch>
-      <Route path="/auth/callback"><CallbackPage /></Route>
-      <Route path="/login"><Redirect to={next} replace /></Route>
-      <Route path="/signup"><Redirect to={next} replace /></Route>
+      <Route path="/auth/callback">
+        <CallbackPage />
+      </Route>
+      <Route path="/login">
+        <Redirect to={next} replace />
+      </Route>
+      <Route path="/signup">
+        <Redirect to={next} replace />
+      </Route>
       <Route>
         <Layout user={session.user} expired={session.expired}>
           <Switch>
-            <Route path="/"><Redirect to="/boards" replace /></Route>
-            <Route path="/boards"><BoardsPage /></Route>
+            <Route path="/">
+              <Redirect to="/boards" replace />
+            </Route>
+            <Route path="/boards">
+              <BoardsPage />
+            </Route>
             <Route path="/boards/:id">
               {(params) => (
                 <Suspense fallback={<Loading />}>
@@ -68,11 +88,15 @@ function Pages({ session }: { session: Exclude<SessionState, { status: 'loading'
                 </Suspense>
               )}
             </Route>
-            <Route path="/keys"><KeysPage /></Route>
+            <Route path="/keys">
+              <KeysPage />
+            </Route>
             <Route>
               <main className="page">
                 <h1>Page not found</h1>
-                <p><Link href="/boards">Go to your boards</Link></p>
+                <p>
+                  <Link href="/boards">Go to your boards</Link>
+                </p>
               </main>
             </Route>
           </Switch>

@@ -18,14 +18,22 @@ export function Layout({ user, expired, children }: { user: User; expired?: bool
   return (
     <div className="app">
       <header className="app-header">
-        <Link href="/boards" className="brand">Board Workspace</Link>
+        <Link href="/boards" className="brand">
+          Board Workspace
+        </Link>
         <nav aria-label="Main" className="nav">
           <NavLink href="/boards">Boards</NavLink>
           <NavLink href="/keys">API keys</NavLink>
         </nav>
         <div className="account">
-          {user.email && <span className="account-email" title="Signed in as">{user.email}</span>}
-          <button type="button" className="button-quiet" onClick={() => void signOut()}>Sign out</button>
+          {user.email && (
+            <span className="account-email" title="Signed in as">
+              {user.email}
+            </span>
+          )}
+          <button type="button" className="button-quiet" onClick={() => void signOut()}>
+            Sign out
+          </button>
         </div>
       </header>
       {expired && (

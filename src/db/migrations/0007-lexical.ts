@@ -17,7 +17,9 @@ import { sql, type Kysely } from 'kysely';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`ALTER TABLE document_chunks ALTER COLUMN embedding DROP NOT NULL`.execute(db);
-  await sql`ALTER TABLE document_chunks ADD COLUMN keywords sparsevec, ADD COLUMN term_ids int4[], ADD COLUMN sparse_embedding sparsevec`.execute(db);
+  await sql`ALTER TABLE document_chunks ADD COLUMN keywords sparsevec, ADD COLUMN term_ids int4[], ADD COLUMN sparse_embedding sparsevec`.execute(
+    db,
+  );
   await sql`ALTER TABLE document_chunks ALTER COLUMN keywords SET STORAGE MAIN, ALTER COLUMN sparse_embedding SET STORAGE MAIN`.execute(db);
   await sql`ALTER TABLE chunk_sets ADD COLUMN term_ids int4[], ADD COLUMN term_df int4[]`.execute(db);
   await sql`

@@ -26,12 +26,15 @@ function describeValidation(context: string | undefined, issues: ValidationIssue
     const name = field ? `${field}.${issue.params.additionalProperty}` : issue.params.additionalProperty;
     return `${name} is not a recognised ${context === 'querystring' ? 'query parameter' : 'field'}`;
   }
-  const where = field || (context === 'body' ? 'body' : context ?? 'request');
+  const where = field || (context === 'body' ? 'body' : (context ?? 'request'));
   return `${where} ${issue.message ?? 'is invalid'}`;
 }
 
 const fastifyCodes: Record<string, [ErrorCode, string]> = {
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: ['unsupported_media_type', 'Unsupported Content-Type: send application/json (asset uploads: multipart/form-data)'],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: [
+    'unsupported_media_type',
+    'Unsupported Content-Type: send application/json (asset uploads: multipart/form-data)',
+  ],
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: ['invalid_request', 'Content-Length does not match the body'],
   FST_ERR_CTP_BODY_TOO_LARGE: ['payload_too_large', 'Request body is too large'],
   FST_ERR_CTP_EMPTY_JSON_BODY: ['invalid_request', 'Request body is empty'],
@@ -103,12 +106,16 @@ export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
 export function clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const [status, message] =
-    error.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request headers (or the URL) are too large']
-    : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'The request was not received in time']
-    : [400, 'The request is not valid HTTP'];
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request headers (or the URL) are too large']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'The request was not received in time']
+        : [400, 'The request is not valid HTTP'];
   const body = JSON.stringify({ object: 'error', status, code: 'invalid_request', message });
   if (socket.writable) {
-    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
   }
   socket.destroy(error);
 }
@@ -124,7 +131,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
     const re = new RegExp(`^${route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z]+/g, '[^/]+')}/?$`);
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const existing = patterns.find((p) => p.re.source === re.source);
-    if (existing) methods.forEach((m) => existing.methods.add(m));
+    if (existing) for (const m of methods) existing.methods.add(m);
     else patterns.push({ re, methods: new Set(methods) });
   });
 
@@ -132,7 +139,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
     const apiError = toApiError(error);
     if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
     // A database error answered as the client's fault is still worth a look.
-    else if (!(error instanceof ApiError) && 'severity' in error) request.log.warn({ err: error }, `database error answered ${apiError.status}`);
+    else if (!(error instanceof ApiError) && 'severity' in error)
+      request.log.warn({ err: error }, `database error answered ${apiError.status}`);
     return sendError(reply, apiError);
   });
 

@@ -69,7 +69,9 @@ export function registerIdempotency(app: FastifyInstance, db: Db): void {
         .values({ principal, key: header, request_hash: hash, status: null, response: null, headers: null, created_at: created })
         .onConflict((oc) =>
           // Expired or abandoned entries are taken over by this request.
-          oc.columns(['principal', 'key']).doUpdateSet({ request_hash: hash, status: null, response: null, headers: null, created_at: created })
+          oc
+            .columns(['principal', 'key'])
+            .doUpdateSet({ request_hash: hash, status: null, response: null, headers: null, created_at: created })
             .where(sql<boolean>`(idempotency_keys.status IS NOT NULL AND idempotency_keys.created_at < ${new Date(created.getTime() - TTL_MS)})
               OR (idempotency_keys.status IS NULL AND idempotency_keys.created_at < ${new Date(created.getTime() - ABANDONED_MS)})`),
         )
@@ -96,7 +98,12 @@ export function registerIdempotency(app: FastifyInstance, db: Db): void {
         for (const [name, value] of Object.entries(existing.headers ?? {})) reply.header(name, value);
         reply.header('idempotent-replayed', 'true');
         // Kept as a JSON string holding the exact bytes sent (a jsonb object would reorder keys).
-        const body = existing.response === null ? undefined : typeof existing.response === 'string' ? existing.response : JSON.stringify(existing.response);
+        const body =
+          existing.response === null
+            ? undefined
+            : typeof existing.response === 'string'
+              ? existing.response
+              : JSON.stringify(existing.response);
         return reply.code(existing.status).send(body);
       }
       if (Date.now() >= deadline) {
@@ -163,11 +170,19 @@ export async function spendIdempotencyKey(db: Db, request: FastifyRequest, statu
   const entry = request.idempotency;
   if (!entry) return;
   request.idempotency = undefined;
-  await recordOutcome(db, entry, status, null, null).catch((error: unknown) => request.log.warn({ err: error }, 'could not record the idempotent outcome'));
+  await recordOutcome(db, entry, status, null, null).catch((error: unknown) =>
+    request.log.warn({ err: error }, 'could not record the idempotent outcome'),
+  );
 }
 
 /** Marks a key's request as finished with this outcome (a null response: used, never replayed). */
-async function recordOutcome(db: Db, entry: { principal: string; key: string }, status: number, response: string | null, headers: string | null): Promise<void> {
+async function recordOutcome(
+  db: Db,
+  entry: { principal: string; key: string },
+  status: number,
+  response: string | null,
+  headers: string | null,
+): Promise<void> {
   await db
     .updateTable('idempotency_keys')
     .set({ status, response, headers })
@@ -178,5 +193,8 @@ async function recordOutcome(db: Db, entry: { principal: string; key: string }, 
 
 /** Deletes entries past their 24 hours; run periodically. */
 export async function sweepIdempotencyKeys(db: Db): Promise<void> {
-  await db.deleteFrom('idempotency_keys').where('created_at', '<', new Date(Date.now() - TTL_MS)).execute();
+  await db
+    .deleteFrom('idempotency_keys')
+    .where('created_at', '<', new Date(Date.now() - TTL_MS))
+    .execute();
 }

@@ -105,7 +105,13 @@ export async function registerWebApp(app: App, config: Config, oidc: OidcProvide
       if (NOT_THE_APP.test(urlPath) || urlPath.startsWith('/assets/') || FILE_LIKE.test(urlPath)) return reply.callNotFound();
       if (!built) {
         if (urlPath !== '/') return reply.callNotFound();
-        return sendError(reply, new ApiError('unavailable', `The web app is not built (no ${path.join(root, 'index.html')}): run \`npm run build\`, then restart the service`));
+        return sendError(
+          reply,
+          new ApiError(
+            'unavailable',
+            `The web app is not built (no ${path.join(root, 'index.html')}): run \`npm run build\`, then restart the service`,
+          ),
+        );
       }
       return reply.sendFile('index.html');
     };

@@ -3,16 +3,30 @@ import { Type } from '@sinclair/typebox';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../auth/api-key-service.js';
 import { pageRequest } from '../../lib/pagination.js';
 import { principalOf } from '../plugins/auth.js';
-import { Deleted, errorResponses, IdParams, List, NullableTimestamp, PageQuery, Single, Timestamp, TimestampInput, Uuid } from '../schemas/common.js';
+import {
+  Deleted,
+  errorResponses,
+  IdParams,
+  List,
+  NullableTimestamp,
+  PageQuery,
+  Single,
+  Timestamp,
+  TimestampInput,
+  Uuid,
+} from '../schemas/common.js';
 import type { App, Services } from '../types.js';
 
 const ScopeName = Type.Union([Type.Literal('read'), Type.Literal('write'), Type.Literal('admin')]);
 
-export const CreateApiKeyBody = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' }),
-  scopes: Type.Array(ScopeName, { minItems: 1, maxItems: 3, uniqueItems: true }),
-  expires_at: Type.Optional(Type.Union([TimestampInput, Type.Null()], { description: 'Future time after which the key is rejected' })),
-}, { additionalProperties: false });
+export const CreateApiKeyBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' }),
+    scopes: Type.Array(ScopeName, { minItems: 1, maxItems: 3, uniqueItems: true }),
+    expires_at: Type.Optional(Type.Union([TimestampInput, Type.Null()], { description: 'Future time after which the key is rejected' })),
+  },
+  { additionalProperties: false },
+);
 
 export const ApiKey = Type.Object({
   id: Uuid,
@@ -24,34 +38,64 @@ export const ApiKey = Type.Object({
   last_used_at: NullableTimestamp,
   revoked_at: NullableTimestamp,
 });
-const CreatedApiKey = Type.Intersect([ApiKey, Type.Object({ raw_key: Type.String({ description: 'The full key; shown only in this response' }) })]);
+const CreatedApiKey = Type.Intersect([
+  ApiKey,
+  Type.Object({ raw_key: Type.String({ description: 'The full key; shown only in this response' }) }),
+]);
 
 export function apiKeyRoutes(app: App, { db, config, authenticator }: Services): void {
   const admin = { scope: 'admin' as const };
 
-  app.post('/v1/me/api-keys', {
-    config: admin,
-    schema: { tags: ['api keys'], summary: 'Create an API key (the raw key is shown once)', body: CreateApiKeyBody, response: { 201: Single('api_key', CreatedApiKey), ...errorResponses } },
-  }, async (request, reply) => {
-    const key = await createApiKey(db, principalOf(request).userId, request.body, config.apiKeyEnv);
-    return reply.code(201).send({ object: 'api_key', data: key });
-  });
+  app.post(
+    '/v1/me/api-keys',
+    {
+      config: admin,
+      schema: {
+        tags: ['api keys'],
+        summary: 'Create an API key (the raw key is shown once)',
+        body: CreateApiKeyBody,
+        response: { 201: Single('api_key', CreatedApiKey), ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const key = await createApiKey(db, principalOf(request).userId, request.body, config.apiKeyEnv);
+      return reply.code(201).send({ object: 'api_key', data: key });
+    },
+  );
 
-  app.get('/v1/me/api-keys', {
-    config: admin,
-    schema: { tags: ['api keys'], summary: "List the caller's API keys", querystring: Type.Object(PageQuery, { additionalProperties: false }), response: { 200: List(ApiKey), ...errorResponses } },
-  }, async (request) => {
-    const { userId } = principalOf(request);
-    const list = `api_keys:${userId}`;
-    return { object: 'list' as const, ...(await listApiKeys(db, userId, pageRequest(list, request.query, 'desc'), list)) };
-  });
+  app.get(
+    '/v1/me/api-keys',
+    {
+      config: admin,
+      schema: {
+        tags: ['api keys'],
+        summary: "List the caller's API keys",
+        querystring: Type.Object(PageQuery, { additionalProperties: false }),
+        response: { 200: List(ApiKey), ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { userId } = principalOf(request);
+      const list = `api_keys:${userId}`;
+      return { object: 'list' as const, ...(await listApiKeys(db, userId, pageRequest(list, request.query, 'desc'), list)) };
+    },
+  );
 
-  app.delete('/v1/me/api-keys/:id', {
-    config: admin,
-    schema: { tags: ['api keys'], summary: 'Revoke an API key (effective at once)', params: IdParams, response: { 200: Deleted('api_key'), ...errorResponses } },
-  }, async (request) => {
-    await revokeApiKey(db, principalOf(request).userId, request.params.id);
-    authenticator.forgetKey(request.params.id);
-    return { object: 'api_key' as const, data: { id: request.params.id, deleted: true as const } };
-  });
+  app.delete(
+    '/v1/me/api-keys/:id',
+    {
+      config: admin,
+      schema: {
+        tags: ['api keys'],
+        summary: 'Revoke an API key (effective at once)',
+        params: IdParams,
+        response: { 200: Deleted('api_key'), ...errorResponses },
+      },
+    },
+    async (request) => {
+      await revokeApiKey(db, principalOf(request).userId, request.params.id);
+      authenticator.forgetKey(request.params.id);
+      return { object: 'api_key' as const, data: { id: request.params.id, deleted: true as const } };
+    },
+  );
 }

@@ -6,7 +6,16 @@ import multipart from '@fastify/multipart';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import rangeParser from 'range-parser';
-import { assertAssetOwner, deleteAsset, discardAsset, findServedAsset, listAssets, removeStoredFiles, uploadAsset, type AssetView } from '../../assets/asset-service.js';
+import {
+  assertAssetOwner,
+  deleteAsset,
+  discardAsset,
+  findServedAsset,
+  listAssets,
+  removeStoredFiles,
+  uploadAsset,
+  type AssetView,
+} from '../../assets/asset-service.js';
 import { ApiError, invalid, notFound } from '../../errors.js';
 import type { ByteRange } from '../../providers/storage/storage.js';
 import { principalOf } from '../plugins/auth.js';
@@ -24,7 +33,10 @@ export const Asset = Type.Object({
   created_at: Timestamp,
 });
 
-const AssetParams = Type.Object({ boardId: Uuid, id: Type.String({ minLength: 1, maxLength: 200, description: 'The asset id (its filename)' }) });
+const AssetParams = Type.Object({
+  boardId: Uuid,
+  id: Type.String({ minLength: 1, maxLength: 200, description: 'The asset id (its filename)' }),
+});
 const Deleted = Single('asset', Type.Object({ id: Type.String(), deleted: Type.Literal(true) }));
 const uploadErrors = {
   ...errorResponses,
@@ -34,7 +46,8 @@ const uploadErrors = {
 };
 
 /** Asset URLs are absolute: PUBLIC_BASE_URL when set, else the address the caller used. */
-const baseUrlOf = (services: Services, request: FastifyRequest): string => services.config.publicBaseUrl ?? `${request.protocol}://${request.host}`;
+const baseUrlOf = (services: Services, request: FastifyRequest): string =>
+  services.config.publicBaseUrl ?? `${request.protocol}://${request.host}`;
 
 /**
  * `inline; filename="…"`, always quoted; a name outside printable ASCII also gets the exact UTF-8
@@ -67,133 +80,164 @@ export function assetRoutes(app: App, services: Services): void {
       limits: { fileSize: config.assetMaxBytes + 1, files: 2, fields: 4, parts: 6, fieldNameSize: 200, headerPairs: 20 },
       throwFileSizeLimit: false,
     });
-    (scope as unknown as App).post('/v1/boards/:boardId/assets', {
-      schema: {
-        tags: ['assets'],
-        summary: 'Upload a file (PDF, PNG, JPEG, GIF or WebP) to a board',
-        description: `multipart/form-data with one part, the field "file". The type is judged by the bytes and must match the part's declared type. At most ${config.assetMaxBytes} bytes (ASSET_MAX_BYTES). Only the board's owner may upload.`,
-        consumes: ['multipart/form-data'],
-        params: BoardParams,
-        body: Type.Object({ file: Type.String({ format: 'binary', description: 'The file' }) }, { required: ['file'] }),
-        response: { 201: Single('asset', Asset), ...uploadErrors },
+    (scope as unknown as App).post(
+      '/v1/boards/:boardId/assets',
+      {
+        schema: {
+          tags: ['assets'],
+          summary: 'Upload a file (PDF, PNG, JPEG, GIF or WebP) to a board',
+          description: `multipart/form-data with one part, the field "file". The type is judged by the bytes and must match the part's declared type. At most ${config.assetMaxBytes} bytes (ASSET_MAX_BYTES). Only the board's owner may upload.`,
+          consumes: ['multipart/form-data'],
+          params: BoardParams,
+          body: Type.Object({ file: Type.String({ format: 'binary', description: 'The file' }) }, { required: ['file'] }),
+          response: { 201: Single('asset', Asset), ...uploadErrors },
+        },
+        // The body schema documents the form for OpenAPI; the parts are streamed and checked in the handler.
+        validatorCompiler: (route) => (route.httpPart === 'body' ? () => ({ value: undefined }) : validatorCompiler(route)),
       },
-      // The body schema documents the form for OpenAPI; the parts are streamed and checked in the handler.
-      validatorCompiler: (route) => (route.httpPart === 'body' ? () => ({ value: undefined }) : validatorCompiler(route)),
-    }, async (request, reply) => {
-      const principal = principalOf(request);
-      const { boardId } = request.params;
-      if (!request.isMultipart()) throw new ApiError('unsupported_media_type', 'Content-Type must be multipart/form-data with the file in the field "file"');
-      // Ownership first: a refused caller's file is never read.
-      await assertAssetOwner(db, principal, boardId);
-      let asset: AssetView | undefined;
-      try {
-        let parts: AsyncIterator<import('@fastify/multipart').Multipart>;
+      async (request, reply) => {
+        const principal = principalOf(request);
+        const { boardId } = request.params;
+        if (!request.isMultipart())
+          throw new ApiError('unsupported_media_type', 'Content-Type must be multipart/form-data with the file in the field "file"');
+        // Ownership first: a refused caller's file is never read.
+        await assertAssetOwner(db, principal, boardId);
+        let asset: AssetView | undefined;
         try {
-          parts = request.parts()[Symbol.asyncIterator]();
-        } catch (error) {
-          throw multipartError(error);
-        }
-        for (;;) {
-          let next: IteratorResult<import('@fastify/multipart').Multipart>;
+          let parts: AsyncIterator<import('@fastify/multipart').Multipart>;
           try {
-            next = await parts.next();
+            parts = request.parts()[Symbol.asyncIterator]();
           } catch (error) {
             throw multipartError(error);
           }
-          if (next.done) break;
-          const part = next.value;
-          if (part.fieldname !== 'file' || part.type !== 'file') {
-            if (part.type === 'file') part.file.resume();
-            throw invalid(part.fieldname === 'file' ? 'file must be a file part' : `${part.fieldname} is not a recognised field; send the file in the field "file"`);
+          for (;;) {
+            let next: IteratorResult<import('@fastify/multipart').Multipart>;
+            try {
+              next = await parts.next();
+            } catch (error) {
+              throw multipartError(error);
+            }
+            if (next.done) break;
+            const part = next.value;
+            if (part.fieldname !== 'file' || part.type !== 'file') {
+              if (part.type === 'file') part.file.resume();
+              throw invalid(
+                part.fieldname === 'file'
+                  ? 'file must be a file part'
+                  : `${part.fieldname} is not a recognised field; send the file in the field "file"`,
+              );
+            }
+            if (asset) {
+              part.file.resume();
+              throw invalid('Send exactly one file, in the field "file"');
+            }
+            asset = await uploadAsset(
+              { db, storage },
+              principal,
+              boardId,
+              { stream: part.file, filename: part.filename, mimetype: part.mimetype },
+              config.assetMaxBytes,
+              baseUrlOf(services, request),
+            );
           }
-          if (asset) {
-            part.file.resume();
-            throw invalid('Send exactly one file, in the field "file"');
-          }
-          asset = await uploadAsset({ db, storage }, principal, boardId, { stream: part.file, filename: part.filename, mimetype: part.mimetype }, config.assetMaxBytes, baseUrlOf(services, request));
+        } catch (error) {
+          if (asset) await discardAsset({ db, storage }, asset.storage_path);
+          throw error;
         }
-      } catch (error) {
-        if (asset) await discardAsset({ db, storage }, asset.storage_path);
-        throw error;
-      }
-      if (!asset) throw invalid('file is required: a multipart/form-data part named "file"');
-      return reply.code(201).send({ object: 'asset', data: asset });
-    });
+        if (!asset) throw invalid('file is required: a multipart/form-data part named "file"');
+        return reply.code(201).send({ object: 'asset', data: asset });
+      },
+    );
   });
 
-  app.get('/v1/boards/:boardId/assets', {
-    schema: {
-      tags: ['assets'],
-      summary: "List all of a board's assets (not paginated; owner only)",
-      params: BoardParams,
-      response: { 200: List(Asset), ...errorResponses },
-    },
-  }, async (request) => ({
-    object: 'list' as const,
-    data: await listAssets(db, principalOf(request), request.params.boardId, baseUrlOf(services, request)),
-    has_more: false,
-    cursor: null,
-  }));
-
-  app.delete('/v1/boards/:boardId/assets/:id', {
-    schema: {
-      tags: ['assets'],
-      summary: 'Delete an asset and its file; nodes pointing at it stay (owner only)',
-      params: AssetParams,
-      response: { 200: Deleted, ...errorResponses },
-    },
-  }, async (request) => {
-    const path = await deleteAsset(db, principalOf(request), request.params.boardId, request.params.id);
-    await removeStoredFiles(storage, [path], request.log);
-    return { object: 'asset' as const, data: { id: request.params.id, deleted: true as const } };
-  });
-
-  app.get('/v1/files/*', {
-    config: { public: true, rateLimit: false },
-    schema: {
-      tags: ['assets'],
-      summary: "An asset's file, at the url the asset gives (no Authorization needed: the token in the url is the key)",
-      security: [],
-      params: Type.Object({ '*': Type.String({ maxLength: 2048, description: 'The storage path' }) }),
-      querystring: Type.Object({ token: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: false }),
-      response: {
-        200: Type.String({ format: 'binary', description: 'The file, with its stored Content-Type' }),
-        206: Type.String({ format: 'binary', description: 'The bytes a `Range: bytes=…` header asked for (one range), with Content-Range' }),
-        400: Type.Ref('Error'),
-        404: Type.Ref('Error'),
-        416: Type.Ref('Error'),
-        500: Type.Ref('Error'),
-        503: Type.Ref('Error'),
+  app.get(
+    '/v1/boards/:boardId/assets',
+    {
+      schema: {
+        tags: ['assets'],
+        summary: "List all of a board's assets (not paginated; owner only)",
+        params: BoardParams,
+        response: { 200: List(Asset), ...errorResponses },
       },
     },
-  }, async (request, reply) => {
-    const storagePath = request.params['*'];
-    const token = request.query.token;
-    // A wrong or missing token looks exactly like a missing file.
-    const asset = token ? await findServedAsset(db, storagePath, token) : undefined;
-    if (!asset) throw notFound('File');
-    const size = asset.size!;
-    const range = requestedRange(request, size);
-    const file = await storage.get(storagePath, range);
-    if (!file) throw notFound('File');
-    reply
-      .header('content-type', asset.content_type)
-      .header('content-length', String(file.size))
-      .header('accept-ranges', 'bytes')
-      .header('x-content-type-options', 'nosniff')
-      .header('content-disposition', inlineDisposition(asset.filename))
-      // The bytes at a path never change; the url is a credential, so no shared caches.
-      .header('cache-control', 'private, max-age=86400')
-      .header('cross-origin-resource-policy', 'cross-origin');
-    if (range) reply.code(206).header('content-range', `bytes ${range.start}-${range.end}/${size}`);
-    // HEAD answers the headers without reading the file.
-    if (request.method === 'HEAD') {
-      file.body.destroy();
-      // An empty stream, not an empty payload: the serialiser would set Content-Length 0.
-      return reply.send(Readable.from([]));
-    }
-    return reply.send(file.body);
-  });
+    async (request) => ({
+      object: 'list' as const,
+      data: await listAssets(db, principalOf(request), request.params.boardId, baseUrlOf(services, request)),
+      has_more: false,
+      cursor: null,
+    }),
+  );
+
+  app.delete(
+    '/v1/boards/:boardId/assets/:id',
+    {
+      schema: {
+        tags: ['assets'],
+        summary: 'Delete an asset and its file; nodes pointing at it stay (owner only)',
+        params: AssetParams,
+        response: { 200: Deleted, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const path = await deleteAsset(db, principalOf(request), request.params.boardId, request.params.id);
+      await removeStoredFiles(storage, [path], request.log);
+      return { object: 'asset' as const, data: { id: request.params.id, deleted: true as const } };
+    },
+  );
+
+  app.get(
+    '/v1/files/*',
+    {
+      config: { public: true, rateLimit: false },
+      schema: {
+        tags: ['assets'],
+        summary: "An asset's file, at the url the asset gives (no Authorization needed: the token in the url is the key)",
+        security: [],
+        params: Type.Object({ '*': Type.String({ maxLength: 2048, description: 'The storage path' }) }),
+        querystring: Type.Object({ token: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: false }),
+        response: {
+          200: Type.String({ format: 'binary', description: 'The file, with its stored Content-Type' }),
+          206: Type.String({
+            format: 'binary',
+            description: 'The bytes a `Range: bytes=…` header asked for (one range), with Content-Range',
+          }),
+          400: Type.Ref('Error'),
+          404: Type.Ref('Error'),
+          416: Type.Ref('Error'),
+          500: Type.Ref('Error'),
+          503: Type.Ref('Error'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const storagePath = request.params['*'];
+      const token = request.query.token;
+      // A wrong or missing token looks exactly like a missing file.
+      const asset = token ? await findServedAsset(db, storagePath, token) : undefined;
+      if (!asset) throw notFound('File');
+      const size = asset.size!;
+      const range = requestedRange(request, size);
+      const file = await storage.get(storagePath, range);
+      if (!file) throw notFound('File');
+      reply
+        .header('content-type', asset.content_type)
+        .header('content-length', String(file.size))
+        .header('accept-ranges', 'bytes')
+        .header('x-content-type-options', 'nosniff')
+        .header('content-disposition', inlineDisposition(asset.filename))
+        // The bytes at a path never change; the url is a credential, so no shared caches.
+        .header('cache-control', 'private, max-age=86400')
+        .header('cross-origin-resource-policy', 'cross-origin');
+      if (range) reply.code(206).header('content-range', `bytes ${range.start}-${range.end}/${size}`);
+      // HEAD answers the headers without reading the file.
+      if (request.method === 'HEAD') {
+        file.body.destroy();
+        // An empty stream, not an empty payload: the serialiser would set Content-Length 0.
+        return reply.send(Readable.from([]));
+      }
+      return reply.send(file.body);
+    },
+  );
 }
 
 /**

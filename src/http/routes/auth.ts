@@ -35,21 +35,39 @@ const OidcMode = Type.Object({
   token_endpoint: Type.String(),
   end_session_endpoint: Type.Union([Type.String(), Type.Null()]),
   scope: Type.String(),
-  audience: Type.Union([Type.String(), Type.Null()], { description: 'AUTH_OIDC_AUDIENCE: send as the `audience` authorize parameter (Auth0 issues JWT access tokens only for an API audience)' }),
+  audience: Type.Union([Type.String(), Type.Null()], {
+    description: 'AUTH_OIDC_AUDIENCE: send as the `audience` authorize parameter (Auth0 issues JWT access tokens only for an API audience)',
+  }),
 });
 
-const Session = Type.Object({
-  access_token: Type.String({ description: 'JWT for Authorization: Bearer' }),
-  token_type: Type.Literal('Bearer'),
-  expires_in: Type.Integer({ description: 'Seconds until the access token expires' }),
-  user: Type.Object({ id: Uuid, email: Type.String() }),
-}, { description: 'Also sets the bw_refresh cookie (HttpOnly, SameSite=Strict, Path=/v1/auth)' });
+const Session = Type.Object(
+  {
+    access_token: Type.String({ description: 'JWT for Authorization: Bearer' }),
+    token_type: Type.Literal('Bearer'),
+    expires_in: Type.Integer({ description: 'Seconds until the access token expires' }),
+    user: Type.Object({ id: Uuid, email: Type.String() }),
+  },
+  { description: 'Also sets the bw_refresh cookie (HttpOnly, SameSite=Strict, Path=/v1/auth)' },
+);
 
 const Email = Type.String({ minLength: 1, maxLength: 320, description: 'Trimmed and compared case-insensitively' });
-const SignUpBody = Type.Object({ email: Email, password: Type.String({ minLength: PASSWORD_MIN_LENGTH, maxLength: PASSWORD_MAX_LENGTH }) }, { additionalProperties: false });
-const LoginBody = Type.Object({ email: Email, password: Type.String({ minLength: 1, maxLength: PASSWORD_MAX_LENGTH }) }, { additionalProperties: false });
+const SignUpBody = Type.Object(
+  { email: Email, password: Type.String({ minLength: PASSWORD_MIN_LENGTH, maxLength: PASSWORD_MAX_LENGTH }) },
+  { additionalProperties: false },
+);
+const LoginBody = Type.Object(
+  { email: Email, password: Type.String({ minLength: 1, maxLength: PASSWORD_MAX_LENGTH }) },
+  { additionalProperties: false },
+);
 
-const errors = { 400: Type.Ref('Error'), 401: Type.Ref('Error'), 403: Type.Ref('Error'), 404: Type.Ref('Error'), 429: Type.Ref('Error'), 503: Type.Ref('Error') };
+const errors = {
+  400: Type.Ref('Error'),
+  401: Type.Ref('Error'),
+  403: Type.Ref('Error'),
+  404: Type.Ref('Error'),
+  429: Type.Ref('Error'),
+  503: Type.Ref('Error'),
+};
 const open = { public: true, rateLimit: false } as const;
 
 function ownOrigins(request: FastifyRequest, config: Config): Set<string> {
@@ -78,27 +96,46 @@ function assertSameOrigin(request: FastifyRequest, config: Config): void {
 }
 
 export async function authRoutes(app: App, { db, config }: Pick<Services, 'db' | 'config'>, signIn: SignIn): Promise<void> {
-  const perIp = app.createRateLimit({ max: config.authLoginPerMinute, timeWindow: 60_000, keyGenerator: (r) => `auth-ip:${r.ip}`, allowList: () => false });
+  const perIp = app.createRateLimit({
+    max: config.authLoginPerMinute,
+    timeWindow: 60_000,
+    keyGenerator: (r) => `auth-ip:${r.ip}`,
+    allowList: () => false,
+  });
   const perEmail = app.createRateLimit({
     max: config.authLoginPerMinute,
     timeWindow: 60_000,
-    keyGenerator: (r) => `auth-email:${String((r.body as { email?: unknown } | undefined)?.email ?? '').trim().toLowerCase()}`,
+    keyGenerator: (r) =>
+      `auth-email:${String((r.body as { email?: unknown } | undefined)?.email ?? '')
+        .trim()
+        .toLowerCase()}`,
     allowList: () => false,
   });
   const limit = async (limiter: typeof perIp, request: FastifyRequest) => {
     const result = await limiter(request);
     if (!result.isAllowed && result.isExceeded) {
-      throw new ApiError('rate_limited', `Too many sign-in attempts; retry in ${result.ttlInSeconds} seconds`, { 'Retry-After': String(result.ttlInSeconds) });
+      throw new ApiError('rate_limited', `Too many sign-in attempts; retry in ${result.ttlInSeconds} seconds`, {
+        'Retry-After': String(result.ttlInSeconds),
+      });
     }
   };
 
   const secure = (request: FastifyRequest) => request.protocol === 'https' || (config.publicBaseUrl?.startsWith('https:') ?? false);
-  const cookieOptions = (request: FastifyRequest) => ({ httpOnly: true, sameSite: 'strict' as const, path: COOKIE_PATH, secure: secure(request) });
+  const cookieOptions = (request: FastifyRequest) => ({
+    httpOnly: true,
+    sameSite: 'strict' as const,
+    path: COOKIE_PATH,
+    secure: secure(request),
+  });
   const sessions = signIn.mode === 'local' ? signIn.sessions : undefined;
 
   /** Local-account routes: 404 when an identity provider is configured; same-origin only. */
   const localOnly = async (request: FastifyRequest, reply: FastifyReply) => {
-    if (!sessions) throw new ApiError('not_found', 'Local accounts are off: this server signs in through its identity provider (see GET /v1/auth/config)');
+    if (!sessions)
+      throw new ApiError(
+        'not_found',
+        'Local accounts are off: this server signs in through its identity provider (see GET /v1/auth/config)',
+      );
     reply.header('cache-control', 'no-store');
     assertSameOrigin(request, config);
   };
@@ -112,84 +149,127 @@ export async function authRoutes(app: App, { db, config }: Pick<Services, 'db' |
     await scope.register(cookie, { hook: 'onRequest' });
     const auth = scope as unknown as App;
 
-    auth.get('/v1/auth/config', {
-      config: open,
-      schema: {
-        tags: ['auth'],
-        summary: 'How to sign in: local accounts, or an OpenID Connect provider (authorization code + PKCE)',
-        security: [],
-        response: { 200: Type.Union([LocalMode, OidcMode]), 503: Type.Ref('Error') },
+    auth.get(
+      '/v1/auth/config',
+      {
+        config: open,
+        schema: {
+          tags: ['auth'],
+          summary: 'How to sign in: local accounts, or an OpenID Connect provider (authorization code + PKCE)',
+          security: [],
+          response: { 200: Type.Union([LocalMode, OidcMode]), 503: Type.Ref('Error') },
+        },
       },
-    }, async (_request, reply) => {
-      reply.header('cache-control', 'no-store');
-      if (signIn.mode === 'local') return { mode: 'local' as const, signup: config.localSignup };
-      let doc;
-      try {
-        doc = await signIn.oidc.discovery();
-      } catch (error) {
-        if (error instanceof OidcUnavailableError) throw new ApiError('unavailable', 'The identity provider cannot be reached; retry shortly', { 'Retry-After': '5' });
-        throw error;
-      }
-      return {
-        mode: 'oidc' as const,
-        issuer: doc.issuer,
-        client_id: signIn.oidc.config.clientId,
-        authorization_endpoint: doc.authorization_endpoint,
-        token_endpoint: doc.token_endpoint,
-        end_session_endpoint: doc.end_session_endpoint,
-        scope: signIn.oidc.config.scope,
-        audience: signIn.oidc.config.audience ?? null,
-      };
-    });
-
-    auth.post('/v1/auth/signup', {
-      config: open,
-      onRequest: async (request, reply) => {
-        await localOnly(request, reply);
-        if (!config.localSignup) throw forbidden('Sign-up is disabled on this server');
+      async (_request, reply) => {
+        reply.header('cache-control', 'no-store');
+        if (signIn.mode === 'local') return { mode: 'local' as const, signup: config.localSignup };
+        let doc: Awaited<ReturnType<typeof signIn.oidc.discovery>>;
+        try {
+          doc = await signIn.oidc.discovery();
+        } catch (error) {
+          if (error instanceof OidcUnavailableError)
+            throw new ApiError('unavailable', 'The identity provider cannot be reached; retry shortly', { 'Retry-After': '5' });
+          throw error;
+        }
+        return {
+          mode: 'oidc' as const,
+          issuer: doc.issuer,
+          client_id: signIn.oidc.config.clientId,
+          authorization_endpoint: doc.authorization_endpoint,
+          token_endpoint: doc.token_endpoint,
+          end_session_endpoint: doc.end_session_endpoint,
+          scope: signIn.oidc.config.scope,
+          audience: signIn.oidc.config.audience ?? null,
+        };
       },
-      preHandler: async (request) => limit(perIp, request),
-      schema: { tags: ['auth'], summary: 'Create a local account and sign in', security: [], body: SignUpBody, response: { 201: Session, 409: Type.Ref('Error'), ...errors } },
-    }, async (request, reply) => {
-      const account = await signUp(db, request.body.email, request.body.password);
-      return sendSession(request, reply, await sessions!.start(account), 201);
-    });
+    );
 
-    auth.post('/v1/auth/login', {
-      config: open,
-      onRequest: localOnly,
-      preHandler: async (request) => {
-        await limit(perIp, request);
-        await limit(perEmail, request);
+    auth.post(
+      '/v1/auth/signup',
+      {
+        config: open,
+        onRequest: async (request, reply) => {
+          await localOnly(request, reply);
+          if (!config.localSignup) throw forbidden('Sign-up is disabled on this server');
+        },
+        preHandler: async (request) => limit(perIp, request),
+        schema: {
+          tags: ['auth'],
+          summary: 'Create a local account and sign in',
+          security: [],
+          body: SignUpBody,
+          response: { 201: Session, 409: Type.Ref('Error'), ...errors },
+        },
       },
-      schema: { tags: ['auth'], summary: 'Sign in with email and password', security: [], body: LoginBody, response: { 200: Session, ...errors } },
-    }, async (request, reply) => {
-      const account = await logIn(db, request.body.email, request.body.password);
-      return sendSession(request, reply, await sessions!.start(account), 200);
-    });
+      async (request, reply) => {
+        const account = await signUp(db, request.body.email, request.body.password);
+        return sendSession(request, reply, await sessions!.start(account), 201);
+      },
+    );
 
-    auth.post('/v1/auth/refresh', {
-      config: open,
-      onRequest: localOnly,
-      schema: { tags: ['auth'], summary: 'A new access token for the refresh cookie (which is rotated)', security: [], response: { 200: Session, ...errors } },
-    }, async (request, reply) => {
-      try {
-        return sendSession(request, reply, await sessions!.refresh(request.cookies[REFRESH_COOKIE]), 200);
-      } catch (error) {
-        // The browser should stop sending a cookie that will never work again.
+    auth.post(
+      '/v1/auth/login',
+      {
+        config: open,
+        onRequest: localOnly,
+        preHandler: async (request) => {
+          await limit(perIp, request);
+          await limit(perEmail, request);
+        },
+        schema: {
+          tags: ['auth'],
+          summary: 'Sign in with email and password',
+          security: [],
+          body: LoginBody,
+          response: { 200: Session, ...errors },
+        },
+      },
+      async (request, reply) => {
+        const account = await logIn(db, request.body.email, request.body.password);
+        return sendSession(request, reply, await sessions!.start(account), 200);
+      },
+    );
+
+    auth.post(
+      '/v1/auth/refresh',
+      {
+        config: open,
+        onRequest: localOnly,
+        schema: {
+          tags: ['auth'],
+          summary: 'A new access token for the refresh cookie (which is rotated)',
+          security: [],
+          response: { 200: Session, ...errors },
+        },
+      },
+      async (request, reply) => {
+        try {
+          return sendSession(request, reply, await sessions!.refresh(request.cookies[REFRESH_COOKIE]), 200);
+        } catch (error) {
+          // The browser should stop sending a cookie that will never work again.
+          reply.clearCookie(REFRESH_COOKIE, cookieOptions(request));
+          throw error;
+        }
+      },
+    );
+
+    auth.post(
+      '/v1/auth/logout',
+      {
+        config: open,
+        onRequest: localOnly,
+        schema: {
+          tags: ['auth'],
+          summary: 'Sign out: revokes the refresh cookie and clears it',
+          security: [],
+          response: { 204: Type.Null({ description: 'Signed out' }), ...errors },
+        },
+      },
+      async (request, reply) => {
+        await sessions!.end(request.cookies[REFRESH_COOKIE]);
         reply.clearCookie(REFRESH_COOKIE, cookieOptions(request));
-        throw error;
-      }
-    });
-
-    auth.post('/v1/auth/logout', {
-      config: open,
-      onRequest: localOnly,
-      schema: { tags: ['auth'], summary: 'Sign out: revokes the refresh cookie and clears it', security: [], response: { 204: Type.Null({ description: 'Signed out' }), ...errors } },
-    }, async (request, reply) => {
-      await sessions!.end(request.cookies[REFRESH_COOKIE]);
-      reply.clearCookie(REFRESH_COOKIE, cookieOptions(request));
-      return reply.code(204).send(null);
-    });
+        return reply.code(204).send(null);
+      },
+    );
   });
 }

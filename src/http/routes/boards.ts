@@ -14,16 +14,27 @@ const Zoom = Type.Number({ exclusiveMinimum: 0, maximum: 1000 });
 
 const BoardInputFields = {
   is_public: Type.Optional(Type.Boolean()),
-  public_access_level: Type.Optional(Type.Union([AccessLevel, Type.Null()], { description: 'view or edit; null when not public; view when made public without one' })),
+  public_access_level: Type.Optional(
+    Type.Union([AccessLevel, Type.Null()], { description: 'view or edit; null when not public; view when made public without one' }),
+  ),
   viewport_x: Type.Optional(Coordinate),
   viewport_y: Type.Optional(Coordinate),
   viewport_zoom: Type.Optional(Zoom),
 };
 
 export const CreateBoardBody = Type.Object({ name: Name, ...BoardInputFields }, { additionalProperties: false });
-export const UpdateBoardBody = Type.Object({ name: Type.Optional(Name), ...BoardInputFields }, { additionalProperties: false, minProperties: 1 });
+export const UpdateBoardBody = Type.Object(
+  { name: Type.Optional(Name), ...BoardInputFields },
+  { additionalProperties: false, minProperties: 1 },
+);
 
-export const BoardListItem = Type.Object({ id: Uuid, name: Type.String(), created_at: Timestamp, updated_at: Timestamp, is_public: Type.Boolean() });
+export const BoardListItem = Type.Object({
+  id: Uuid,
+  name: Type.String(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  is_public: Type.Boolean(),
+});
 export const Board = Type.Object({
   id: Uuid,
   name: Type.String(),
@@ -38,88 +49,114 @@ export const Board = Type.Object({
 const FlowState = Type.Object({
   viewMode: Type.String(),
   viewport: Type.Object({ x: Type.Number(), y: Type.Number(), zoom: Type.Number() }),
-  nodes: Type.Array(Type.Object({
-    id: Uuid,
-    type: Type.String({ description: 'Canvas component: videoNode, urlNode, noteNode, documentNode, pdfNode or imageNode' }),
-    position: Type.Object({ x: Type.Number(), y: Type.Number() }),
-    data: FreeObject,
-    parentId: Type.Optional(Uuid),
-  })),
+  nodes: Type.Array(
+    Type.Object({
+      id: Uuid,
+      type: Type.String({ description: 'Canvas component: videoNode, urlNode, noteNode, documentNode, pdfNode or imageNode' }),
+      position: Type.Object({ x: Type.Number(), y: Type.Number() }),
+      data: FreeObject,
+      parentId: Type.Optional(Uuid),
+    }),
+  ),
   edges: Type.Array(Type.Object({ id: Uuid, source: Uuid, target: Uuid, type: Type.String(), data: FreeObject })),
 });
 const FullBoard = Type.Intersect([Board, Type.Object({ flow_state: Type.Optional(FlowState) })]);
 
 export function boardRoutes(app: App, { db, storage }: Services): void {
-  app.post('/v1/boards', {
-    schema: {
-      tags: ['boards'],
-      summary: 'Create a board',
-      body: CreateBoardBody,
-      response: { 201: Single('board', Board), ...errorResponses },
+  app.post(
+    '/v1/boards',
+    {
+      schema: {
+        tags: ['boards'],
+        summary: 'Create a board',
+        body: CreateBoardBody,
+        response: { 201: Single('board', Board), ...errorResponses },
+      },
     },
-  }, async (request, reply) => {
-    const board = await createBoard(db, principalOf(request), request.body);
-    return reply.code(201).send({ object: 'board', data: board });
-  });
+    async (request, reply) => {
+      const board = await createBoard(db, principalOf(request), request.body);
+      return reply.code(201).send({ object: 'board', data: board });
+    },
+  );
 
-  app.get('/v1/boards', {
-    schema: {
-      tags: ['boards'],
-      summary: "List the caller's boards",
-      querystring: Type.Object(PageQuery, { additionalProperties: false }),
-      response: { 200: List(BoardListItem), ...errorResponses },
+  app.get(
+    '/v1/boards',
+    {
+      schema: {
+        tags: ['boards'],
+        summary: "List the caller's boards",
+        querystring: Type.Object(PageQuery, { additionalProperties: false }),
+        response: { 200: List(BoardListItem), ...errorResponses },
+      },
     },
-  }, async (request) => {
-    const principal = principalOf(request);
-    const list = `boards:${principal.userId}`;
-    const page = await listBoards(db, principal, pageRequest(list, request.query, 'desc'), list);
-    return { object: 'list' as const, ...page };
-  });
+    async (request) => {
+      const principal = principalOf(request);
+      const list = `boards:${principal.userId}`;
+      const page = await listBoards(db, principal, pageRequest(list, request.query, 'desc'), list);
+      return { object: 'list' as const, ...page };
+    },
+  );
 
-  app.get('/v1/boards/:id', {
-    schema: {
-      tags: ['boards'],
-      summary: 'Get a board (with flow_state for its owner)',
-      params: IdParams,
-      response: { 200: Single('board', FullBoard), ...errorResponses },
+  app.get(
+    '/v1/boards/:id',
+    {
+      schema: {
+        tags: ['boards'],
+        summary: 'Get a board (with flow_state for its owner)',
+        params: IdParams,
+        response: { 200: Single('board', FullBoard), ...errorResponses },
+      },
     },
-  }, async (request, reply) => {
-    const json = await readBoardJson(db, principalOf(request), request.params.id);
-    return reply.type('application/json; charset=utf-8').send(json);
-  });
+    async (request, reply) => {
+      const json = await readBoardJson(db, principalOf(request), request.params.id);
+      return reply.type('application/json; charset=utf-8').send(json);
+    },
+  );
 
-  app.patch('/v1/boards/:id', {
-    schema: {
-      tags: ['boards'],
-      summary: 'Update a board (only the given fields change)',
-      params: IdParams,
-      body: UpdateBoardBody,
-      response: { 200: Single('board', Board), ...errorResponses },
+  app.patch(
+    '/v1/boards/:id',
+    {
+      schema: {
+        tags: ['boards'],
+        summary: 'Update a board (only the given fields change)',
+        params: IdParams,
+        body: UpdateBoardBody,
+        response: { 200: Single('board', Board), ...errorResponses },
+      },
     },
-  }, async (request) => ({ object: 'board' as const, data: await updateBoard(db, principalOf(request), request.params.id, request.body) }));
+    async (request) => ({ object: 'board' as const, data: await updateBoard(db, principalOf(request), request.params.id, request.body) }),
+  );
 
-  app.post('/v1/boards/:id/duplicate', {
-    schema: {
-      tags: ['boards'],
-      summary: 'Duplicate an owned or public board',
-      params: IdParams,
-      response: { 201: Single('board', Board), ...errorResponses },
+  app.post(
+    '/v1/boards/:id/duplicate',
+    {
+      schema: {
+        tags: ['boards'],
+        summary: 'Duplicate an owned or public board',
+        params: IdParams,
+        response: { 201: Single('board', Board), ...errorResponses },
+      },
     },
-  }, async (request, reply) => {
-    const board = await duplicateBoard(db, principalOf(request), request.params.id);
-    return reply.code(201).send({ object: 'board', data: board });
-  });
+    async (request, reply) => {
+      const board = await duplicateBoard(db, principalOf(request), request.params.id);
+      return reply.code(201).send({ object: 'board', data: board });
+    },
+  );
 
-  app.delete('/v1/boards/:id', {
-    schema: {
-      tags: ['boards'],
-      summary: 'Delete a board and everything on it (irreversible)',
-      params: IdParams,
-      response: { 200: Deleted('board'), ...errorResponses },
+  app.delete(
+    '/v1/boards/:id',
+    {
+      schema: {
+        tags: ['boards'],
+        summary: 'Delete a board and everything on it (irreversible)',
+        params: IdParams,
+        response: { 200: Deleted('board'), ...errorResponses },
+      },
     },
-  }, async (request) => {
-    const files = await deleteBoard(db, principalOf(request), request.params.id);
-    await removeStoredFiles(storage, files, request.log);
-    return { object: 'board' as const, data: { id: request.params.id, deleted: true as const } };
-  });
+    async (request) => {
+      const files = await deleteBoard(db, principalOf(request), request.params.id);
+      await removeStoredFiles(storage, files, request.log);
+      return { object: 'board' as const, data: { id: request.params.id, deleted: true as const } };
+    },
+  );
 }

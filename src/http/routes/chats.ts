@@ -11,7 +11,18 @@ import { createChatModel } from '../../providers/llm/create-chat-model.js';
 import type { ChatModel } from '../../providers/llm/chat-model.js';
 import { principalOf } from '../plugins/auth.js';
 import { spendIdempotencyKey } from '../plugins/idempotency.js';
-import { BoardParams, Deleted, errorResponses, FreeObject, List, NullableTimestamp, PageQuery, Single, Timestamp, Uuid } from '../schemas/common.js';
+import {
+  BoardParams,
+  Deleted,
+  errorResponses,
+  FreeObject,
+  List,
+  NullableTimestamp,
+  PageQuery,
+  Single,
+  Timestamp,
+  Uuid,
+} from '../schemas/common.js';
 import type { App, Services } from '../types.js';
 
 const ChatParams = Type.Object({ boardId: Uuid, chatId: Uuid });
@@ -29,17 +40,20 @@ export const ChatListItem = Type.Object(ChatFields);
 export const Chat = Type.Object({
   ...ChatFields,
   memory: Type.Array(Type.String(), { description: 'Facts condensed from older turns, kept as context' }),
-  metadata: Type.Union([FreeObject, Type.Null()], { description: 'model, total_tokens and retrieval of the last reply; null before the first' }),
+  metadata: Type.Union([FreeObject, Type.Null()], {
+    description: 'model, total_tokens and retrieval of the last reply; null before the first',
+  }),
 });
 
-const Usage = Type.Object({ prompt_tokens: Type.Integer(), completion_tokens: Type.Integer(), total_tokens: Type.Integer() });
 export const Message = Type.Object({
   id: Uuid,
   role: Type.String({ enum: ['user', 'assistant'] }),
   content: Type.String(),
   model: Type.Union([Type.String(), Type.Null()]),
   created_at: Timestamp,
-  metadata: Type.Union([FreeObject, Type.Null()], { description: 'Assistant messages: usage, finish_reason, sources (chunk ids), retrieval' }),
+  metadata: Type.Union([FreeObject, Type.Null()], {
+    description: 'Assistant messages: usage, finish_reason, sources (chunk ids), retrieval',
+  }),
 });
 
 export const CreateChatBody = Type.Object(
@@ -70,103 +84,165 @@ export function chatRoutes(app: App, services: Services, model: ChatModel = crea
     timeoutMs: config.llmTimeoutMs,
   };
 
-  app.post('/v1/boards/:boardId/chats', {
-    schema: { tags: ['chats'], summary: 'Create a chat (private to its creator)', params: BoardParams, body: CreateChatBody, response: { 201: Single('chat', Chat), ...errorResponses } },
-  }, async (request, reply) => {
-    const chat = await createChat(db, principalOf(request), request.params.boardId, request.body ?? {});
-    return reply.code(201).send({ object: 'chat', data: chat });
-  });
-
-  app.get('/v1/boards/:boardId/chats', {
-    schema: { tags: ['chats'], summary: "List the caller's chats on a board", params: BoardParams, querystring: Type.Object(PageQuery, { additionalProperties: false }), response: { 200: List(ChatListItem), ...errorResponses } },
-  }, async (request) => {
-    const principal = principalOf(request);
-    const list = `chats:${request.params.boardId}:${principal.userId}`;
-    const page = await listChats(db, principal, request.params.boardId, pageRequest(list, request.query, 'desc'), list);
-    return { object: 'list' as const, ...page };
-  });
-
-  app.get('/v1/boards/:boardId/chats/:chatId', {
-    schema: { tags: ['chats'], summary: 'Get a chat with its memory and metadata', params: ChatParams, response: { 200: Single('chat', Chat), ...errorResponses } },
-  }, async (request) => ({ object: 'chat' as const, data: await getChat(db, principalOf(request), request.params.boardId, request.params.chatId) }));
-
-  app.patch('/v1/boards/:boardId/chats/:chatId', {
-    schema: { tags: ['chats'], summary: 'Rename a chat', params: ChatParams, body: UpdateChatBody, response: { 200: Single('chat', Chat), ...errorResponses } },
-  }, async (request) => ({
-    object: 'chat' as const,
-    data: await renameChat(db, principalOf(request), request.params.boardId, request.params.chatId, request.body.title),
-  }));
-
-  app.delete('/v1/boards/:boardId/chats/:chatId', {
-    schema: { tags: ['chats'], summary: 'Delete a chat and all its messages', params: ChatParams, response: { 200: Deleted('chat'), ...errorResponses } },
-  }, async (request) => {
-    await deleteChat(db, principalOf(request), request.params.boardId, request.params.chatId);
-    return { object: 'chat' as const, data: { id: request.params.chatId, deleted: true as const } };
-  });
-
-  app.get('/v1/boards/:boardId/chats/:chatId/messages', {
-    schema: {
-      tags: ['chats'],
-      summary: "List a chat's messages (oldest first by default)",
-      params: ChatParams,
-      querystring: Type.Object(PageQuery, { additionalProperties: false }),
-      response: { 200: List(Message), ...errorResponses },
-    },
-  }, async (request) => {
-    const { boardId, chatId } = request.params;
-    const list = `messages:${chatId}`;
-    const page = await listMessages(db, principalOf(request), boardId, chatId, pageRequest(list, request.query, 'asc'), list);
-    return { object: 'list' as const, ...page };
-  });
-
-  app.post('/v1/boards/:boardId/chats/:chatId/messages', {
-    config: { idempotency: 'once' },
-    schema: {
-      tags: ['chats'],
-      summary: 'Send a user message and get the assistant reply',
-      description: streamDescription,
-      params: ChatParams,
-      body: PostMessageBody,
-      response: {
-        201: Single('message', Message),
-        // Written to the raw response (hijacked): documented here, never serialised by Fastify.
-        200: Type.Unsafe<never>({ description: streamDescription, content: { 'text/event-stream': { schema: { type: 'string' } } } }),
-        409: Type.Ref('Error'),
-        502: Type.Ref('Error'),
-        ...errorResponses,
+  app.post(
+    '/v1/boards/:boardId/chats',
+    {
+      schema: {
+        tags: ['chats'],
+        summary: 'Create a chat (private to its creator)',
+        params: BoardParams,
+        body: CreateChatBody,
+        response: { 201: Single('chat', Chat), ...errorResponses },
       },
     },
-  }, async (request, reply) => {
-    const { boardId, chatId } = request.params;
-    const { content, stream } = request.body;
-    const pending = await startReply(deps, principalOf(request), boardId, chatId, content);
-    // A client that goes away cancels generation at once (the SDK gets the signal).
-    const abort = new AbortController();
-    reply.raw.on('close', () => {
-      if (!reply.raw.writableFinished) abort.abort(new Error('client closed the connection'));
-    });
+    async (request, reply) => {
+      const chat = await createChat(db, principalOf(request), request.params.boardId, request.body ?? {});
+      return reply.code(201).send({ object: 'chat', data: chat });
+    },
+  );
 
-    if (!stream) {
-      const done = await generateReply(deps, pending, abort.signal, () => {});
-      return reply.code(201).send({ object: 'message', data: done.message });
-    }
+  app.get(
+    '/v1/boards/:boardId/chats',
+    {
+      schema: {
+        tags: ['chats'],
+        summary: "List the caller's chats on a board",
+        params: BoardParams,
+        querystring: Type.Object(PageQuery, { additionalProperties: false }),
+        response: { 200: List(ChatListItem), ...errorResponses },
+      },
+    },
+    async (request) => {
+      const principal = principalOf(request);
+      const list = `chats:${request.params.boardId}:${principal.userId}`;
+      const page = await listChats(db, principal, request.params.boardId, pageRequest(list, request.query, 'desc'), list);
+      return { object: 'list' as const, ...page };
+    },
+  );
 
-    // Streamed: the reply is written to the raw response; the rate-limit headers set so far go along.
-    await spendIdempotencyKey(db, request, 200);
-    reply.hijack();
-    const sse = new SseWriter(reply.raw, reply.getHeaders() as Record<string, string>, config.sseKeepAliveMs);
-    try {
-      const done = await generateReply(deps, pending, abort.signal, (delta) => sse.event('message.delta', { content: delta }));
-      const { id, role, content: text, model: modelId, created_at } = done.message;
-      sse.event('message.complete', { message: { id, role, content: text, model: modelId, created_at: created_at.toISOString() }, usage: done.usage });
-    } catch (error) {
-      if (!abort.signal.aborted) {
-        if (!(error instanceof ApiError)) request.log.error({ err: error }, 'streamed reply failed');
-        const message = error instanceof ApiError ? error.message : 'The reply failed';
-        sse.event('error', { code: 'stream_error', message });
+  app.get(
+    '/v1/boards/:boardId/chats/:chatId',
+    {
+      schema: {
+        tags: ['chats'],
+        summary: 'Get a chat with its memory and metadata',
+        params: ChatParams,
+        response: { 200: Single('chat', Chat), ...errorResponses },
+      },
+    },
+    async (request) => ({
+      object: 'chat' as const,
+      data: await getChat(db, principalOf(request), request.params.boardId, request.params.chatId),
+    }),
+  );
+
+  app.patch(
+    '/v1/boards/:boardId/chats/:chatId',
+    {
+      schema: {
+        tags: ['chats'],
+        summary: 'Rename a chat',
+        params: ChatParams,
+        body: UpdateChatBody,
+        response: { 200: Single('chat', Chat), ...errorResponses },
+      },
+    },
+    async (request) => ({
+      object: 'chat' as const,
+      data: await renameChat(db, principalOf(request), request.params.boardId, request.params.chatId, request.body.title),
+    }),
+  );
+
+  app.delete(
+    '/v1/boards/:boardId/chats/:chatId',
+    {
+      schema: {
+        tags: ['chats'],
+        summary: 'Delete a chat and all its messages',
+        params: ChatParams,
+        response: { 200: Deleted('chat'), ...errorResponses },
+      },
+    },
+    async (request) => {
+      await deleteChat(db, principalOf(request), request.params.boardId, request.params.chatId);
+      return { object: 'chat' as const, data: { id: request.params.chatId, deleted: true as const } };
+    },
+  );
+
+  app.get(
+    '/v1/boards/:boardId/chats/:chatId/messages',
+    {
+      schema: {
+        tags: ['chats'],
+        summary: "List a chat's messages (oldest first by default)",
+        params: ChatParams,
+        querystring: Type.Object(PageQuery, { additionalProperties: false }),
+        response: { 200: List(Message), ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { boardId, chatId } = request.params;
+      const list = `messages:${chatId}`;
+      const page = await listMessages(db, principalOf(request), boardId, chatId, pageRequest(list, request.query, 'asc'), list);
+      return { object: 'list' as const, ...page };
+    },
+  );
+
+  app.post(
+    '/v1/boards/:boardId/chats/:chatId/messages',
+    {
+      config: { idempotency: 'once' },
+      schema: {
+        tags: ['chats'],
+        summary: 'Send a user message and get the assistant reply',
+        description: streamDescription,
+        params: ChatParams,
+        body: PostMessageBody,
+        response: {
+          201: Single('message', Message),
+          // Written to the raw response (hijacked): documented here, never serialised by Fastify.
+          200: Type.Unsafe<never>({ description: streamDescription, content: { 'text/event-stream': { schema: { type: 'string' } } } }),
+          409: Type.Ref('Error'),
+          502: Type.Ref('Error'),
+          ...errorResponses,
+        },
+      },
+    },
+    async (request, reply) => {
+      const { boardId, chatId } = request.params;
+      const { content, stream } = request.body;
+      const pending = await startReply(deps, principalOf(request), boardId, chatId, content);
+      // A client that goes away cancels generation at once (the SDK gets the signal).
+      const abort = new AbortController();
+      reply.raw.on('close', () => {
+        if (!reply.raw.writableFinished) abort.abort(new Error('client closed the connection'));
+      });
+
+      if (!stream) {
+        const done = await generateReply(deps, pending, abort.signal, () => {});
+        return reply.code(201).send({ object: 'message', data: done.message });
       }
-    } finally {
-      sse.end();
-    }
-  });
+
+      // Streamed: the reply is written to the raw response; the rate-limit headers set so far go along.
+      await spendIdempotencyKey(db, request, 200);
+      reply.hijack();
+      const sse = new SseWriter(reply.raw, reply.getHeaders() as Record<string, string>, config.sseKeepAliveMs);
+      try {
+        const done = await generateReply(deps, pending, abort.signal, (delta) => sse.event('message.delta', { content: delta }));
+        const { id, role, content: text, model: modelId, created_at } = done.message;
+        sse.event('message.complete', {
+          message: { id, role, content: text, model: modelId, created_at: created_at.toISOString() },
+          usage: done.usage,
+        });
+      } catch (error) {
+        if (!abort.signal.aborted) {
+          if (!(error instanceof ApiError)) request.log.error({ err: error }, 'streamed reply failed');
+          const message = error instanceof ApiError ? error.message : 'The reply failed';
+          sse.event('error', { code: 'stream_error', message });
+        }
+      } finally {
+        sse.end();
+      }
+    },
+  );
 }

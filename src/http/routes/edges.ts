@@ -3,11 +3,25 @@ import { Type } from '@sinclair/typebox';
 import { createEdge, deleteEdge, getEdge, listEdges, updateEdge } from '../../edges/edge-service.js';
 import { pageRequest } from '../../lib/pagination.js';
 import { principalOf } from '../plugins/auth.js';
-import { BoardChildParams, BoardParams, Deleted, errorResponses, FreeObject, List, PageQuery, Single, Timestamp, Uuid } from '../schemas/common.js';
+import {
+  BoardChildParams,
+  BoardParams,
+  Deleted,
+  errorResponses,
+  FreeObject,
+  List,
+  PageQuery,
+  Single,
+  Timestamp,
+  Uuid,
+} from '../schemas/common.js';
 import type { App, Services } from '../types.js';
 
 const EdgeType = Type.String({ minLength: 1, maxLength: 100, description: 'Edge type, 1..100 characters' });
-const EdgeData = Type.Object({}, { additionalProperties: true, description: 'Free-form metadata (e.g. a numeric weight), at most 64 KiB of JSON' });
+const EdgeData = Type.Object(
+  {},
+  { additionalProperties: true, description: 'Free-form metadata (e.g. a numeric weight), at most 64 KiB of JSON' },
+);
 
 export const CreateEdgeBody = Type.Object(
   {
@@ -41,67 +55,90 @@ const EdgeListQuery = Type.Object(
 );
 
 export function edgeRoutes(app: App, { db }: Services): void {
-  app.post('/v1/boards/:boardId/edges', {
-    schema: {
-      tags: ['edges'],
-      summary: 'Create an edge between two nodes of the board',
-      params: BoardParams,
-      body: CreateEdgeBody,
-      response: { 201: Single('edge', Edge), ...errorResponses },
+  app.post(
+    '/v1/boards/:boardId/edges',
+    {
+      schema: {
+        tags: ['edges'],
+        summary: 'Create an edge between two nodes of the board',
+        params: BoardParams,
+        body: CreateEdgeBody,
+        response: { 201: Single('edge', Edge), ...errorResponses },
+      },
     },
-  }, async (request, reply) => {
-    const edge = await createEdge(db, principalOf(request), request.params.boardId, request.body);
-    return reply.code(201).send({ object: 'edge', data: edge });
-  });
+    async (request, reply) => {
+      const edge = await createEdge(db, principalOf(request), request.params.boardId, request.body);
+      return reply.code(201).send({ object: 'edge', data: edge });
+    },
+  );
 
-  app.get('/v1/boards/:boardId/edges', {
-    schema: {
-      tags: ['edges'],
-      summary: "List a board's edges",
-      params: BoardParams,
-      querystring: EdgeListQuery,
-      response: { 200: List(Edge), ...errorResponses },
+  app.get(
+    '/v1/boards/:boardId/edges',
+    {
+      schema: {
+        tags: ['edges'],
+        summary: "List a board's edges",
+        params: BoardParams,
+        querystring: EdgeListQuery,
+        response: { 200: List(Edge), ...errorResponses },
+      },
     },
-  }, async (request) => {
-    const { boardId } = request.params;
-    const nodeId = request.query.node_id?.toLowerCase();
-    // The cursor is bound to the board and the filter, so it cannot page another list.
-    const list = `edges:${boardId}:${nodeId ?? '*'}`;
-    const page = await listEdges(db, principalOf(request), boardId, { node_id: nodeId }, pageRequest(list, request.query, 'desc'), list);
-    return { object: 'list' as const, ...page };
-  });
+    async (request) => {
+      const { boardId } = request.params;
+      const nodeId = request.query.node_id?.toLowerCase();
+      // The cursor is bound to the board and the filter, so it cannot page another list.
+      const list = `edges:${boardId}:${nodeId ?? '*'}`;
+      const page = await listEdges(db, principalOf(request), boardId, { node_id: nodeId }, pageRequest(list, request.query, 'desc'), list);
+      return { object: 'list' as const, ...page };
+    },
+  );
 
-  app.get('/v1/boards/:boardId/edges/:id', {
-    schema: {
-      tags: ['edges'],
-      summary: 'Get an edge',
-      params: BoardChildParams,
-      response: { 200: Single('edge', Edge), ...errorResponses },
+  app.get(
+    '/v1/boards/:boardId/edges/:id',
+    {
+      schema: {
+        tags: ['edges'],
+        summary: 'Get an edge',
+        params: BoardChildParams,
+        response: { 200: Single('edge', Edge), ...errorResponses },
+      },
     },
-  }, async (request) => ({ object: 'edge' as const, data: await getEdge(db, principalOf(request), request.params.boardId, request.params.id) }));
+    async (request) => ({
+      object: 'edge' as const,
+      data: await getEdge(db, principalOf(request), request.params.boardId, request.params.id),
+    }),
+  );
 
-  app.patch('/v1/boards/:boardId/edges/:id', {
-    schema: {
-      tags: ['edges'],
-      summary: "Update an edge's type and/or data (each replaced as given)",
-      params: BoardChildParams,
-      body: UpdateEdgeBody,
-      response: { 200: Single('edge', Edge), ...errorResponses },
+  app.patch(
+    '/v1/boards/:boardId/edges/:id',
+    {
+      schema: {
+        tags: ['edges'],
+        summary: "Update an edge's type and/or data (each replaced as given)",
+        params: BoardChildParams,
+        body: UpdateEdgeBody,
+        response: { 200: Single('edge', Edge), ...errorResponses },
+      },
     },
-  }, async (request) => ({
-    object: 'edge' as const,
-    data: await updateEdge(db, principalOf(request), request.params.boardId, request.params.id, request.body),
-  }));
+    async (request) => ({
+      object: 'edge' as const,
+      data: await updateEdge(db, principalOf(request), request.params.boardId, request.params.id, request.body),
+    }),
+  );
 
-  app.delete('/v1/boards/:boardId/edges/:id', {
-    schema: {
-      tags: ['edges'],
-      summary: 'Delete an edge (permanent)',
-      params: BoardChildParams,
-      response: { 200: Deleted('edge'), ...errorResponses },
+  app.delete(
+    '/v1/boards/:boardId/edges/:id',
+    {
+      schema: {
+        tags: ['edges'],
+        summary: 'Delete an edge (permanent)',
+        params: BoardChildParams,
+        response: { 200: Deleted('edge'), ...errorResponses },
+      },
     },
-  }, async (request) => {
-    await deleteEdge(db, principalOf(request), request.params.boardId, request.params.id);
-    return { object: 'edge' as const, data: { id: request.params.id, deleted: true as const } };
-  });
+    async (request) => {
+      await deleteEdge(db, principalOf(request), request.params.boardId, request.params.id);
+      return { object: 'edge' as const, data: { id: request.params.id, deleted: true as const } };
+    },
+  );
 }

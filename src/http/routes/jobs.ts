@@ -16,12 +16,16 @@ export const Job = Type.Object({
 });
 
 export function jobRoutes(app: App, { db }: Services): void {
-  app.get('/v1/jobs/:id', {
-    schema: {
-      tags: ['jobs'],
-      summary: 'Get a job (only your own)',
-      params: IdParams,
-      response: { 200: Single('job', Job), ...errorResponses },
+  app.get(
+    '/v1/jobs/:id',
+    {
+      schema: {
+        tags: ['jobs'],
+        summary: 'Get a job (only your own)',
+        params: IdParams,
+        response: { 200: Single('job', Job), ...errorResponses },
+      },
     },
-  }, async (request) => ({ object: 'job' as const, data: await getJob(db, principalOf(request), request.params.id) }));
+    async (request) => ({ object: 'job' as const, data: await getJob(db, principalOf(request), request.params.id) }),
+  );
 }

@@ -27,11 +27,20 @@ function emailClaim(authorization: string | undefined): string | null {
 }
 
 export function meRoutes(app: App, { db }: Services): void {
-  app.get('/v1/me', {
-    schema: { tags: ['me'], summary: 'The caller: user id, email, how they authenticated and their scopes', response: { 200: Me, ...errorResponses } },
-  }, async (request) => {
-    const principal = principalOf(request);
-    const email = (await accountEmail(db, principal.userId)) ?? (principal.kind === 'jwt' ? emailClaim(request.headers.authorization) : null);
-    return { id: principal.userId, email, auth: principal.kind, scopes: [...principal.scopes] };
-  });
+  app.get(
+    '/v1/me',
+    {
+      schema: {
+        tags: ['me'],
+        summary: 'The caller: user id, email, how they authenticated and their scopes',
+        response: { 200: Me, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const principal = principalOf(request);
+      const email =
+        (await accountEmail(db, principal.userId)) ?? (principal.kind === 'jwt' ? emailClaim(request.headers.authorization) : null);
+      return { id: principal.userId, email, auth: principal.kind, scopes: [...principal.scopes] };
+    },
+  );
 }

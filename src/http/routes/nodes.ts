@@ -4,7 +4,18 @@ import { pageRequest } from '../../lib/pagination.js';
 import { nodeTypeInputs, nodeTypes, toNodeType, type NodeTypeInput } from '../../nodes/node-data.js';
 import { createNode, deleteNode, getNode, listNodes, updateNode } from '../../nodes/node-service.js';
 import { principalOf } from '../plugins/auth.js';
-import { BoardChildParams, BoardParams, Deleted, errorResponses, FreeObject, List, PageQuery, Single, Timestamp, Uuid } from '../schemas/common.js';
+import {
+  BoardChildParams,
+  BoardParams,
+  Deleted,
+  errorResponses,
+  FreeObject,
+  List,
+  PageQuery,
+  Single,
+  Timestamp,
+  Uuid,
+} from '../schemas/common.js';
 import type { App, Services } from '../types.js';
 
 const Coordinate = Type.Number({ minimum: -1e12, maximum: 1e12 });
@@ -13,7 +24,7 @@ const Position = Type.Object({ x: Coordinate, y: Coordinate }, { additionalPrope
 const nodeTypeInput = (description: string) => Type.String({ enum: [...nodeTypeInputs], description });
 // The schema's enum has checked the word by the time a handler reads it.
 const asNodeType = (word: string) => toNodeType(word as NodeTypeInput);
-const NodeTypeInput = nodeTypeInput('video, url, note, document, pdf or image (youtube is read as video)');
+const NodeTypeField = nodeTypeInput('video, url, note, document, pdf or image (youtube is read as video)');
 const NullableUuid = Type.Union([Uuid, Type.Null()]);
 
 const dataDescription =
@@ -23,7 +34,7 @@ const dataDescription =
 
 export const CreateNodeBody = Type.Object(
   {
-    type: NodeTypeInput,
+    type: NodeTypeField,
     position: Position,
     data: Type.Object({}, { additionalProperties: true, description: dataDescription }),
     parent_node_id: Type.Optional(Type.Union([Uuid, Type.Null()], { description: 'A node of the same board' })),
@@ -34,11 +45,18 @@ export const CreateNodeBody = Type.Object(
 export const UpdateNodeBody = Type.Object(
   {
     position: Type.Optional(Position),
-    data: Type.Optional(Type.Object({}, {
-      additionalProperties: true,
-      description: 'Shallow merge: given keys replace, a key set to null is removed; the result must stay valid for the type',
-    })),
-    parent_node_id: Type.Optional(Type.Union([Uuid, Type.Null()], { description: 'A node of the same board that is not a descendant; null detaches' })),
+    data: Type.Optional(
+      Type.Object(
+        {},
+        {
+          additionalProperties: true,
+          description: 'Shallow merge: given keys replace, a key set to null is removed; the result must stay valid for the type',
+        },
+      ),
+    ),
+    parent_node_id: Type.Optional(
+      Type.Union([Uuid, Type.Null()], { description: 'A node of the same board that is not a descendant; null detaches' }),
+    ),
   },
   { additionalProperties: false, minProperties: 1 },
 );
@@ -60,68 +78,91 @@ const NodeListQuery = Type.Object(
 );
 
 export function nodeRoutes(app: App, { db }: Services): void {
-  app.post('/v1/boards/:boardId/nodes', {
-    schema: {
-      tags: ['nodes'],
-      summary: 'Create a node',
-      params: BoardParams,
-      body: CreateNodeBody,
-      response: { 201: Single('node', Node), ...errorResponses },
+  app.post(
+    '/v1/boards/:boardId/nodes',
+    {
+      schema: {
+        tags: ['nodes'],
+        summary: 'Create a node',
+        params: BoardParams,
+        body: CreateNodeBody,
+        response: { 201: Single('node', Node), ...errorResponses },
+      },
     },
-  }, async (request, reply) => {
-    const { type, ...rest } = request.body;
-    const node = await createNode(db, principalOf(request), request.params.boardId, { ...rest, type: asNodeType(type) });
-    return reply.code(201).send({ object: 'node', data: node });
-  });
+    async (request, reply) => {
+      const { type, ...rest } = request.body;
+      const node = await createNode(db, principalOf(request), request.params.boardId, { ...rest, type: asNodeType(type) });
+      return reply.code(201).send({ object: 'node', data: node });
+    },
+  );
 
-  app.get('/v1/boards/:boardId/nodes', {
-    schema: {
-      tags: ['nodes'],
-      summary: "List a board's nodes",
-      params: BoardParams,
-      querystring: NodeListQuery,
-      response: { 200: List(Node), ...errorResponses },
+  app.get(
+    '/v1/boards/:boardId/nodes',
+    {
+      schema: {
+        tags: ['nodes'],
+        summary: "List a board's nodes",
+        params: BoardParams,
+        querystring: NodeListQuery,
+        response: { 200: List(Node), ...errorResponses },
+      },
     },
-  }, async (request) => {
-    const { boardId } = request.params;
-    const type = request.query.type === undefined ? undefined : asNodeType(request.query.type);
-    // The cursor is bound to the board and the filter, so it cannot page another list.
-    const list = `nodes:${boardId}:${type ?? '*'}`;
-    const page = await listNodes(db, principalOf(request), boardId, { type }, pageRequest(list, request.query, 'desc'), list);
-    return { object: 'list' as const, ...page };
-  });
+    async (request) => {
+      const { boardId } = request.params;
+      const type = request.query.type === undefined ? undefined : asNodeType(request.query.type);
+      // The cursor is bound to the board and the filter, so it cannot page another list.
+      const list = `nodes:${boardId}:${type ?? '*'}`;
+      const page = await listNodes(db, principalOf(request), boardId, { type }, pageRequest(list, request.query, 'desc'), list);
+      return { object: 'list' as const, ...page };
+    },
+  );
 
-  app.get('/v1/boards/:boardId/nodes/:id', {
-    schema: {
-      tags: ['nodes'],
-      summary: 'Get a node',
-      params: BoardChildParams,
-      response: { 200: Single('node', Node), ...errorResponses },
+  app.get(
+    '/v1/boards/:boardId/nodes/:id',
+    {
+      schema: {
+        tags: ['nodes'],
+        summary: 'Get a node',
+        params: BoardChildParams,
+        response: { 200: Single('node', Node), ...errorResponses },
+      },
     },
-  }, async (request) => ({ object: 'node' as const, data: await getNode(db, principalOf(request), request.params.boardId, request.params.id) }));
+    async (request) => ({
+      object: 'node' as const,
+      data: await getNode(db, principalOf(request), request.params.boardId, request.params.id),
+    }),
+  );
 
-  app.patch('/v1/boards/:boardId/nodes/:id', {
-    schema: {
-      tags: ['nodes'],
-      summary: 'Update a node (position, data by shallow merge, parent)',
-      params: BoardChildParams,
-      body: UpdateNodeBody,
-      response: { 200: Single('node', Node), ...errorResponses },
+  app.patch(
+    '/v1/boards/:boardId/nodes/:id',
+    {
+      schema: {
+        tags: ['nodes'],
+        summary: 'Update a node (position, data by shallow merge, parent)',
+        params: BoardChildParams,
+        body: UpdateNodeBody,
+        response: { 200: Single('node', Node), ...errorResponses },
+      },
     },
-  }, async (request) => ({
-    object: 'node' as const,
-    data: await updateNode(db, principalOf(request), request.params.boardId, request.params.id, request.body),
-  }));
+    async (request) => ({
+      object: 'node' as const,
+      data: await updateNode(db, principalOf(request), request.params.boardId, request.params.id, request.body),
+    }),
+  );
 
-  app.delete('/v1/boards/:boardId/nodes/:id', {
-    schema: {
-      tags: ['nodes'],
-      summary: 'Delete a node, its edges; its children are detached',
-      params: BoardChildParams,
-      response: { 200: Deleted('node'), ...errorResponses },
+  app.delete(
+    '/v1/boards/:boardId/nodes/:id',
+    {
+      schema: {
+        tags: ['nodes'],
+        summary: 'Delete a node, its edges; its children are detached',
+        params: BoardChildParams,
+        response: { 200: Deleted('node'), ...errorResponses },
+      },
     },
-  }, async (request) => {
-    await deleteNode(db, principalOf(request), request.params.boardId, request.params.id);
-    return { object: 'node' as const, data: { id: request.params.id, deleted: true as const } };
-  });
+    async (request) => {
+      await deleteNode(db, principalOf(request), request.params.boardId, request.params.id);
+      return { object: 'node' as const, data: { id: request.params.id, deleted: true as const } };
+    },
+  );
 }

@@ -7,7 +7,13 @@ import { ProviderError, type ChatEvent, type ChatModel, type ChatRequest, type C
 import { CONDENSE_SYSTEM, condenseInput, parseFacts } from './condense-prompt.js';
 import { providerError } from './openai.js';
 
-const FINISH: Record<string, string> = { end_turn: 'stop', stop_sequence: 'stop', max_tokens: 'length', tool_use: 'tool_calls', refusal: 'content_filter' };
+const FINISH: Record<string, string> = {
+  end_turn: 'stop',
+  stop_sequence: 'stop',
+  max_tokens: 'length',
+  tool_use: 'tool_calls',
+  refusal: 'content_filter',
+};
 
 /** The input side of a usage object: the API counts cached prompt tokens apart from input_tokens. */
 interface InputUsage {
@@ -15,7 +21,8 @@ interface InputUsage {
   cache_creation_input_tokens?: number | null;
   cache_read_input_tokens?: number | null;
 }
-const promptTokens = (u: InputUsage): number => (u.input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0);
+const promptTokens = (u: InputUsage): number =>
+  (u.input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0);
 
 export class AnthropicChatModel implements ChatModel {
   readonly id: string;
@@ -62,7 +69,11 @@ export class AnthropicChatModel implements ChatModel {
     // The SDK ends quietly both when aborted and when the connection closes cleanly before
     // message_stop; a reply cut short that way must never be stored as if it were whole.
     if (!complete && !signal.aborted) throw new ProviderError('The AI provider ended the stream before the message was complete');
-    yield { type: 'done', usage: { prompt_tokens: input, completion_tokens: output, total_tokens: input + output }, finish_reason: FINISH[stop] ?? stop };
+    yield {
+      type: 'done',
+      usage: { prompt_tokens: input, completion_tokens: output, total_tokens: input + output },
+      finish_reason: FINISH[stop] ?? stop,
+    };
   }
 
   async condense(turns: ChatTurn[], signal: AbortSignal): Promise<string[]> {

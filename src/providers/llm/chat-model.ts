@@ -49,7 +49,10 @@ export interface ChatModel {
 
 /** Raised by providers for an upstream failure (HTTP error, broken stream); the message is safe to show. */
 export class ProviderError extends Error {
-  constructor(message: string, readonly status?: number) {
+  constructor(
+    message: string,
+    readonly status?: number,
+  ) {
     super(message);
     this.name = 'ProviderError';
   }

@@ -19,7 +19,11 @@ function abortError(): Error {
 /** The answer text and the chunk ids it quotes. */
 export function composeAnswer(question: string, passages: GroundingPassage[]): { text: string; sources: string[] } {
   const candidates = passages.flatMap((passage, index) =>
-    sentences(passage.text).map((sentence, position) => ({ item: { passage, index, position }, text: sentence, boost: passage.primary ? 1.5 : 1 })),
+    sentences(passage.text).map((sentence, position) => ({
+      item: { passage, index, position },
+      text: sentence,
+      boost: passage.primary ? 1.5 : 1,
+    })),
   );
   const ranked = rank(question, candidates);
   if (ranked.length === 0) return { text: NOTHING_RELEVANT, sources: [] };
@@ -68,7 +72,11 @@ export class LocalChatModel implements ChatModel {
       const turn = turns[i]!;
       if (turn.role !== 'user') continue;
       const next = turns[i + 1];
-      facts.push(next?.role === 'assistant' ? `User asked: ${first(turn.content)} Answer: ${first(next.content)}` : `User said: ${first(turn.content)}`);
+      facts.push(
+        next?.role === 'assistant'
+          ? `User asked: ${first(turn.content)} Answer: ${first(next.content)}`
+          : `User said: ${first(turn.content)}`,
+      );
     }
     return facts.slice(-5);
   }

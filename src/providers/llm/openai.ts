@@ -46,7 +46,11 @@ export class OpenAiChatModel implements ChatModel {
       );
       for await (const chunk of stream) {
         if (chunk.usage) {
-          usage = { prompt_tokens: chunk.usage.prompt_tokens, completion_tokens: chunk.usage.completion_tokens, total_tokens: chunk.usage.total_tokens };
+          usage = {
+            prompt_tokens: chunk.usage.prompt_tokens,
+            completion_tokens: chunk.usage.completion_tokens,
+            total_tokens: chunk.usage.total_tokens,
+          };
         }
         const choice = chunk.choices[0];
         if (!choice) continue;
@@ -66,7 +70,14 @@ export class OpenAiChatModel implements ChatModel {
   async condense(turns: ChatTurn[], signal: AbortSignal): Promise<string[]> {
     try {
       const answer = await this.client.chat.completions.create(
-        { model: this.id, messages: [{ role: 'system', content: CONDENSE_SYSTEM }, { role: 'user', content: condenseInput(turns) }], max_tokens: 300 },
+        {
+          model: this.id,
+          messages: [
+            { role: 'system', content: CONDENSE_SYSTEM },
+            { role: 'user', content: condenseInput(turns) },
+          ],
+          max_tokens: 300,
+        },
         { signal },
       );
       return parseFacts(answer.choices[0]?.message?.content ?? '');

@@ -17,7 +17,9 @@ export class S3Storage implements Storage {
       region: config.region,
       ...(config.endpoint ? { endpoint: config.endpoint } : {}),
       forcePathStyle: config.forcePathStyle,
-      ...(config.accessKeyId && config.secretAccessKey ? { credentials: { accessKeyId: config.accessKeyId, secretAccessKey: config.secretAccessKey } } : {}),
+      ...(config.accessKeyId && config.secretAccessKey
+        ? { credentials: { accessKeyId: config.accessKeyId, secretAccessKey: config.secretAccessKey } }
+        : {}),
       // Checksums only where S3 requires them: the default (aws-chunked bodies with trailing
       // checksums) is not understood by many S3-compatible stores.
       requestChecksumCalculation: 'WHEN_REQUIRED',
@@ -51,7 +53,9 @@ export class S3Storage implements Storage {
   async get(path: string, range?: ByteRange): Promise<StoredFile | undefined> {
     assertSafePath(path);
     try {
-      const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: path, Range: range && `bytes=${range.start}-${range.end}` }));
+      const out = await this.client.send(
+        new GetObjectCommand({ Bucket: this.bucket, Key: path, Range: range && `bytes=${range.start}-${range.end}` }),
+      );
       if (!(out.Body instanceof Readable)) throw new Error('S3 returned a body that is not a Node stream');
       return { body: out.Body, size: out.ContentLength ?? 0, contentType: out.ContentType ?? 'application/octet-stream' };
     } catch (error) {
@@ -69,7 +73,9 @@ export class S3Storage implements Storage {
     const keys: string[] = [];
     let token: string | undefined;
     do {
-      const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix || undefined, ContinuationToken: token }));
+      const page = await this.client.send(
+        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix || undefined, ContinuationToken: token }),
+      );
       for (const item of page.Contents ?? []) if (item.Key) keys.push(item.Key);
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);

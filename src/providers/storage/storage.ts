@@ -38,7 +38,8 @@ export interface Storage {
 export function assertSafePath(path: string): void {
   if (typeof path !== 'string' || path.length === 0 || path.length > 1024) throw new Error('Storage path must be 1..1024 characters');
   if (path.includes('\0')) throw new Error('Storage path must not contain null bytes');
-  if (path.startsWith('/') || path.includes('\\') || /^[A-Za-z]:/.test(path)) throw new Error('Storage path must be relative, with / separators');
+  if (path.startsWith('/') || path.includes('\\') || /^[A-Za-z]:/.test(path))
+    throw new Error('Storage path must be relative, with / separators');
   if (path.split('/').some((segment) => segment === '' || segment === '.' || segment === '..')) {
     throw new Error('Storage path must not contain empty, . or .. segments');
   }

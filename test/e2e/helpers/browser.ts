@@ -11,7 +11,8 @@ import { startServer, type TestServer } from '../../helpers/harness.js';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** docs/screenshots/ (shown in the README) with UPDATE_SCREENSHOTS=1; otherwise a temporary folder, so a test run leaves the tree clean. */
-export const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? path.join(root, 'docs', 'screenshots') : path.join(os.tmpdir(), 'bwk-e2e-screenshots');
+export const SCREENSHOTS =
+  process.env.UPDATE_SCREENSHOTS === '1' ? path.join(root, 'docs', 'screenshots') : path.join(os.tmpdir(), 'bwk-e2e-screenshots');
 const CHROMIUM_ARGS = [
   '--no-sandbox',
   '--disable-gpu',
@@ -76,7 +77,9 @@ export function readClipboard(page: Page): Promise<string> {
 }
 
 /** A new local account made through the public API; returns its credentials and session. */
-export async function signUp(server: TestServer): Promise<{ email: string; password: string; accessToken: string; userId: string; refreshCookie: string }> {
+export async function signUp(
+  server: TestServer,
+): Promise<{ email: string; password: string; accessToken: string; userId: string; refreshCookie: string }> {
   const email = uniqueEmail();
   const password = 'correct horse battery staple';
   const res = await fetch(`${server.url}/v1/auth/signup`, {
@@ -88,17 +91,28 @@ export async function signUp(server: TestServer): Promise<{ email: string; passw
   const body = (await res.json()) as { access_token: string; user: { id: string } };
   const cookie = res.headers.getSetCookie().find((c) => c.startsWith('bw_refresh='));
   if (!cookie) throw new Error('signup set no bw_refresh cookie');
-  return { email, password, accessToken: body.access_token, userId: body.user.id, refreshCookie: cookie.split(';')[0]!.slice('bw_refresh='.length) };
+  return {
+    email,
+    password,
+    accessToken: body.access_token,
+    userId: body.user.id,
+    refreshCookie: cookie.split(';')[0]!.slice('bw_refresh='.length),
+  };
 }
 
 /**
  * A browser already signed in as a new local account (its refresh cookie placed in the profile,
  * as if the person had signed in), opened at `urlPath`.
  */
-export async function signedInBrowser(server: TestServer, urlPath = '/'): Promise<Browser & { account: Awaited<ReturnType<typeof signUp>> }> {
+export async function signedInBrowser(
+  server: TestServer,
+  urlPath = '/',
+): Promise<Browser & { account: Awaited<ReturnType<typeof signUp>> }> {
   const account = await signUp(server);
   const browser = await launchBrowser();
-  await browser.context.addCookies([{ name: 'bw_refresh', value: account.refreshCookie, url: `${server.url}/v1/auth`, httpOnly: true, sameSite: 'Strict' }]);
+  await browser.context.addCookies([
+    { name: 'bw_refresh', value: account.refreshCookie, url: `${server.url}/v1/auth`, httpOnly: true, sameSite: 'Strict' },
+  ]);
   await browser.page.goto(`${server.url}${urlPath}`);
   return { ...browser, account };
 }
@@ -165,7 +179,11 @@ export async function makePng(width: number, height: number): Promise<Buffer> {
  * Drops files on the page at a point (viewport coordinates), as a person dragging them from the
  * desktop would: dragenter, dragover and drop events carrying a DataTransfer with the files.
  */
-export async function dropFiles(page: Page, at: { x: number; y: number }, files: { name: string; type: string; data: Buffer }[]): Promise<void> {
+export async function dropFiles(
+  page: Page,
+  at: { x: number; y: number },
+  files: { name: string; type: string; data: Buffer }[],
+): Promise<void> {
   const payload = files.map((f) => ({ name: f.name, type: f.type, base64: f.data.toString('base64') }));
   await page.evaluate(
     ({ at, payload }) => {
@@ -177,7 +195,9 @@ export async function dropFiles(page: Page, at: { x: number; y: number }, files:
       const target = document.elementFromPoint(at.x, at.y);
       if (!target) throw new Error(`nothing at ${at.x},${at.y}`);
       for (const type of ['dragenter', 'dragover', 'drop']) {
-        target.dispatchEvent(new DragEvent(type, { bubbles: true, cancelable: true, clientX: at.x, clientY: at.y, dataTransfer: transfer }));
+        target.dispatchEvent(
+          new DragEvent(type, { bubbles: true, cancelable: true, clientX: at.x, clientY: at.y, dataTransfer: transfer }),
+        );
       }
     },
     { at, payload },
@@ -219,7 +239,9 @@ export async function openNewBoard(server: TestServer, name: string, setup?: (ap
   // Opened straight at the board: one page load, one refresh of the session cookie.
   const browser = await launchBrowser();
   try {
-    await browser.context.addCookies([{ name: 'bw_refresh', value: account.refreshCookie, url: `${server.url}/v1/auth`, httpOnly: true, sameSite: 'Strict' }]);
+    await browser.context.addCookies([
+      { name: 'bw_refresh', value: account.refreshCookie, url: `${server.url}/v1/auth`, httpOnly: true, sameSite: 'Strict' },
+    ]);
     await browser.page.goto(`${server.url}/boards/${boardId}`);
     await browser.page.getByRole('heading', { name, level: 1 }).waitFor();
     return { ...browser, account, api, boardId };

@@ -24,7 +24,9 @@ export function CallbackPage() {
           <>
             <h1>Sign-in failed</h1>
             <Notice tone="error" message={error} />
-            <p><Link href="/login">Try again</Link></p>
+            <p>
+              <Link href="/login">Try again</Link>
+            </p>
           </>
         ) : (
           <p className="muted">Signing you in…</p>

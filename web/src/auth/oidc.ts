@@ -60,7 +60,10 @@ export async function s256(verifier: string): Promise<string> {
 function claimsOf(jwt: string): Record<string, unknown> {
   try {
     const part = jwt.split('.')[1] ?? '';
-    const padded = part.replace(/-/g, '+').replace(/_/g, '/').padEnd(Math.ceil(part.length / 4) * 4, '=');
+    const padded = part
+      .replace(/-/g, '+')
+      .replace(/_/g, '/')
+      .padEnd(Math.ceil(part.length / 4) * 4, '=');
     const json = new TextDecoder().decode(Uint8Array.from(atob(padded), (c) => c.charCodeAt(0)));
     const claims: unknown = JSON.parse(json);
     return claims && typeof claims === 'object' ? (claims as Record<string, unknown>) : {};
@@ -90,11 +93,15 @@ export async function beginSignIn(config: OidcConfig, next: string): Promise<voi
 }
 
 function toTokens(response: TokenResponse, previous?: OidcTokens): OidcTokens {
-  if (typeof response.access_token !== 'string' || !response.access_token) throw new RequestError('The identity provider sent no access token.');
+  if (typeof response.access_token !== 'string' || !response.access_token)
+    throw new RequestError('The identity provider sent no access token.');
   const exp = claimsOf(response.access_token).exp;
-  const expiresAt = typeof response.expires_in === 'number'
-    ? Date.now() + response.expires_in * 1000
-    : typeof exp === 'number' ? exp * 1000 : Date.now() + 5 * 60_000; // neither given: assume a short life
+  const expiresAt =
+    typeof response.expires_in === 'number'
+      ? Date.now() + response.expires_in * 1000
+      : typeof exp === 'number'
+        ? exp * 1000
+        : Date.now() + 5 * 60_000; // neither given: assume a short life
   const idToken = response.id_token ?? previous?.idToken;
   const email = idToken ? claimsOf(idToken).email : undefined;
   return {
@@ -112,17 +119,28 @@ export async function completeSignIn(config: OidcConfig, search: string): Promis
   const raw = sessionStorage.getItem(PENDING_KEY);
   sessionStorage.removeItem(PENDING_KEY); // one use only
   const providerError = params.get('error');
-  if (providerError) throw new RequestError(params.get('error_description') ?? `The identity provider refused the sign-in (${providerError}).`);
+  if (providerError)
+    throw new RequestError(params.get('error_description') ?? `The identity provider refused the sign-in (${providerError}).`);
   const pending = raw ? (JSON.parse(raw) as Pending) : undefined;
   const code = params.get('code');
   if (!pending || !code || params.get('state') !== pending.state) {
     throw new RequestError('This sign-in link has expired or was already used. Please sign in again.');
   }
-  const response = await fetchJson<TokenResponse>(config.token_endpoint, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-    body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri(), client_id: config.client_id, code_verifier: pending.verifier }),
-  }, 'The identity provider did not accept the sign-in');
+  const response = await fetchJson<TokenResponse>(
+    config.token_endpoint,
+    {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: redirectUri(),
+        client_id: config.client_id,
+        code_verifier: pending.verifier,
+      }),
+    },
+    'The identity provider did not accept the sign-in',
+  );
   // The ID token comes straight from the token endpoint over TLS, so its signature need not be
   // checked here (OIDC Core 3.1.3.7); the nonce still ties it to this browser's request.
   if (response.id_token && claimsOf(response.id_token).nonce !== pending.nonce) {
@@ -136,11 +154,15 @@ export async function completeSignIn(config: OidcConfig, search: string): Promis
 /** A new access token from a refresh token, when the provider gave one. */
 export async function refreshTokens(config: OidcConfig, tokens: OidcTokens): Promise<OidcTokens> {
   if (!tokens.refreshToken) throw new RequestError('Your session has expired.');
-  const response = await fetchJson<TokenResponse>(config.token_endpoint, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-    body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refreshToken, client_id: config.client_id }),
-  }, 'The identity provider did not renew the session');
+  const response = await fetchJson<TokenResponse>(
+    config.token_endpoint,
+    {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refreshToken, client_id: config.client_id }),
+    },
+    'The identity provider did not renew the session',
+  );
   const renewed = toTokens(response, tokens);
   storeTokens(renewed);
   return renewed;

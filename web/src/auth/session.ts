@@ -96,12 +96,16 @@ async function exclusively<T>(work: () => Promise<T>): Promise<T> {
 }
 
 function postLocal(path: string, body?: unknown): Promise<LocalSession> {
-  return fetchJson<LocalSession>(`/v1/auth/${path}`, {
-    method: 'POST',
-    credentials: 'same-origin',
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  }, 'Signing in failed');
+  return fetchJson<LocalSession>(
+    `/v1/auth/${path}`,
+    {
+      method: 'POST',
+      credentials: 'same-origin',
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    },
+    'Signing in failed',
+  );
 }
 
 function adoptLocal(config: AuthConfig, session: LocalSession): void {
@@ -169,7 +173,11 @@ async function start(): Promise<void> {
   setState({ status: 'loading' });
   let config: AuthConfig;
   try {
-    config = await fetchJson<AuthConfig>('/v1/auth/config', { headers: { accept: 'application/json' } }, 'Could not load the sign-in settings');
+    config = await fetchJson<AuthConfig>(
+      '/v1/auth/config',
+      { headers: { accept: 'application/json' } },
+      'Could not load the sign-in settings',
+    );
   } catch (error) {
     setState({ status: 'unavailable', message: error instanceof Error ? error.message : OFFLINE_MESSAGE });
     return;

@@ -30,7 +30,12 @@ function AuthCard({ title, children }: { title: string; children: React.ReactNod
   );
 }
 
-function CredentialsForm({ submitLabel, busyLabel, newPassword, onSubmit }: {
+function CredentialsForm({
+  submitLabel,
+  busyLabel,
+  newPassword,
+  onSubmit,
+}: {
   submitLabel: string;
   busyLabel: string;
   newPassword: boolean;
@@ -106,7 +111,9 @@ export function SignUpPage({ config }: { config: AuthConfig }) {
     return (
       <AuthCard title="Create an account">
         <Notice tone="info" message="New accounts are not open on this service. Ask an administrator for one." />
-        <p className="muted"><Link href={withNext('/login', next)}>Sign in</Link></p>
+        <p className="muted">
+          <Link href={withNext('/login', next)}>Sign in</Link>
+        </p>
       </AuthCard>
     );
   }

@@ -25,7 +25,10 @@ export type Message = Json<'/v1/boards/{boardId}/chats/{chatId}/messages', 'get'
 export type ApiNodeType = 'note' | 'url' | 'video' | 'document' | 'pdf' | 'image';
 
 export class BoardApiError extends Error {
-  constructor(message: string, readonly status?: number) {
+  constructor(
+    message: string,
+    readonly status?: number,
+  ) {
     super(message);
   }
 }
@@ -81,13 +84,26 @@ export async function listAllEdges(boardId: string): Promise<EdgeRecord[]> {
 
 export async function saveViewport(id: string, viewport: { x: number; y: number; zoom: number }): Promise<void> {
   await unwrap(
-    api.PATCH('/v1/boards/{id}', { params: { path: { id } }, body: { viewport_x: viewport.x, viewport_y: viewport.y, viewport_zoom: viewport.zoom } }),
+    api.PATCH('/v1/boards/{id}', {
+      params: { path: { id } },
+      body: { viewport_x: viewport.x, viewport_y: viewport.y, viewport_zoom: viewport.zoom },
+    }),
     'Could not save the view',
   );
 }
 
-export async function createNode(boardId: string, type: ApiNodeType, position: { x: number; y: number }, data: Record<string, unknown>): Promise<NodeRecord> {
-  return (await unwrap(api.POST('/v1/boards/{boardId}/nodes', { ...boardPath(boardId), body: { type, position, data } }), 'Could not add the node')).data;
+export async function createNode(
+  boardId: string,
+  type: ApiNodeType,
+  position: { x: number; y: number },
+  data: Record<string, unknown>,
+): Promise<NodeRecord> {
+  return (
+    await unwrap(
+      api.POST('/v1/boards/{boardId}/nodes', { ...boardPath(boardId), body: { type, position, data } }),
+      'Could not add the node',
+    )
+  ).data;
 }
 
 export async function updateNode(
@@ -95,7 +111,9 @@ export async function updateNode(
   id: string,
   body: { position?: { x: number; y: number }; data?: Record<string, unknown> },
 ): Promise<NodeRecord> {
-  return (await unwrap(api.PATCH('/v1/boards/{boardId}/nodes/{id}', { params: { path: { boardId, id } }, body }), 'Could not save the node')).data;
+  return (
+    await unwrap(api.PATCH('/v1/boards/{boardId}/nodes/{id}', { params: { path: { boardId, id } }, body }), 'Could not save the node')
+  ).data;
 }
 
 export async function deleteNode(boardId: string, id: string): Promise<void> {
@@ -104,7 +122,10 @@ export async function deleteNode(boardId: string, id: string): Promise<void> {
 
 export async function createEdge(boardId: string, source: string, target: string): Promise<EdgeRecord> {
   return (
-    await unwrap(api.POST('/v1/boards/{boardId}/edges', { ...boardPath(boardId), body: { source_node_id: source, target_node_id: target } }), 'Could not connect the nodes')
+    await unwrap(
+      api.POST('/v1/boards/{boardId}/edges', { ...boardPath(boardId), body: { source_node_id: source, target_node_id: target } }),
+      'Could not connect the nodes',
+    )
   ).data;
 }
 
@@ -113,7 +134,8 @@ export async function deleteEdge(boardId: string, id: string): Promise<void> {
 }
 
 export async function vectorize(boardId: string, body: { node_id: string; text?: string }): Promise<Job> {
-  return (await unwrap(api.POST('/v1/boards/{boardId}/documents', { ...boardPath(boardId), body }), 'Could not start making it searchable')).data;
+  return (await unwrap(api.POST('/v1/boards/{boardId}/documents', { ...boardPath(boardId), body }), 'Could not start making it searchable'))
+    .data;
 }
 
 export async function getJob(id: string): Promise<Job> {
@@ -138,16 +160,27 @@ export async function listChunks(boardId: string, cursor?: string): Promise<{ da
 }
 
 export async function listChats(boardId: string): Promise<Chat[]> {
-  const page = await unwrap(api.GET('/v1/boards/{boardId}/chats', { params: { path: { boardId }, query: { limit: 100 } } }), 'Could not load the threads');
+  const page = await unwrap(
+    api.GET('/v1/boards/{boardId}/chats', { params: { path: { boardId }, query: { limit: 100 } } }),
+    'Could not load the threads',
+  );
   return page.data;
 }
 
 export async function createChat(boardId: string, title: string, nodeId: string | null): Promise<Chat> {
-  return (await unwrap(api.POST('/v1/boards/{boardId}/chats', { ...boardPath(boardId), body: { title, node_id: nodeId } }), 'Could not start a thread')).data;
+  return (
+    await unwrap(
+      api.POST('/v1/boards/{boardId}/chats', { ...boardPath(boardId), body: { title, node_id: nodeId } }),
+      'Could not start a thread',
+    )
+  ).data;
 }
 
 export async function updateChatTitle(boardId: string, chatId: string, title: string): Promise<void> {
-  await unwrap(api.PATCH('/v1/boards/{boardId}/chats/{chatId}', { params: { path: { boardId, chatId } }, body: { title } }), 'Could not rename the thread');
+  await unwrap(
+    api.PATCH('/v1/boards/{boardId}/chats/{chatId}', { params: { path: { boardId, chatId } }, body: { title } }),
+    'Could not rename the thread',
+  );
 }
 
 export async function listMessages(boardId: string, chatId: string): Promise<Message[]> {
@@ -185,7 +218,13 @@ export interface StreamHandlers {
  * Rejects with BoardApiError when the request itself is refused (the draft is then kept by the
  * caller), with an AbortError when `signal` aborts.
  */
-export async function streamMessage(boardId: string, chatId: string, content: string, signal: AbortSignal, handlers: StreamHandlers): Promise<'complete' | 'error' | 'cut'> {
+export async function streamMessage(
+  boardId: string,
+  chatId: string,
+  content: string,
+  signal: AbortSignal,
+  handlers: StreamHandlers,
+): Promise<'complete' | 'error' | 'cut'> {
   const response = await authorizedFetch(`/v1/boards/${encodeURIComponent(boardId)}/chats/${encodeURIComponent(chatId)}/messages`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'text/event-stream' },

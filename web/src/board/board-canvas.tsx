@@ -35,7 +35,17 @@ import {
   type Board,
   type Job,
 } from './board-api';
-import { ActionsContext, draftKey, HighlightContext, JobsContext, readDraft, writeDraft, type BoardActions, type BoardFlowNode, type JobState } from './board-context';
+import {
+  ActionsContext,
+  draftKey,
+  HighlightContext,
+  JobsContext,
+  readDraft,
+  writeDraft,
+  type BoardActions,
+  type BoardFlowNode,
+  type JobState,
+} from './board-context';
 import { ChatPanel } from './chat-panel';
 import { ChunkIndex } from './chunk-index';
 import { FloatingEdge } from './floating-edge';
@@ -196,7 +206,10 @@ export function BoardCanvas({ board, initialNodes, initialEdges, isOwner, canEdi
       } catch (error) {
         // A blip should not lose the job; several failures in a row end the watch with the reason.
         if (++failures >= 5) {
-          setJobs((all) => ({ ...all, [nodeId]: { ...all[nodeId]!, status: 'failed', error: `lost track of it (${(error as Error).message})` } }));
+          setJobs((all) => ({
+            ...all,
+            [nodeId]: { ...all[nodeId]!, status: 'failed', error: `lost track of it (${(error as Error).message})` },
+          }));
           return;
         }
       }
@@ -205,7 +218,10 @@ export function BoardCanvas({ board, initialNodes, initialEdges, isOwner, canEdi
     const chunkCount = typeof job.result?.chunks === 'number' ? job.result.chunks : undefined;
     setJobs((all) => ({
       ...all,
-      [nodeId]: job.status === 'completed' ? { ...all[nodeId]!, status: 'completed', chunks: chunkCount } : { ...all[nodeId]!, status: 'failed', error: job.error ?? 'the job failed' },
+      [nodeId]:
+        job.status === 'completed'
+          ? { ...all[nodeId]!, status: 'completed', chunks: chunkCount }
+          : { ...all[nodeId]!, status: 'failed', error: job.error ?? 'the job failed' },
     }));
   }, []);
 
@@ -282,7 +298,19 @@ export function BoardCanvas({ board, initialNodes, initialEdges, isOwner, canEdi
       setNodes((list) =>
         list.some((n) => n.id === tempId)
           ? list.map((n) => (n.id === tempId ? { ...n, data: fresh } : n))
-          : [...list, { id: tempId, type: 'uploadNode', position, data: fresh, draggable: false, selectable: false, deletable: false, connectable: false }],
+          : [
+              ...list,
+              {
+                id: tempId,
+                type: 'uploadNode',
+                position,
+                data: fresh,
+                draggable: false,
+                selectable: false,
+                deletable: false,
+                connectable: false,
+              },
+            ],
       );
       void (async () => {
         try {
@@ -312,7 +340,8 @@ export function BoardCanvas({ board, initialNodes, initialEdges, isOwner, canEdi
   );
 
   const placeFiles = useCallback(
-    (files: File[], at: XYPosition) => files.forEach((file, i) => startUpload(file, { x: Math.round(at.x + i * 32), y: Math.round(at.y + i * 32) })),
+    (files: File[], at: XYPosition) =>
+      files.forEach((file, i) => startUpload(file, { x: Math.round(at.x + i * 32), y: Math.round(at.y + i * 32) })),
     [startUpload],
   );
 
@@ -443,7 +472,14 @@ export function BoardCanvas({ board, initialNodes, initialEdges, isOwner, canEdi
                   {canUpload && (
                     <label className="bw-button">
                       <UploadIcon /> Upload file
-                      <input type="file" className="bw-visually-hidden" aria-label="Upload image or PDF" accept="image/png,image/jpeg,image/gif,image/webp,application/pdf" multiple onChange={onFileInput} />
+                      <input
+                        type="file"
+                        className="bw-visually-hidden"
+                        aria-label="Upload image or PDF"
+                        accept="image/png,image/jpeg,image/gif,image/webp,application/pdf"
+                        multiple
+                        onChange={onFileInput}
+                      />
                     </label>
                   )}
                   <button
@@ -451,7 +487,12 @@ export function BoardCanvas({ board, initialNodes, initialEdges, isOwner, canEdi
                     className="bw-button"
                     aria-label="Delete selected"
                     disabled={selectedNodes.length + selectedEdges.length === 0}
-                    onClick={() => void flow.deleteElements({ nodes: selectedNodes.map((n) => ({ id: n.id })), edges: selectedEdges.map((e) => ({ id: e.id })) })}
+                    onClick={() =>
+                      void flow.deleteElements({
+                        nodes: selectedNodes.map((n) => ({ id: n.id })),
+                        edges: selectedEdges.map((e) => ({ id: e.id })),
+                      })
+                    }
                   >
                     <TrashIcon /> Delete
                   </button>
@@ -504,7 +545,13 @@ export function BoardCanvas({ board, initialNodes, initialEdges, isOwner, canEdi
                       return;
                     }
                     const last = savedViewport.current;
-                    if (!isOwner || (Math.abs(last.x - viewport.x) < 0.5 && Math.abs(last.y - viewport.y) < 0.5 && Math.abs(last.zoom - viewport.zoom) < 1e-4)) return;
+                    if (
+                      !isOwner ||
+                      (Math.abs(last.x - viewport.x) < 0.5 &&
+                        Math.abs(last.y - viewport.y) < 0.5 &&
+                        Math.abs(last.zoom - viewport.zoom) < 1e-4)
+                    )
+                      return;
                     tracker.schedule(
                       'viewport',
                       async () => {
@@ -529,11 +576,23 @@ export function BoardCanvas({ board, initialNodes, initialEdges, isOwner, canEdi
                 >
                   <Background variant={BackgroundVariant.Dots} gap={22} size={1.4} />
                   <Controls showInteractive={false} />
-                  <MiniMap pannable zoomable style={{ width: 150, height: 100 }} nodeStrokeWidth={3} nodeColor={(n) => MINIMAP_COLORS[n.type ?? ''] ?? '#94a3b8'} />
+                  <MiniMap
+                    pannable
+                    zoomable
+                    style={{ width: 150, height: 100 }}
+                    nodeStrokeWidth={3}
+                    nodeColor={(n) => MINIMAP_COLORS[n.type ?? ''] ?? '#94a3b8'}
+                  />
                 </ReactFlow>
                 {realNodes.length === 0 && (
                   <div className="bw-empty">
-                    <p>{canUpload ? 'This board is empty. Add a note, or drop an image or PDF here.' : canEdit ? 'This board is empty. Add a note.' : 'This board is empty.'}</p>
+                    <p>
+                      {canUpload
+                        ? 'This board is empty. Add a note, or drop an image or PDF here.'
+                        : canEdit
+                          ? 'This board is empty. Add a note.'
+                          : 'This board is empty.'}
+                    </p>
                   </div>
                 )}
                 {dropping && <div className="bw-dropzone">Drop images or PDFs to place them here</div>}
@@ -554,7 +613,12 @@ export function BoardCanvas({ board, initialNodes, initialEdges, isOwner, canEdi
                 {notices.map((notice) => (
                   <div key={notice.id} className="bw-notice" role="alert">
                     <span>{notice.message}</span>
-                    <button type="button" className="bw-icon-button" aria-label="Dismiss" onClick={() => setNotices((list) => list.filter((n) => n.id !== notice.id))}>
+                    <button
+                      type="button"
+                      className="bw-icon-button"
+                      aria-label="Dismiss"
+                      onClick={() => setNotices((list) => list.filter((n) => n.id !== notice.id))}
+                    >
                       ×
                     </button>
                   </div>
@@ -599,4 +663,3 @@ function SaveIndicator({ tracker }: { tracker: SaveTracker }) {
     </div>
   );
 }
-

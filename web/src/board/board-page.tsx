@@ -79,7 +79,13 @@ export function BoardPage({ boardId }: { boardId: string }) {
   }
   return (
     <ReactFlowProvider key={boardId}>
-      <BoardCanvas board={state.board} initialNodes={state.nodes} initialEdges={state.edges} isOwner={state.isOwner} canEdit={state.canEdit} />
+      <BoardCanvas
+        board={state.board}
+        initialNodes={state.nodes}
+        initialEdges={state.edges}
+        isOwner={state.isOwner}
+        canEdit={state.canEdit}
+      />
     </ReactFlowProvider>
   );
 }

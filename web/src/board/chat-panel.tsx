@@ -4,7 +4,17 @@
 // answer lists its sources (the chunk ids in metadata.sources, resolved to their nodes) as
 // buttons that bring the node into view. A question that could not be sent goes back into the box.
 import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
-import { BoardApiError, createChat, latestMessage, listChats, listMessages, streamMessage, updateChatTitle, type Chat, type Message } from './board-api';
+import {
+  BoardApiError,
+  createChat,
+  latestMessage,
+  listChats,
+  listMessages,
+  streamMessage,
+  updateChatTitle,
+  type Chat,
+  type Message,
+} from './board-api';
 import type { ChunkIndex, ChunkInfo } from './chunk-index';
 import { ChatIcon, PlusIcon } from './icons';
 
@@ -109,7 +119,13 @@ export function ChatPanel(props: ChatPanelProps) {
             <button type="button" aria-pressed={!nodeScope} onClick={() => setScope('board')}>
               Whole board
             </button>
-            <button type="button" aria-pressed={!!nodeScope} disabled={!selectedNode} onClick={() => setScope('node')} title={selectedNode ? undefined : 'Select a node on the canvas'}>
+            <button
+              type="button"
+              aria-pressed={!!nodeScope}
+              disabled={!selectedNode}
+              onClick={() => setScope('node')}
+              title={selectedNode ? undefined : 'Select a node on the canvas'}
+            >
               {selectedNode ? selectedNode.label : 'Selected node'}
             </button>
           </div>
@@ -125,7 +141,9 @@ export function ChatPanel(props: ChatPanelProps) {
             </p>
           )}
           {!chats && !listError && <p className="bw-muted">Loading threads…</p>}
-          {chats && shown.length === 0 && <p className="bw-muted">{nodeScope ? 'No threads about this node yet.' : 'No threads on this board yet.'}</p>}
+          {chats && shown.length === 0 && (
+            <p className="bw-muted">{nodeScope ? 'No threads about this node yet.' : 'No threads on this board yet.'}</p>
+          )}
           <ul className="bw-thread-list">
             {shown.map((chat) => (
               <li key={chat.id}>
@@ -225,7 +243,8 @@ function Thread(props: {
     try {
       const outcome = await streamMessage(boardId, chat.id, content, controller.signal, {
         onDelta: (text) => patch((m) => ({ ...m, content: m.content + text })),
-        onComplete: (message) => patch((m) => ({ ...m, content: message.content, model: message.model, created_at: message.created_at, streaming: false })),
+        onComplete: (message) =>
+          patch((m) => ({ ...m, content: message.content, model: message.model, created_at: message.created_at, streaming: false })),
         onError: (message) => patch((m) => ({ ...m, streaming: false, error: message })),
       });
       if (outcome === 'cut') patch((m) => ({ ...m, streaming: false, error: 'The reply ended before it was complete.' }));
@@ -264,7 +283,13 @@ function Thread(props: {
   return (
     <div className="bw-thread-view">
       <div className="bw-thread-view__head">
-        <button type="button" className="bw-link-button" onClick={onBack} disabled={!!streaming} title={streaming ? 'Stop the reply first' : undefined}>
+        <button
+          type="button"
+          className="bw-link-button"
+          onClick={onBack}
+          disabled={!!streaming}
+          title={streaming ? 'Stop the reply first' : undefined}
+        >
           ← All threads
         </button>
         <h3 title={title}>{title}</h3>
@@ -283,12 +308,20 @@ function Thread(props: {
         </p>
       )}
       <ol className="bw-messages" ref={listRef} aria-label="Messages" aria-live="polite">
-        {messages?.length === 0 && <li className="bw-muted bw-messages__empty">Ask anything about this board. Answers draw on the nodes made searchable and on its notes.</li>}
+        {messages?.length === 0 && (
+          <li className="bw-muted bw-messages__empty">
+            Ask anything about this board. Answers draw on the nodes made searchable and on its notes.
+          </li>
+        )}
         {messages?.map((message) => (
-          <li key={message.id} className={`bw-message is-${message.role}`} data-testid={message.role === 'assistant' ? 'assistant-message' : 'user-message'}>
+          <li
+            key={message.id}
+            className={`bw-message is-${message.role}`}
+            data-testid={message.role === 'assistant' ? 'assistant-message' : 'user-message'}
+          >
             <div className="bw-message__text">
               {message.content}
-              {message.streaming && <span className="bw-caret" aria-label="Writing" />}
+              {message.streaming && <span className="bw-caret" role="img" aria-label="Writing" />}
             </div>
             {message.stopped && <div className="bw-message__note">Stopped. This partial reply was not saved.</div>}
             {message.error && (
@@ -296,7 +329,9 @@ function Thread(props: {
                 {message.error}
               </div>
             )}
-            {message.role === 'assistant' && <Sources ids={sourcesOf(message)} known={sources} nodeLabel={nodeLabel} onOpenNode={onOpenNode} />}
+            {message.role === 'assistant' && (
+              <Sources ids={sourcesOf(message)} known={sources} nodeLabel={nodeLabel} onOpenNode={onOpenNode} />
+            )}
           </li>
         ))}
       </ol>
@@ -333,7 +368,12 @@ function Thread(props: {
   );
 }
 
-function Sources(props: { ids: string[]; known: Map<string, ChunkInfo>; nodeLabel(id: string): string | undefined; onOpenNode(id: string): void }) {
+function Sources(props: {
+  ids: string[];
+  known: Map<string, ChunkInfo>;
+  nodeLabel(id: string): string | undefined;
+  onOpenNode(id: string): void;
+}) {
   const { ids, known, nodeLabel, onOpenNode } = props;
   const seen = new Set<string>();
   const items: { key: string; nodeId: string | null; text: string }[] = [];
@@ -349,7 +389,7 @@ function Sources(props: { ids: string[]; known: Map<string, ChunkInfo>; nodeLabe
   }
   if (items.length === 0) return null;
   return (
-    <div className="bw-sources" aria-label="Sources">
+    <div className="bw-sources" role="group" aria-label="Sources">
       <span className="bw-sources__label">Sources</span>
       {items.map((item) => (
         <button

@@ -20,7 +20,8 @@ export class ChunkIndex {
   constructor(private readonly boardId: string) {}
 
   remember(chunks: { id: string; node_id: string | null; metadata: { source: string; page: number; sourceType: string } }[]): void {
-    for (const c of chunks) this.known.set(c.id, { nodeId: c.node_id, source: c.metadata.source, page: c.metadata.page, sourceType: c.metadata.sourceType });
+    for (const c of chunks)
+      this.known.set(c.id, { nodeId: c.node_id, source: c.metadata.source, page: c.metadata.page, sourceType: c.metadata.sourceType });
   }
 
   /** The chunks among `ids` that still exist, by id (a re-vectorized node's old chunks are gone). */

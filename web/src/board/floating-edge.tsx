@@ -39,7 +39,18 @@ export function FloatingEdge({ id, source, target, markerEnd, style, label, inte
     // A self-loop: out of the right side and back in.
     const x = a.x + a.w / 2;
     const path = `M ${x} ${a.y - 14} C ${x + 70} ${a.y - 60}, ${x + 70} ${a.y + 60}, ${x} ${a.y + 14}`;
-    return <BaseEdge id={id} path={path} markerEnd={markerEnd} style={style} label={label} labelX={x + 52} labelY={a.y} interactionWidth={interactionWidth} />;
+    return (
+      <BaseEdge
+        id={id}
+        path={path}
+        markerEnd={markerEnd}
+        style={style}
+        label={label}
+        labelX={x + 52}
+        labelY={a.y}
+        interactionWidth={interactionWidth}
+      />
+    );
   }
   const start = exitPoint(a, b);
   const end = exitPoint(b, a);
@@ -51,5 +62,16 @@ export function FloatingEdge({ id, source, target, markerEnd, style, label, inte
     targetY: end.y,
     targetPosition: end.side,
   });
-  return <BaseEdge id={id} path={path} markerEnd={markerEnd} style={style} label={label} labelX={labelX} labelY={labelY} interactionWidth={interactionWidth} />;
+  return (
+    <BaseEdge
+      id={id}
+      path={path}
+      markerEnd={markerEnd}
+      style={style}
+      label={label}
+      labelX={labelX}
+      labelY={labelY}
+      interactionWidth={interactionWidth}
+    />
+  );
 }

@@ -15,7 +15,12 @@ function canvasTypeOf(apiType: string): string {
 }
 
 export function toFlowNode(record: NodeRecord): BoardFlowNode {
-  return { id: record.id, type: canvasTypeOf(record.node_type), position: { x: record.position_x, y: record.position_y }, data: record.node_data };
+  return {
+    id: record.id,
+    type: canvasTypeOf(record.node_type),
+    position: { x: record.position_x, y: record.position_y },
+    data: record.node_data,
+  };
 }
 
 export function fromFlowState(node: FlowState['nodes'][number]): BoardFlowNode {

@@ -30,7 +30,10 @@ export class SaveTracker {
     this.tasks.set(key, task);
     this.failed.delete(key);
     clearTimeout(this.timers.get(key));
-    this.timers.set(key, setTimeout(() => void this.run(key), delayMs));
+    this.timers.set(
+      key,
+      setTimeout(() => void this.run(key), delayMs),
+    );
     this.emit();
   }
 

@@ -5,9 +5,18 @@ import { search, type SearchHit } from './board-api';
 import type { ChunkIndex } from './chunk-index';
 import { SearchIcon } from './icons';
 
-type SearchState = { status: 'idle' } | { status: 'searching'; query: string } | { status: 'done'; query: string; hits: SearchHit[] } | { status: 'failed'; message: string };
+type SearchState =
+  | { status: 'idle' }
+  | { status: 'searching'; query: string }
+  | { status: 'done'; query: string; hits: SearchHit[] }
+  | { status: 'failed'; message: string };
 
-export function SearchBox(props: { boardId: string; chunks: ChunkIndex; nodeLabel(id: string): string | undefined; onOpen(nodeId: string): void }) {
+export function SearchBox(props: {
+  boardId: string;
+  chunks: ChunkIndex;
+  nodeLabel(id: string): string | undefined;
+  onOpen(nodeId: string): void;
+}) {
   const { boardId, chunks, nodeLabel, onOpen } = props;
   const [query, setQuery] = useState('');
   const [state, setState] = useState<SearchState>({ status: 'idle' });

@@ -2,7 +2,10 @@
 // chat replies: fetch + ReadableStream rather than EventSource, because the request is a POST with
 // a bearer token and must be abortable. Handles CRLF/LF/CR line ends, multi-line `data:`, comments
 // (`: keep-alive`) and events split across network chunks.
-export async function readServerSentEvents(body: ReadableStream<Uint8Array>, onEvent: (event: string, data: string) => void): Promise<void> {
+export async function readServerSentEvents(
+  body: ReadableStream<Uint8Array>,
+  onEvent: (event: string, data: string) => void,
+): Promise<void> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let buffer = '';

@@ -37,7 +37,10 @@ export function BoardsPage() {
     setLoading(true);
     setLoadError(undefined);
     try {
-      const page = await unwrap(api.GET('/v1/boards', { params: { query: { limit: PAGE_SIZE, order: 'desc', ...(after ? { cursor: after } : {}) } } }), 'Could not load your boards');
+      const page = await unwrap(
+        api.GET('/v1/boards', { params: { query: { limit: PAGE_SIZE, order: 'desc', ...(after ? { cursor: after } : {}) } } }),
+        'Could not load your boards',
+      );
       setBoards((previous) => {
         const known = new Set(after ? previous.map((board) => board.id) : []);
         return [...(after ? previous : []), ...page.data.filter((board) => !known.has(board.id))];
@@ -57,7 +60,10 @@ export function BoardsPage() {
 
   const duplicate = async (board: BoardItem) => {
     try {
-      const copy = await unwrap(api.POST('/v1/boards/{id}/duplicate', { params: { path: { id: board.id } } }), 'Could not duplicate the board');
+      const copy = await unwrap(
+        api.POST('/v1/boards/{id}/duplicate', { params: { path: { id: board.id } } }),
+        'Could not duplicate the board',
+      );
       added(copy.data);
       toast.success(`Duplicated as “${copy.data.name}”`);
     } catch (error) {
@@ -91,7 +97,11 @@ export function BoardsPage() {
           />
         ))}
       </ul>
-      {loading && <p className="muted" role="status">Loading…</p>}
+      {loading && (
+        <p className="muted" role="status">
+          Loading…
+        </p>
+      )}
       {cursor && !loading && (
         <button type="button" className="load-more" onClick={() => void load(cursor)}>
           Load more
@@ -138,8 +148,16 @@ function CreateBoard({ onCreated }: { onCreated(board: BoardItem): void }) {
   };
   return (
     <form className="inline-form" onSubmit={(event) => void create(event)}>
-      <label className="visually-hidden" htmlFor="new-board-name">New board name</label>
-      <input id="new-board-name" placeholder="New board name" value={name} maxLength={200} onChange={(event) => setName(event.target.value)} />
+      <label className="visually-hidden" htmlFor="new-board-name">
+        New board name
+      </label>
+      <input
+        id="new-board-name"
+        placeholder="New board name"
+        value={name}
+        maxLength={200}
+        onChange={(event) => setName(event.target.value)}
+      />
       <button type="submit" className="button-primary" disabled={busy || !name.trim()}>
         {busy ? 'Creating…' : 'Create board'}
       </button>
@@ -147,7 +165,14 @@ function CreateBoard({ onCreated }: { onCreated(board: BoardItem): void }) {
   );
 }
 
-function BoardRow({ board, onRenamed, onDuplicate, onShare, onCopyLink, onDelete }: {
+function BoardRow({
+  board,
+  onRenamed,
+  onDuplicate,
+  onShare,
+  onCopyLink,
+  onDelete,
+}: {
   board: BoardItem;
   onRenamed(board: BoardItem): void;
   onDuplicate(): Promise<void>;
@@ -169,7 +194,10 @@ function BoardRow({ board, onRenamed, onDuplicate, onShare, onCopyLink, onDelete
     setSaving(true);
     setError(undefined);
     try {
-      const updated = await unwrap(api.PATCH('/v1/boards/{id}', { params: { path: { id: board.id } }, body: { name } }), 'Could not rename the board');
+      const updated = await unwrap(
+        api.PATCH('/v1/boards/{id}', { params: { path: { id: board.id } }, body: { name } }),
+        'Could not rename the board',
+      );
       onRenamed(updated.data);
       setDraft(undefined);
     } catch (failure) {
@@ -179,12 +207,20 @@ function BoardRow({ board, onRenamed, onDuplicate, onShare, onCopyLink, onDelete
     }
   };
 
-  const access = board.is_public ? (board.public_access_level === 'edit' ? 'Public · can edit' : board.public_access_level === 'view' ? 'Public · view only' : 'Public') : 'Private';
+  const access = board.is_public
+    ? board.public_access_level === 'edit'
+      ? 'Public · can edit'
+      : board.public_access_level === 'view'
+        ? 'Public · view only'
+        : 'Public'
+    : 'Private';
   return (
     <li className="board-row">
       <div className="board-main">
         {draft === undefined ? (
-          <Link href={`/boards/${board.id}`} className="board-name">{board.name}</Link>
+          <Link href={`/boards/${board.id}`} className="board-name">
+            {board.name}
+          </Link>
         ) : (
           <form className="rename-form" onSubmit={(event) => void save(event)}>
             <input
@@ -200,8 +236,20 @@ function BoardRow({ board, onRenamed, onDuplicate, onShare, onCopyLink, onDelete
                 }
               }}
             />
-            <button type="submit" className="button-primary button-small" disabled={saving}>{saving ? 'Saving…' : error ? 'Retry' : 'Save'}</button>
-            <button type="button" className="button-small" disabled={saving} onClick={() => { setDraft(undefined); setError(undefined); }}>Cancel</button>
+            <button type="submit" className="button-primary button-small" disabled={saving}>
+              {saving ? 'Saving…' : error ? 'Retry' : 'Save'}
+            </button>
+            <button
+              type="button"
+              className="button-small"
+              disabled={saving}
+              onClick={() => {
+                setDraft(undefined);
+                setError(undefined);
+              }}
+            >
+              Cancel
+            </button>
           </form>
         )}
         <div className="board-meta">
@@ -211,7 +259,9 @@ function BoardRow({ board, onRenamed, onDuplicate, onShare, onCopyLink, onDelete
         {error && <Notice tone="error" message={error} />}
       </div>
       <div className="row-actions">
-        <button type="button" className="button-small" onClick={() => setDraft(board.name)} disabled={draft !== undefined}>Rename</button>
+        <button type="button" className="button-small" onClick={() => setDraft(board.name)} disabled={draft !== undefined}>
+          Rename
+        </button>
         <button
           type="button"
           className="button-small"
@@ -223,9 +273,15 @@ function BoardRow({ board, onRenamed, onDuplicate, onShare, onCopyLink, onDelete
         >
           {duplicating ? 'Duplicating…' : 'Duplicate'}
         </button>
-        <button type="button" className="button-small" onClick={onShare}>Share</button>
-        <button type="button" className="button-small" onClick={onCopyLink}>Copy link</button>
-        <button type="button" className="button-small button-danger-quiet" onClick={onDelete}>Delete</button>
+        <button type="button" className="button-small" onClick={onShare}>
+          Share
+        </button>
+        <button type="button" className="button-small" onClick={onCopyLink}>
+          Copy link
+        </button>
+        <button type="button" className="button-small button-danger-quiet" onClick={onDelete}>
+          Delete
+        </button>
       </div>
     </li>
   );

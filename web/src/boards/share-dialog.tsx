@@ -52,7 +52,10 @@ export function ShareDialog({ board, onSaved, onClose }: { board: BoardItem; onS
     setError(undefined);
     try {
       const body = choice === 'private' ? { is_public: false } : { is_public: true, public_access_level: choice };
-      const updated = await unwrap(api.PATCH('/v1/boards/{id}', { params: { path: { id: board.id } }, body }), 'Could not save the sharing settings');
+      const updated = await unwrap(
+        api.PATCH('/v1/boards/{id}', { params: { path: { id: board.id } }, body }),
+        'Could not save the sharing settings',
+      );
       onSaved(updated.data);
       toast.success(choice === 'private' ? 'The board is private' : 'The board is public');
       onClose();
@@ -68,7 +71,13 @@ export function ShareDialog({ board, onSaved, onClose }: { board: BoardItem; onS
         <legend className="visually-hidden">Who can open this board</legend>
         {CHOICES.map((option) => (
           <label key={option.value} className="choice">
-            <input type="radio" name="access" value={option.value} checked={choice === option.value} onChange={() => setChoice(option.value)} />
+            <input
+              type="radio"
+              name="access"
+              value={option.value}
+              checked={choice === option.value}
+              onChange={() => setChoice(option.value)}
+            />
             <span>
               <strong>{option.label}</strong>
               <small className="muted">{option.hint}</small>
@@ -82,7 +91,11 @@ export function ShareDialog({ board, onSaved, onClose }: { board: BoardItem; onS
           <input id="share-link" readOnly value={link} onFocus={(event) => event.target.select()} />
           <button
             type="button"
-            onClick={() => void copyText(link).then((ok) => (ok ? toast.success('Link copied') : toast.error('Could not copy; select the link and copy it.')))}
+            onClick={() =>
+              void copyText(link).then((ok) =>
+                ok ? toast.success('Link copied') : toast.error('Could not copy; select the link and copy it.'),
+              )
+            }
           >
             Copy
           </button>
@@ -92,11 +105,23 @@ export function ShareDialog({ board, onSaved, onClose }: { board: BoardItem; onS
         <Notice
           tone="error"
           message={error}
-          action={known ? undefined : { label: 'Retry', run: () => { setError(undefined); setAttempt((n) => n + 1); } }}
+          action={
+            known
+              ? undefined
+              : {
+                  label: 'Retry',
+                  run: () => {
+                    setError(undefined);
+                    setAttempt((n) => n + 1);
+                  },
+                }
+          }
         />
       )}
       <div className="dialog-actions">
-        <button type="button" onClick={onClose} disabled={saving}>Cancel</button>
+        <button type="button" onClick={onClose} disabled={saving}>
+          Cancel
+        </button>
         <button type="button" className="button-primary" onClick={() => void save()} disabled={!known || saving}>
           {saving ? 'Saving…' : 'Save'}
         </button>

@@ -41,7 +41,10 @@ export function KeysPage() {
     setLoading(true);
     setLoadError(undefined);
     try {
-      const page = await unwrap(api.GET('/v1/me/api-keys', { params: { query: { limit: 50, ...(after ? { cursor: after } : {}) } } }), 'Could not load your API keys');
+      const page = await unwrap(
+        api.GET('/v1/me/api-keys', { params: { query: { limit: 50, ...(after ? { cursor: after } : {}) } } }),
+        'Could not load your API keys',
+      );
       setKeys((previous) => [...(after ? previous : []), ...page.data]);
       setCursor(page.has_more ? page.cursor : null);
     } catch (error) {
@@ -58,7 +61,9 @@ export function KeysPage() {
       <div className="page-head">
         <h1>API keys</h1>
       </div>
-      <p className="muted">Keys let programs call the API as you. Send one as <code>Authorization: Bearer &lt;key&gt;</code>.</p>
+      <p className="muted">
+        Keys let programs call the API as you. Send one as <code>Authorization: Bearer &lt;key&gt;</code>.
+      </p>
       {created && <NewKey created={created} onDone={() => setCreated(undefined)} />}
       <CreateKey
         onCreated={(key) => {
@@ -81,7 +86,9 @@ export function KeysPage() {
                   <th scope="col">Created</th>
                   <th scope="col">Last used</th>
                   <th scope="col">Expires</th>
-                  <th scope="col"><span className="visually-hidden">Actions</span></th>
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
                 </tr>
               </thead>
               <tbody>
@@ -90,7 +97,9 @@ export function KeysPage() {
                   return (
                     <tr key={key.id} className={key.revoked_at || expired ? 'inactive' : undefined}>
                       <td>{key.name}</td>
-                      <td><code>{key.prefix}…</code></td>
+                      <td>
+                        <code>{key.prefix}…</code>
+                      </td>
                       <td>{key.scopes.join(', ')}</td>
                       <td>{formatDate(key.created_at)}</td>
                       <td>{formatDateTime(key.last_used_at)}</td>
@@ -101,7 +110,12 @@ export function KeysPage() {
                         ) : (
                           <>
                             {expired && <span className="badge">Expired</span>}
-                            <button type="button" className="button-small button-danger-quiet" onClick={() => setRevoking(key)} aria-label={`Revoke ${key.name}`}>
+                            <button
+                              type="button"
+                              className="button-small button-danger-quiet"
+                              onClick={() => setRevoking(key)}
+                              aria-label={`Revoke ${key.name}`}
+                            >
                               Revoke
                             </button>
                           </>
@@ -114,13 +128,25 @@ export function KeysPage() {
             </table>
           </div>
         )}
-        {loading && <p className="muted" role="status">Loading…</p>}
-        {cursor && !loading && <button type="button" className="load-more" onClick={() => void load(cursor)}>Load more</button>}
+        {loading && (
+          <p className="muted" role="status">
+            Loading…
+          </p>
+        )}
+        {cursor && !loading && (
+          <button type="button" className="load-more" onClick={() => void load(cursor)}>
+            Load more
+          </button>
+        )}
       </section>
       {revoking && (
         <ConfirmDialog
           title="Revoke this key?"
-          body={<p>Programs using “{revoking.name}” (<code>{revoking.prefix}…</code>) will be refused at once. This cannot be undone.</p>}
+          body={
+            <p>
+              Programs using “{revoking.name}” (<code>{revoking.prefix}…</code>) will be refused at once. This cannot be undone.
+            </p>
+          }
           confirmLabel="Revoke key"
           busyLabel="Revoking…"
           onConfirm={async () => {
@@ -179,12 +205,13 @@ function CreateKey({ onCreated }: { onCreated(key: CreatedKey): void }) {
     }
   };
 
-  const toggle = (scope: Scope, on: boolean) => setScopes((current) => {
-    const next = new Set(current);
-    if (on) next.add(scope);
-    else next.delete(scope);
-    return next;
-  });
+  const toggle = (scope: Scope, on: boolean) =>
+    setScopes((current) => {
+      const next = new Set(current);
+      if (on) next.add(scope);
+      else next.delete(scope);
+      return next;
+    });
 
   return (
     <form className="card stack" onSubmit={(event) => void submit(event)} noValidate aria-labelledby="create-key-heading">
@@ -204,13 +231,17 @@ function CreateKey({ onCreated }: { onCreated(key: CreatedKey): void }) {
         {SCOPES.map((scope) => (
           <label key={scope.value} className="check">
             <input type="checkbox" checked={scopes.has(scope.value)} onChange={(event) => toggle(scope.value, event.target.checked)} />
-            <span><strong>{scope.value}</strong> <small className="muted">{scope.hint}</small></span>
+            <span>
+              <strong>{scope.value}</strong> <small className="muted">{scope.hint}</small>
+            </span>
           </label>
         ))}
       </fieldset>
       {error && <Notice tone="error" message={error} />}
       <div>
-        <button type="submit" className="button-primary" disabled={busy}>{busy ? 'Creating…' : 'Create key'}</button>
+        <button type="submit" className="button-primary" disabled={busy}>
+          {busy ? 'Creating…' : 'Create key'}
+        </button>
       </div>
     </form>
   );
@@ -221,18 +252,28 @@ function NewKey({ created, onDone }: { created: CreatedKey; onDone(): void }) {
   return (
     <section className="card new-key" aria-labelledby="new-key-heading" ref={(element) => element?.scrollIntoView({ block: 'nearest' })}>
       <h2 id="new-key-heading">Your new key “{created.name}”</h2>
-      <p><strong>Copy it now: you will not see it again.</strong> Only a hash is stored, so it cannot be shown later.</p>
+      <p>
+        <strong>Copy it now: you will not see it again.</strong> Only a hash is stored, so it cannot be shown later.
+      </p>
       <div className="inline-form">
-        <label className="visually-hidden" htmlFor="raw-key">New API key</label>
+        <label className="visually-hidden" htmlFor="raw-key">
+          New API key
+        </label>
         <input id="raw-key" className="mono" readOnly value={created.raw_key} onFocus={(event) => event.target.select()} />
         <button
           type="button"
           className="button-primary"
-          onClick={() => void copyText(created.raw_key).then((ok) => (ok ? toast.success('Key copied') : toast.error('Could not copy; select the key and copy it.')))}
+          onClick={() =>
+            void copyText(created.raw_key).then((ok) =>
+              ok ? toast.success('Key copied') : toast.error('Could not copy; select the key and copy it.'),
+            )
+          }
         >
           Copy key
         </button>
-        <button type="button" onClick={onDone}>Done</button>
+        <button type="button" onClick={onDone}>
+          Done
+        </button>
       </div>
     </section>
   );

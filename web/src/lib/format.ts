@@ -17,5 +17,5 @@ export function boardLink(boardId: string): string {
 
 /** A path to return to after signing in: only same-site paths, never `//host` (open redirect). */
 export function safeNext(value: string | null | undefined): string | undefined {
-  return value && value.startsWith('/') && !value.startsWith('//') && !value.startsWith('/\\') ? value : undefined;
+  return value?.startsWith('/') && !value.startsWith('//') && !value.startsWith('/\\') ? value : undefined;
 }

@@ -17,7 +17,11 @@ export function failureMessage(status: number, envelope: unknown, fallback: stri
 
 /** A failed request with a message meant for a person. */
 export class RequestError extends Error {
-  constructor(message: string, readonly status?: number, readonly code?: string) {
+  constructor(
+    message: string,
+    readonly status?: number,
+    readonly code?: string,
+  ) {
     super(message);
     this.name = 'RequestError';
   }
@@ -41,7 +45,11 @@ export async function unwrap<T>(call: Promise<Outcome<T>>, fallback: string): Pr
   const { response } = outcome;
   if (outcome.error !== undefined || !response.ok) {
     const body = outcome.error as { code?: unknown } | undefined;
-    throw new RequestError(failureMessage(response.status, outcome.error, fallback), response.status, typeof body?.code === 'string' ? body.code : undefined);
+    throw new RequestError(
+      failureMessage(response.status, outcome.error, fallback),
+      response.status,
+      typeof body?.code === 'string' ? body.code : undefined,
+    );
   }
   return outcome.data as T;
 }
@@ -71,7 +79,12 @@ export async function fetchJson<T>(input: string, init: RequestInit, fallback: s
   if (!response.ok) {
     const envelope = body as { code?: unknown; error?: unknown; error_description?: unknown } | undefined;
     // Our envelope first, then OAuth's { error, error_description } from an identity provider.
-    const oauth = typeof envelope?.error_description === 'string' ? envelope.error_description : typeof envelope?.error === 'string' ? envelope.error : undefined;
+    const oauth =
+      typeof envelope?.error_description === 'string'
+        ? envelope.error_description
+        : typeof envelope?.error === 'string'
+          ? envelope.error
+          : undefined;
     const message = errorMessage(body, oauth ?? `${fallback} (HTTP ${response.status})`);
     throw new RequestError(message, response.status, typeof envelope?.code === 'string' ? envelope.code : undefined);
   }

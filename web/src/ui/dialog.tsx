@@ -29,7 +29,14 @@ export function Dialog({ title, onClose, children }: { title: string; onClose():
 }
 
 /** Asks before an irreversible action; shows the action's error in place and lets it be retried. */
-export function ConfirmDialog({ title, body, confirmLabel, busyLabel, onConfirm, onClose }: {
+export function ConfirmDialog({
+  title,
+  body,
+  confirmLabel,
+  busyLabel,
+  onConfirm,
+  onClose,
+}: {
   title: string;
   body: ReactNode;
   confirmLabel: string;

@@ -10,7 +10,17 @@ export interface NoticeAction {
   run(): void;
 }
 
-export function Notice({ tone, message, action, onDismiss }: { tone: Tone; message: string; action?: NoticeAction; onDismiss?: () => void }) {
+export function Notice({
+  tone,
+  message,
+  action,
+  onDismiss,
+}: {
+  tone: Tone;
+  message: string;
+  action?: NoticeAction;
+  onDismiss?: () => void;
+}) {
   return (
     <div className={`notice notice-${tone}`} role={tone === 'error' ? 'alert' : 'status'}>
       <span className="notice-message">{message}</span>
@@ -47,20 +57,36 @@ export function ToastProvider({ children }: { children: ReactNode }) {
   const [toasts, setToasts] = useState<Toast[]>([]);
   const nextId = useRef(0);
   const dismiss = useCallback((id: number) => setToasts((all) => all.filter((toast) => toast.id !== id)), []);
-  const push = useCallback((tone: Tone, message: string, action?: NoticeAction) => {
-    const id = ++nextId.current;
-    // Keep the stack short; the same message twice shows once.
-    setToasts((all) => [...all.filter((toast) => toast.message !== message).slice(-3), { id, tone, message, action }]);
-    if (tone !== 'error') setTimeout(() => dismiss(id), 4_000);
-    return id;
-  }, [dismiss]);
-  const toaster = useMemo<Toaster>(() => ({
-    error(message, retry) {
-      const id: number = push('error', message, retry && { label: 'Retry', run: () => { dismiss(id); retry(); } });
+  const push = useCallback(
+    (tone: Tone, message: string, action?: NoticeAction) => {
+      const id = ++nextId.current;
+      // Keep the stack short; the same message twice shows once.
+      setToasts((all) => [...all.filter((toast) => toast.message !== message).slice(-3), { id, tone, message, action }]);
+      if (tone !== 'error') setTimeout(() => dismiss(id), 4_000);
+      return id;
     },
-    info: (message) => void push('info', message),
-    success: (message) => void push('success', message),
-  }), [push, dismiss]);
+    [dismiss],
+  );
+  const toaster = useMemo<Toaster>(
+    () => ({
+      error(message, retry) {
+        const id: number = push(
+          'error',
+          message,
+          retry && {
+            label: 'Retry',
+            run: () => {
+              dismiss(id);
+              retry();
+            },
+          },
+        );
+      },
+      info: (message) => void push('info', message),
+      success: (message) => void push('success', message),
+    }),
+    [push, dismiss],
+  );
   return (
     <ToastContext.Provider value={toaster}>
       {children}

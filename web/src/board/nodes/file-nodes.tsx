@@ -47,7 +47,9 @@ export function PdfNode({ id, data, selected }: NodeProps<BoardFlowNode>) {
           PDF
         </div>
         <div className="bw-pdf__meta">
-          <div className="bw-pdf__facts">{[pages !== undefined ? `${pages} ${pages === 1 ? 'page' : 'pages'}` : 'PDF', size].filter(Boolean).join(' · ')}</div>
+          <div className="bw-pdf__facts">
+            {[pages !== undefined ? `${pages} ${pages === 1 ? 'page' : 'pages'}` : 'PDF', size].filter(Boolean).join(' · ')}
+          </div>
           <a className="nodrag" href={url} target="_blank" rel="noopener noreferrer">
             Open PDF
           </a>
@@ -89,7 +91,14 @@ export function UploadNode({ id, data }: NodeProps<BoardFlowNode>) {
           </div>
         ) : (
           <>
-            <div className="bw-progress" role="progressbar" aria-label={`Uploading ${upload.name}`} aria-valuemin={0} aria-valuemax={100} aria-valuenow={percent}>
+            <div
+              className="bw-progress"
+              role="progressbar"
+              aria-label={`Uploading ${upload.name}`}
+              aria-valuemin={0}
+              aria-valuemax={100}
+              aria-valuenow={percent}
+            >
               <div className="bw-progress__bar" style={{ width: `${percent}%` }} />
             </div>
             <div className="bw-upload__label">{upload.stage === 'placing' ? 'Placing on the board…' : `Uploading… ${percent}%`}</div>

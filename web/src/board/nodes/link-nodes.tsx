@@ -51,12 +51,24 @@ export function VideoNode({ id, data, selected }: NodeProps<BoardFlowNode>) {
   const [thumbnailFailed, setThumbnailFailed] = useState(false);
   return (
     <NodeFrame id={id} kind="video" icon={<VideoIcon />} title={labelOf(data, 'Video')} selected={selected}>
-      <a className="bw-video nodrag" href={url} target="_blank" rel="noopener noreferrer" aria-label={`Watch ${labelOf(data, 'the video')}`}>
+      <a
+        className="bw-video nodrag"
+        href={url}
+        target="_blank"
+        rel="noopener noreferrer"
+        aria-label={`Watch ${labelOf(data, 'the video')}`}
+      >
         {videoId && !thumbnailFailed ? (
-          <img src={`https://i.ytimg.com/vi/${encodeURIComponent(videoId)}/hqdefault.jpg`} alt="" loading="lazy" draggable={false} onError={() => setThumbnailFailed(true)} />
+          <img
+            src={`https://i.ytimg.com/vi/${encodeURIComponent(videoId)}/hqdefault.jpg`}
+            alt=""
+            loading="lazy"
+            draggable={false}
+            onError={() => setThumbnailFailed(true)}
+          />
         ) : null}
         <span className="bw-video__play" aria-hidden="true">
-          <svg viewBox="0 0 24 24" width="28" height="28" fill="currentColor">
+          <svg viewBox="0 0 24 24" width="28" height="28" fill="currentColor" aria-hidden="true">
             <path d="M8 5v14l11-7z" />
           </svg>
         </span>

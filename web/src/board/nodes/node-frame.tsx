@@ -7,11 +7,25 @@ import { HighlightContext, JobsContext, useBoardActions, type JobState } from '.
 
 const SEARCHABLE = new Set(['note', 'document', 'pdf']);
 
-export function NodeFrame(props: { id: string; kind: string; icon: ReactNode; title: string; selected?: boolean; children: ReactNode; wide?: boolean }) {
+export function NodeFrame(props: {
+  id: string;
+  kind: string;
+  icon: ReactNode;
+  title: string;
+  selected?: boolean;
+  children: ReactNode;
+  wide?: boolean;
+}) {
   const { id, kind, icon, title, selected, children, wide } = props;
   const highlighted = useContext(HighlightContext) === id;
   const job = useContext(JobsContext)[id];
-  const classes = ['bw-node', `bw-node--${kind}`, selected ? 'is-selected' : '', highlighted ? 'is-highlighted' : '', wide ? 'bw-node--wide' : ''];
+  const classes = [
+    'bw-node',
+    `bw-node--${kind}`,
+    selected ? 'is-selected' : '',
+    highlighted ? 'is-highlighted' : '',
+    wide ? 'bw-node--wide' : '',
+  ];
   return (
     <div className={classes.filter(Boolean).join(' ')} data-testid={`node-${id}`} data-highlighted={highlighted ? 'true' : undefined}>
       <Handle type="target" position={Position.Top} className="bw-handle" />
@@ -40,12 +54,12 @@ function NodeMenu({ id, kind, title }: { id: string; kind: string; title: string
     const close = (event: Event) => {
       if (!ref.current?.contains(event.target as globalThis.Node)) setOpen(false);
     };
-    const escape = (event: KeyboardEvent) => event.key === 'Escape' && setOpen(false);
+    const closeOnEscape = (event: KeyboardEvent) => event.key === 'Escape' && setOpen(false);
     document.addEventListener('pointerdown', close);
-    document.addEventListener('keydown', escape);
+    document.addEventListener('keydown', closeOnEscape);
     return () => {
       document.removeEventListener('pointerdown', close);
-      document.removeEventListener('keydown', escape);
+      document.removeEventListener('keydown', closeOnEscape);
     };
   }, [open]);
   const run = (action: () => void) => () => {
@@ -54,7 +68,14 @@ function NodeMenu({ id, kind, title }: { id: string; kind: string; title: string
   };
   return (
     <div className="bw-menu nodrag" ref={ref}>
-      <button type="button" className="bw-icon-button" aria-label={`Menu of ${title}`} aria-haspopup="menu" aria-expanded={open} onClick={() => setOpen(!open)}>
+      <button
+        type="button"
+        className="bw-icon-button"
+        aria-label={`Menu of ${title}`}
+        aria-haspopup="menu"
+        aria-expanded={open}
+        onClick={() => setOpen(!open)}
+      >
         ⋯
       </button>
       {open && (
