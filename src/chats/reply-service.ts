@@ -7,6 +7,7 @@
 import { countTokens } from 'gpt-tokenizer';
 import { sql } from 'kysely';
 import type { Principal } from '../auth/principal.js';
+import { boardSeenBy } from '../boards/access.js';
 import type { Db } from '../db/schema.js';
 import { ApiError, conflict } from '../errors.js';
 import { newId, now } from '../lib/ids.js';
@@ -77,7 +78,7 @@ export async function startReply(
       SET generation_id = ${generationId}, generating_until = ${until}, last_message_at = ${at}, updated_at = ${at}
       FROM boards b
       WHERE c.id = ${chatId} AND c.board_id = ${boardId} AND c.owner_id = ${principal.userId}
-        AND b.id = c.board_id AND (b.owner_id = ${principal.userId} OR b.is_public)
+        AND b.id = c.board_id AND ${boardSeenBy(principal, 'b')}
         AND (c.generating_until IS NULL OR c.generating_until < ${at})
       RETURNING c.id, c.node_id, c.memory, c.memory_through, b.name AS board_name
     ), inserted AS (

@@ -4,15 +4,17 @@
 //
 // Races are closed by generations: a read notes its board's generation before it queries, and its
 // result is only cached if no write to that board finished in the meantime.
+import type { Principal } from '../auth/principal.js';
+import { canSeeBoard, type BoardRow } from '../boards/access.js';
 import type { Db } from '../db/schema.js';
 import type { NodeView } from './node-service.js';
 
 const MAX_NODES = 50_000;
 const MAX_BOARDS = 100_000;
 
-interface BoardEntry {
-  ownerId: string;
-  isPublic: boolean;
+/** What the visibility rule reads of a board (canSeeBoard), with the board's cached nodes. */
+type BoardAccess = Pick<BoardRow, 'owner_id' | 'is_public'>;
+interface BoardEntry extends BoardAccess {
   nodes: Map<string, NodeView>;
 }
 
@@ -26,19 +28,19 @@ export class NodeReadCache {
   }
 
   /** A cached node, if the caller may see its board. */
-  get(boardId: string, nodeId: string, userId: string): NodeView | undefined {
+  get(boardId: string, nodeId: string, principal: Principal): NodeView | undefined {
     const entry = this.boards.get(boardId);
-    if (!entry || (entry.ownerId !== userId && !entry.isPublic)) return undefined;
+    if (!entry || !canSeeBoard(entry, principal)) return undefined;
     return entry.nodes.get(nodeId);
   }
 
-  put(boardId: string, generation: number, board: { ownerId: string; isPublic: boolean }, node: NodeView): void {
+  put(boardId: string, generation: number, board: BoardAccess, node: NodeView): void {
     if (this.generation(boardId) !== generation) return;
     if (this.size >= MAX_NODES) this.clear();
     let entry = this.boards.get(boardId);
-    if (!entry || entry.ownerId !== board.ownerId || entry.isPublic !== board.isPublic) {
+    if (!entry || entry.owner_id !== board.owner_id || entry.is_public !== board.is_public) {
       if (entry) this.size -= entry.nodes.size;
-      entry = { ...board, nodes: new Map() };
+      entry = { owner_id: board.owner_id, is_public: board.is_public, nodes: new Map() };
       this.boards.set(boardId, entry);
     }
     if (!entry.nodes.has(node.id)) this.size++;

@@ -3,7 +3,7 @@
 // (content-write.ts), so a write is all-or-nothing and concurrent writes cannot form a cycle.
 import { sql, type Selectable } from 'kysely';
 import type { Principal } from '../auth/principal.js';
-import { boardVisibleTo, findVisibleBoard } from '../boards/access.js';
+import { boardSeenBy, boardVisibleTo, findVisibleBoard } from '../boards/access.js';
 import type { Db, Executor, NodesTable } from '../db/schema.js';
 import { invalid, notFound } from '../errors.js';
 import { newId, now } from '../lib/ids.js';
@@ -127,7 +127,7 @@ export async function listNodes(
 
 export async function getNode(db: Db, principal: Principal, boardId: string, nodeId: string): Promise<NodeView> {
   const cache = nodeReadCacheFor(db);
-  const cached = cache?.get(boardId, nodeId, principal.userId);
+  const cached = cache?.get(boardId, nodeId, principal);
   if (cached) return cached;
   const generation = cache?.generation(boardId) ?? 0;
   const row = await db
@@ -137,11 +137,11 @@ export async function getNode(db: Db, principal: Principal, boardId: string, nod
     .select(['boards.owner_id', 'boards.is_public'])
     .where('nodes.id', '=', nodeId)
     .where('nodes.board_id', '=', boardId)
-    .where((eb) => eb.or([eb('boards.owner_id', '=', principal.userId), eb('boards.is_public', '=', true)]))
+    .where(boardSeenBy(principal))
     .executeTakeFirst();
   if (row) {
     const view = toNodeView(row);
-    cache?.put(boardId, generation, { ownerId: row.owner_id, isPublic: row.is_public }, view);
+    cache?.put(boardId, generation, row, view);
     return view;
   }
   await findVisibleBoard(db, principal, boardId);
