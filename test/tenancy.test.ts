@@ -1,0 +1,184 @@
+// Tenancy on every route, read from the OpenAPI document as scopes.test.ts does for scopes: another
+// user, holding every scope, sends a valid request to each route that names one of Alice's
+// resources (her private board, its node, edge, chat, asset and vectorize job, her API key). Each
+// answer is 404 `not_found` and carries nothing of hers, and afterwards all of Alice's data is as
+// it was. A route added to the document without a request here fails the first test, so every new
+// route is covered by the same suite.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { PNG, postParts } from './helpers/assets.js';
+import { startServer, type TestServer, type TestUser } from './helpers/harness.js';
+
+/** Text only Alice's board holds: no answer to another user may contain it. */
+const CANARY = 'zanzibarquokka';
+
+let server: TestServer;
+let alice: TestUser;
+let bob: TestUser;
+const ids = {} as Record<'board' | 'node' | 'node2' | 'edge' | 'chat' | 'asset' | 'job' | 'key', string>;
+let operations: { method: string; path: string }[];
+
+/** A request each route would accept from Alice (so a refusal is about whose data it is, not its shape). */
+function requestFor(method: string, path: string): { body?: unknown; query?: string; multipart?: boolean } | undefined {
+  const bodies: Record<string, { body?: unknown; query?: string; multipart?: boolean }> = {
+    'GET /v1/boards/{id}': {},
+    'PATCH /v1/boards/{id}': { body: { name: 'taken over' } },
+    'DELETE /v1/boards/{id}': {},
+    'POST /v1/boards/{id}/duplicate': { body: {} },
+    'GET /v1/boards/{boardId}/nodes': {},
+    'POST /v1/boards/{boardId}/nodes': { body: { type: 'note', position: { x: 0, y: 0 }, data: { text: 'planted' } } },
+    'GET /v1/boards/{boardId}/nodes/{id}': {},
+    'PATCH /v1/boards/{boardId}/nodes/{id}': { body: { data: { text: 'changed' } } },
+    'DELETE /v1/boards/{boardId}/nodes/{id}': {},
+    'GET /v1/boards/{boardId}/edges': {},
+    'POST /v1/boards/{boardId}/edges': { body: { source_node_id: ids.node, target_node_id: ids.node2 } },
+    'GET /v1/boards/{boardId}/edges/{id}': {},
+    'PATCH /v1/boards/{boardId}/edges/{id}': { body: { type: 'changed' } },
+    'DELETE /v1/boards/{boardId}/edges/{id}': {},
+    'DELETE /v1/me/api-keys/{id}': {},
+    'GET /v1/boards/{boardId}/documents': {},
+    'POST /v1/boards/{boardId}/documents': { body: { text: 'planted text' } },
+    'DELETE /v1/boards/{boardId}/documents': { query: `?node_id=${ids.node}` },
+    'POST /v1/boards/{boardId}/documents/search': { body: { query: CANARY } },
+    'GET /v1/jobs/{id}': {},
+    'GET /v1/boards/{boardId}/assets': {},
+    'POST /v1/boards/{boardId}/assets': { multipart: true },
+    'DELETE /v1/boards/{boardId}/assets/{id}': {},
+    'GET /v1/boards/{boardId}/chats': {},
+    'POST /v1/boards/{boardId}/chats': { body: {} },
+    'GET /v1/boards/{boardId}/chats/{chatId}': {},
+    'PATCH /v1/boards/{boardId}/chats/{chatId}': { body: { title: 'changed' } },
+    'DELETE /v1/boards/{boardId}/chats/{chatId}': {},
+    'GET /v1/boards/{boardId}/chats/{chatId}/messages': {},
+    'POST /v1/boards/{boardId}/chats/{chatId}/messages': { body: { content: `What is ${CANARY}?` } },
+  };
+  return bodies[`${method} ${path}`];
+}
+
+/** The path with Alice's ids: `{id}` is the resource the path ends in. */
+function aliceUrl(path: string): string {
+  const idOf = (): string => {
+    if (path.startsWith('/v1/me/api-keys')) return ids.key;
+    if (path.startsWith('/v1/jobs')) return ids.job;
+    if (path.includes('/nodes/')) return ids.node;
+    if (path.includes('/edges/')) return ids.edge;
+    if (path.includes('/assets/')) return ids.asset;
+    return ids.board;
+  };
+  return path.replace('{boardId}', ids.board).replace('{chatId}', ids.chat).replace('{id}', idOf());
+}
+
+/** Everything of Alice's the routes above could touch, as she reads it. */
+async function aliceState() {
+  const get = async (url: string) => {
+    const res = await server.request('GET', url, { token: alice.token });
+    assert.equal(res.status, 200, `${url}: ${res.text}`);
+    return res.body;
+  };
+  const b = `/v1/boards/${ids.board}`;
+  return {
+    board: await get(b),
+    nodes: await get(`${b}/nodes?limit=100`),
+    edges: await get(`${b}/edges?limit=100`),
+    documents: await get(`${b}/documents?limit=100`),
+    assets: await get(`${b}/assets?limit=100`),
+    chats: await get(`${b}/chats?limit=100`),
+    messages: await get(`${b}/chats/${ids.chat}/messages?limit=100`),
+    keys: await get('/v1/me/api-keys?limit=100'),
+    job: await get(`/v1/jobs/${ids.job}`),
+    boards: await get('/v1/boards?limit=100'),
+  };
+}
+
+before(async () => {
+  server = await startServer({ JOB_POLL_MS: '50' });
+  alice = await server.user();
+  bob = await server.user();
+  ids.board = await server.makeBoard(alice);
+  const b = `/v1/boards/${ids.board}`;
+  const note = async (text: string) => {
+    const res = await server.request('POST', `${b}/nodes`, {
+      token: alice.token,
+      body: { type: 'note', position: { x: 0, y: 0 }, data: { text } },
+    });
+    assert.equal(res.status, 201, res.text);
+    return res.body.data.id as string;
+  };
+  ids.node = await note(`Notes on the ${CANARY}.`);
+  ids.node2 = await note('A second note.');
+  const edge = await server.request('POST', `${b}/edges`, {
+    token: alice.token,
+    body: { source_node_id: ids.node, target_node_id: ids.node2 },
+  });
+  assert.equal(edge.status, 201, edge.text);
+  ids.edge = edge.body.data.id;
+  const job = await server.request('POST', `${b}/documents`, {
+    token: alice.token,
+    body: { node_id: ids.node, text: `The ${CANARY} is small.` },
+  });
+  assert.equal(job.status, 202, job.text);
+  ids.job = job.body.data.id;
+  assert.equal((await server.waitForJob(ids.job, alice.token)).status, 'completed');
+  const asset = await postParts(server, alice.token, ids.board, [{ filename: `${CANARY}.png`, type: 'image/png', data: PNG }]);
+  assert.equal(asset.status, 201, asset.text);
+  ids.asset = asset.body.data.id;
+  const chat = await server.request('POST', `${b}/chats`, { token: alice.token, body: { title: `About the ${CANARY}` } });
+  assert.equal(chat.status, 201, chat.text);
+  ids.chat = chat.body.data.id;
+  const message = await server.request('POST', `${b}/chats/${ids.chat}/messages`, {
+    token: alice.token,
+    body: { content: `What is the ${CANARY}?` },
+  });
+  assert.equal(message.status, 201, message.text);
+  ids.key = (await alice.keyWith(['read'], { name: CANARY })).id;
+
+  const doc = await server.request('GET', '/v1/openapi.json');
+  operations = [];
+  for (const [path, item] of Object.entries<Record<string, { security?: unknown[] }>>(doc.body.paths)) {
+    for (const [method, op] of Object.entries(item)) {
+      const isPublic = Array.isArray(op.security) && op.security.length === 0;
+      if (['get', 'post', 'put', 'patch', 'delete'].includes(method) && !isPublic && path.includes('{'))
+        operations.push({ method: method.toUpperCase(), path });
+    }
+  }
+});
+after(() => server.close());
+
+describe("another user on every route that names Alice's resources", () => {
+  test('every such route in the OpenAPI document has a request here', () => {
+    assert.ok(operations.length >= 25, `${operations.length} routes`);
+    const missing = operations.filter((op) => !requestFor(op.method, op.path)).map((op) => `${op.method} ${op.path}`);
+    assert.deepEqual(missing, [], 'add a valid request for these routes to requestFor()');
+  });
+
+  test("is answered 404 with nothing of Alice's, and changes nothing", async () => {
+    const before = await aliceState();
+    // Bob holds every scope, through a key and through a JWT.
+    for (const token of [bob.token, await bob.jwt()]) {
+      for (const op of operations) {
+        const spec = requestFor(op.method, op.path)!;
+        const url = aliceUrl(op.path) + (spec.query ?? '');
+        const label = `${op.method} ${url.replace(/[0-9a-f-]{36}/g, ':id')}`;
+        const res = spec.multipart
+          ? await postParts(server, token, ids.board, [{ filename: 'x.png', type: 'image/png', data: PNG }])
+          : await server.request(op.method, url, { token, body: spec.body });
+        assert.equal(res.status, 404, `${label}: ${res.status} ${res.text}`);
+        assert.equal(res.body.code, 'not_found', label);
+        assert.ok(!res.text.includes(CANARY), `${label} leaks Alice's text: ${res.text}`);
+        for (const id of Object.values(ids)) assert.ok(!res.text.includes(id), `${label} names one of Alice's ids: ${res.text}`);
+      }
+    }
+    assert.deepEqual(await aliceState(), before, "Alice's data changed");
+    // Her key still works: revoking someone else's key did nothing.
+    assert.equal((await server.request('GET', '/v1/boards', { token: alice.token })).status, 200);
+  });
+
+  test("Bob's own lists hold nothing of Alice's", async () => {
+    for (const url of ['/v1/boards?limit=100', '/v1/me/api-keys?limit=100', '/v1/me']) {
+      const res = await server.request('GET', url, { token: bob.token });
+      assert.equal(res.status, 200, res.text);
+      assert.ok(!res.text.includes(CANARY), url);
+      for (const id of Object.values(ids)) assert.ok(!res.text.includes(id), `${url} names one of Alice's ids`);
+    }
+  });
+});
