@@ -77,11 +77,10 @@ if (!bm25Only) {
   if (serverMode() === 'dist') buildServer();
   const databaseUrl = process.env.BENCH_DATABASE_URL || undefined;
   const env: Record<string, string> = databaseUrl ? { DATABASE_URL: databaseUrl } : {};
-  if (databaseUrl) {
-    await emptyDatabase(databaseUrl);
-    console.log(`database: PostgreSQL ${await serverVersion(databaseUrl)}`);
-  }
+  if (databaseUrl) await emptyDatabase(databaseUrl);
   let server = await startServerChild({ env });
+  // After the server's migrations, which create the vector extension.
+  if (databaseUrl) console.log(`database: PostgreSQL ${await serverVersion(databaseUrl)}`);
   try {
     const token = await benchApiKey(server.url, 'bench-search-quality');
     const api = new ApiClient(server.url, token);
