@@ -1,17 +1,18 @@
-// Runs the test suite a second time against PGlite served over the PostgreSQL wire protocol by
-// @electric-sql/pglite-socket on a TCP port, so the service reaches it exactly as it reaches a
-// production PostgreSQL: through DATABASE_URL and node-postgres.
+// Runs the test suite a second time through node-postgres, so the service reaches its database
+// exactly as it reaches a production PostgreSQL: through DATABASE_URL.
+//
+// With TEST_POSTGRES_URL (an admin url of a PostgreSQL 15+ server with pgvector; CI starts one with
+// scripts/postgres-test-server.sh) each test file gets a database of its own on that server, the
+// service a pool of several connections, and the files run side by side. Without it, the run goes
+// to PGlite served over the wire protocol by @electric-sql/pglite-socket on a TCP port: one
+// connection, one shared database, one file at a time.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import pg from 'pg';
 
-const db = await PGlite.create({ extensions: { vector } });
-const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 1 });
-await server.start();
-const address = server.getServerConn();
-// Every test file, or the ones named on the command line.
 const named = process.argv.slice(2);
 const files =
   named.length > 0
@@ -20,13 +21,36 @@ const files =
         .readdirSync('test')
         .filter((f) => f.endsWith('.test.ts'))
         .map((f) => `test/${f}`);
-console.log(`wire-protocol run against postgres://${address} (${files.length} files)`);
 
-const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-timeout=300000', ...files], {
-  stdio: 'inherit',
-  env: { ...process.env, TEST_DATABASE_URL: `postgres://postgres@${address}/postgres` },
-});
-const code: number = await new Promise((resolve) => child.on('exit', (c) => resolve(c ?? 1)));
-await server.stop();
-await db.close();
+const run = (env: Record<string, string>, concurrency: number): Promise<number> => {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-timeout=300000', ...files],
+    { stdio: 'inherit', env: { ...process.env, ...env } },
+  );
+  return new Promise((resolve) => child.on('exit', (c) => resolve(c ?? 1)));
+};
+
+const postgresUrl = process.env.TEST_POSTGRES_URL;
+let code: number;
+if (postgresUrl) {
+  // Databases left by an earlier run on the same server (test/helpers/wire-database.ts names them).
+  const admin = new pg.Client({ connectionString: postgresUrl });
+  await admin.connect();
+  const { rows } = await admin.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE 'bwk\\_test\\_%'");
+  for (const { datname } of rows) await admin.query(`DROP DATABASE "${datname}" WITH (FORCE)`);
+  const { rows: version } = await admin.query<{ server_version: string }>('SHOW server_version');
+  await admin.end();
+  console.log(`wire-protocol run against PostgreSQL ${version[0]?.server_version} (${files.length} files, a database each)`);
+  code = await run({ TEST_POSTGRES_URL: postgresUrl }, Number(process.env.TEST_CONCURRENCY ?? 2));
+} else {
+  const db = await PGlite.create({ extensions: { vector } });
+  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 1 });
+  await server.start();
+  const address = server.getServerConn();
+  console.log(`wire-protocol run against PGlite at postgres://${address} (${files.length} files; set TEST_POSTGRES_URL for a real server)`);
+  code = await run({ TEST_DATABASE_URL: `postgres://postgres@${address}/postgres` }, 1);
+  await server.stop();
+  await db.close();
+}
 process.exit(code);

@@ -3,7 +3,6 @@
 // with an error and no chunks; it never stays `processing`. The server runs as a child process (as
 // in durability.test.ts), on the embedded database, so the wire run skips this file.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,73 +10,21 @@ import { after, test } from 'node:test';
 import { createApiKeyForSubject } from '../src/auth/api-key-service.js';
 import { openDatabase } from '../src/db/database.js';
 import { chunkPages } from '../src/documents/chunker.js';
+import { type ChildServer, startChildServer } from './helpers/child-server.js';
+import { wireRun } from './helpers/wire-database.js';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
-const skip = process.env.TEST_DATABASE_URL ? 'the child server always uses the embedded database' : false;
+const skip = wireRun ? 'the child server always uses the embedded database' : false;
 
-interface Child {
-  proc: ChildProcess;
-  url: string;
-  exit: Promise<unknown>;
-  /** Resolves with the first log record that satisfies `match`. */
-  waitForLog(match: (record: Record<string, unknown>) => boolean): Promise<Record<string, unknown>>;
-}
-
-const children: Child[] = [];
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bwk-crash-'));
-after(() => {
-  for (const child of children) if (child.proc.exitCode === null && child.proc.signalCode === null) child.proc.kill('SIGKILL');
-  fs.rmSync(dataDir, { recursive: true, force: true });
-});
+after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
-async function startChild(env: Record<string, string>): Promise<Child> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', API_KEY_ENV: 'test', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const records: Record<string, unknown>[] = [];
-  const waiters: { match: (r: Record<string, unknown>) => boolean; resolve: (r: Record<string, unknown>) => void }[] = [];
-  let pending = '';
-  let output = '';
-  proc.stdout!.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-    pending += chunk.toString();
-    const lines = pending.split('\n');
-    pending = lines.pop()!;
-    for (const line of lines) {
-      let record: Record<string, unknown>;
-      try {
-        record = JSON.parse(line) as Record<string, unknown>;
-      } catch {
-        continue;
-      }
-      records.push(record);
-      for (const w of [...waiters])
-        if (w.match(record)) {
-          waiters.splice(waiters.indexOf(w), 1);
-          w.resolve(record);
-        }
-    }
-  });
-  proc.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exit = new Promise((resolve) => proc.on('exit', resolve));
-  const waitForLog: Child['waitForLog'] = (match) => {
-    const seen = records.find(match);
-    if (seen) return Promise.resolve(seen);
-    return new Promise((resolve, reject) => {
-      waiters.push({ match, resolve });
-      void exit.then(() => reject(new Error(`the server exited:\n${output.slice(-3000)}`)));
-    });
-  };
-  const listening = await waitForLog((r) => typeof r.msg === 'string' && r.msg.includes('listening on'));
-  const url = /listening on (http:\/\/[^\s)]+)/.exec(listening.msg as string)![1]!;
-  const child = { proc, url, exit, waitForLog };
-  children.push(child);
-  return child;
-}
-
-async function call(child: Child, token: string, method: string, urlPath: string, body?: unknown): Promise<{ status: number; body: any }> {
+async function call(
+  child: ChildServer,
+  token: string,
+  method: string,
+  urlPath: string,
+  body?: unknown,
+): Promise<{ status: number; body: any }> {
   const res = await fetch(`${child.url}${urlPath}`, {
     method,
     headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -124,13 +71,13 @@ test('kill -9 during a large vectorize job: after a restart it completes with th
   const token = (await createApiKeyForSubject(database.db, 'crash-test', { name: 'crash', scopes: ['read', 'write'] }, 'test')).raw_key;
   await database.close();
   // A short lease so the restarted server takes the job up again quickly.
-  const env = { LOG_LEVEL: 'debug', JOB_LEASE_SECONDS: '5', JOB_POLL_MS: '100' };
+  const env = { DATA_DIR: dataDir, LOG_LEVEL: 'debug', JOB_LEASE_SECONDS: '5', JOB_POLL_MS: '100' };
 
   const text = longText(2500);
   const expected = chunkPages([{ page: 1, text }], { size: 1000, overlap: 150 });
   assert.ok(expected.length > 1000, `${expected.length} chunks`);
 
-  let child = await startChild(env);
+  let child = await startChildServer(env);
   const board = (await call(child, token, 'POST', '/v1/boards', { name: 'crash' })).body.data.id as string;
   const node = (
     await call(child, token, 'POST', `/v1/boards/${board}/nodes`, {
@@ -149,7 +96,7 @@ test('kill -9 during a large vectorize job: after a restart it completes with th
   child.proc.kill('SIGKILL');
   await child.exit;
 
-  child = await startChild(env);
+  child = await startChildServer(env);
   let job: any;
   for (const deadline = Date.now() + 240_000; ; ) {
     job = (await call(child, token, 'GET', `/v1/jobs/${jobId}`)).body.data;

@@ -3,7 +3,6 @@
 // 0 and leaves a database that reopens cleanly (no lock left). The child always runs the embedded
 // PGlite, so the wire-protocol run (TEST_DATABASE_URL) skips this file: it would test the same thing.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -11,42 +10,10 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createApiKeyForSubject } from '../src/auth/api-key-service.js';
 import { openDatabase } from '../src/db/database.js';
+import { type ChildServer, startChildServer } from './helpers/child-server.js';
+import { wireRun } from './helpers/wire-database.js';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
-const skip = process.env.TEST_DATABASE_URL ? 'the child server always uses the embedded database' : false;
-
-interface Child {
-  proc: ChildProcess;
-  url: string;
-  exit: Promise<number | null>;
-  log: () => string;
-}
-
-/** Starts `src/server.ts` on DATA_DIR with a free port, and resolves once it logs its address. */
-async function startChild(dataDir: string, env: Record<string, string> = {}): Promise<Child> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', API_KEY_ENV: 'test', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const exit = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
-  const url = await new Promise<string>((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      // Complete lines only: a chunk may end mid-line.
-      for (const line of output.split('\n').slice(0, -1)) {
-        if (!line.includes('listening on')) continue;
-        const match = /listening on (http:\/\/[^\s)]+)/.exec((JSON.parse(line) as { msg: string }).msg);
-        if (match) return resolve(match[1]!);
-      }
-    };
-    proc.stdout!.on('data', onData);
-    proc.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    void exit.then((code) => reject(new Error(`server exited with ${code} before listening:\n${output}`)));
-  });
-  return { proc, url, exit, log: () => output };
-}
+const skip = wireRun ? 'the child server always uses the embedded database' : false;
 
 async function makeKey(dataDir: string): Promise<string> {
   const database = await openDatabase({ dataDir, databaseUrl: undefined, databasePoolMax: 1 });
@@ -63,7 +30,7 @@ async function makeKey(dataDir: string): Promise<string> {
   }
 }
 
-async function call(child: Child, token: string, method: string, urlPath: string, body?: unknown) {
+async function call(child: ChildServer, token: string, method: string, urlPath: string, body?: unknown) {
   const res = await fetch(`${child.url}${urlPath}`, {
     method,
     headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -75,19 +42,14 @@ async function call(child: Child, token: string, method: string, urlPath: string
 // One DATA_DIR for both tests (creating a database is the slow part); each test leaves it closed.
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bwk-durability-'));
 let token: string;
-const children: Child[] = [];
 before(async () => {
   if (!skip) token = await makeKey(dataDir);
 });
-after(() => {
-  for (const child of children) if (child.proc.exitCode === null && child.proc.signalCode === null) child.proc.kill('SIGKILL');
-  fs.rmSync(dataDir, { recursive: true, force: true });
-});
+after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
 describe('durability of the embedded database', { skip }, () => {
   test('every answered write survives kill -9', async () => {
-    const child = await startChild(dataDir);
-    children.push(child);
+    const child = await startChildServer({ DATA_DIR: dataDir });
 
     // Sequential writes: boards, nodes on them, and updates.
     const boards: { id: string; name: string }[] = [];
@@ -120,8 +82,7 @@ describe('durability of the embedded database', { skip }, () => {
     await child.exit;
 
     // The lock of the killed process is stale; the restarted server takes over and recovers.
-    const again = await startChild(dataDir);
-    children.push(again);
+    const again = await startChildServer({ DATA_DIR: dataDir });
     for (const board of boards) {
       const res = await call(again, token, 'GET', `/v1/boards/${board.id}`);
       assert.equal(res.status, 200, `board ${board.name} lost after kill -9`);
@@ -142,8 +103,7 @@ describe('durability of the embedded database', { skip }, () => {
   });
 
   test('SIGTERM drains an in-flight request, refuses new ones, exits 0 and unlocks', async () => {
-    const child = await startChild(dataDir);
-    children.push(child);
+    const child = await startChildServer({ DATA_DIR: dataDir });
     const { hostname, port } = new URL(child.url);
     const body = JSON.stringify({ name: 'in flight' });
 

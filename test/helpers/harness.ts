@@ -1,7 +1,8 @@
 // Test harness: starts the real app on a real database and a real port, and makes users, API keys
 // and JWTs. By default each server gets its own embedded database in a temporary DATA_DIR; when
-// TEST_DATABASE_URL is set (the wire-protocol run, see scripts/test-wire.ts) it uses that server
-// through node-postgres instead.
+// TEST_DATABASE_URL is set (the wire-protocol run, see scripts/test-wire.ts and wire-database.ts)
+// it uses that server through node-postgres instead.
+import { realPostgres } from './wire-database.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -77,7 +78,8 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
     API_KEY_ENV: 'test',
     RATE_LIMIT_API_KEY_PER_MINUTE: '100000',
     RATE_LIMIT_JWT_PER_MINUTE: '100000',
-    ...(process.env.TEST_DATABASE_URL ? { DATABASE_URL: process.env.TEST_DATABASE_URL, DATABASE_POOL_MAX: '1' } : {}),
+    // pglite-socket takes one connection; a real server gets a pool of several, as in production.
+    ...(process.env.TEST_DATABASE_URL ? { DATABASE_URL: process.env.TEST_DATABASE_URL, DATABASE_POOL_MAX: realPostgres ? '4' : '1' } : {}),
     ...env,
   });
   const database = await openWithRetry(config);

@@ -1,0 +1,149 @@
+// Two service processes on one PostgreSQL server and one Redis, as a scaled-out deployment runs:
+// the rate limit is one count across both, a key revoked through one is refused by the other at
+// once, and vectorize jobs posted to both are each claimed and run exactly once. Needs a real
+// PostgreSQL (the wire run with TEST_POSTGRES_URL: CI starts one) and redis-server.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { createApiKeyForSubject } from '../src/auth/api-key-service.js';
+import { openDatabase, type DatabaseHandle } from '../src/db/database.js';
+import { newId } from '../src/lib/ids.js';
+import { type ChildServer, startChildServer } from './helpers/child-server.js';
+import { redisAvailable, startRedis, type RedisServer } from './helpers/redis.js';
+import { realPostgres } from './helpers/wire-database.js';
+
+const skip = !realPostgres
+  ? 'needs a real PostgreSQL server (TEST_POSTGRES_URL)'
+  : !redisAvailable()
+    ? 'redis-server is not installed'
+    : false;
+
+const RATE_LIMIT = 20;
+
+async function call(server: ChildServer, token: string, method: string, path: string, body?: unknown) {
+  const res = await fetch(`${server.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, headers: res.headers, body: (await res.json()) as any };
+}
+
+describe('two instances on one PostgreSQL and one Redis', { skip }, () => {
+  let redis: RedisServer;
+  let database: DatabaseHandle;
+  let one: ChildServer;
+  let two: ChildServer;
+
+  before(async () => {
+    redis = await startRedis();
+    const env = {
+      DATABASE_URL: process.env.TEST_DATABASE_URL!,
+      DATABASE_POOL_MAX: '4',
+      REDIS_URL: redis.url,
+      RATE_LIMIT_API_KEY_PER_MINUTE: String(RATE_LIMIT),
+      JOB_POLL_MS: '50',
+    };
+    // One after the other: the first runs the migrations.
+    one = await startChildServer(env);
+    two = await startChildServer(env);
+    database = await openDatabase({ databaseUrl: process.env.TEST_DATABASE_URL, databasePoolMax: 1, dataDir: '' });
+  });
+  after(async () => {
+    await database?.close();
+    await redis?.stop();
+  });
+
+  const newKey = async () => createApiKeyForSubject(database.db, newId(), { name: 'multi', scopes: ['read', 'write', 'admin'] }, 'test');
+
+  test('the rate limit is one count across both instances', async () => {
+    const { raw_key: token } = await newKey();
+    for (let i = 1; i <= RATE_LIMIT; i++) {
+      const res = await call(i % 2 ? one : two, token, 'GET', '/v1/boards');
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.equal(res.headers.get('ratelimit-remaining'), String(RATE_LIMIT - i));
+    }
+    for (const server of [one, two]) {
+      const res = await call(server, token, 'GET', '/v1/boards');
+      assert.equal(res.status, 429, JSON.stringify(res.body));
+      assert.equal(res.body.code, 'rate_limited');
+    }
+  });
+
+  test('a key revoked through one instance is refused by the other at once', async () => {
+    const key = await newKey();
+    assert.equal((await call(two, key.raw_key, 'GET', '/v1/boards')).status, 200);
+    const revoked = await call(one, key.raw_key, 'DELETE', `/v1/me/api-keys/${key.id}`);
+    assert.equal(revoked.status, 200, JSON.stringify(revoked.body));
+    const refused = await call(two, key.raw_key, 'GET', '/v1/boards');
+    assert.equal(refused.status, 401, JSON.stringify(refused.body));
+    assert.equal(refused.body.code, 'unauthorized');
+  });
+
+  test('vectorize jobs posted to both instances are each claimed and run exactly once', async () => {
+    // A user per instance, so no request meets the rate limit of the test above.
+    const owners = [await newKey(), await newKey()];
+    const jobs: { id: string; node: string }[] = [];
+    for (const [i, server] of [one, two].entries()) {
+      const token = owners[i]!.raw_key;
+      const board = (await call(server, token, 'POST', '/v1/boards', { name: `board ${i}` })).body.data.id as string;
+      for (let n = 0; n < 3; n++) {
+        const node = (
+          await call(server, token, 'POST', `/v1/boards/${board}/nodes`, {
+            type: 'note',
+            position: { x: n * 300, y: 0 },
+            data: { text: `note ${n}`, label: `Note ${n}` },
+          })
+        ).body.data.id as string;
+        const text = Array.from({ length: 40 }, (_, p) => `Paragraph ${p} of note ${n} on board ${i} about harbours and engines.`).join(
+          '\n\n',
+        );
+        const posted = await call(server, token, 'POST', `/v1/boards/${board}/documents`, { text, node_id: node });
+        assert.equal(posted.status, 202, JSON.stringify(posted.body));
+        jobs.push({ id: posted.body.data.id, node });
+      }
+    }
+
+    // Polled in the database: the API would count against the rate limit.
+    for (const deadline = Date.now() + 120_000; ; ) {
+      const open = await database.db
+        .selectFrom('jobs')
+        .select('id')
+        .where(
+          'id',
+          'in',
+          jobs.map((j) => j.id),
+        )
+        .where('status', '=', 'processing')
+        .execute();
+      if (open.length === 0) break;
+      assert.ok(Date.now() < deadline, `jobs still processing: ${open.map((j) => j.id).join(', ')}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+
+    // Each claimed once: one attempt, and one set of chunks per node (none written twice).
+    const rows = await database.db
+      .selectFrom('jobs')
+      .select(['id', 'attempts', 'status', 'error'])
+      .where(
+        'id',
+        'in',
+        jobs.map((j) => j.id),
+      )
+      .execute();
+    assert.equal(rows.length, jobs.length);
+    for (const row of rows) {
+      assert.equal(row.status, 'completed', `job ${row.id}: ${row.error}`);
+      assert.equal(row.attempts, 1, `job ${row.id} was claimed ${row.attempts} times`);
+    }
+    for (const job of jobs) {
+      const chunks = await database.db
+        .selectFrom('document_chunks')
+        .select(['content', 'set_id'])
+        .where('node_id', '=', job.node)
+        .execute();
+      assert.ok(chunks.length > 0, `node ${job.node} has no chunks`);
+      assert.equal(new Set(chunks.map((c) => c.set_id)).size, 1, `node ${job.node} has chunks of two runs`);
+      assert.equal(new Set(chunks.map((c) => c.content)).size, chunks.length, `node ${job.node} has a chunk written twice`);
+    }
+  });
+});
