@@ -2,6 +2,7 @@
 // and JWTs. By default each server gets its own embedded database in a temporary DATA_DIR; when
 // TEST_DATABASE_URL is set (the wire-protocol run, see scripts/test-wire.ts and wire-database.ts)
 // it uses that server through node-postgres instead.
+import { seedEmbeddedDatabase } from './embedded-template.js';
 import { realPostgres } from './wire-database.js';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -82,6 +83,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
     ...(process.env.TEST_DATABASE_URL ? { DATABASE_URL: process.env.TEST_DATABASE_URL, DATABASE_POOL_MAX: realPostgres ? '4' : '1' } : {}),
     ...env,
   });
+  if (config.databaseUrl === undefined) await seedEmbeddedDatabase(config.dataDir);
   const database = await openWithRetry(config);
   const built = await buildApp(config, database);
   const address = await built.app.listen({ port: 0, host: '127.0.0.1' });

@@ -1,0 +1,46 @@
+// A migrated embedded database to start test servers from. Creating one (PGlite's initdb and every
+// migration) costs several times what opening a copy does, and most test servers want nothing but
+// an empty, migrated database. The first test process that needs it builds it once in the system's
+// temporary directory, under a name that changes with the migrations and the PGlite version; every
+// server then starts on a copy. Tests of the first start itself (durability, crash) open their own.
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { openDatabase } from '../../src/db/database.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+function templateKey(): string {
+  const hash = createHash('sha256');
+  const migrations = path.join(ROOT, 'src/db/migrations');
+  for (const name of fs.readdirSync(migrations).sort()) hash.update(name).update(fs.readFileSync(path.join(migrations, name)));
+  for (const pkg of ['@electric-sql/pglite', '@electric-sql/pglite-pgvector'])
+    hash.update(fs.readFileSync(path.join(ROOT, 'node_modules', pkg, 'package.json')));
+  return hash.digest('hex').slice(0, 16);
+}
+
+let template: Promise<string> | undefined;
+
+async function buildTemplate(): Promise<string> {
+  const dir = path.join(os.tmpdir(), `bwk-test-template-${templateKey()}`);
+  if (fs.existsSync(path.join(dir, 'ready'))) return dir;
+  const building = fs.mkdtempSync(`${dir}-building-`);
+  const database = await openDatabase({ dataDir: building, databaseUrl: undefined, databasePoolMax: 1 });
+  await database.close();
+  fs.writeFileSync(path.join(building, 'ready'), '');
+  try {
+    fs.renameSync(building, dir);
+  } catch {
+    // Another test process finished first; its template is the same.
+    fs.rmSync(building, { recursive: true, force: true });
+  }
+  return dir;
+}
+
+/** Gives an empty DATA_DIR a copy of the migrated template database; leaves one in use alone. */
+export async function seedEmbeddedDatabase(dataDir: string): Promise<void> {
+  if (fs.existsSync(path.join(dataDir, 'pg'))) return;
+  template ??= buildTemplate();
+  fs.cpSync(path.join(await template, 'pg'), path.join(dataDir, 'pg'), { recursive: true });
+}
