@@ -1,6 +1,7 @@
 // Typed configuration: every environment variable the service reads is read here, validated once at
 // start, and reported with a clear message when wrong. The README's configuration table mirrors this.
 import { isIP } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -42,6 +43,10 @@ export interface Config {
   jobLeaseSeconds: number;
   jobMaxAttempts: number;
   jobPollMs: number;
+  /** Jobs one process runs at once (JOB_CONCURRENCY). */
+  jobConcurrency: number;
+  /** Unfinished jobs a user may have; one more is refused with 429 (JOB_MAX_QUEUED_PER_USER). */
+  jobMaxQueuedPerUser: number;
   /** Searches over at most this many chunks scan exactly; larger ones use the HNSW index. */
   searchExactMaxChunks: number;
   /** Largest asset upload in bytes (ASSET_MAX_BYTES). */
@@ -246,10 +251,22 @@ export function loadConfig(env: Env = process.env): Config {
     jobLeaseSeconds: int(env, 'JOB_LEASE_SECONDS', 60, 5, 3600),
     jobMaxAttempts: int(env, 'JOB_MAX_ATTEMPTS', 3, 1, 100),
     jobPollMs: int(env, 'JOB_POLL_MS', 1000, 10, 60_000),
+    jobConcurrency: int(env, 'JOB_CONCURRENCY', defaultJobConcurrency(env), 1, 64),
+    jobMaxQueuedPerUser: int(env, 'JOB_MAX_QUEUED_PER_USER', 20, 1, 1_000_000),
     searchExactMaxChunks: int(env, 'SEARCH_EXACT_MAX_CHUNKS', 3000, 0, 10_000_000),
     ...llmConfig(env),
     ...authConfig(env),
   };
+}
+
+/**
+ * One job per core, at most four, on PostgreSQL. On the embedded database two: every statement
+ * shares its one connection and the local embedder shares the one JavaScript thread, so more slots
+ * add no throughput, but a second slot lets a small job run beside a large one instead of after it.
+ */
+function defaultJobConcurrency(env: Env): number {
+  const cores = os.availableParallelism();
+  return str(env, 'DATABASE_URL') === undefined ? Math.min(2, cores) : Math.max(1, Math.min(4, cores));
 }
 
 function authConfig(env: Env) {

@@ -86,6 +86,12 @@ export interface JobsTable {
   updated_at: Date;
 }
 
+/** When a worker last took up one of the user's jobs (0009-job-turns.ts): the fair-share rotation. */
+export interface JobTurnsTable {
+  user_id: string;
+  served_at: Date | null;
+}
+
 export interface DocumentChunksTable {
   id: string;
   board_id: string;
@@ -203,6 +209,7 @@ export interface Database {
   edges: EdgesTable;
   idempotency_keys: IdempotencyKeysTable;
   jobs: JobsTable;
+  job_turns: JobTurnsTable;
   document_chunks: DocumentChunksTable;
   chunk_sets: ChunkSetsTable;
   board_terms: BoardTermsTable;
