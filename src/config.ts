@@ -2,6 +2,7 @@
 // start, and reported with a clear message when wrong. The README's configuration table mirrors this.
 import { isIP } from 'node:net';
 import os from 'node:os';
+import type { BoardBounds } from './boards/board-bounds.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -49,6 +50,8 @@ export interface Config {
   jobMaxQueuedPerUser: number;
   /** Searches over at most this many chunks scan exactly; larger ones use the HNSW index. */
   searchExactMaxChunks: number;
+  /** A board's most nodes, edges and bytes of node and edge data (BOARD_MAX_NODES, BOARD_MAX_EDGES, BOARD_MAX_DATA_BYTES). */
+  boardBounds: BoardBounds;
   /** Largest asset upload in bytes (ASSET_MAX_BYTES). */
   assetMaxBytes: number;
   /** Base of asset file URLs (PUBLIC_BASE_URL); unset: taken from each request's Host. */
@@ -231,6 +234,13 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
     shutdownGraceSeconds: int(env, 'SHUTDOWN_GRACE_SECONDS', 10, 0, 3600),
+    // Sized so the full board read stays within tens of megabytes: 10,000 nodes and 20,000 edges is
+    // the benchmark board (bench/), 50 MiB of data about 100 times a typical board's.
+    boardBounds: {
+      maxNodes: int(env, 'BOARD_MAX_NODES', 10_000, 1, 1_000_000),
+      maxEdges: int(env, 'BOARD_MAX_EDGES', 20_000, 0, 2_000_000),
+      maxDataBytes: int(env, 'BOARD_MAX_DATA_BYTES', 50 * 1024 * 1024, 1024, 2 * 1024 * 1024 * 1024),
+    },
     assetMaxBytes: int(env, 'ASSET_MAX_BYTES', 50 * 1024 * 1024, 1, 5 * 1024 * 1024 * 1024),
     publicBaseUrl: url(env, 'PUBLIC_BASE_URL', ['http:', 'https:'])?.replace(/\/+$/, ''),
     s3: s3Config(env),

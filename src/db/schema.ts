@@ -33,6 +33,11 @@ export interface BoardsTable {
   viewport_y: number;
   viewport_zoom: number;
   view_mode: string;
+  /** Running totals kept by triggers (0010-board-totals.ts), checked against the board's bounds. */
+  node_count: ColumnType<number, never, never>;
+  edge_count: ColumnType<number, never, never>;
+  /** Bytes of node and edge data (the length of their JSON text). */
+  data_bytes: ColumnType<number, never, never>;
   created_at: Date;
   updated_at: Date;
 }
@@ -44,6 +49,8 @@ export interface NodesTable {
   position_x: number;
   position_y: number;
   node_data: Json;
+  /** Generated: the length of node_data's JSON text. */
+  data_bytes: ColumnType<number, never, never>;
   parent_node_id: string | null;
   created_at: Date;
   updated_at: Date;
@@ -56,6 +63,8 @@ export interface EdgesTable {
   target_node_id: string;
   edge_type: string;
   edge_data: Json;
+  /** Generated: the length of edge_data's JSON text. */
+  data_bytes: ColumnType<number, never, never>;
   created_at: Date;
   updated_at: Date;
 }
