@@ -50,7 +50,7 @@ export interface Config {
   jobMaxQueuedPerUser: number;
   /** Searches over at most this many chunks scan exactly; larger ones use the HNSW index. */
   searchExactMaxChunks: number;
-  /** A board's most nodes, edges and bytes of node and edge data (BOARD_MAX_NODES, BOARD_MAX_EDGES, BOARD_MAX_DATA_BYTES). */
+  /** A board's most nodes, edges, bytes of node and edge data, bytes of asset files (BOARD_MAX_NODES, …_EDGES, …_DATA_BYTES, …_ASSET_BYTES). */
   boardBounds: BoardBounds;
   /** Largest asset upload in bytes (ASSET_MAX_BYTES). */
   assetMaxBytes: number;
@@ -240,6 +240,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxNodes: int(env, 'BOARD_MAX_NODES', 10_000, 1, 1_000_000),
       maxEdges: int(env, 'BOARD_MAX_EDGES', 20_000, 0, 2_000_000),
       maxDataBytes: int(env, 'BOARD_MAX_DATA_BYTES', 50 * 1024 * 1024, 1024, 2 * 1024 * 1024 * 1024),
+      maxAssetBytes: int(env, 'BOARD_MAX_ASSET_BYTES', 1024 * 1024 * 1024, 1, 1024 * 1024 * 1024 * 1024),
     },
     assetMaxBytes: int(env, 'ASSET_MAX_BYTES', 50 * 1024 * 1024, 1, 5 * 1024 * 1024 * 1024),
     publicBaseUrl: url(env, 'PUBLIC_BASE_URL', ['http:', 'https:'])?.replace(/\/+$/, ''),

@@ -1,4 +1,4 @@
-// A board's bounds (BOARD_MAX_NODES, BOARD_MAX_EDGES, BOARD_MAX_DATA_BYTES): a write that would go
+// A board's bounds (BOARD_MAX_NODES, BOARD_MAX_EDGES, BOARD_MAX_DATA_BYTES, BOARD_MAX_ASSET_BYTES): a write that would go
 // past one answers 409 conflict naming the limit and the board's figure, and writes nothing;
 // concurrent writes cannot both slip past; a duplicate stays within the bounds; the totals the
 // bounds are checked against follow every write, cascades included.
@@ -6,13 +6,19 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '../src/config.js';
 import { newId, now } from '../src/lib/ids.js';
+import { PNG, postParts } from './helpers/assets.js';
 import { isErrorEnvelope, startServer, type TestServer, type TestUser } from './helpers/harness.js';
 
 let server: TestServer;
 let user: TestUser;
 
 before(async () => {
-  server = await startServer({ BOARD_MAX_NODES: '3', BOARD_MAX_EDGES: '2', BOARD_MAX_DATA_BYTES: '4096' });
+  server = await startServer({
+    BOARD_MAX_NODES: '3',
+    BOARD_MAX_EDGES: '2',
+    BOARD_MAX_DATA_BYTES: '4096',
+    BOARD_MAX_ASSET_BYTES: String(PNG.length * 2 + 10),
+  });
   user = await server.user();
 });
 after(() => server.close());
@@ -185,6 +191,43 @@ describe('board bounds', () => {
     assert.equal((await server.request('DELETE', `/v1/boards/${board}/nodes/${a}`, { token: user.token })).status, 200);
   });
 
+  test('past BOARD_MAX_ASSET_BYTES an upload is 409 and stores nothing', async () => {
+    const board = await server.makeBoard(user);
+    const upload = () => postParts(server, user.token, board, [{ filename: 'dot.png', type: 'image/png', data: PNG }]);
+    const max = PNG.length * 2 + 10;
+    assert.equal((await upload()).status, 201);
+    assert.equal((await upload()).status, 201);
+    // Room left, but less than the file: refused once its size is known.
+    assertRefused(
+      await upload(),
+      new RegExp(`at most ${max} bytes of asset files; this board has ${PNG.length * 2} and this file would make it ${PNG.length * 3}`),
+    );
+    const stored = async () =>
+      (await server.database.db.selectFrom('assets').select('size').where('board_id', '=', board).execute()).length;
+    assert.equal(await stored(), 2, 'no row, not even a reservation, is left');
+    const list = await server.request('GET', `/v1/boards/${board}/assets`, { token: user.token });
+    assert.equal(list.body.data.length, 2);
+    // A board whose files fill the bound (one lowered since) is refused before the file is read.
+    const full = await server.makeBoard(user);
+    await server.database.db
+      .insertInto('assets')
+      .values({
+        storage_path: `${user.userId}/${full}/1-big.png`,
+        board_id: full,
+        user_id: user.userId,
+        filename: '1-big.png',
+        content_type: 'image/png',
+        size: max,
+        access_token: 'token',
+        created_at: now(),
+      })
+      .execute();
+    assertRefused(
+      await postParts(server, user.token, full, [{ filename: 'dot.png', type: 'image/png', data: PNG }]),
+      new RegExp(`at most ${max} bytes of asset files; this board has ${max}, no room for another file`),
+    );
+  });
+
   test('the full board read streams the whole board as one JSON document', async () => {
     const board = await server.makeBoard(user);
     const a = (await addNode(board, 'one')).body.data.id;
@@ -201,7 +244,12 @@ describe('board bounds', () => {
   });
 
   test('the bounds are settings checked at start', () => {
-    assert.deepEqual(loadConfig({}).boardBounds, { maxNodes: 10_000, maxEdges: 20_000, maxDataBytes: 50 * 1024 * 1024 });
+    assert.deepEqual(loadConfig({}).boardBounds, {
+      maxNodes: 10_000,
+      maxEdges: 20_000,
+      maxDataBytes: 50 * 1024 * 1024,
+      maxAssetBytes: 1024 * 1024 * 1024,
+    });
     assert.throws(() => loadConfig({ BOARD_MAX_NODES: '0' }), /BOARD_MAX_NODES must be between 1 and 1000000, got 0/);
     assert.throws(() => loadConfig({ BOARD_MAX_EDGES: 'lots' }), /BOARD_MAX_EDGES must be a whole number/);
     assert.throws(() => loadConfig({ BOARD_MAX_DATA_BYTES: '10' }), /BOARD_MAX_DATA_BYTES must be between 1024/);

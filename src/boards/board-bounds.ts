@@ -4,6 +4,8 @@
 // size. The totals live on the board row (0010-board-totals.ts); every write that adds to a board
 // checks them after its change, in its own transaction and behind the board lock, so two
 // concurrent writes cannot both slip past a bound, and a refused write leaves nothing behind.
+// Asset files have their own bound, BOARD_MAX_ASSET_BYTES, checked as an upload is completed.
+import { sql } from 'kysely';
 import type { Executor } from '../db/schema.js';
 import { conflict } from '../errors.js';
 
@@ -11,6 +13,8 @@ export interface BoardBounds {
   maxNodes: number;
   maxEdges: number;
   maxDataBytes: number;
+  /** Bytes of asset files on one board. */
+  maxAssetBytes: number;
 }
 
 export interface BoardTotals {
@@ -63,3 +67,32 @@ const checks = (bounds: BoardBounds) =>
     ['edges', bounds.maxEdges, 'edge_count'],
     ['bytes of node and edge data', bounds.maxDataBytes, 'data_bytes'],
   ] as const;
+
+/**
+ * Refuses an asset of `adding` bytes that would take the board's stored files past their bound
+ * (409 conflict); without `adding` (before the file is read), refuses when the files already fill
+ * it. Call inside the transaction that completes the upload: the board row is locked here, so two
+ * uploads finishing at once are counted one after the other.
+ */
+export async function assertAssetRoom(trx: Executor, boardId: string, bounds: BoardBounds, adding?: number): Promise<void> {
+  await sql`SELECT 1 FROM boards WHERE id = ${boardId} FOR NO KEY UPDATE`.execute(trx);
+  const { stored } = await trx
+    .selectFrom('assets')
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('size'), eb.lit(0)).as('stored'))
+    .where('board_id', '=', boardId)
+    .where('size', 'is not', null)
+    .executeTakeFirstOrThrow();
+  const limit = bounds.maxAssetBytes;
+  if (adding === undefined) {
+    if (Number(stored) >= limit) {
+      throw conflict(`A board may hold at most ${limit} bytes of asset files; this board has ${Number(stored)}, no room for another file`);
+    }
+    return;
+  }
+  const total = Number(stored) + adding;
+  if (total > limit) {
+    throw conflict(
+      `A board may hold at most ${bounds.maxAssetBytes} bytes of asset files; this board has ${Number(stored)} and this file would make it ${total}`,
+    );
+  }
+}
