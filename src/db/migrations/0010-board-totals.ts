@@ -6,7 +6,8 @@
 // A row's data size is a stored generated column (the length of its JSON text, which is what the full
 // board read sends), computed when the data is written, so the triggers never read the data itself.
 // Content writes lock the board row first (src/nodes/content-write.ts), so the totals a write reads
-// after its change are exact until it commits.
+// after its change are exact until it commits. Adding the generated columns rewrites the nodes and
+// edges tables once.
 import { sql, type Kysely } from 'kysely';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
