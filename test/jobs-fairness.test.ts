@@ -133,6 +133,42 @@ describe('job concurrency', () => {
   });
 });
 
+describe('jobs for one node side by side', () => {
+  test('the job queued last decides what the node keeps, whichever finishes first', async () => {
+    const server = await start({ JOB_CONCURRENCY: '2' });
+    try {
+      const user = await server.user();
+      const board = await server.makeBoard(user);
+      const node = await server.request('POST', `/v1/boards/${board}/nodes`, {
+        token: user.token,
+        body: { type: 'note', position: { x: 0, y: 0 }, data: { text: 'n' } },
+      });
+      const post = (label: string) =>
+        server.request('POST', `/v1/boards/${board}/documents`, {
+          token: user.token,
+          body: { text: text(label, 1), node_id: node.body.data.id },
+        });
+      fake.holding = true;
+      const older = await post('older');
+      const newer = await post('newer');
+      await heldRequests(2);
+      // The newer job finishes first, the older one after it.
+      fake.release((input) => jobOf(input) === 'newer');
+      assert.equal((await server.waitForJob(newer.body.data.id, user.token)).status, 'completed');
+      fake.release();
+      assert.equal((await server.waitForJob(older.body.data.id, user.token)).status, 'completed');
+      const chunks = await server.request('GET', `/v1/boards/${board}/documents?node_id=${node.body.data.id}`, { token: user.token });
+      assert.deepEqual(
+        chunks.body.data.map((c: any) => jobOf([c.content])),
+        ['newer'],
+      );
+    } finally {
+      fake.release();
+      await server.close();
+    }
+  });
+});
+
 describe('queued jobs per user', () => {
   test('past JOB_MAX_QUEUED_PER_USER unfinished jobs a new one is refused with 429 and nothing is queued', async () => {
     const server = await start({ JOB_CONCURRENCY: '1', JOB_MAX_QUEUED_PER_USER: '2' });

@@ -13,8 +13,8 @@ export interface FakeEmbeddings {
   holding: boolean;
   /** The batches of the requests now waiting. */
   held: string[][];
-  /** Answers the waiting requests and stops holding. */
-  release(): void;
+  /** Answers the waiting requests and stops holding; with `match`, answers only the requests it picks and keeps holding. */
+  release(match?: (input: string[]) => boolean): void;
   close(): Promise<void>;
 }
 
@@ -41,17 +41,19 @@ export async function startFakeEmbeddings(
   dims: number,
   vector: (text: string, dims: number) => number[] = fakeVector,
 ): Promise<FakeEmbeddings> {
-  const waiting: (() => void)[] = [];
+  let waiting: { input: string[]; answer: () => void }[] = [];
   const fake: FakeEmbeddings = {
     url: '',
     batches: [],
     failing: false,
     holding: false,
     held: [],
-    release() {
-      fake.holding = false;
-      fake.held = [];
-      for (const answer of waiting.splice(0)) answer();
+    release(match) {
+      const picked = match ? waiting.filter((w) => match(w.input)) : waiting;
+      if (!match) fake.holding = false;
+      waiting = waiting.filter((w) => !picked.includes(w));
+      fake.held = waiting.map((w) => w.input);
+      for (const w of picked) w.answer();
     },
     close: async () => {},
   };
@@ -64,7 +66,7 @@ export async function startFakeEmbeddings(
       const parsed = JSON.parse(body) as { model: string; input: string[] };
       if (fake.holding) {
         fake.held.push(parsed.input);
-        waiting.push(() => answer(parsed));
+        waiting.push({ input: parsed.input, answer: () => answer(parsed) });
       } else {
         answer(parsed);
       }
