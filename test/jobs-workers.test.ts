@@ -1,6 +1,8 @@
 // Several job workers on one database, as several processes would run them: every job is claimed
 // once, and users are served in turn across the workers. The workers here run a test job type on a
 // database with no app attached, so the order they take jobs up in is all the test looks at.
+// Against a real PostgreSQL, TEST_DATABASE_URL=… TEST_DATABASE_POOL_MAX=4 gives the workers
+// connections of their own, so their claims truly run at the same time.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -21,7 +23,9 @@ const silent = {
 
 test('two workers with two slots each claim every job once and serve users in turn', async (t) => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bwk-workers-'));
-  const database = await openDatabase({ dataDir, databaseUrl: process.env.TEST_DATABASE_URL, databasePoolMax: 4 });
+  // Several connections where the server takes them (the wire run's server takes one at a time).
+  const poolMax = Number(process.env.TEST_DATABASE_POOL_MAX ?? 1);
+  const database = await openDatabase({ dataDir, databaseUrl: process.env.TEST_DATABASE_URL, databasePoolMax: poolMax });
   const workers: JobWorker[] = [];
   try {
     const db = database.db;
