@@ -89,7 +89,12 @@ export async function buildApp(config: Config, database: DatabaseHandle): Promis
   const jobs = new JobWorker(
     database.db,
     jobHandlers,
-    { leaseSeconds: config.jobLeaseSeconds, maxAttempts: config.jobMaxAttempts, pollMs: config.jobPollMs },
+    {
+      leaseSeconds: config.jobLeaseSeconds,
+      maxAttempts: config.jobMaxAttempts,
+      pollMs: config.jobPollMs,
+      concurrency: config.jobConcurrency,
+    },
     app.log,
   );
   const services: Services = { config, db: database.db, authenticator, embedder, jobs, storage };

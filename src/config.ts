@@ -1,6 +1,8 @@
 // Typed configuration: every environment variable the service reads is read here, validated once at
 // start, and reported with a clear message when wrong. The README's configuration table mirrors this.
 import { isIP } from 'node:net';
+import os from 'node:os';
+import type { BoardBounds } from './boards/board-bounds.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -42,8 +44,14 @@ export interface Config {
   jobLeaseSeconds: number;
   jobMaxAttempts: number;
   jobPollMs: number;
+  /** Jobs one process runs at once (JOB_CONCURRENCY). */
+  jobConcurrency: number;
+  /** Unfinished jobs a user may have; one more is refused with 429 (JOB_MAX_QUEUED_PER_USER). */
+  jobMaxQueuedPerUser: number;
   /** Searches over at most this many chunks scan exactly; larger ones use the HNSW index. */
   searchExactMaxChunks: number;
+  /** A board's most nodes, edges, bytes of node and edge data, bytes of asset files (BOARD_MAX_NODES, …_EDGES, …_DATA_BYTES, …_ASSET_BYTES). */
+  boardBounds: BoardBounds;
   /** Largest asset upload in bytes (ASSET_MAX_BYTES). */
   assetMaxBytes: number;
   /** Base of asset file URLs (PUBLIC_BASE_URL); unset: taken from each request's Host. */
@@ -226,6 +234,14 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
     shutdownGraceSeconds: int(env, 'SHUTDOWN_GRACE_SECONDS', 10, 0, 3600),
+    // Sized so the full board read stays within tens of megabytes: 10,000 nodes and 20,000 edges is
+    // the benchmark board (bench/), 50 MiB of data about 100 times a typical board's.
+    boardBounds: {
+      maxNodes: int(env, 'BOARD_MAX_NODES', 10_000, 1, 1_000_000),
+      maxEdges: int(env, 'BOARD_MAX_EDGES', 20_000, 0, 2_000_000),
+      maxDataBytes: int(env, 'BOARD_MAX_DATA_BYTES', 50 * 1024 * 1024, 1024, 2 * 1024 * 1024 * 1024),
+      maxAssetBytes: int(env, 'BOARD_MAX_ASSET_BYTES', 1024 * 1024 * 1024, 1, 1024 * 1024 * 1024 * 1024),
+    },
     assetMaxBytes: int(env, 'ASSET_MAX_BYTES', 50 * 1024 * 1024, 1, 5 * 1024 * 1024 * 1024),
     publicBaseUrl: url(env, 'PUBLIC_BASE_URL', ['http:', 'https:'])?.replace(/\/+$/, ''),
     s3: s3Config(env),
@@ -246,10 +262,22 @@ export function loadConfig(env: Env = process.env): Config {
     jobLeaseSeconds: int(env, 'JOB_LEASE_SECONDS', 60, 5, 3600),
     jobMaxAttempts: int(env, 'JOB_MAX_ATTEMPTS', 3, 1, 100),
     jobPollMs: int(env, 'JOB_POLL_MS', 1000, 10, 60_000),
+    jobConcurrency: int(env, 'JOB_CONCURRENCY', defaultJobConcurrency(env), 1, 64),
+    jobMaxQueuedPerUser: int(env, 'JOB_MAX_QUEUED_PER_USER', 20, 1, 1_000_000),
     searchExactMaxChunks: int(env, 'SEARCH_EXACT_MAX_CHUNKS', 3000, 0, 10_000_000),
     ...llmConfig(env),
     ...authConfig(env),
   };
+}
+
+/**
+ * One job per core, at most four, on PostgreSQL. On the embedded database two: every statement
+ * shares its one connection and the local embedder shares the one JavaScript thread, so more slots
+ * add no throughput, but a second slot lets a small job run beside a large one instead of after it.
+ */
+function defaultJobConcurrency(env: Env): number {
+  const cores = os.availableParallelism();
+  return str(env, 'DATABASE_URL') === undefined ? Math.min(2, cores) : Math.max(1, Math.min(4, cores));
 }
 
 function authConfig(env: Env) {

@@ -870,6 +870,15 @@ export interface paths {
                     };
                 };
                 /** @description Error envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error envelope */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -1138,6 +1147,15 @@ export interface paths {
                 };
                 /** @description Error envelope */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error envelope */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1514,6 +1532,15 @@ export interface paths {
                     };
                 };
                 /** @description Error envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error envelope */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -1811,6 +1838,15 @@ export interface paths {
                     };
                 };
                 /** @description Error envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error envelope */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -1944,6 +1980,15 @@ export interface paths {
                 };
                 /** @description Error envelope */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error envelope */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };

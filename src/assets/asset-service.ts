@@ -6,6 +6,7 @@ import { pipeline, Readable, Transform } from 'node:stream';
 import { fileTypeFromBuffer } from 'file-type';
 import type { Principal } from '../auth/principal.js';
 import { assertOwner, findVisibleBoard } from '../boards/access.js';
+import { assertAssetRoom, type BoardBounds } from '../boards/board-bounds.js';
 import type { AssetsTable, Db, Executor } from '../db/schema.js';
 import { ApiError, invalid, notFound } from '../errors.js';
 import { now } from '../lib/ids.js';
@@ -132,6 +133,7 @@ export async function uploadAsset(
   boardId: string,
   file: UploadedFile,
   maxBytes: number,
+  bounds: BoardBounds,
   baseUrl: string,
 ): Promise<AssetView> {
   let sniffed: Sniffed;
@@ -150,6 +152,14 @@ export async function uploadAsset(
   if (declared !== undefined && declared !== detected) {
     sniffed.discard();
     throw new ApiError('unsupported_media_type', `The file's declared type ${declared} does not match its contents (${detected})`);
+  }
+
+  // A board whose files already fill its bound is refused before the file is stored.
+  try {
+    await assertAssetRoom(deps.db, boardId, bounds);
+  } catch (error) {
+    sniffed.discard();
+    throw error;
   }
 
   const name = safeOriginalName(file.filename, detected);
@@ -192,7 +202,17 @@ export async function uploadAsset(
     }
     throw error;
   }
-  const done = await deps.db.updateTable('assets').set({ size }).where('storage_path', '=', path).returningAll().executeTakeFirst();
+  let done: AssetsTable | undefined;
+  try {
+    done = await deps.db.transaction().execute(async (trx) => {
+      await assertAssetRoom(trx, boardId, bounds, size);
+      return trx.updateTable('assets').set({ size }).where('storage_path', '=', path).returningAll().executeTakeFirst();
+    });
+  } catch (error) {
+    await deps.storage.delete(path).catch(() => {});
+    await deps.db.deleteFrom('assets').where('storage_path', '=', path).where('size', 'is', null).execute();
+    throw error;
+  }
   if (!done) {
     // The board was deleted while the file streamed.
     await deps.storage.delete(path).catch(() => {});

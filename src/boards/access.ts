@@ -1,11 +1,11 @@
 // Who may see and change a board. Callers see their own boards and public boards; anything else is
 // "Board not found", so the existence of another user's private board never shows.
-import { sql, type RawBuilder, type SqlBool } from 'kysely';
+import { sql, type RawBuilder, type Selectable, type SqlBool } from 'kysely';
 import type { Principal } from '../auth/principal.js';
 import type { BoardsTable, Executor } from '../db/schema.js';
 import { forbidden, notFound } from '../errors.js';
 
-export type BoardRow = BoardsTable;
+export type BoardRow = Selectable<BoardsTable>;
 
 /**
  * The rule for seeing a board, in SQL: the caller owns it, or it is public. `board` names the

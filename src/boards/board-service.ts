@@ -6,6 +6,7 @@ import { invalid } from '../errors.js';
 import { newId, now } from '../lib/ids.js';
 import { applyPage, toPage, type Page, type PageRequest } from '../lib/pagination.js';
 import { assertOwner, findVisibleBoard, isOwner, type BoardRow } from './access.js';
+import { assertCopyFits, assertWithinBounds, type BoardBounds } from './board-bounds.js';
 import { invalidatingBoard } from '../nodes/node-cache.js';
 import { copyBoardChunks } from '../documents/chunk-copy.js';
 
@@ -97,12 +98,15 @@ export async function listBoards(db: Db, principal: Principal, page: PageRequest
 /**
  * The single-board read. For the owner the answer carries flow_state, which PostgreSQL assembles
  * as JSON text from the nodes and edges (the one source of truth), so a board of tens of thousands
- * of nodes is never parsed and re-serialised in the service. Returns the full envelope as JSON text.
+ * of nodes is never parsed and re-serialised in the service. Returns the full envelope as pieces of
+ * JSON text, to be sent one after the other: the node and edge lists are never copied into one
+ * string. Its size is bounded by the board bounds (board-bounds.ts): at most BOARD_MAX_DATA_BYTES
+ * of data plus about 150 bytes per node and edge.
  */
-export async function readBoardJson(db: Db, principal: Principal, boardId: string): Promise<string> {
+export async function readBoardJson(db: Db, principal: Principal, boardId: string): Promise<string[]> {
   const board = await findVisibleBoard(db, principal, boardId);
   const view = toBoardView(board);
-  if (!isOwner(board, principal)) return JSON.stringify({ object: 'board', data: view });
+  if (!isOwner(board, principal)) return [JSON.stringify({ object: 'board', data: view })];
   const { rows } = await sql<{ nodes: string; edges: string }>`
     SELECT
       (SELECT coalesce(json_agg(
@@ -120,8 +124,13 @@ export async function readBoardJson(db: Db, principal: Principal, boardId: strin
   const { nodes, edges } = rows[0]!;
   const head = JSON.stringify({ ...view, created_at: view.created_at.toISOString(), updated_at: view.updated_at.toISOString() });
   const viewport = JSON.stringify({ x: board.viewport_x, y: board.viewport_y, zoom: board.viewport_zoom });
-  const flowState = `{"viewMode":${JSON.stringify(board.view_mode)},"viewport":${viewport},"nodes":${nodes},"edges":${edges}}`;
-  return `{"object":"board","data":${head.slice(0, -1)},"flow_state":${flowState}}}`;
+  return [
+    `{"object":"board","data":${head.slice(0, -1)},"flow_state":{"viewMode":${JSON.stringify(board.view_mode)},"viewport":${viewport},"nodes":`,
+    nodes,
+    ',"edges":',
+    edges,
+    '}}}',
+  ];
 }
 
 export async function updateBoard(db: Db, principal: Principal, boardId: string, input: BoardInput): Promise<BoardView> {
@@ -150,10 +159,12 @@ export async function updateBoard(db: Db, principal: Principal, boardId: string,
 /**
  * Copies a visible board with its nodes, edges (and, once they exist, document chunks) under new
  * ids, every reference remapped. New ids are made in the original order, so lists keep their order.
+ * The copy must fit the board bounds: a board over a bound lowered since is refused before copying.
  */
-export async function duplicateBoard(db: Db, principal: Principal, boardId: string): Promise<BoardView> {
+export async function duplicateBoard(db: Db, principal: Principal, boardId: string, bounds: BoardBounds): Promise<BoardView> {
   return db.transaction().execute(async (trx) => {
     const board = await findVisibleBoard(trx, principal, boardId);
+    assertCopyFits(board, bounds);
     const at = now();
     const copy = await trx
       .insertInto('boards')
@@ -175,6 +186,8 @@ export async function duplicateBoard(db: Db, principal: Principal, boardId: stri
     await copyRows(trx, 'nodes', board.id, copy.id, at);
     await copyRows(trx, 'edges', board.id, copy.id, at);
     await copyBoardChunks(trx, board.id, copy.id);
+    // The original was read without a lock: a write that committed meanwhile is counted here.
+    await assertWithinBounds(trx, copy.id, bounds);
     return toBoardView(copy);
   });
 }

@@ -15,6 +15,8 @@ import * as m0005 from './migrations/0005-accounts.js';
 import * as m0006 from './migrations/0006-chunk-sets.js';
 import * as m0007 from './migrations/0007-lexical.js';
 import * as m0008 from './migrations/0008-term-index.js';
+import * as m0009 from './migrations/0009-job-turns.js';
+import * as m0010 from './migrations/0010-board-totals.js';
 
 const migrations: Record<string, Migration> = {
   '0001-core': m0001,
@@ -25,6 +27,8 @@ const migrations: Record<string, Migration> = {
   '0006-chunk-sets': m0006,
   '0007-lexical': m0007,
   '0008-term-index': m0008,
+  '0009-job-turns': m0009,
+  '0010-board-totals': m0010,
 };
 
 // Keep int8 (counts) as numbers: our counts are far below 2^53.

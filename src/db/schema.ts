@@ -33,6 +33,11 @@ export interface BoardsTable {
   viewport_y: number;
   viewport_zoom: number;
   view_mode: string;
+  /** Running totals kept by triggers (0010-board-totals.ts), checked against the board's bounds. */
+  node_count: ColumnType<number, never, never>;
+  edge_count: ColumnType<number, never, never>;
+  /** Bytes of node and edge data (the length of their JSON text). */
+  data_bytes: ColumnType<number, never, never>;
   created_at: Date;
   updated_at: Date;
 }
@@ -44,6 +49,8 @@ export interface NodesTable {
   position_x: number;
   position_y: number;
   node_data: Json;
+  /** Generated: the length of node_data's JSON text. */
+  data_bytes: ColumnType<number, never, never>;
   parent_node_id: string | null;
   created_at: Date;
   updated_at: Date;
@@ -56,6 +63,8 @@ export interface EdgesTable {
   target_node_id: string;
   edge_type: string;
   edge_data: Json;
+  /** Generated: the length of edge_data's JSON text. */
+  data_bytes: ColumnType<number, never, never>;
   created_at: Date;
   updated_at: Date;
 }
@@ -84,6 +93,12 @@ export interface JobsTable {
   lease_until: Date | null;
   created_at: Date;
   updated_at: Date;
+}
+
+/** When a worker last took up one of the user's jobs (0009-job-turns.ts): the fair-share rotation. */
+export interface JobTurnsTable {
+  user_id: string;
+  served_at: Date | null;
 }
 
 export interface DocumentChunksTable {
@@ -203,6 +218,7 @@ export interface Database {
   edges: EdgesTable;
   idempotency_keys: IdempotencyKeysTable;
   jobs: JobsTable;
+  job_turns: JobTurnsTable;
   document_chunks: DocumentChunksTable;
   chunk_sets: ChunkSetsTable;
   board_terms: BoardTermsTable;

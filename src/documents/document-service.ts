@@ -43,7 +43,14 @@ export const cleanText = (text: string): string =>
   // biome-ignore lint/suspicious/noControlCharactersInRegex: removing NUL is the point
   text.replace(/\u0000/g, '').replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
 
-export async function enqueueVectorize(db: Db, principal: Principal, boardId: string, input: VectorizeInput): Promise<JobView> {
+/** Queues a document_process job; `maxQueued` is the user's bound on unfinished jobs (insertJob). */
+export async function enqueueVectorize(
+  db: Db,
+  principal: Principal,
+  boardId: string,
+  input: VectorizeInput,
+  maxQueued: number,
+): Promise<JobView> {
   const board = await findVisibleBoard(db, principal, boardId);
   assertCanEditContent(board, principal);
   let node: { id: string; node_type: string; node_data: Record<string, unknown> } | undefined;
@@ -73,7 +80,11 @@ export async function enqueueVectorize(db: Db, principal: Principal, boardId: st
   } else {
     throw invalid('text is required, unless node_id names a pdf node (its file is then read)');
   }
-  return insertJob(db, { userId: principal.userId, boardId, type: DOCUMENT_JOB, payload: payload as unknown as Record<string, unknown> });
+  return insertJob(
+    db,
+    { userId: principal.userId, boardId, type: DOCUMENT_JOB, payload: payload as unknown as Record<string, unknown> },
+    maxQueued,
+  );
 }
 
 export async function listChunks(

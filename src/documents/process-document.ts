@@ -133,6 +133,22 @@ export function documentJobHandler(deps: DocumentJobDeps): JobHandler {
             throw new JobError(`The job wrote ${n} chunks instead of ${chunks.length}; submit it again`);
           }
           if (payload.nodeId) {
+            // Jobs for one node may run side by side (JOB_CONCURRENCY, several processes), so the
+            // order they finish in must not decide which text the node keeps: completions for a node
+            // take turns on its row, and the job queued last (the larger UUIDv7) wins. An older job
+            // finishing after a newer one retires its own set.
+            await sql`SELECT 1 FROM nodes WHERE id = ${payload.nodeId} FOR NO KEY UPDATE`.execute(trx);
+            const newer = await trx
+              .selectFrom('chunk_sets')
+              .select('id')
+              .where('node_id', '=', payload.nodeId)
+              .where('state', '=', 'live')
+              .where('id', '>', job.id)
+              .executeTakeFirst();
+            if (newer) {
+              await trx.updateTable('chunk_sets').set({ state: 'retired' }).where('id', '=', job.id).execute();
+              return;
+            }
             await trx
               .updateTable('chunk_sets')
               .set({ state: 'retired' })

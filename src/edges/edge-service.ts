@@ -3,6 +3,7 @@
 import type { Selectable } from 'kysely';
 import type { Principal } from '../auth/principal.js';
 import { boardVisibleTo, findVisibleBoard } from '../boards/access.js';
+import { assertWithinBounds, type BoardBounds } from '../boards/board-bounds.js';
 import type { Db, EdgesTable, Executor } from '../db/schema.js';
 import { invalid, notFound } from '../errors.js';
 import { newId, now } from '../lib/ids.js';
@@ -61,12 +62,18 @@ async function assertNodesOnBoard(trx: Executor, boardId: string, input: CreateE
   }
 }
 
-export async function createEdge(db: Db, principal: Principal, boardId: string, input: CreateEdgeInput): Promise<EdgeView> {
+export async function createEdge(
+  db: Db,
+  principal: Principal,
+  boardId: string,
+  input: CreateEdgeInput,
+  bounds: BoardBounds,
+): Promise<EdgeView> {
   const type = storedType(input.type ?? 'default');
   const data = toStoredJson(input.data ?? {}, 'data');
   return db.transaction().execute(async (trx) => {
     const at = now();
-    await beginContentWrite(trx, principal, boardId, at);
+    const board = await beginContentWrite(trx, principal, boardId, at);
     await assertNodesOnBoard(trx, boardId, input);
     const row = await trx
       .insertInto('edges')
@@ -82,6 +89,7 @@ export async function createEdge(db: Db, principal: Principal, boardId: string, 
       })
       .returning(columns)
       .executeTakeFirstOrThrow();
+    await assertWithinBounds(trx, boardId, bounds, board);
     return toEdgeView(row);
   });
 }
@@ -115,12 +123,19 @@ export async function getEdge(db: Db, principal: Principal, boardId: string, edg
   throw notFound('Edge');
 }
 
-export async function updateEdge(db: Db, principal: Principal, boardId: string, edgeId: string, input: UpdateEdgeInput): Promise<EdgeView> {
+export async function updateEdge(
+  db: Db,
+  principal: Principal,
+  boardId: string,
+  edgeId: string,
+  input: UpdateEdgeInput,
+  bounds: BoardBounds,
+): Promise<EdgeView> {
   const type = input.type === undefined ? undefined : storedType(input.type);
   const data = input.data === undefined ? undefined : toStoredJson(input.data, 'data');
   return db.transaction().execute(async (trx) => {
     const at = now();
-    await beginContentWrite(trx, principal, boardId, at);
+    const board = await beginContentWrite(trx, principal, boardId, at);
     await findEdge(trx, boardId, edgeId);
     const row = await trx
       .updateTable('edges')
@@ -128,6 +143,8 @@ export async function updateEdge(db: Db, principal: Principal, boardId: string, 
       .where('id', '=', edgeId)
       .returning(columns)
       .executeTakeFirstOrThrow();
+    // Larger data may take the board past its bound on bytes.
+    if (data !== undefined) await assertWithinBounds(trx, boardId, bounds, board);
     return toEdgeView(row);
   });
 }

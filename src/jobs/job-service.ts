@@ -1,7 +1,9 @@
 // Jobs as the API shows them: the caller's own jobs only (another user's job is "Job not found").
+// Queueing is bounded per user (JOB_MAX_QUEUED_PER_USER), so no user can fill the queue.
+import { sql } from 'kysely';
 import type { Principal } from '../auth/principal.js';
 import type { Executor, JobsTable } from '../db/schema.js';
-import { notFound } from '../errors.js';
+import { ApiError, notFound } from '../errors.js';
 import { newId, now } from '../lib/ids.js';
 
 export type JobStatus = JobsTable['status'];
@@ -24,11 +26,34 @@ export async function getJob(db: Executor, principal: Principal, id: string): Pr
   return job;
 }
 
-/** Queues a job; the caller wakes a worker (JobWorker.wake) after its transaction commits. */
+/** Seconds a refused caller is asked to wait: about the time a job takes to make room. */
+const QUEUE_FULL_RETRY_AFTER = '10';
+
+/**
+ * Queues a job unless the user already has `maxQueued` unfinished ones (429 rate_limited, nothing
+ * queued). The count and the insert run under a lock on the user's job_turns row, so concurrent
+ * requests cannot both slip past the bound. The caller wakes a worker (JobWorker.wake) after its
+ * transaction commits.
+ */
 export async function insertJob(
   db: Executor,
   job: { userId: string; boardId: string | null; type: string; payload: Record<string, unknown> },
+  maxQueued: number,
 ): Promise<JobView> {
+  if (!db.isTransaction) return db.transaction().execute((trx) => insertJob(trx, job, maxQueued));
+  await sql`INSERT INTO job_turns (user_id) VALUES (${job.userId}) ON CONFLICT (user_id) DO NOTHING`.execute(db);
+  await sql`SELECT 1 FROM job_turns WHERE user_id = ${job.userId} FOR UPDATE`.execute(db);
+  const { queued } = await db
+    .selectFrom('jobs')
+    .select((eb) => eb.fn.countAll<number>().as('queued'))
+    .where('user_id', '=', job.userId)
+    .where('status', '=', 'processing')
+    .executeTakeFirstOrThrow();
+  if (queued >= maxQueued) {
+    throw new ApiError('rate_limited', `You have ${queued} unfinished jobs, the most allowed (${maxQueued}); retry when one has finished`, {
+      'Retry-After': QUEUE_FULL_RETRY_AFTER,
+    });
+  }
   const at = now();
   return db
     .insertInto('jobs')

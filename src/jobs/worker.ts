@@ -1,10 +1,14 @@
-// The background job worker. Jobs live in the `jobs` table; a worker claims the oldest unfinished
-// job whose lease has run out with FOR UPDATE SKIP LOCKED, so several instances can run workers
-// side by side, and renews the lease while the job runs. A job whose worker died (crash, kill -9)
-// is claimed again when its lease expires; after JOB_MAX_ATTEMPTS claims it fails with an error
-// saying so, so no job stays `processing` forever. Completion runs the handler's finalize step and
-// the status change in one transaction, guarded by the attempt number: a worker that lost its lease
-// cannot complete a job another worker has taken over.
+// The background job worker. Jobs live in the `jobs` table; a worker claims a job whose lease has
+// run out with FOR UPDATE SKIP LOCKED, so several instances can run workers side by side, and renews
+// the lease while the job runs. A job whose worker died (crash, kill -9) is claimed again when its
+// lease expires; after JOB_MAX_ATTEMPTS claims it fails with an error saying so, so no job stays
+// `processing` forever. Completion runs the handler's finalize step and the status change in one
+// transaction, guarded by the attempt number: a worker that lost its lease cannot complete a job
+// another worker has taken over.
+//
+// Claims are fair between users: the next job is the oldest ready job of the user least recently
+// served (job_turns, 0009-job-turns.ts), so one user's queue of large jobs delays another user's
+// job by at most the jobs already running. Each process runs JOB_CONCURRENCY claim loops ("slots").
 import { sql } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db, Executor } from '../db/schema.js';
@@ -38,16 +42,20 @@ export interface JobWorkerOptions {
   leaseSeconds: number;
   maxAttempts: number;
   pollMs: number;
+  /** Jobs this process runs at once (JOB_CONCURRENCY). */
+  concurrency: number;
 }
 
 /** A job failure whose message is meant for the caller (stored in the job's `error`). */
 export class JobError extends Error {}
 
 export class JobWorker {
-  private running: Promise<void> | undefined;
+  private running: Promise<unknown> | undefined;
   private stopping = false;
-  private wakeUp: (() => void) | undefined;
-  private current: AbortController | undefined;
+  /** Slots waiting for work; wake() ends one wait. */
+  private idle: (() => void)[] = [];
+  /** The running jobs' abort controllers, one per busy slot. */
+  private readonly current = new Set<AbortController>();
 
   constructor(
     private readonly db: Db,
@@ -57,19 +65,19 @@ export class JobWorker {
   ) {}
 
   start(): void {
-    this.running ??= this.loop();
+    this.running ??= Promise.all(Array.from({ length: this.options.concurrency }, () => this.loop()));
   }
 
-  /** Looks for work now rather than at the next poll. */
+  /** Looks for work now rather than at the next poll (one idle slot; a slot that finds a job wakes the next). */
   wake(): void {
-    this.wakeUp?.();
+    this.idle.shift()?.();
   }
 
-  /** Stops claiming, interrupts the running job and hands its lease back so another worker (or the next start) takes it up at once. */
+  /** Stops claiming, interrupts the running jobs and hands their leases back so another worker (or the next start) takes them up at once. */
   async stop(): Promise<void> {
     this.stopping = true;
-    this.current?.abort();
-    this.wake();
+    for (const controller of this.current) controller.abort();
+    for (const resolve of this.idle.splice(0)) resolve();
     await this.running;
   }
 
@@ -83,27 +91,48 @@ export class JobWorker {
       }
       if (worked || this.stopping) continue;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, this.options.pollMs);
-        this.wakeUp = () => {
+        const done = () => {
           clearTimeout(timer);
+          this.idle = this.idle.filter((w) => w !== done);
           resolve();
         };
+        const timer = setTimeout(done, this.options.pollMs);
+        this.idle.push(done);
       });
-      this.wakeUp = undefined;
     }
   }
 
+  /**
+   * Claims the oldest ready job of the least recently served user, in one statement. The user's
+   * job_turns row is locked with SKIP LOCKED, so claims running at the same time (other slots, other
+   * processes) take different users; the job row is locked the same way, and its lease is re-checked
+   * under the lock, so a job is never claimed twice. Marking the user served moves them to the back
+   * of the rotation.
+   */
   private async claim(): Promise<ClaimedJob | undefined> {
     const { rows } = await sql<ClaimedJob>`
+      WITH turn AS (
+        SELECT t.user_id FROM job_turns t
+        WHERE t.user_id IN (
+          SELECT j.user_id FROM jobs j
+          WHERE j.status = 'processing' AND (j.lease_until IS NULL OR j.lease_until < clock_timestamp()))
+        ORDER BY t.served_at ASC NULLS FIRST, t.user_id
+        LIMIT 1
+        FOR UPDATE SKIP LOCKED
+      ), next AS (
+        SELECT j.id, j.user_id FROM jobs j JOIN turn ON j.user_id = turn.user_id
+        WHERE j.status = 'processing' AND (j.lease_until IS NULL OR j.lease_until < clock_timestamp())
+        ORDER BY j.created_at, j.id
+        LIMIT 1
+        FOR UPDATE OF j SKIP LOCKED
+      ), served AS (
+        UPDATE job_turns SET served_at = clock_timestamp() FROM next WHERE job_turns.user_id = next.user_id
+      )
       UPDATE jobs SET attempts = attempts + 1,
         lease_until = clock_timestamp() + make_interval(secs => ${this.options.leaseSeconds}),
         updated_at = ${now()}
-      WHERE id = (
-        SELECT id FROM jobs
-        WHERE status = 'processing' AND (lease_until IS NULL OR lease_until < clock_timestamp())
-        ORDER BY created_at LIMIT 1
-        FOR UPDATE SKIP LOCKED)
-      RETURNING id, user_id, board_id, type, payload, attempts`.execute(this.db);
+      FROM next WHERE jobs.id = next.id
+      RETURNING jobs.id, jobs.user_id, jobs.board_id, jobs.type, jobs.payload, jobs.attempts`.execute(this.db);
     return rows[0];
   }
 
@@ -111,6 +140,12 @@ export class JobWorker {
   private async runOne(): Promise<boolean> {
     const job = await this.claim();
     if (!job) return false;
+    if (this.stopping) {
+      await this.release(job);
+      return true;
+    }
+    // There may be more ready jobs: let the next idle slot look.
+    this.wake();
     const handler = this.handlers[job.type];
     if (!handler) {
       await this.fail(job, `Unknown job type ${job.type}`);
@@ -125,7 +160,7 @@ export class JobWorker {
       return true;
     }
     const controller = new AbortController();
-    this.current = controller;
+    this.current.add(controller);
     const renew = setInterval(() => void this.renew(job, controller), (this.options.leaseSeconds * 1000) / 3);
     try {
       const outcome = await handler.run(job, controller.signal, this.log.child({ jobId: job.id, jobType: job.type }));
@@ -160,7 +195,7 @@ export class JobWorker {
       }
     } finally {
       clearInterval(renew);
-      this.current = undefined;
+      this.current.delete(controller);
     }
     return true;
   }

@@ -9,6 +9,7 @@ import { invalid, notFound } from '../errors.js';
 import { newId, now } from '../lib/ids.js';
 import { applyPage, toPage, type Page, type PageRequest } from '../lib/pagination.js';
 import { assertNodeAsset } from '../assets/asset-service.js';
+import { assertWithinBounds, type BoardBounds } from '../boards/board-bounds.js';
 import { beginContentWrite } from './content-write.js';
 import { invalidatingBoard, nodeReadCacheFor } from './node-cache.js';
 import { mergeNodeData, storedNodeData, type NodeData, type NodeType } from './node-data.js';
@@ -84,11 +85,17 @@ async function wouldCycle(trx: Executor, nodeId: string, parentId: string): Prom
   return rows.length > 0;
 }
 
-export async function createNode(db: Db, principal: Principal, boardId: string, input: CreateNodeInput): Promise<NodeView> {
+export async function createNode(
+  db: Db,
+  principal: Principal,
+  boardId: string,
+  input: CreateNodeInput,
+  bounds: BoardBounds,
+): Promise<NodeView> {
   const data = storedNodeData(input.type, input.data);
   return db.transaction().execute(async (trx) => {
     const at = now();
-    await beginContentWrite(trx, principal, boardId, at);
+    const board = await beginContentWrite(trx, principal, boardId, at);
     if (input.parent_node_id) await assertParentOnBoard(trx, boardId, input.parent_node_id);
     if (input.type === 'pdf' || input.type === 'image') await assertNodeAsset(trx, boardId, input.type, input.data);
     const row = await trx
@@ -106,6 +113,7 @@ export async function createNode(db: Db, principal: Principal, boardId: string, 
       })
       .returning(columns)
       .executeTakeFirstOrThrow();
+    await assertWithinBounds(trx, boardId, bounds, board);
     return toNodeView(row);
   });
 }
@@ -148,11 +156,18 @@ export async function getNode(db: Db, principal: Principal, boardId: string, nod
   throw notFound('Node');
 }
 
-export async function updateNode(db: Db, principal: Principal, boardId: string, nodeId: string, input: UpdateNodeInput): Promise<NodeView> {
+export async function updateNode(
+  db: Db,
+  principal: Principal,
+  boardId: string,
+  nodeId: string,
+  input: UpdateNodeInput,
+  bounds: BoardBounds,
+): Promise<NodeView> {
   return invalidatingBoard(db, boardId, () =>
     db.transaction().execute(async (trx) => {
       const at = now();
-      await beginContentWrite(trx, principal, boardId, at);
+      const board = await beginContentWrite(trx, principal, boardId, at);
       const node = await findNode(trx, boardId, nodeId);
       const merged = input.data === undefined ? undefined : mergeNodeData(node.node_data, input.data);
       const data = merged === undefined ? undefined : storedNodeData(node.node_type as NodeType, merged);
@@ -178,6 +193,8 @@ export async function updateNode(db: Db, principal: Principal, boardId: string, 
         .where('id', '=', nodeId)
         .returning(columns)
         .executeTakeFirstOrThrow();
+      // Larger data may take the board past its bound on bytes.
+      if (data !== undefined) await assertWithinBounds(trx, boardId, bounds, board);
       return toNodeView(row);
     }),
   );

@@ -1,5 +1,6 @@
 // A fake OpenAI-compatible /v1/embeddings server on loopback: records each batch it is sent, and
-// answers 500 while `failing` is set, like a provider that is down.
+// answers 500 while `failing` is set, like a provider that is down. While `holding` is set it keeps
+// requests waiting (recorded in `held`) until release(), so a test can see which jobs are running.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -8,6 +9,12 @@ export interface FakeEmbeddings {
   url: string;
   batches: { model: string; input: string[]; auth: string | undefined }[];
   failing: boolean;
+  /** Keep new requests waiting until release(). */
+  holding: boolean;
+  /** The batches of the requests now waiting. */
+  held: string[][];
+  /** Answers the waiting requests and stops holding; with `match`, answers only the requests it picks and keeps holding. */
+  release(match?: (input: string[]) => boolean): void;
   close(): Promise<void>;
 }
 
@@ -34,7 +41,22 @@ export async function startFakeEmbeddings(
   dims: number,
   vector: (text: string, dims: number) => number[] = fakeVector,
 ): Promise<FakeEmbeddings> {
-  const fake: FakeEmbeddings = { url: '', batches: [], failing: false, close: async () => {} };
+  let waiting: { input: string[]; answer: () => void }[] = [];
+  const fake: FakeEmbeddings = {
+    url: '',
+    batches: [],
+    failing: false,
+    holding: false,
+    held: [],
+    release(match) {
+      const picked = match ? waiting.filter((w) => match(w.input)) : waiting;
+      if (!match) fake.holding = false;
+      waiting = waiting.filter((w) => !picked.includes(w));
+      fake.held = waiting.map((w) => w.input);
+      for (const w of picked) w.answer();
+    },
+    close: async () => {},
+  };
   const server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (d) => (body += d));
@@ -42,6 +64,14 @@ export async function startFakeEmbeddings(
       if (req.method !== 'POST' || req.url !== '/v1/embeddings') return void res.writeHead(404).end();
       if (fake.failing) return void res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":{"message":"boom"}}');
       const parsed = JSON.parse(body) as { model: string; input: string[] };
+      if (fake.holding) {
+        fake.held.push(parsed.input);
+        waiting.push({ input: parsed.input, answer: () => answer(parsed) });
+      } else {
+        answer(parsed);
+      }
+    });
+    const answer = (parsed: { model: string; input: string[] }) => {
       fake.batches.push({ ...parsed, auth: req.headers.authorization });
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(
@@ -51,10 +81,13 @@ export async function startFakeEmbeddings(
           data: parsed.input.map((t, index) => ({ object: 'embedding', index, embedding: vector(t, dims) })),
         }),
       );
-    });
+    };
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-  fake.close = () => new Promise<void>((r) => server.close(() => r()));
+  fake.close = () => {
+    fake.release();
+    return new Promise<void>((r) => server.close(() => r()));
+  };
   return fake;
 }

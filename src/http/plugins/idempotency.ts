@@ -1,8 +1,8 @@
 // Stripe-style Idempotency-Key on every POST. The first outcome (status, body and the headers that
 // matter) is kept per user and key for 24 hours and replayed for a retry with the same request;
 // the same key with a different request is 409; a retry that arrives while the first request is
-// still running waits for it, then gets 409 if it is still not done. Server errors (5xx) are not
-// kept, so a retry can run again. Written by hand: no maintained Fastify plugin keeps this state
+// still running waits for it, then gets 409 if it is still not done. Server errors (5xx) and 429s
+// ("retry later", e.g. a full job queue) are not kept, so a retry can run again. Written by hand: no maintained Fastify plugin keeps this state
 // in PostgreSQL, and the rules above are part of our contract.
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -120,7 +120,7 @@ export function registerIdempotency(app: FastifyInstance, db: Db): void {
     const forget = () => db.deleteFrom('idempotency_keys').where('principal', '=', entry.principal).where('key', '=', entry.key).execute();
     const record = (response: string | null, headers: string | null) => recordOutcome(db, entry, reply.statusCode, response, headers);
     try {
-      if (reply.statusCode >= 500) {
+      if (reply.statusCode >= 500 || reply.statusCode === 429) {
         await forget();
         return payload;
       }

@@ -137,6 +137,7 @@ export function assetRoutes(app: App, services: Services): void {
               boardId,
               { stream: part.file, filename: part.filename, mimetype: part.mimetype },
               config.assetMaxBytes,
+              config.boardBounds,
               baseUrlOf(services, request),
             );
           }

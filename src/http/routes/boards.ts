@@ -1,4 +1,5 @@
 // /v1/boards: create, list, get, update, duplicate, delete.
+import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import { removeStoredFiles } from '../../assets/asset-service.js';
 import { createBoard, deleteBoard, duplicateBoard, listBoards, readBoardJson, updateBoard } from '../../boards/board-service.js';
@@ -62,7 +63,7 @@ const FlowState = Type.Object({
 });
 const FullBoard = Type.Intersect([Board, Type.Object({ flow_state: Type.Optional(FlowState) })]);
 
-export function boardRoutes(app: App, { db, storage }: Services): void {
+export function boardRoutes(app: App, { db, storage, config }: Services): void {
   app.post(
     '/v1/boards',
     {
@@ -108,8 +109,10 @@ export function boardRoutes(app: App, { db, storage }: Services): void {
       },
     },
     async (request, reply) => {
-      const json = await readBoardJson(db, principalOf(request), request.params.id);
-      return reply.type('application/json; charset=utf-8').send(json);
+      const pieces = await readBoardJson(db, principalOf(request), request.params.id);
+      // One piece (the lightweight view) is sent whole; the owner's read is streamed piece by piece.
+      const body = pieces.length === 1 ? pieces[0] : Readable.from(pieces);
+      return reply.type('application/json; charset=utf-8').send(body);
     },
   );
 
@@ -134,11 +137,11 @@ export function boardRoutes(app: App, { db, storage }: Services): void {
         tags: ['boards'],
         summary: 'Duplicate an owned or public board',
         params: IdParams,
-        response: { 201: Single('board', Board), ...errorResponses },
+        response: { 201: Single('board', Board), 409: Type.Ref('Error'), ...errorResponses },
       },
     },
     async (request, reply) => {
-      const board = await duplicateBoard(db, principalOf(request), request.params.id);
+      const board = await duplicateBoard(db, principalOf(request), request.params.id, config.boardBounds);
       return reply.code(201).send({ object: 'board', data: board });
     },
   );

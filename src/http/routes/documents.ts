@@ -85,7 +85,7 @@ const ChunkListQuery = Type.Object({ node_id: Type.Optional(Uuid), ...PageQuery 
 const NodeQuery = Type.Object({ node_id: Uuid }, { additionalProperties: false });
 
 export function documentRoutes(app: App, services: Services): void {
-  const { db, embedder, jobs } = services;
+  const { db, embedder, jobs, config } = services;
 
   app.post(
     '/v1/boards/:boardId/documents',
@@ -100,7 +100,7 @@ export function documentRoutes(app: App, services: Services): void {
       },
     },
     async (request, reply) => {
-      const job = await enqueueVectorize(db, principalOf(request), request.params.boardId, request.body);
+      const job = await enqueueVectorize(db, principalOf(request), request.params.boardId, request.body, config.jobMaxQueuedPerUser);
       jobs.wake();
       return reply.code(202).send({ object: 'job', data: job });
     },

@@ -54,7 +54,7 @@ const EdgeListQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export function edgeRoutes(app: App, { db }: Services): void {
+export function edgeRoutes(app: App, { db, config }: Services): void {
   app.post(
     '/v1/boards/:boardId/edges',
     {
@@ -63,11 +63,11 @@ export function edgeRoutes(app: App, { db }: Services): void {
         summary: 'Create an edge between two nodes of the board',
         params: BoardParams,
         body: CreateEdgeBody,
-        response: { 201: Single('edge', Edge), ...errorResponses },
+        response: { 201: Single('edge', Edge), 409: Type.Ref('Error'), ...errorResponses },
       },
     },
     async (request, reply) => {
-      const edge = await createEdge(db, principalOf(request), request.params.boardId, request.body);
+      const edge = await createEdge(db, principalOf(request), request.params.boardId, request.body, config.boardBounds);
       return reply.code(201).send({ object: 'edge', data: edge });
     },
   );
@@ -100,7 +100,7 @@ export function edgeRoutes(app: App, { db }: Services): void {
         tags: ['edges'],
         summary: 'Get an edge',
         params: BoardChildParams,
-        response: { 200: Single('edge', Edge), ...errorResponses },
+        response: { 200: Single('edge', Edge), 409: Type.Ref('Error'), ...errorResponses },
       },
     },
     async (request) => ({
@@ -122,7 +122,7 @@ export function edgeRoutes(app: App, { db }: Services): void {
     },
     async (request) => ({
       object: 'edge' as const,
-      data: await updateEdge(db, principalOf(request), request.params.boardId, request.params.id, request.body),
+      data: await updateEdge(db, principalOf(request), request.params.boardId, request.params.id, request.body, config.boardBounds),
     }),
   );
 

@@ -77,7 +77,7 @@ const NodeListQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export function nodeRoutes(app: App, { db }: Services): void {
+export function nodeRoutes(app: App, { db, config }: Services): void {
   app.post(
     '/v1/boards/:boardId/nodes',
     {
@@ -86,12 +86,18 @@ export function nodeRoutes(app: App, { db }: Services): void {
         summary: 'Create a node',
         params: BoardParams,
         body: CreateNodeBody,
-        response: { 201: Single('node', Node), ...errorResponses },
+        response: { 201: Single('node', Node), 409: Type.Ref('Error'), ...errorResponses },
       },
     },
     async (request, reply) => {
       const { type, ...rest } = request.body;
-      const node = await createNode(db, principalOf(request), request.params.boardId, { ...rest, type: asNodeType(type) });
+      const node = await createNode(
+        db,
+        principalOf(request),
+        request.params.boardId,
+        { ...rest, type: asNodeType(type) },
+        config.boardBounds,
+      );
       return reply.code(201).send({ object: 'node', data: node });
     },
   );
@@ -141,12 +147,12 @@ export function nodeRoutes(app: App, { db }: Services): void {
         summary: 'Update a node (position, data by shallow merge, parent)',
         params: BoardChildParams,
         body: UpdateNodeBody,
-        response: { 200: Single('node', Node), ...errorResponses },
+        response: { 200: Single('node', Node), 409: Type.Ref('Error'), ...errorResponses },
       },
     },
     async (request) => ({
       object: 'node' as const,
-      data: await updateNode(db, principalOf(request), request.params.boardId, request.params.id, request.body),
+      data: await updateNode(db, principalOf(request), request.params.boardId, request.params.id, request.body, config.boardBounds),
     }),
   );
 
