@@ -25,7 +25,7 @@ const files =
 const run = (env: Record<string, string>, concurrency: number): Promise<number> => {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-timeout=300000', ...files],
+    ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-timeout=600000', ...files],
     { stdio: 'inherit', env: { ...process.env, ...env } },
   );
   return new Promise((resolve) => child.on('exit', (c) => resolve(c ?? 1)));

@@ -1,8 +1,8 @@
 // Several job workers on one database, as several processes would run them: every job is claimed
 // once, and users are served in turn across the workers. The workers here run a test job type on a
 // database with no app attached, so the order they take jobs up in is all the test looks at.
-// Against a real PostgreSQL, TEST_DATABASE_URL=… TEST_DATABASE_POOL_MAX=4 gives the workers
-// connections of their own, so their claims truly run at the same time.
+// In the wire run on a real PostgreSQL (TEST_POSTGRES_URL) the workers get connections of their own,
+// so their claims truly run at the same time.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -12,6 +12,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { openDatabase } from '../src/db/database.js';
 import { newId } from '../src/lib/ids.js';
 import { JobWorker, type ClaimedJob } from '../src/jobs/worker.js';
+import { realPostgres } from './helpers/wire-database.js';
 
 const silent = {
   child: () => silent,
@@ -24,7 +25,8 @@ const silent = {
 test('two workers with two slots each claim every job once and serve users in turn', async (t) => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bwk-workers-'));
   // Several connections where the server takes them (the wire run's server takes one at a time).
-  const poolMax = Number(process.env.TEST_DATABASE_POOL_MAX ?? 1);
+  // pglite-socket takes one connection; a real server gives each worker slot its own.
+  const poolMax = realPostgres ? 4 : 1;
   const database = await openDatabase({ dataDir, databaseUrl: process.env.TEST_DATABASE_URL, databasePoolMax: poolMax });
   const workers: JobWorker[] = [];
   try {
