@@ -288,6 +288,35 @@ for (const backend of [localBackend(), s3Backend()]) {
       for (const p of stored) assert.ok(!p.includes('..') && !p.includes('\\') && !p.startsWith('/'), p);
     });
 
+    test('long non-ASCII names are cut at 200 UTF-8 bytes between characters, and stored and served', async () => {
+      const boardId = await server.makeBoard(alice);
+      const flag = '🇯🇵'; // one character of two code points (8 bytes)
+      const cases: [string, string][] = [
+        // 80 CJK characters are 240 bytes: a file system's 255-byte name limit once the epoch is added.
+        [`${'文'.repeat(80)}.png`, `${'文'.repeat(65)}.png`],
+        [`a${'文'.repeat(80)}.png`, `a${'文'.repeat(65)}.png`],
+        // Four-byte characters (surrogate pairs in JavaScript) are never split.
+        [`${'🎉'.repeat(60)}.png`, `${'🎉'.repeat(49)}.png`],
+        [`a${'🎉'.repeat(60)}`, `a${'🎉'.repeat(48)}.png`],
+        // Nor is a character of several code points: a flag; a letter with a mark NFC cannot compose
+        // (cut by the 120 code points first: 58 of them and the extension).
+        [`${flag.repeat(30)}.png`, `${flag.repeat(24)}.png`],
+        [`${'q\u0303'.repeat(80)}.png`, `${'q\u0303'.repeat(58)}.png`],
+      ];
+      for (const [original, expected] of cases) {
+        const res = await postParts(server, alice.token, boardId, [{ filename: original, type: 'image/png', data: PNG }]);
+        assert.equal(res.status, 201, `${JSON.stringify(original)}: ${res.text}`);
+        const name = res.body.data.filename.replace(/^\d{13}-/, '');
+        assert.equal(name, expected, JSON.stringify(original));
+        assert.ok(Buffer.byteLength(name) <= 200);
+        assert.ok(Buffer.byteLength(res.body.data.filename) <= 255);
+        const file = await fetch(res.body.data.url);
+        assert.equal(file.status, 200, `${JSON.stringify(original)} served`);
+        assert.ok(Buffer.from(await file.arrayBuffer()).equals(PNG));
+      }
+      assert.equal((await list(alice, boardId)).body.data.length, cases.length);
+    });
+
     test('the same name twice in a row gets two distinct assets', async () => {
       const boardId = await server.makeBoard(alice);
       const results = await Promise.all([1, 2, 3].map(() => uploadFile(server, alice, boardId, PNG, 'same.png', 'image/png')));
