@@ -153,16 +153,19 @@ for (const backend of [localBackend(), s3Backend()]) {
       expectError(await remove(alice, boardId, asset.id), 404, 'not_found');
     });
 
-    test('PDF (three pages), JPEG (image/jpg alias), GIF and WebP are accepted and served back byte for byte', async () => {
+    test('PDF (three pages), JPEG (image/jpg alias), GIF and WebP are accepted and served back byte for byte, a part without a type judged by its bytes', async () => {
       const boardId = await server.makeBoard(alice);
       const pdf = await makePdf(3);
-      const cases: [Buffer, string, string, string][] = [
+      const cases: [Buffer, string, string | undefined, string][] = [
         [pdf, 'paper.pdf', 'application/pdf', 'application/pdf'],
         [JPEG, 'photo.jpg', 'image/jpg', 'image/jpeg'],
         [GIF, 'anim.gif', 'image/gif', 'image/gif'],
         [WEBP, 'pic.webp', 'image/webp', 'image/webp'],
         // curl declares application/octet-stream for extensions it does not know: the bytes decide.
         [WEBP, 'pic2.webp', 'application/octet-stream', 'image/webp'],
+        // A part without a Content-Type (text/plain by RFC 7578's default): the bytes decide.
+        [PNG, 'untyped.png', undefined, 'image/png'],
+        [pdf, 'untyped.pdf', 'text/plain', 'application/pdf'],
       ];
       for (const [data, filename, declared, stored] of cases) {
         const { asset } = await uploadFile(server, alice, boardId, data, filename, declared);
@@ -232,7 +235,7 @@ for (const backend of [localBackend(), s3Backend()]) {
         ['page.html', '<html><script>alert(1)</script></html>', 'text/html'],
         ['pixel.png', PNG, 'image/jpeg'],
         ['pixel.png', PNG, 'application/pdf'],
-        ['pixel.png', PNG, 'text/plain'],
+        ['pixel.png', PNG, 'text/html'],
         ['empty.png', Buffer.alloc(0), 'image/png'],
         ['archive.zip', Buffer.from('504b0304140000000800', 'hex'), 'application/zip'],
       ];

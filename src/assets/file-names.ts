@@ -14,13 +14,20 @@ export const allowedTypes: Record<string, readonly string[]> = {
 const aliases: Record<string, string> = { 'image/jpg': 'image/jpeg', 'image/pjpeg': 'image/jpeg' };
 
 /**
- * The declared part type, normalised: undefined when the client declared nothing useful
- * (no type, or application/octet-stream, which curl sends for extensions it does not know, such
- * as .webp); then the bytes alone decide.
+ * Declared types that say nothing about a file: application/octet-stream, which curl sends for
+ * extensions it does not know (such as .webp), and text/plain, the type of a part that has no
+ * Content-Type (RFC 7578 §4.4), which is what the multipart parser reports for it: a part without
+ * a type cannot be told from one declared text/plain.
+ */
+const UNDECLARED = new Set(['', 'application/octet-stream', 'text/plain']);
+
+/**
+ * The declared part type, normalised: undefined when the client declared nothing useful (see
+ * UNDECLARED); then the bytes alone decide.
  */
 export function declaredType(mimetype: string | undefined): string | undefined {
   const bare = (mimetype ?? '').split(';')[0]!.trim().toLowerCase();
-  if (bare === '' || bare === 'application/octet-stream') return undefined;
+  if (UNDECLARED.has(bare)) return undefined;
   return aliases[bare] ?? bare;
 }
 
