@@ -523,6 +523,19 @@ for (const backend of [localBackend(), s3Backend()]) {
         /data\.publicUrl/,
       );
       expectError(await post('pdf', { ...pdf.nodeData, publicUrl: png.asset.url }), 400, 'invalid_request', /data\.publicUrl/);
+      // Only the asset's own url, host and all: the file's path and token on another site (a
+      // phishing page behind the owner's "Open PDF"), under another path, or with more in the query.
+      const own = new URL(pdf.asset.url);
+      const lookalikes = [
+        `https://phish.example${own.pathname}${own.search}`,
+        `http://phish.example:${own.port}${own.pathname}${own.search}`,
+        `${own.origin}/phish${own.pathname}${own.search}`,
+        `${own.origin}${own.pathname}${own.search}&next=https://phish.example`,
+        `${own.origin}${own.pathname}?token=${'x'.repeat(32)}`,
+      ];
+      for (const publicUrl of lookalikes) {
+        expectError(await post('pdf', { ...pdf.nodeData, publicUrl }), 400, 'invalid_request', /data\.publicUrl/);
+      }
       expectError(await post('image', pdf.nodeData), 400, 'invalid_request', /application\/pdf/);
       // PATCH: pointing at another asset needs all three to match; other changes do not re-check.
       const nodeUrl = `/v1/boards/${boardId}/nodes/${created.body.data.id}`;
@@ -533,6 +546,24 @@ for (const backend of [localBackend(), s3Backend()]) {
         /data\.fileSize/,
       );
       const pdf2 = await uploadFile(server, alice, boardId, await makePdf(4), 'other.pdf', 'application/pdf');
+      // An editor of a public board cannot repoint the node at another site either.
+      const shared = await server.makeBoard(alice, { is_public: true, public_access_level: 'edit' });
+      const sharedPdf = await uploadFile(server, alice, shared, await makePdf(1), 'shared.pdf', 'application/pdf');
+      const sharedNode = await server.request('POST', `/v1/boards/${shared}/nodes`, {
+        token: alice.token,
+        body: { type: 'pdf', position: { x: 0, y: 0 }, data: sharedPdf.nodeData },
+      });
+      assert.equal(sharedNode.status, 201, sharedNode.text);
+      const sharedUrl = new URL(sharedPdf.asset.url);
+      expectError(
+        await server.request('PATCH', `/v1/boards/${shared}/nodes/${sharedNode.body.data.id}`, {
+          token: bob.token,
+          body: { data: { publicUrl: `https://phish.example${sharedUrl.pathname}${sharedUrl.search}` } },
+        }),
+        400,
+        'invalid_request',
+        /data\.publicUrl/,
+      );
       const moved = await server.request('PATCH', nodeUrl, { token: alice.token, body: { data: pdf2.nodeData } });
       assert.equal(moved.status, 200, moved.text);
       // Deleting the asset leaves the node; the node can still be moved and relabelled.

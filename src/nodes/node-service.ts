@@ -84,13 +84,20 @@ async function wouldCycle(trx: Executor, nodeId: string, parentId: string): Prom
   return rows.length > 0;
 }
 
-export async function createNode(db: Db, principal: Principal, boardId: string, input: CreateNodeInput): Promise<NodeView> {
+/** `assetBaseUrl`: the base of asset urls for this request, which a pdf or image node's publicUrl must use. */
+export async function createNode(
+  db: Db,
+  principal: Principal,
+  boardId: string,
+  input: CreateNodeInput,
+  assetBaseUrl: string,
+): Promise<NodeView> {
   const data = storedNodeData(input.type, input.data);
   return db.transaction().execute(async (trx) => {
     const at = now();
     await beginContentWrite(trx, principal, boardId, at);
     if (input.parent_node_id) await assertParentOnBoard(trx, boardId, input.parent_node_id);
-    if (input.type === 'pdf' || input.type === 'image') await assertNodeAsset(trx, boardId, input.type, input.data);
+    if (input.type === 'pdf' || input.type === 'image') await assertNodeAsset(trx, boardId, input.type, input.data, assetBaseUrl);
     const row = await trx
       .insertInto('nodes')
       .values({
@@ -148,7 +155,14 @@ export async function getNode(db: Db, principal: Principal, boardId: string, nod
   throw notFound('Node');
 }
 
-export async function updateNode(db: Db, principal: Principal, boardId: string, nodeId: string, input: UpdateNodeInput): Promise<NodeView> {
+export async function updateNode(
+  db: Db,
+  principal: Principal,
+  boardId: string,
+  nodeId: string,
+  input: UpdateNodeInput,
+  assetBaseUrl: string,
+): Promise<NodeView> {
   return invalidatingBoard(db, boardId, () =>
     db.transaction().execute(async (trx) => {
       const at = now();
@@ -160,7 +174,7 @@ export async function updateNode(db: Db, principal: Principal, boardId: string, 
       const touchesAsset =
         input.data !== undefined && ['storagePath', 'publicUrl', 'fileSize'].some((key) => Object.hasOwn(input.data!, key));
       if (merged && touchesAsset && (node.node_type === 'pdf' || node.node_type === 'image'))
-        await assertNodeAsset(trx, boardId, node.node_type, merged);
+        await assertNodeAsset(trx, boardId, node.node_type, merged, assetBaseUrl);
       if (input.parent_node_id) {
         await assertParentOnBoard(trx, boardId, input.parent_node_id);
         if (await wouldCycle(trx, nodeId, input.parent_node_id)) {

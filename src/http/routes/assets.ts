@@ -46,7 +46,7 @@ const uploadErrors = {
 };
 
 /** Asset URLs are absolute: PUBLIC_BASE_URL when set, else the address the caller used. */
-const baseUrlOf = (services: Services, request: FastifyRequest): string =>
+export const assetBaseUrl = (services: Services, request: FastifyRequest): string =>
   services.config.publicBaseUrl ?? `${request.protocol}://${request.host}`;
 
 /**
@@ -137,7 +137,7 @@ export function assetRoutes(app: App, services: Services): void {
               boardId,
               { stream: part.file, filename: part.filename, mimetype: part.mimetype },
               config.assetMaxBytes,
-              baseUrlOf(services, request),
+              assetBaseUrl(services, request),
             );
           }
         } catch (error) {
@@ -162,7 +162,7 @@ export function assetRoutes(app: App, services: Services): void {
     },
     async (request) => ({
       object: 'list' as const,
-      data: await listAssets(db, principalOf(request), request.params.boardId, baseUrlOf(services, request)),
+      data: await listAssets(db, principalOf(request), request.params.boardId, assetBaseUrl(services, request)),
       has_more: false,
       cursor: null,
     }),

@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { pageRequest } from '../../lib/pagination.js';
 import { nodeTypeInputs, nodeTypes, toNodeType, type NodeTypeInput } from '../../nodes/node-data.js';
 import { createNode, deleteNode, getNode, listNodes, updateNode } from '../../nodes/node-service.js';
+import { assetBaseUrl } from './assets.js';
 import { principalOf } from '../plugins/auth.js';
 import {
   BoardChildParams,
@@ -77,7 +78,8 @@ const NodeListQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export function nodeRoutes(app: App, { db }: Services): void {
+export function nodeRoutes(app: App, services: Services): void {
+  const { db } = services;
   app.post(
     '/v1/boards/:boardId/nodes',
     {
@@ -91,7 +93,13 @@ export function nodeRoutes(app: App, { db }: Services): void {
     },
     async (request, reply) => {
       const { type, ...rest } = request.body;
-      const node = await createNode(db, principalOf(request), request.params.boardId, { ...rest, type: asNodeType(type) });
+      const node = await createNode(
+        db,
+        principalOf(request),
+        request.params.boardId,
+        { ...rest, type: asNodeType(type) },
+        assetBaseUrl(services, request),
+      );
       return reply.code(201).send({ object: 'node', data: node });
     },
   );
@@ -146,7 +154,14 @@ export function nodeRoutes(app: App, { db }: Services): void {
     },
     async (request) => ({
       object: 'node' as const,
-      data: await updateNode(db, principalOf(request), request.params.boardId, request.params.id, request.body),
+      data: await updateNode(
+        db,
+        principalOf(request),
+        request.params.boardId,
+        request.params.id,
+        request.body,
+        assetBaseUrl(services, request),
+      ),
     }),
   );
 
