@@ -665,3 +665,36 @@ for (const backend of [localBackend(), s3Backend()]) {
     });
   });
 }
+
+describe('assets when the S3 store fails', () => {
+  test('an unreachable store is 503 unavailable naming storage, not the database, on upload and on serving', async () => {
+    const s3 = await startS3();
+    const server = await startFresh(s3.env);
+    try {
+      const owner = await server.user();
+      const boardId = await server.makeBoard(owner);
+      const { asset } = await uploadFile(server, owner, boardId, PNG, 'kept.png', 'image/png');
+      // The store goes away: its port refuses connections (ECONNREFUSED, like a database that is down).
+      await s3.close();
+      const expectStorageDown = (res: { status: number; body: any; text: string; headers: Headers }) => {
+        assert.equal(res.status, 503, res.text);
+        assert.ok(isErrorEnvelope(res.body, 503), res.text);
+        assert.equal(res.body.code, 'unavailable');
+        assert.match(res.body.message, /storage/i);
+        assert.doesNotMatch(res.body.message, /database/i);
+        assert.equal(res.headers.get('retry-after'), '5');
+      };
+      expectStorageDown(await postParts(server, owner.token, boardId, [{ filename: 'new.png', type: 'image/png', data: PNG }]));
+      expectStorageDown(await server.request('GET', asset.url.slice(server.url.length)));
+      // The failed upload left no row behind; the database itself is fine.
+      const listed = await server.request('GET', `/v1/boards/${boardId}/assets`, { token: owner.token });
+      assert.equal(listed.status, 200, listed.text);
+      assert.deepEqual(
+        listed.body.data.map((a: { filename: string }) => a.filename),
+        [asset.filename],
+      );
+    } finally {
+      await server.close();
+    }
+  });
+});
