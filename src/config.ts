@@ -23,6 +23,10 @@ export interface Config {
   apiKeyEnv: 'live' | 'test';
   rateLimitJwtPerMinute: number;
   rateLimitApiKeyPerMinute: number;
+  /** Requests per minute of all of one user's API keys together (so more keys do not mean more requests). */
+  rateLimitUserPerMinute: number;
+  /** Most live (unrevoked, unexpired) API keys one user may hold; creating another is 409. */
+  apiKeysMaxPerUser: number;
   redisUrl: string | undefined;
   bodyLimitBytes: number;
   /** Seconds SIGTERM waits for in-flight requests before closing anyway. */
@@ -223,6 +227,8 @@ export function loadConfig(env: Env = process.env): Config {
     apiKeyEnv,
     rateLimitJwtPerMinute: int(env, 'RATE_LIMIT_JWT_PER_MINUTE', 200, 1, 10_000_000),
     rateLimitApiKeyPerMinute: int(env, 'RATE_LIMIT_API_KEY_PER_MINUTE', 1000, 1, 10_000_000),
+    rateLimitUserPerMinute: int(env, 'RATE_LIMIT_USER_PER_MINUTE', 3000, 1, 10_000_000),
+    apiKeysMaxPerUser: int(env, 'API_KEYS_MAX_PER_USER', 100, 1, 100_000),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
     shutdownGraceSeconds: int(env, 'SHUTDOWN_GRACE_SECONDS', 10, 0, 3600),
