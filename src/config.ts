@@ -83,6 +83,8 @@ export interface Config {
   authLoginPerMinute: number;
   /** The built web app served at / (web/dist of the package). */
   webDistDir: string;
+  /** Whether the web build's `.map` source maps are served (WEB_SOURCE_MAPS; off: 404). */
+  webSourceMaps: boolean;
 }
 
 export interface OidcConfig {
@@ -278,6 +280,7 @@ function authConfig(env: Env) {
     authLoginPerMinute: int(env, 'AUTH_LOGIN_PER_MINUTE', 10, 1, 10_000_000),
     // Relative to the package root whether this runs from src/ (tsx) or dist/ (built).
     webDistDir: path.resolve(str(env, 'WEB_DIST_DIR') ?? fileURLToPath(new URL('../web/dist', import.meta.url))),
+    webSourceMaps: bool(env, 'WEB_SOURCE_MAPS', false),
   };
 }
 

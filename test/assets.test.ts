@@ -140,6 +140,9 @@ for (const backend of [localBackend(), s3Backend()]) {
       assert.equal(file.status, 200);
       assert.equal(file.headers.get('content-type'), 'image/png');
       assert.equal(file.headers.get('x-content-type-options'), 'nosniff');
+      // Opened on its own, the file runs nothing as this origin, and its url (a credential) is no Referer.
+      assert.equal(file.headers.get('content-security-policy'), 'sandbox');
+      assert.equal(file.headers.get('referrer-policy'), 'no-referrer');
       assert.equal(file.headers.get('content-disposition'), `inline; filename="${asset.filename}"`);
       assert.equal(file.headers.get('content-length'), String(PNG.length));
       assert.ok(Buffer.from(await file.arrayBuffer()).equals(PNG));
