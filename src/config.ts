@@ -25,6 +25,10 @@ export interface Config {
   apiKeyEnv: 'live' | 'test';
   rateLimitJwtPerMinute: number;
   rateLimitApiKeyPerMinute: number;
+  /** Requests per minute of all of one user's API keys together (so more keys do not mean more requests). */
+  rateLimitUserPerMinute: number;
+  /** Most live (unrevoked, unexpired) API keys one user may hold; creating another is 409. */
+  apiKeysMaxPerUser: number;
   redisUrl: string | undefined;
   bodyLimitBytes: number;
   /** Seconds SIGTERM waits for in-flight requests before closing anyway. */
@@ -87,6 +91,8 @@ export interface Config {
   authLoginPerMinute: number;
   /** The built web app served at / (web/dist of the package). */
   webDistDir: string;
+  /** Whether the web build's `.map` source maps are served (WEB_SOURCE_MAPS; off: 404). */
+  webSourceMaps: boolean;
 }
 
 export interface OidcConfig {
@@ -231,6 +237,8 @@ export function loadConfig(env: Env = process.env): Config {
     apiKeyEnv,
     rateLimitJwtPerMinute: int(env, 'RATE_LIMIT_JWT_PER_MINUTE', 200, 1, 10_000_000),
     rateLimitApiKeyPerMinute: int(env, 'RATE_LIMIT_API_KEY_PER_MINUTE', 1000, 1, 10_000_000),
+    rateLimitUserPerMinute: int(env, 'RATE_LIMIT_USER_PER_MINUTE', 3000, 1, 10_000_000),
+    apiKeysMaxPerUser: int(env, 'API_KEYS_MAX_PER_USER', 100, 1, 100_000),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
     shutdownGraceSeconds: int(env, 'SHUTDOWN_GRACE_SECONDS', 10, 0, 3600),
@@ -300,6 +308,7 @@ function authConfig(env: Env) {
     authLoginPerMinute: int(env, 'AUTH_LOGIN_PER_MINUTE', 10, 1, 10_000_000),
     // Relative to the package root whether this runs from src/ (tsx) or dist/ (built).
     webDistDir: path.resolve(str(env, 'WEB_DIST_DIR') ?? fileURLToPath(new URL('../web/dist', import.meta.url))),
+    webSourceMaps: bool(env, 'WEB_SOURCE_MAPS', false),
   };
 }
 

@@ -211,3 +211,46 @@ describe('api keys', () => {
     assert.equal(res.body.message, 'Missing required scope: admin');
   });
 });
+
+describe('the cap on live API keys per user', () => {
+  let capped: TestServer;
+
+  before(async () => {
+    capped = await startServer({ API_KEYS_MAX_PER_USER: '3' });
+  });
+  after(() => capped.close());
+
+  test('creating one more live key than API_KEYS_MAX_PER_USER is 409; revoked and expired keys do not count', async () => {
+    const carol = await capped.user(); // holds one key already
+    const dave = await capped.user();
+    const create = (user: TestUser, name: string) =>
+      capped.request('POST', '/v1/me/api-keys', { token: user.token, body: { name, scopes: ['read'] } });
+    assert.equal((await create(carol, 'second')).status, 201);
+    const third = await create(carol, 'third');
+    assert.equal(third.status, 201, third.text);
+    const refused = await create(carol, 'fourth');
+    assert.equal(refused.status, 409, refused.text);
+    assert.ok(isErrorEnvelope(refused.body, 409));
+    assert.equal(refused.body.code, 'conflict');
+    assert.match(refused.body.message, /3 live API keys.*revoke/);
+    // Nothing was made, and another user is not affected.
+    assert.equal((await capped.request('GET', '/v1/me/api-keys', { token: carol.token })).body.data.length, 3);
+    assert.equal((await create(dave, 'first of his own')).status, 201);
+    // A revoked key frees its place.
+    assert.equal((await capped.request('DELETE', `/v1/me/api-keys/${third.body.data.id}`, { token: carol.token })).status, 200);
+    const again = await create(carol, 'fourth, after a revoke');
+    assert.equal(again.status, 201, again.text);
+    assert.equal((await create(carol, 'fifth')).status, 409);
+    // So does an expired one (expired here by hand: no test waits for a clock).
+    await capped.database.db
+      .updateTable('api_keys')
+      .set({ expires_at: new Date(Date.now() - 60_000) })
+      .where('id', '=', again.body.data.id)
+      .execute();
+    assert.equal((await create(carol, 'fifth, after an expiry')).status, 201);
+    // Keys made at once cannot overshoot the cap.
+    const eve = await capped.user();
+    const burst = await Promise.all([1, 2, 3, 4].map((i) => create(eve, `burst ${i}`)));
+    assert.deepEqual(burst.map((r) => r.status).sort(), [201, 201, 409, 409]);
+  });
+});

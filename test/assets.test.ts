@@ -140,6 +140,9 @@ for (const backend of [localBackend(), s3Backend()]) {
       assert.equal(file.status, 200);
       assert.equal(file.headers.get('content-type'), 'image/png');
       assert.equal(file.headers.get('x-content-type-options'), 'nosniff');
+      // Opened on its own, the file runs nothing as this origin, and its url (a credential) is no Referer.
+      assert.equal(file.headers.get('content-security-policy'), 'sandbox');
+      assert.equal(file.headers.get('referrer-policy'), 'no-referrer');
       assert.equal(file.headers.get('content-disposition'), `inline; filename="${asset.filename}"`);
       assert.equal(file.headers.get('content-length'), String(PNG.length));
       assert.ok(Buffer.from(await file.arrayBuffer()).equals(PNG));
@@ -153,16 +156,19 @@ for (const backend of [localBackend(), s3Backend()]) {
       expectError(await remove(alice, boardId, asset.id), 404, 'not_found');
     });
 
-    test('PDF (three pages), JPEG (image/jpg alias), GIF and WebP are accepted and served back byte for byte', async () => {
+    test('PDF (three pages), JPEG (image/jpg alias), GIF and WebP are accepted and served back byte for byte, a part without a type judged by its bytes', async () => {
       const boardId = await server.makeBoard(alice);
       const pdf = await makePdf(3);
-      const cases: [Buffer, string, string, string][] = [
+      const cases: [Buffer, string, string | undefined, string][] = [
         [pdf, 'paper.pdf', 'application/pdf', 'application/pdf'],
         [JPEG, 'photo.jpg', 'image/jpg', 'image/jpeg'],
         [GIF, 'anim.gif', 'image/gif', 'image/gif'],
         [WEBP, 'pic.webp', 'image/webp', 'image/webp'],
         // curl declares application/octet-stream for extensions it does not know: the bytes decide.
         [WEBP, 'pic2.webp', 'application/octet-stream', 'image/webp'],
+        // A part without a Content-Type (text/plain by RFC 7578's default): the bytes decide.
+        [PNG, 'untyped.png', undefined, 'image/png'],
+        [pdf, 'untyped.pdf', 'text/plain', 'application/pdf'],
       ];
       for (const [data, filename, declared, stored] of cases) {
         const { asset } = await uploadFile(server, alice, boardId, data, filename, declared);
@@ -232,7 +238,7 @@ for (const backend of [localBackend(), s3Backend()]) {
         ['page.html', '<html><script>alert(1)</script></html>', 'text/html'],
         ['pixel.png', PNG, 'image/jpeg'],
         ['pixel.png', PNG, 'application/pdf'],
-        ['pixel.png', PNG, 'text/plain'],
+        ['pixel.png', PNG, 'text/html'],
         ['empty.png', Buffer.alloc(0), 'image/png'],
         ['archive.zip', Buffer.from('504b0304140000000800', 'hex'), 'application/zip'],
       ];
@@ -286,6 +292,35 @@ for (const backend of [localBackend(), s3Backend()]) {
       }
       const stored = await backend.files(server);
       for (const p of stored) assert.ok(!p.includes('..') && !p.includes('\\') && !p.startsWith('/'), p);
+    });
+
+    test('long non-ASCII names are cut at 200 UTF-8 bytes between characters, and stored and served', async () => {
+      const boardId = await server.makeBoard(alice);
+      const flag = '🇯🇵'; // one character of two code points (8 bytes)
+      const cases: [string, string][] = [
+        // 80 CJK characters are 240 bytes: a file system's 255-byte name limit once the epoch is added.
+        [`${'文'.repeat(80)}.png`, `${'文'.repeat(65)}.png`],
+        [`a${'文'.repeat(80)}.png`, `a${'文'.repeat(65)}.png`],
+        // Four-byte characters (surrogate pairs in JavaScript) are never split.
+        [`${'🎉'.repeat(60)}.png`, `${'🎉'.repeat(49)}.png`],
+        [`a${'🎉'.repeat(60)}`, `a${'🎉'.repeat(48)}.png`],
+        // Nor is a character of several code points: a flag; a letter with a mark NFC cannot compose
+        // (cut by the 120 code points first: 58 of them and the extension).
+        [`${flag.repeat(30)}.png`, `${flag.repeat(24)}.png`],
+        [`${'q\u0303'.repeat(80)}.png`, `${'q\u0303'.repeat(58)}.png`],
+      ];
+      for (const [original, expected] of cases) {
+        const res = await postParts(server, alice.token, boardId, [{ filename: original, type: 'image/png', data: PNG }]);
+        assert.equal(res.status, 201, `${JSON.stringify(original)}: ${res.text}`);
+        const name = res.body.data.filename.replace(/^\d{13}-/, '');
+        assert.equal(name, expected, JSON.stringify(original));
+        assert.ok(Buffer.byteLength(name) <= 200);
+        assert.ok(Buffer.byteLength(res.body.data.filename) <= 255);
+        const file = await fetch(res.body.data.url);
+        assert.equal(file.status, 200, `${JSON.stringify(original)} served`);
+        assert.ok(Buffer.from(await file.arrayBuffer()).equals(PNG));
+      }
+      assert.equal((await list(alice, boardId)).body.data.length, cases.length);
     });
 
     test('the same name twice in a row gets two distinct assets', async () => {
@@ -491,6 +526,19 @@ for (const backend of [localBackend(), s3Backend()]) {
         /data\.publicUrl/,
       );
       expectError(await post('pdf', { ...pdf.nodeData, publicUrl: png.asset.url }), 400, 'invalid_request', /data\.publicUrl/);
+      // Only the asset's own url, host and all: the file's path and token on another site (a
+      // phishing page behind the owner's "Open PDF"), under another path, or with more in the query.
+      const own = new URL(pdf.asset.url);
+      const lookalikes = [
+        `https://phish.example${own.pathname}${own.search}`,
+        `http://phish.example:${own.port}${own.pathname}${own.search}`,
+        `${own.origin}/phish${own.pathname}${own.search}`,
+        `${own.origin}${own.pathname}${own.search}&next=https://phish.example`,
+        `${own.origin}${own.pathname}?token=${'x'.repeat(32)}`,
+      ];
+      for (const publicUrl of lookalikes) {
+        expectError(await post('pdf', { ...pdf.nodeData, publicUrl }), 400, 'invalid_request', /data\.publicUrl/);
+      }
       expectError(await post('image', pdf.nodeData), 400, 'invalid_request', /application\/pdf/);
       // PATCH: pointing at another asset needs all three to match; other changes do not re-check.
       const nodeUrl = `/v1/boards/${boardId}/nodes/${created.body.data.id}`;
@@ -501,6 +549,24 @@ for (const backend of [localBackend(), s3Backend()]) {
         /data\.fileSize/,
       );
       const pdf2 = await uploadFile(server, alice, boardId, await makePdf(4), 'other.pdf', 'application/pdf');
+      // An editor of a public board cannot repoint the node at another site either.
+      const shared = await server.makeBoard(alice, { is_public: true, public_access_level: 'edit' });
+      const sharedPdf = await uploadFile(server, alice, shared, await makePdf(1), 'shared.pdf', 'application/pdf');
+      const sharedNode = await server.request('POST', `/v1/boards/${shared}/nodes`, {
+        token: alice.token,
+        body: { type: 'pdf', position: { x: 0, y: 0 }, data: sharedPdf.nodeData },
+      });
+      assert.equal(sharedNode.status, 201, sharedNode.text);
+      const sharedUrl = new URL(sharedPdf.asset.url);
+      expectError(
+        await server.request('PATCH', `/v1/boards/${shared}/nodes/${sharedNode.body.data.id}`, {
+          token: bob.token,
+          body: { data: { publicUrl: `https://phish.example${sharedUrl.pathname}${sharedUrl.search}` } },
+        }),
+        400,
+        'invalid_request',
+        /data\.publicUrl/,
+      );
       const moved = await server.request('PATCH', nodeUrl, { token: alice.token, body: { data: pdf2.nodeData } });
       assert.equal(moved.status, 200, moved.text);
       // Deleting the asset leaves the node; the node can still be moved and relabelled.
@@ -602,3 +668,36 @@ for (const backend of [localBackend(), s3Backend()]) {
     });
   });
 }
+
+describe('assets when the S3 store fails', () => {
+  test('an unreachable store is 503 unavailable naming storage, not the database, on upload and on serving', async () => {
+    const s3 = await startS3();
+    const server = await startFresh(s3.env);
+    try {
+      const owner = await server.user();
+      const boardId = await server.makeBoard(owner);
+      const { asset } = await uploadFile(server, owner, boardId, PNG, 'kept.png', 'image/png');
+      // The store goes away: its port refuses connections (ECONNREFUSED, like a database that is down).
+      await s3.close();
+      const expectStorageDown = (res: { status: number; body: any; text: string; headers: Headers }) => {
+        assert.equal(res.status, 503, res.text);
+        assert.ok(isErrorEnvelope(res.body, 503), res.text);
+        assert.equal(res.body.code, 'unavailable');
+        assert.match(res.body.message, /storage/i);
+        assert.doesNotMatch(res.body.message, /database/i);
+        assert.equal(res.headers.get('retry-after'), '5');
+      };
+      expectStorageDown(await postParts(server, owner.token, boardId, [{ filename: 'new.png', type: 'image/png', data: PNG }]));
+      expectStorageDown(await server.request('GET', asset.url.slice(server.url.length)));
+      // The failed upload left no row behind; the database itself is fine.
+      const listed = await server.request('GET', `/v1/boards/${boardId}/assets`, { token: owner.token });
+      assert.equal(listed.status, 200, listed.text);
+      assert.deepEqual(
+        listed.body.data.map((a: { filename: string }) => a.filename),
+        [asset.filename],
+      );
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -1,6 +1,6 @@
-// Rate limits: per principal (API key, or a user's JWTs), separate limits for the two kinds, the
-// 429 error envelope and its headers, counters shared through Redis by two instances, and failing
-// open when Redis goes away.
+// Rate limits: per principal (API key, or a user's JWTs), separate limits for the two kinds, all of
+// a user's API keys together under a per-user limit, the 429 error envelope and its headers,
+// counters shared through Redis by two instances, and failing open when Redis goes away.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { isErrorEnvelope, startServer, type Response, type TestServer, type TestUser } from './helpers/harness.js';
@@ -75,11 +75,63 @@ describe('rate limits on one instance', () => {
   });
 });
 
+describe("rate limits across one user's API keys", () => {
+  let server: TestServer;
+  let alice: TestUser;
+  let bob: TestUser;
+
+  before(async () => {
+    server = await startServer({ RATE_LIMIT_API_KEY_PER_MINUTE: '5', RATE_LIMIT_USER_PER_MINUTE: '8', RATE_LIMIT_JWT_PER_MINUTE: '3' });
+    alice = await server.user();
+    bob = await server.user();
+  });
+  after(() => server.close());
+
+  test('more keys do not mean more requests: the keys of one user share RATE_LIMIT_USER_PER_MINUTE', async () => {
+    const keys = [alice.token, (await alice.keyWith(['read'])).raw_key, (await alice.keyWith(['read'])).raw_key];
+    for (let i = 1; i <= 4; i++) {
+      const res = await server.request('GET', '/v1/boards', { token: keys[0] });
+      assert.equal(res.status, 200, res.text);
+      // The key's own budget has less left than the user's: its numbers are shown.
+      assert.equal(res.headers.get('ratelimit-limit'), '5');
+      assert.equal(res.headers.get('ratelimit-remaining'), String(5 - i));
+    }
+    for (let i = 5; i <= 8; i++) {
+      const res = await server.request('GET', '/v1/boards', { token: keys[1] });
+      assert.equal(res.status, 200, res.text);
+      if (i >= 7) {
+        // Now the user's budget has less left than the second key's.
+        assert.equal(res.headers.get('ratelimit-limit'), '8');
+        assert.equal(res.headers.get('ratelimit-remaining'), String(8 - i));
+      }
+    }
+    // A third key, unused so far, is refused: the user has spent the budget.
+    const limited = await server.request('GET', '/v1/boards', { token: keys[2] });
+    assert.equal(limited.status, 429, limited.text);
+    assert.ok(isErrorEnvelope(limited.body, 429));
+    assert.equal(limited.body.code, 'rate_limited');
+    assert.match(limited.body.message, /Rate limit of 8 requests per minute across all of this user's API keys exceeded/);
+    assert.equal(limited.headers.get('ratelimit-limit'), '8');
+    assert.equal(limited.headers.get('ratelimit-remaining'), '0');
+    const retryAfter = Number(limited.headers.get('retry-after'));
+    assert.ok(Number.isInteger(retryAfter) && retryAfter > 0 && retryAfter <= 60, `Retry-After ${retryAfter}`);
+    // So is a key made now.
+    const fresh = await alice.keyWith(['read']);
+    assert.equal((await server.request('GET', '/v1/boards', { token: fresh.raw_key })).status, 429);
+    // Other users, and the same user's JWTs (their own limit), are unaffected.
+    assert.equal((await server.request('GET', '/v1/boards', { token: bob.token })).status, 200);
+    assert.equal((await server.request('GET', '/v1/boards', { token: await alice.jwt() })).status, 200);
+    // Public routes are not counted.
+    assert.equal((await server.request('GET', '/healthz', { token: keys[2] })).status, 200);
+  });
+});
+
 describe('rate limits shared through Redis', { skip: redisAvailable() ? false : 'redis-server is not installed' }, () => {
   let redis: RedisServer;
   let one: TestServer;
   let two: TestServer;
   let rawKey: string;
+  let otherKeys: string[];
 
   before(async () => {
     redis = await startRedis();
@@ -88,7 +140,7 @@ describe('rate limits shared through Redis', { skip: redisAvailable() ? false : 
     // PostgreSQL would see it. A single PGlite behind pglite-socket with two connections is not a
     // safe stand-in: its multiplexer interleaves the extended-protocol messages of concurrent
     // connections, so one connection's Parse can replace another's unnamed statement.
-    const env = { REDIS_URL: redis.url, RATE_LIMIT_API_KEY_PER_MINUTE: '5', DATABASE_URL: '' };
+    const env = { REDIS_URL: redis.url, RATE_LIMIT_API_KEY_PER_MINUTE: '5', RATE_LIMIT_USER_PER_MINUTE: '7', DATABASE_URL: '' };
     one = await startServer(env);
     two = await startServer(env);
     const user = await one.user();
@@ -97,6 +149,14 @@ describe('rate limits shared through Redis', { skip: redisAvailable() ? false : 
     const keyRow = await one.database.db.selectFrom('api_keys').selectAll().where('user_id', '=', user.userId).executeTakeFirstOrThrow();
     await two.database.db.insertInto('users').values(userRow).execute();
     await two.database.db.insertInto('api_keys').values(keyRow).execute();
+    // Two more keys of the same user, on both instances.
+    otherKeys = [];
+    for (let i = 0; i < 2; i++) {
+      const key = await user.keyWith(['read']);
+      otherKeys.push(key.raw_key);
+      const row = await one.database.db.selectFrom('api_keys').selectAll().where('id', '=', key.id).executeTakeFirstOrThrow();
+      await two.database.db.insertInto('api_keys').values(row).execute();
+    }
   });
   after(async () => {
     await one?.close();
@@ -117,6 +177,15 @@ describe('rate limits shared through Redis', { skip: redisAvailable() ? false : 
     }
     assertLimited(await two.request('GET', '/v1/boards', { token: rawKey }), 5);
     assertLimited(await one.request('GET', '/v1/boards', { token: rawKey }), 5);
+  });
+
+  test("the per-user count of a user's keys is shared too", async () => {
+    // The 7 requests above, on both instances, counted for the user too (the two the key's limit
+    // refused included): the user's 8th, through another key, is over RATE_LIMIT_USER_PER_MINUTE.
+    const res = await one.request('GET', '/v1/boards', { token: otherKeys[0] });
+    assert.equal(res.status, 429, res.text);
+    assert.match(res.body.message, /Rate limit of 7 requests per minute across all of this user's API keys exceeded/);
+    assert.equal((await two.request('GET', '/v1/boards', { token: otherKeys[1] })).status, 429);
   });
 
   test('when Redis goes down the service fails open instead of failing requests', async () => {

@@ -2,13 +2,15 @@
 // (no partial file after a failed write, listing by prefix, empty directories removed), checked
 // on the real filesystem; the S3 provider against s3rver.
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { after, describe, test } from 'node:test';
 import { loadConfig } from '../src/config.js';
-import { assertSafePath, createStorage, type Storage } from '../src/providers/storage/storage.js';
+import { assertSafePath, createStorage, StorageError, type Storage } from '../src/providers/storage/storage.js';
 import { startS3, type TestS3 } from './helpers/s3.js';
 
 const text = async (body: Readable) => {
@@ -86,10 +88,56 @@ for (const [name, open] of backends) {
           this.destroy(new Error('client went away'));
         },
       });
-      await assert.rejects(storage.put('u9/b9/9-broken.png', failing, 'image/png'), /client went away/);
+      // The body's own error, not a StorageError: the client's failure is not the store's.
+      await assert.rejects(storage.put('u9/b9/9-broken.png', failing, 'image/png'), (error: Error) => {
+        assert.ok(!(error instanceof StorageError), String(error));
+        return /client went away/.test(error.message);
+      });
       assert.equal(await storage.get('u9/b9/9-broken.png'), undefined);
       assert.deepEqual(await storage.list('u9/'), []);
       if (name === 'local') assert.deepEqual(fs.readdirSync(path.join(dataDir, 'files', '.partial')), []);
     });
   });
 }
+
+test('a failing disk is a StorageError, with the backend error as its cause', async () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'bwk-storage-fail-'));
+  try {
+    const storage = await createStorage(loadConfig({ DATA_DIR: root }));
+    // A file where the user's directory should be: the board directory cannot be made.
+    fs.writeFileSync(path.join(root, 'files', 'u1'), 'in the way');
+    await assert.rejects(storage.put('u1/b1/1-a.png', Readable.from([Buffer.from('png')]), 'image/png'), (error: Error) => {
+      assert.ok(error instanceof StorageError, String(error));
+      assert.equal(error.operation, 'write');
+      assert.match(error.message, /^Storage write failed/);
+      assert.ok((error.cause as NodeJS.ErrnoException).code, 'the backend error is kept');
+      return true;
+    });
+    await assert.rejects(storage.get('u1/b1/1-a.png'), StorageError);
+    assert.deepEqual(fs.readdirSync(path.join(root, 'files', '.partial')), []);
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('an unreachable S3 store is a StorageError on every operation', async () => {
+  // A port that refuses connections: listened on, then closed.
+  const probe = net.createServer().listen(0, '127.0.0.1');
+  await once(probe, 'listening');
+  const { port } = probe.address() as net.AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  const storage = await createStorage(
+    loadConfig({
+      DATA_DIR: dataDir,
+      S3_BUCKET: 'gone',
+      S3_ENDPOINT: `http://127.0.0.1:${port}`,
+      S3_ACCESS_KEY_ID: 'x',
+      S3_SECRET_ACCESS_KEY: 'x',
+      S3_FORCE_PATH_STYLE: 'true',
+    }),
+  );
+  await assert.rejects(storage.put('u1/b1/1-a.png', Readable.from([Buffer.from('png')]), 'image/png'), StorageError);
+  await assert.rejects(storage.get('u1/b1/1-a.png'), StorageError);
+  await assert.rejects(storage.delete('u1/b1/1-a.png'), StorageError);
+  await assert.rejects(storage.list(''), StorageError);
+});

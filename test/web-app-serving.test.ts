@@ -14,12 +14,14 @@ import { isErrorEnvelope, startServer, type Response, type TestServer } from './
 const INDEX =
   '<!doctype html><html><head><script type="module" src="/assets/index-4f2a9c.js"></script></head><body><div id="root" data-test="spa-index"></div></body></html>';
 const SCRIPT = 'console.log("board workspace");';
+const SOURCE_MAP = '{"version":3,"sources":["../src/secret-sauce.tsx"],"mappings":""}';
 
 function makeDist(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bwk-web-'));
   fs.mkdirSync(path.join(dir, 'assets'));
   fs.writeFileSync(path.join(dir, 'index.html'), INDEX);
   fs.writeFileSync(path.join(dir, 'assets', 'index-4f2a9c.js'), SCRIPT);
+  fs.writeFileSync(path.join(dir, 'assets', 'index-4f2a9c.js.map'), SOURCE_MAP);
   fs.writeFileSync(path.join(dir, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
   return dir;
 }
@@ -123,6 +125,32 @@ describe('a built web app', () => {
     assert.ok(!(await docs.text()).includes('spa-index'));
   });
 
+  test('source maps are not served: the JSON 404 (WEB_SOURCE_MAPS is off by default)', async () => {
+    for (const p of ['/assets/index-4f2a9c.js.map', '/assets/index-4f2a9c.js.map?v=1']) {
+      const res = await server.request('GET', p);
+      assertJson404(res, p);
+      assert.ok(!res.text.includes('secret-sauce'), p);
+    }
+    assert.equal((await server.request('GET', '/assets/index-4f2a9c.js')).status, 200);
+  });
+
+  test('the API reference at /docs has a Content-Security-Policy and may not be framed', async () => {
+    for (const p of ['/docs', '/docs/static/index.html']) {
+      const res = await fetch(`${server.url}${p}`);
+      const text = await res.text();
+      assert.equal(res.status, 200, `${p}: ${text.slice(0, 200)}`);
+      assert.match(res.headers.get('content-type') ?? '', /^text\/html/, p);
+      assert.equal(res.headers.get('x-frame-options'), 'DENY', p);
+      assert.equal(res.headers.get('x-content-type-options'), 'nosniff', p);
+      const policy = csp({ status: res.status, headers: res.headers, body: undefined, text });
+      assert.deepEqual(policy.get('default-src'), ["'self'"], p);
+      assert.deepEqual(policy.get('frame-ancestors'), ["'none'"], p);
+      assert.deepEqual(policy.get('object-src'), ["'none'"], p);
+      assert.ok(policy.get('script-src')?.includes("'self'"), p);
+      assert.ok(!policy.has('upgrade-insecure-requests'), `${p}: the page is served over http here`);
+    }
+  });
+
   test('nothing outside the build is reachable', async () => {
     for (const p of [
       '/..%2f..%2f..%2fetc%2fpasswd',
@@ -198,5 +226,25 @@ describe('without a build', () => {
     assert.match(res.body.message, /npm run build/);
     assertJson404(await server.request('GET', '/login'), '/login');
     assert.equal((await server.request('GET', '/healthz')).status, 200);
+  });
+});
+
+describe('a built web app with WEB_SOURCE_MAPS=true', () => {
+  let dist: string;
+  let server: TestServer;
+
+  before(async () => {
+    dist = makeDist();
+    server = await startServer({ WEB_DIST_DIR: dist, WEB_SOURCE_MAPS: 'true' });
+  });
+  after(async () => {
+    await server?.close();
+    fs.rmSync(dist, { recursive: true, force: true });
+  });
+
+  test('source maps are served when asked for', async () => {
+    const res = await server.request('GET', '/assets/index-4f2a9c.js.map');
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.text, SOURCE_MAP);
   });
 });

@@ -2394,7 +2394,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Create an API key (the raw key is shown once) */
+        /**
+         * Create an API key (the raw key is shown once)
+         * @description A user may hold at most 100 live keys (API_KEYS_MAX_PER_USER): one more is 409 conflict until one is revoked or expires.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -2476,6 +2479,15 @@ export interface paths {
                 };
                 /** @description Error envelope */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error envelope */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };

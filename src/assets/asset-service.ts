@@ -282,14 +282,17 @@ export async function findServedAsset(db: Db, storagePath: string, token: string
 
 /**
  * A pdf or image node's data must name a finished asset of the same board (DECISIONS "Nodes"):
- * storagePath its storage path, fileSize its size, publicUrl its url (compared from the path on,
- * since the base address depends on how the service is reached), and its type must suit the node.
+ * storagePath its storage path, fileSize its size, publicUrl exactly its url as the service gives it
+ * to this request (`baseUrl`: PUBLIC_BASE_URL, else the address the caller used), host included,
+ * since the web app links the file from there (an editor of a public board must not be able to
+ * point the owner's "Open PDF" at another site); and its type must suit the node.
  */
 export async function assertNodeAsset(
   trx: Executor,
   boardId: string,
   nodeType: 'pdf' | 'image',
   data: Record<string, unknown>,
+  baseUrl: string,
 ): Promise<void> {
   const row = await trx
     .selectFrom('assets')
@@ -302,15 +305,14 @@ export async function assertNodeAsset(
   const fits = nodeType === 'pdf' ? row.content_type === 'application/pdf' : row.content_type.startsWith('image/');
   if (!fits) throw invalid(`data.storagePath names a ${row.content_type} asset, which a ${nodeType} node cannot show`);
   if (data.fileSize !== row.size) throw invalid(`data.fileSize does not match the asset's size (${row.size} bytes)`);
-  let url: URL | undefined;
+  const expected = new URL(`${baseUrl}${assetUrlPath(row)}`).href;
+  let given: string | undefined;
   try {
-    url = new URL(String(data.publicUrl));
+    given = new URL(String(data.publicUrl)).href;
   } catch {
-    url = undefined;
+    given = undefined;
   }
-  if (!url || !['http:', 'https:'].includes(url.protocol) || !`${url.pathname}${url.search}`.endsWith(assetUrlPath(row))) {
-    throw invalid('data.publicUrl is not the url of the asset named by data.storagePath');
-  }
+  if (given !== expected) throw invalid(`data.publicUrl is not the url of the asset named by data.storagePath (${expected})`);
 }
 
 /**

@@ -14,23 +14,59 @@ export const allowedTypes: Record<string, readonly string[]> = {
 const aliases: Record<string, string> = { 'image/jpg': 'image/jpeg', 'image/pjpeg': 'image/jpeg' };
 
 /**
- * The declared part type, normalised: undefined when the client declared nothing useful
- * (no type, or application/octet-stream, which curl sends for extensions it does not know, such
- * as .webp); then the bytes alone decide.
+ * Declared types that say nothing about a file: application/octet-stream, which curl sends for
+ * extensions it does not know (such as .webp), and text/plain, the type of a part that has no
+ * Content-Type (RFC 7578 §4.4), which is what the multipart parser reports for it: a part without
+ * a type cannot be told from one declared text/plain.
+ */
+const UNDECLARED = new Set(['', 'application/octet-stream', 'text/plain']);
+
+/**
+ * The declared part type, normalised: undefined when the client declared nothing useful (see
+ * UNDECLARED); then the bytes alone decide.
  */
 export function declaredType(mimetype: string | undefined): string | undefined {
   const bare = (mimetype ?? '').split(';')[0]!.trim().toLowerCase();
-  if (bare === '' || bare === 'application/octet-stream') return undefined;
+  if (UNDECLARED.has(bare)) return undefined;
   return aliases[bare] ?? bare;
 }
 
 export const MAX_NAME_CHARS = 120;
 
 /**
+ * The most UTF-8 bytes of the safe name. The stored filename is `<epoch_millis>-<name>`: 14 bytes
+ * more (13 digits until the year 2286), at most 214 bytes, so it fits the 255-byte name limit of
+ * common file systems (ext4, XFS, APFS, NTFS) as one path segment on disk, with room for what
+ * file-system-backed S3 stores add to a key's last segment (s3rver adds `._S3rver_metadata.json`,
+ * 22 bytes; MinIO keeps each segment as a directory name). 120 CJK characters would be 360 bytes.
+ */
+export const MAX_NAME_BYTES = 200;
+
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/**
+ * The longest start of `text` within `maxChars` code points and `maxBytes` UTF-8 bytes, cut
+ * between user-perceived characters (grapheme clusters): never inside a surrogate pair, and an
+ * accent or an emoji's joiner sequence is never cut from its base.
+ */
+export function cutName(text: string, maxChars: number, maxBytes: number): string {
+  let chars = 0;
+  let bytes = 0;
+  let end = 0;
+  for (const { segment, index } of graphemes.segment(text)) {
+    chars += [...segment].length;
+    bytes += Buffer.byteLength(segment, 'utf8');
+    if (chars > maxChars || bytes > maxBytes) break;
+    end = index + segment.length;
+  }
+  return text.slice(0, end);
+}
+
+/**
  * The original name reduced to a safe form: the last path segment only; no control or format
  * characters (bidi overrides could disguise the extension); none of / \ : * ? " < > |; no leading
- * dots or spaces; at most 120 characters with the extension kept; the extension of the detected
- * type added when the name has none of its own.
+ * dots or spaces; at most 120 characters and 200 UTF-8 bytes (MAX_NAME_BYTES) with the extension
+ * kept; the extension of the detected type added when the name has none of its own.
  */
 export function safeOriginalName(original: string | undefined, contentType: string): string {
   const extensions = allowedTypes[contentType] ?? [];
@@ -48,14 +84,8 @@ export function safeOriginalName(original: string | undefined, contentType: stri
   let stem = (extensions.includes(ext) ? name.slice(0, dot) : name).replace(/[.\s]+$/u, '');
   const suffix = `.${extensions.includes(ext) ? ext : (extensions[0] ?? 'bin')}`;
   if (stem === '') stem = 'file';
-  // Counted in code points, cut on one, so no surrogate pair is split.
-  const room = MAX_NAME_CHARS - suffix.length;
-  const chars = [...stem];
-  if (chars.length > room)
-    stem =
-      chars
-        .slice(0, room)
-        .join('')
-        .replace(/[.\s]+$/u, '') || 'file';
+  // The suffix is ASCII: its length is its size in both code points and bytes.
+  const cut = cutName(stem, MAX_NAME_CHARS - suffix.length, MAX_NAME_BYTES - suffix.length);
+  if (cut !== stem) stem = cut.replace(/[.\s]+$/u, '') || 'file';
   return `${stem}${suffix}`;
 }

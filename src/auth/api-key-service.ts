@@ -1,6 +1,6 @@
 // API keys of a user: create (the raw key is returned once), list, revoke.
 import type { Db } from '../db/schema.js';
-import { invalid, notFound } from '../errors.js';
+import { conflict, invalid, notFound } from '../errors.js';
 import { newId, now } from '../lib/ids.js';
 import { applyPage, toPage, type Page, type PageRequest } from '../lib/pagination.js';
 import { generateApiKey } from './api-keys.js';
@@ -26,33 +26,56 @@ export interface CreateApiKeyInput {
   expires_at?: string | null;
 }
 
+/**
+ * Creates a key. `maxLive` caps the user's live (unrevoked, unexpired) keys, this one included
+ * (API_KEYS_MAX_PER_USER; the CLI, an operator's tool, passes none): each key has its own rate
+ * limit, so keys must not be free to multiply. The user's row is locked while counting, so two
+ * creates at once cannot both take the last place.
+ */
 export async function createApiKey(
   db: Db,
   userId: string,
   input: CreateApiKeyInput,
   env: 'live' | 'test',
+  maxLive?: number,
 ): Promise<ApiKeyView & { raw_key: string }> {
   const expiresAt = input.expires_at ? new Date(input.expires_at) : null;
   if (expiresAt && expiresAt.getTime() <= Date.now()) throw invalid('expires_at must be in the future');
   const scopes = [...new Set(input.scopes)].sort((a, b) => ['read', 'write', 'admin'].indexOf(a) - ['read', 'write', 'admin'].indexOf(b));
   const key = generateApiKey(env);
-  const row = await db
-    .insertInto('api_keys')
-    .values({
-      id: newId(),
-      user_id: userId,
-      name: input.name,
-      key_hash: key.hash,
-      prefix: key.prefix,
-      scopes,
-      created_at: now(),
-      expires_at: expiresAt,
-      last_used_at: null,
-      revoked_at: null,
-    })
-    .returning(columns)
-    .executeTakeFirstOrThrow();
-  return { ...row, scopes: row.scopes as Scope[], raw_key: key.raw };
+  return db.transaction().execute(async (trx) => {
+    if (maxLive !== undefined) {
+      await trx.selectFrom('users').select('id').where('id', '=', userId).forUpdate().executeTakeFirst();
+      const at = now();
+      const { n } = await trx
+        .selectFrom('api_keys')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('user_id', '=', userId)
+        .where('revoked_at', 'is', null)
+        .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', at)]))
+        .executeTakeFirstOrThrow();
+      if (Number(n) >= maxLive) {
+        throw conflict(`You already have ${maxLive} live API keys, the most allowed per user; revoke one you no longer use first`);
+      }
+    }
+    const row = await trx
+      .insertInto('api_keys')
+      .values({
+        id: newId(),
+        user_id: userId,
+        name: input.name,
+        key_hash: key.hash,
+        prefix: key.prefix,
+        scopes,
+        created_at: now(),
+        expires_at: expiresAt,
+        last_used_at: null,
+        revoked_at: null,
+      })
+      .returning(columns)
+      .executeTakeFirstOrThrow();
+    return { ...row, scopes: row.scopes as Scope[], raw_key: key.raw };
+  });
 }
 
 /** For the CLI: creates the user on first sight, like a first JWT would. */

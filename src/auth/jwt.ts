@@ -39,8 +39,14 @@ export function createJwtVerifier(config: Pick<Config, 'jwtSecret' | 'jwksUrl' |
   };
 }
 
+/**
+ * `sub` names the user, so it must name one: a string of 1..255 characters with something visible
+ * in it (not only spaces or zero-width characters, which would make every such token one shared
+ * user) and no control characters (a NUL cannot even be stored).
+ */
 function checkSub(payload: JWTPayload): JWTPayload & { sub: string } {
-  if (typeof payload.sub !== 'string' || payload.sub.length === 0 || payload.sub.length > 255) {
+  const sub = payload.sub;
+  if (typeof sub !== 'string' || sub.length === 0 || sub.length > 255 || /\p{Cc}/u.test(sub) || /^[\s\p{Cf}]*$/u.test(sub)) {
     throw new Error('JWT sub is missing or invalid');
   }
   return payload as JWTPayload & { sub: string };

@@ -50,10 +50,8 @@ export function documentJobHandler(deps: DocumentJobDeps): JobHandler {
     async run(job, signal, log): Promise<JobOutcome> {
       const payload = job.payload as unknown as DocumentJobPayload;
       if (!job.board_id) throw new JobError('The board was deleted');
-      if (payload.nodeId) {
-        const node = await db.selectFrom('nodes').select('id').where('id', '=', payload.nodeId).executeTakeFirst();
-        if (!node) throw new JobError('The node was deleted');
-      }
+      const gone = await deletedTarget(db, payload);
+      if (gone) throw gone;
       const pages: PageText[] =
         payload.text !== undefined ? [{ page: 1, text: payload.text }] : await readPdf(deps, payload.storagePath ?? '');
       const chunks = await chunkPagesAsync(pages, deps.chunking, signal);
@@ -64,7 +62,7 @@ export function documentJobHandler(deps: DocumentJobDeps): JobHandler {
             : 'The PDF has no extractable text (a scanned PDF needs OCR first)',
         );
 
-      const start = await openSet(db, job, payload, embedder.model, chunks);
+      const start = await whileTargetExists(db, payload, () => openSet(db, job, payload, embedder.model, chunks));
       if (start > 0) log.info({ from: start, total: chunks.length }, 'vectorize resumed');
       let written = start;
       let lastLog = -Infinity;
@@ -94,8 +92,8 @@ export function documentJobHandler(deps: DocumentJobDeps): JobHandler {
           },
           ...vectors[k]!,
         }));
-        try {
-          await pacer.each(
+        await whileTargetExists(db, payload, () =>
+          pacer.each(
             rows,
             async (slice) => {
               // Never earlier than the previous statement's rows: lists show chunks in document order.
@@ -112,12 +110,8 @@ export function documentJobHandler(deps: DocumentJobDeps): JobHandler {
               }
             },
             signal,
-          );
-        } catch (error) {
-          // The board or node went away while the job ran (the set went with it: foreign key violation).
-          if ((error as { code?: string }).code === '23503') throw new JobError('The board or node was deleted while the job ran');
-          throw error;
-        }
+          ),
+        );
       }
 
       return {
@@ -163,12 +157,39 @@ export function documentJobHandler(deps: DocumentJobDeps): JobHandler {
             .where('id', '=', job.id)
             .where('state', '=', 'writing')
             .executeTakeFirst();
-          if (Number(live.numUpdatedRows) !== 1) throw new JobError('The board or node was deleted while the job ran');
+          // The set went with its board or node (ON DELETE CASCADE).
+          if (Number(live.numUpdatedRows) !== 1)
+            throw (await deletedTarget(trx, payload)) ?? new JobError("The job's chunks were removed while it ran; submit it again");
         },
         committed: requestPurge,
       };
     },
   };
+}
+
+/** The failure of a job whose board or node is gone (deleted before or while it ran), if one is. */
+async function deletedTarget(db: Executor, payload: DocumentJobPayload): Promise<JobError | undefined> {
+  const board = await db.selectFrom('boards').select('id').where('id', '=', payload.boardId).executeTakeFirst();
+  if (!board) return new JobError('The board was deleted');
+  if (payload.nodeId) {
+    const node = await db.selectFrom('nodes').select('id').where('id', '=', payload.nodeId).executeTakeFirst();
+    if (!node) return new JobError('The node was deleted');
+  }
+  return undefined;
+}
+
+/**
+ * Runs a write of the job's set. The board or node may be deleted at any moment while the job runs
+ * (its set goes with it): a write then violates a foreign key (23503), and the job fails saying
+ * which was deleted, as it would have had it been deleted before the job started.
+ */
+async function whileTargetExists<T>(db: Db, payload: DocumentJobPayload, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== '23503') throw error;
+    throw (await deletedTarget(db, payload)) ?? error;
+  }
 }
 
 /**

@@ -85,19 +85,21 @@ async function wouldCycle(trx: Executor, nodeId: string, parentId: string): Prom
   return rows.length > 0;
 }
 
+/** `assetBaseUrl`: the base of asset urls for this request, which a pdf or image node's publicUrl must use. */
 export async function createNode(
   db: Db,
   principal: Principal,
   boardId: string,
   input: CreateNodeInput,
   bounds: BoardBounds,
+  assetBaseUrl: string,
 ): Promise<NodeView> {
   const data = storedNodeData(input.type, input.data);
   return db.transaction().execute(async (trx) => {
     const at = now();
     const board = await beginContentWrite(trx, principal, boardId, at);
     if (input.parent_node_id) await assertParentOnBoard(trx, boardId, input.parent_node_id);
-    if (input.type === 'pdf' || input.type === 'image') await assertNodeAsset(trx, boardId, input.type, input.data);
+    if (input.type === 'pdf' || input.type === 'image') await assertNodeAsset(trx, boardId, input.type, input.data, assetBaseUrl);
     const row = await trx
       .insertInto('nodes')
       .values({
@@ -163,6 +165,7 @@ export async function updateNode(
   nodeId: string,
   input: UpdateNodeInput,
   bounds: BoardBounds,
+  assetBaseUrl: string,
 ): Promise<NodeView> {
   return invalidatingBoard(db, boardId, () =>
     db.transaction().execute(async (trx) => {
@@ -175,7 +178,7 @@ export async function updateNode(
       const touchesAsset =
         input.data !== undefined && ['storagePath', 'publicUrl', 'fileSize'].some((key) => Object.hasOwn(input.data!, key));
       if (merged && touchesAsset && (node.node_type === 'pdf' || node.node_type === 'image'))
-        await assertNodeAsset(trx, boardId, node.node_type, merged);
+        await assertNodeAsset(trx, boardId, node.node_type, merged, assetBaseUrl);
       if (input.parent_node_id) {
         await assertParentOnBoard(trx, boardId, input.parent_node_id);
         if (await wouldCycle(trx, nodeId, input.parent_node_id)) {

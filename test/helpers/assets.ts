@@ -59,8 +59,15 @@ export function postParts(server: TestServer, token: string, boardId: string, pa
   return server.request('POST', `/v1/boards/${boardId}/assets`, { token, raw: body, headers: { 'content-type': contentType } });
 }
 
-/** Uploads a file (asserting 201); returns the asset and the pdf/image node data naming it. */
-export async function uploadFile(server: TestServer, user: TestUser, boardId: string, data: Buffer, filename: string, type: string) {
+/** Uploads a file (asserting 201; `type` undefined sends the part without a Content-Type); returns the asset and the pdf/image node data naming it. */
+export async function uploadFile(
+  server: TestServer,
+  user: TestUser,
+  boardId: string,
+  data: Buffer,
+  filename: string,
+  type: string | undefined,
+) {
   const res = await postParts(server, user.token, boardId, [{ filename, type, data }]);
   assert.equal(res.status, 201, res.text);
   const asset = res.body.data;

@@ -1,12 +1,13 @@
 // Renders every failure as the contract's error envelope: ApiErrors, Fastify's own errors (bad
 // JSON, wrong content type, oversize body, schema validation), unknown routes and wrong methods,
 // HTTP parser errors before a request exists, database errors the input causes (400/409) or an
-// unreachable database (503), and unexpected exceptions, which are logged and answered without
-// internals.
+// unreachable database (503), a failing file storage (503, told apart by the storage layer's own
+// StorageError), and unexpected exceptions, which are logged and answered without internals.
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, type ErrorCode } from '../../errors.js';
+import { StorageError } from '../../providers/storage/storage.js';
 
 interface ValidationIssue {
   instancePath?: string;
@@ -83,6 +84,10 @@ export function toApiError(error: FastifyError | Error): ApiError {
       return new ApiError('invalid_request', 'Request body must not contain __proto__ or constructor.prototype keys');
     }
     return new ApiError('invalid_request', 'Request body is not valid JSON');
+  }
+  // Checked before the database's connection codes: a storage error may be an ECONNREFUSED too.
+  if (error instanceof StorageError) {
+    return new ApiError('unavailable', 'File storage is unavailable or failed; retry shortly', { 'Retry-After': '5' });
   }
   const fromDatabase = databaseError(error);
   if (fromDatabase) return fromDatabase;

@@ -3,11 +3,15 @@
 // instance shares them. Runs after authentication (a route-level onRequest hook follows the global
 // auth hook), so anonymous and rejected requests are never counted.
 //
+// API-key requests are also counted per user, over all of the user's keys together
+// (RATE_LIMIT_USER_PER_MINUTE): otherwise every new key would bring another full budget. The
+// RateLimit-* headers describe whichever of the two budgets has less left.
+//
 // When Redis is unreachable the service fails open: requests are served without a limit and the
 // outage is logged once, because refusing all traffic over a missing counter store would turn a
 // cache outage into a full outage.
 import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Redis } from 'ioredis';
 import type { Config } from '../../config.js';
 import { ApiError } from '../../errors.js';
@@ -57,5 +61,54 @@ export async function registerRateLimit(app: FastifyInstance, config: Config): P
     errorResponseBuilder: (_request, context) =>
       new ApiError('rate_limited', `Rate limit of ${context.max} requests per minute exceeded; retry in ${context.after}`),
   });
+  registerUserLimit(app, config);
   return { close: () => redis?.disconnect() };
+}
+
+interface UserLimit {
+  max: number;
+  remaining: number;
+  ttlInSeconds: number;
+}
+
+/**
+ * The per-user budget of API-key requests: a second counter in the same store (keyed `keys:<user>`,
+ * apart from the JWT counter `user:<user>`), checked before the key's own; over it is 429 like any
+ * limit. Routes without a rate limit (public ones) are not counted.
+ */
+function registerUserLimit(app: FastifyInstance, config: Config): void {
+  const userLimits = new WeakMap<FastifyRequest, UserLimit>();
+  const check = app.createRateLimit({
+    keyGenerator: (request) => `keys:${request.principal?.userId}`,
+    max: config.rateLimitUserPerMinute,
+    allowList: (request) => request.principal?.kind !== 'api_key',
+  });
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.principal?.kind !== 'api_key' || request.routeOptions.config?.rateLimit === false) return;
+    const result = await check(request);
+    if (result.isAllowed || result.max === undefined) return;
+    const limit = { max: result.max, remaining: result.remaining ?? 0, ttlInSeconds: result.ttlInSeconds ?? 0 };
+    if (!result.isExceeded) {
+      userLimits.set(request, limit);
+      return;
+    }
+    reply.header('ratelimit-limit', limit.max).header('ratelimit-remaining', 0).header('ratelimit-reset', limit.ttlInSeconds);
+    throw new ApiError(
+      'rate_limited',
+      `Rate limit of ${limit.max} requests per minute across all of this user's API keys exceeded; retry in ${limit.ttlInSeconds} seconds`,
+      { 'Retry-After': String(limit.ttlInSeconds) },
+    );
+  });
+  // The key's own hook set its headers; the user's budget wins when less of it is left.
+  app.addHook('onSend', async (request, reply, payload) => {
+    const limit = userLimits.get(request);
+    const keyRemaining = Number(reply.getHeader('ratelimit-remaining'));
+    if (limit && (Number.isNaN(keyRemaining) || limit.remaining < keyRemaining)) {
+      reply
+        .header('ratelimit-limit', limit.max)
+        .header('ratelimit-remaining', limit.remaining)
+        .header('ratelimit-reset', limit.ttlInSeconds);
+    }
+    return payload;
+  });
 }

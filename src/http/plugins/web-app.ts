@@ -9,6 +9,9 @@
 // provider's endpoints in connect-src, which the browser calls for the PKCE token exchange),
 // inline styles (React Flow positions nodes with style attributes), data:/blob: images (previews of
 // dropped files) and YouTube thumbnails of video nodes, no framing; nosniff; no Referer (the callback URL carries the authorization code).
+//
+// The build's `.map` source maps (the app's whole source) are 404 unless WEB_SOURCE_MAPS asks for
+// them: the build keeps making them, for whoever debugs or feeds an error tracker.
 import fs from 'node:fs';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
@@ -70,6 +73,12 @@ export async function registerWebApp(app: App, config: Config, oidc: OidcProvide
     scope.addHook('onRoute', (route) => {
       route.config = { ...(route.config ?? {}), public: true, rateLimit: false } as never;
     });
+    if (!config.webSourceMaps) {
+      scope.addHook('onRequest', async (request, reply) => {
+        // The router's not-found handler would see the file's route and answer 405.
+        if ((request.url.split('?')[0] ?? '').endsWith('.map')) return sendError(reply, new ApiError('not_found', 'Route not found'));
+      });
+    }
     scope.addHook('onSend', async (_request, reply, payload) => {
       reply.header('content-security-policy', contentSecurityPolicy(config, oidc));
       reply.header('x-content-type-options', 'nosniff');

@@ -53,12 +53,13 @@ export function apiKeyRoutes(app: App, { db, config, authenticator }: Services):
       schema: {
         tags: ['api keys'],
         summary: 'Create an API key (the raw key is shown once)',
+        description: `A user may hold at most ${config.apiKeysMaxPerUser} live keys (API_KEYS_MAX_PER_USER): one more is 409 conflict until one is revoked or expires.`,
         body: CreateApiKeyBody,
-        response: { 201: Single('api_key', CreatedApiKey), ...errorResponses },
+        response: { 201: Single('api_key', CreatedApiKey), ...errorResponses, 409: Type.Ref('Error') },
       },
     },
     async (request, reply) => {
-      const key = await createApiKey(db, principalOf(request).userId, request.body, config.apiKeyEnv);
+      const key = await createApiKey(db, principalOf(request).userId, request.body, config.apiKeyEnv, config.apiKeysMaxPerUser);
       return reply.code(201).send({ object: 'api_key', data: key });
     },
   );

@@ -46,7 +46,7 @@ const uploadErrors = {
 };
 
 /** Asset URLs are absolute: PUBLIC_BASE_URL when set, else the address the caller used. */
-const baseUrlOf = (services: Services, request: FastifyRequest): string =>
+export const assetBaseUrl = (services: Services, request: FastifyRequest): string =>
   services.config.publicBaseUrl ?? `${request.protocol}://${request.host}`;
 
 /**
@@ -138,7 +138,7 @@ export function assetRoutes(app: App, services: Services): void {
               { stream: part.file, filename: part.filename, mimetype: part.mimetype },
               config.assetMaxBytes,
               config.boardBounds,
-              baseUrlOf(services, request),
+              assetBaseUrl(services, request),
             );
           }
         } catch (error) {
@@ -163,7 +163,7 @@ export function assetRoutes(app: App, services: Services): void {
     },
     async (request) => ({
       object: 'list' as const,
-      data: await listAssets(db, principalOf(request), request.params.boardId, baseUrlOf(services, request)),
+      data: await listAssets(db, principalOf(request), request.params.boardId, assetBaseUrl(services, request)),
       has_more: false,
       cursor: null,
     }),
@@ -225,6 +225,11 @@ export function assetRoutes(app: App, services: Services): void {
         .header('content-length', String(file.size))
         .header('accept-ranges', 'bytes')
         .header('x-content-type-options', 'nosniff')
+        // Opened on its own, a file is an opaque-origin document that runs nothing (a crafted PDF or
+        // SVG-like content cannot act as this origin), and the token in its url is never sent on as
+        // a Referer.
+        .header('content-security-policy', 'sandbox')
+        .header('referrer-policy', 'no-referrer')
         .header('content-disposition', inlineDisposition(asset.filename))
         // The bytes at a path never change; the url is a credential, so no shared caches.
         .header('cache-control', 'private, max-age=86400')

@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { pageRequest } from '../../lib/pagination.js';
 import { nodeTypeInputs, nodeTypes, toNodeType, type NodeTypeInput } from '../../nodes/node-data.js';
 import { createNode, deleteNode, getNode, listNodes, updateNode } from '../../nodes/node-service.js';
+import { assetBaseUrl } from './assets.js';
 import { principalOf } from '../plugins/auth.js';
 import {
   BoardChildParams,
@@ -77,7 +78,8 @@ const NodeListQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export function nodeRoutes(app: App, { db, config }: Services): void {
+export function nodeRoutes(app: App, services: Services): void {
+  const { db, config } = services;
   app.post(
     '/v1/boards/:boardId/nodes',
     {
@@ -97,6 +99,7 @@ export function nodeRoutes(app: App, { db, config }: Services): void {
         request.params.boardId,
         { ...rest, type: asNodeType(type) },
         config.boardBounds,
+        assetBaseUrl(services, request),
       );
       return reply.code(201).send({ object: 'node', data: node });
     },
@@ -152,7 +155,15 @@ export function nodeRoutes(app: App, { db, config }: Services): void {
     },
     async (request) => ({
       object: 'node' as const,
-      data: await updateNode(db, principalOf(request), request.params.boardId, request.params.id, request.body, config.boardBounds),
+      data: await updateNode(
+        db,
+        principalOf(request),
+        request.params.boardId,
+        request.params.id,
+        request.body,
+        config.boardBounds,
+        assetBaseUrl(services, request),
+      ),
     }),
   );
 

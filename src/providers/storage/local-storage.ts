@@ -6,7 +6,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { assertSafePath, type ByteRange, type Storage, type StoredFile } from './storage.js';
+import { assertSafePath, type ByteRange, type Storage, type StoredFile, storageCall, watchBody } from './storage.js';
 
 const PARTIAL_DIR = '.partial';
 /** Temporary files older than this at start belong to a crashed upload (requests time out at 2 minutes). */
@@ -45,36 +45,46 @@ export class LocalStorage implements Storage {
   async put(p: string, body: Readable, _contentType: string): Promise<{ size: number }> {
     const target = this.resolve(p);
     const temp = path.join(this.root, PARTIAL_DIR, `${Date.now()}-${crypto.randomUUID()}`);
-    try {
-      await pipeline(body, createWriteStream(temp, { flags: 'wx' }));
-      const { size } = await fs.stat(temp);
-      await fs.mkdir(path.dirname(target), { recursive: true });
-      await fs.rename(temp, target);
-      return { size };
-    } catch (error) {
-      await fs.rm(temp, { force: true });
-      throw error;
-    }
+    const file = createWriteStream(temp, { flags: 'wx' });
+    const bodyError = watchBody(body, file);
+    return storageCall(
+      'write',
+      async () => {
+        try {
+          await pipeline(body, file);
+          const { size } = await fs.stat(temp);
+          await fs.mkdir(path.dirname(target), { recursive: true });
+          await fs.rename(temp, target);
+          return { size };
+        } catch (error) {
+          await fs.rm(temp, { force: true });
+          throw error;
+        }
+      },
+      bodyError,
+    );
   }
 
   async get(p: string, range?: ByteRange): Promise<StoredFile | undefined> {
     const full = this.resolve(p);
-    let handle: fs.FileHandle;
-    try {
-      handle = await fs.open(full, 'r');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw error;
-    }
-    // Opened first, then streamed from the handle: a delete in between cannot turn into an error mid-reply.
-    const { size } = await handle.stat();
-    const contentType = typesByExtension[path.extname(full).toLowerCase()] ?? 'application/octet-stream';
-    return { body: handle.createReadStream(range), size: range ? range.end - range.start + 1 : size, contentType };
+    return storageCall('read', async () => {
+      let handle: fs.FileHandle;
+      try {
+        handle = await fs.open(full, 'r');
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+        throw error;
+      }
+      // Opened first, then streamed from the handle: a delete in between cannot turn into an error mid-reply.
+      const { size } = await handle.stat();
+      const contentType = typesByExtension[path.extname(full).toLowerCase()] ?? 'application/octet-stream';
+      return { body: handle.createReadStream(range), size: range ? range.end - range.start + 1 : size, contentType };
+    });
   }
 
   async delete(p: string): Promise<void> {
     const full = this.resolve(p);
-    await fs.rm(full, { force: true });
+    await storageCall('delete', () => fs.rm(full, { force: true }));
     // Empty board and user directories go too; rmdir refuses a directory that is not empty.
     for (let dir = path.dirname(full); dir.startsWith(this.root + path.sep); dir = path.dirname(dir)) {
       try {
@@ -85,7 +95,11 @@ export class LocalStorage implements Storage {
     }
   }
 
-  async list(prefix: string): Promise<string[]> {
+  list(prefix: string): Promise<string[]> {
+    return storageCall('list', () => this.walk(prefix));
+  }
+
+  private async walk(prefix: string): Promise<string[]> {
     const found: string[] = [];
     const walk = async (dir: string, rel: string): Promise<void> => {
       let entries: import('node:fs').Dirent[];

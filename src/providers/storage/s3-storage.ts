@@ -5,7 +5,7 @@ import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, S3Client, 
 import { Upload } from '@aws-sdk/lib-storage';
 import { PassThrough, Readable } from 'node:stream';
 import type { S3Config } from '../../config.js';
-import { assertSafePath, type ByteRange, type Storage, type StoredFile } from './storage.js';
+import { assertSafePath, type ByteRange, type Storage, type StoredFile, storageCall, watchBody } from './storage.js';
 
 export class S3Storage implements Storage {
   private readonly client: S3Client;
@@ -32,6 +32,8 @@ export class S3Storage implements Storage {
     let size = 0;
     const counted = new PassThrough();
     counted.on('data', (chunk: Buffer) => (size += chunk.length));
+    // The body's own failure ends the upload; a failed upload leaves the body alone.
+    const bodyError = watchBody(body);
     body.on('error', (error) => counted.destroy(error));
     body.pipe(counted);
     const upload = new Upload({
@@ -41,44 +43,54 @@ export class S3Storage implements Storage {
       queueSize: 2,
       leavePartsOnError: false,
     });
-    try {
-      await upload.done();
-    } catch (error) {
-      await upload.abort().catch(() => {});
-      throw error;
-    }
-    return { size };
+    return storageCall(
+      'write',
+      async () => {
+        try {
+          await upload.done();
+        } catch (error) {
+          await upload.abort().catch(() => {});
+          throw error;
+        }
+        return { size };
+      },
+      bodyError,
+    );
   }
 
   async get(path: string, range?: ByteRange): Promise<StoredFile | undefined> {
     assertSafePath(path);
-    try {
-      const out = await this.client.send(
-        new GetObjectCommand({ Bucket: this.bucket, Key: path, Range: range && `bytes=${range.start}-${range.end}` }),
-      );
-      if (!(out.Body instanceof Readable)) throw new Error('S3 returned a body that is not a Node stream');
-      return { body: out.Body, size: out.ContentLength ?? 0, contentType: out.ContentType ?? 'application/octet-stream' };
-    } catch (error) {
-      if (error instanceof S3ServiceException && (error.name === 'NoSuchKey' || error.$metadata.httpStatusCode === 404)) return undefined;
-      throw error;
-    }
+    return storageCall('read', async () => {
+      try {
+        const out = await this.client.send(
+          new GetObjectCommand({ Bucket: this.bucket, Key: path, Range: range && `bytes=${range.start}-${range.end}` }),
+        );
+        if (!(out.Body instanceof Readable)) throw new Error('S3 returned a body that is not a Node stream');
+        return { body: out.Body, size: out.ContentLength ?? 0, contentType: out.ContentType ?? 'application/octet-stream' };
+      } catch (error) {
+        if (error instanceof S3ServiceException && (error.name === 'NoSuchKey' || error.$metadata.httpStatusCode === 404)) return undefined;
+        throw error;
+      }
+    });
   }
 
   async delete(path: string): Promise<void> {
     assertSafePath(path);
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: path }));
+    await storageCall('delete', () => this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: path })));
   }
 
-  async list(prefix: string): Promise<string[]> {
-    const keys: string[] = [];
-    let token: string | undefined;
-    do {
-      const page = await this.client.send(
-        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix || undefined, ContinuationToken: token }),
-      );
-      for (const item of page.Contents ?? []) if (item.Key) keys.push(item.Key);
-      token = page.IsTruncated ? page.NextContinuationToken : undefined;
-    } while (token);
-    return keys.sort();
+  list(prefix: string): Promise<string[]> {
+    return storageCall('list', async () => {
+      const keys: string[] = [];
+      let token: string | undefined;
+      do {
+        const page = await this.client.send(
+          new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix || undefined, ContinuationToken: token }),
+        );
+        for (const item of page.Contents ?? []) if (item.Key) keys.push(item.Key);
+        token = page.IsTruncated ? page.NextContinuationToken : undefined;
+      } while (token);
+      return keys.sort();
+    });
   }
 }

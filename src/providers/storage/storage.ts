@@ -32,6 +32,55 @@ export interface Storage {
 }
 
 /**
+ * A failure of the storage backend itself (a disk error, S3 unreachable or refusing): every
+ * implementation throws this, so callers and the error handler can tell it from a database error
+ * (both may be an ECONNREFUSED underneath) and from a failure of the caller's own stream. The
+ * backend's error is the `cause`.
+ */
+export class StorageError extends Error {
+  readonly operation: string;
+
+  constructor(operation: string, cause: unknown) {
+    super(`Storage ${operation} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = 'StorageError';
+    this.operation = operation;
+  }
+}
+
+/**
+ * Runs one backend operation, its failures thrown as StorageError. `bodyError` (see watchBody)
+ * gives the error of the stream being stored when that stream failed by itself (the client went
+ * away, a size limit): that error is the caller's, so it passes unchanged.
+ */
+export async function storageCall<T>(operation: string, run: () => Promise<T>, bodyError?: () => unknown): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof StorageError) throw error;
+    const own = bodyError?.();
+    if (own !== undefined) throw own;
+    throw new StorageError(operation, error);
+  }
+}
+
+/**
+ * Watches the stream being stored and returns a getter of its own error: the first error it emits,
+ * unless `sink` (what it is piped into) failed first, since a failing sink destroys its source
+ * with the sink's error.
+ */
+export function watchBody(body: Readable, sink?: NodeJS.EventEmitter): () => unknown {
+  let own: unknown;
+  let sinkFailed = false;
+  sink?.on('error', () => {
+    sinkFailed = true;
+  });
+  body.on('error', (error) => {
+    if (!sinkFailed) own ??= error;
+  });
+  return () => own;
+}
+
+/**
  * Rejects what could reach outside the storage root or alias another file: null bytes, absolute
  * paths, backslashes, and empty, `.` or `..` segments (the idea of supabase/storage's secure path).
  */
