@@ -195,6 +195,10 @@ for (const backend of [localBackend(), s3Backend()]) {
       };
       const whole = await get({});
       assert.equal(whole.headers.get('accept-ranges'), 'bytes');
+      // No sandbox on a PDF: Chromium would refuse to start its viewer; the other headers hold.
+      assert.equal(whole.headers.get('content-security-policy'), null);
+      assert.equal(whole.headers.get('x-content-type-options'), 'nosniff');
+      assert.equal(whole.headers.get('referrer-policy'), 'no-referrer');
       await whole.arrayBuffer();
       await expectPart(await get({ range: 'bytes=0-99' }), 0, 99);
       await expectPart(await get({ range: 'bytes=100-' }), 100, pdf.length - 1);

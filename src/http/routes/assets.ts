@@ -225,15 +225,17 @@ export function assetRoutes(app: App, services: Services): void {
         .header('content-length', String(file.size))
         .header('accept-ranges', 'bytes')
         .header('x-content-type-options', 'nosniff')
-        // Opened on its own, a file is an opaque-origin document that runs nothing (a crafted PDF or
-        // SVG-like content cannot act as this origin), and the token in its url is never sent on as
-        // a Referer.
-        .header('content-security-policy', 'sandbox')
+        // The token in a file's url is never sent on as a Referer.
         .header('referrer-policy', 'no-referrer')
         .header('content-disposition', inlineDisposition(asset.filename))
         // The bytes at a path never change; the url is a credential, so no shared caches.
         .header('cache-control', 'private, max-age=86400')
         .header('cross-origin-resource-policy', 'cross-origin');
+      // Opened on its own, an image is an opaque-origin document that runs nothing. Not a PDF:
+      // Chromium refuses to start its PDF viewer in a sandboxed document, whatever allow- tokens
+      // follow, and "Open PDF" would show "blocked"; a PDF is served only as application/pdf (its
+      // bytes judged on upload, nosniff), which the browser renders in its own isolated viewer.
+      if (asset.content_type !== 'application/pdf') reply.header('content-security-policy', 'sandbox');
       if (range) reply.code(206).header('content-range', `bytes ${range.start}-${range.end}/${size}`);
       // HEAD answers the headers without reading the file.
       if (request.method === 'HEAD') {
