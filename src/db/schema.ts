@@ -98,7 +98,8 @@ export interface JobsTable {
 /** When a worker last took up one of the user's jobs (0009-job-turns.ts): the fair-share rotation. */
 export interface JobTurnsTable {
   user_id: string;
-  served_at: Date | null;
+  /** From job_turns_served_seq: the turn the user was last served; NULL never. */
+  served: string | null;
 }
 
 export interface DocumentChunksTable {

@@ -116,7 +116,7 @@ export class JobWorker {
         WHERE t.user_id IN (
           SELECT j.user_id FROM jobs j
           WHERE j.status = 'processing' AND (j.lease_until IS NULL OR j.lease_until < clock_timestamp()))
-        ORDER BY t.served_at ASC NULLS FIRST, t.user_id
+        ORDER BY t.served ASC NULLS FIRST, t.user_id
         LIMIT 1
         FOR UPDATE SKIP LOCKED
       ), next AS (
@@ -126,7 +126,7 @@ export class JobWorker {
         LIMIT 1
         FOR UPDATE OF j SKIP LOCKED
       ), served AS (
-        UPDATE job_turns SET served_at = clock_timestamp() FROM next WHERE job_turns.user_id = next.user_id
+        UPDATE job_turns SET served = nextval('job_turns_served_seq') FROM next WHERE job_turns.user_id = next.user_id
       )
       UPDATE jobs SET attempts = attempts + 1,
         lease_until = clock_timestamp() + make_interval(secs => ${this.options.leaseSeconds}),

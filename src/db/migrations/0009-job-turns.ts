@@ -1,5 +1,7 @@
 // Fair sharing of the job workers between users (src/jobs/worker.ts): one row per user who has
-// queued a job, recording when a worker last took up one of that user's jobs. A claim takes the
+// queued a job, recording when a worker last took up one of that user's jobs, as a number from a
+// sequence (a timestamp would tie: the embedded database's clock can give claims in quick succession
+// the same time, and a tie would go to the same user every time). A claim takes the
 // least recently served user with a job ready, locking that user's row with FOR UPDATE SKIP LOCKED
 // so concurrent claimers (in this process or others on the same database) each take a different
 // user, then that user's oldest ready job. The row is also the per-user lock that keeps the bound
@@ -10,11 +12,12 @@
 import { sql, type Kysely } from 'kysely';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
+  await sql`CREATE SEQUENCE job_turns_served_seq`.execute(db);
   await sql`
     CREATE TABLE job_turns (
       user_id uuid PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
-      -- NULL: never served, so first in line.
-      served_at timestamptz
+      -- The turn a worker last took up one of the user's jobs; NULL: never served, so first in line.
+      served bigint
     )`.execute(db);
   await sql`INSERT INTO job_turns (user_id) SELECT DISTINCT user_id FROM jobs`.execute(db);
   await sql`
