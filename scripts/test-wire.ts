@@ -42,7 +42,9 @@ if (postgresUrl) {
   const { rows: version } = await admin.query<{ server_version: string }>('SHOW server_version');
   await admin.end();
   console.log(`wire-protocol run against PostgreSQL ${version[0]?.server_version} (${files.length} files, a database each)`);
-  code = await run({ TEST_POSTGRES_URL: postgresUrl }, Number(process.env.TEST_CONCURRENCY ?? 2));
+  // Under its own name, so the embedded run of `npm test` never goes there even when TEST_POSTGRES_URL
+  // is exported in the shell that runs both.
+  code = await run({ TEST_WIRE_POSTGRES_URL: postgresUrl }, Number(process.env.TEST_CONCURRENCY ?? 2));
 } else {
   const db = await PGlite.create({ extensions: { vector } });
   const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 1 });

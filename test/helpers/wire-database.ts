@@ -1,11 +1,12 @@
 // The wire run's database for this test file. scripts/test-wire.ts runs every file in a process of
-// its own; on a real PostgreSQL server (TEST_POSTGRES_URL) the first import here creates a database
+// its own; on a real PostgreSQL server (TEST_POSTGRES_URL, handed to the files as
+// TEST_WIRE_POSTGRES_URL so that only the wire run sees it) the first import here creates a database
 // for this process and points TEST_DATABASE_URL at it, so files running side by side never see each
 // other's rows and the harness, the CLI tests and the child servers all find the same one.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 
-const adminUrl = process.env.TEST_POSTGRES_URL;
+const adminUrl = process.env.TEST_WIRE_POSTGRES_URL;
 
 /** True when the wire run goes to a real PostgreSQL server (several connections per pool). */
 export const realPostgres = !!adminUrl;
