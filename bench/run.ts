@@ -7,13 +7,15 @@
 //   npm run bench -- http         only one of them (http or board)
 // Settings (environment): BENCH_SECONDS (per measured HTTP route, default 10), BENCH_WARMUP_SECONDS
 // (default 5), BENCH_SERVER=tsx (run the sources without building), BENCH_CPU_PROF=<dir> (write V8
-// CPU profiles of the server there; summarise them with bench/profile-summary.ts).
+// CPU profiles of the server there; summarise them with bench/profile-summary.ts),
+// BENCH_DATABASE_URL (run the server on that PostgreSQL database, which the bench empties first).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { runBoardBench, type BoardResult } from './board.js';
 import { runHttpBench, type HttpResult } from './http.js';
 import { machine, verdict } from './lib/report.js';
+import { emptyDatabase, serverVersion } from './lib/postgres.js';
 import { buildServer, ROOT, serverMode } from './lib/server.js';
 
 const DEADLINE_MS = 10 * 60 * 1000;
@@ -47,7 +49,9 @@ async function main(): Promise<void> {
   const cleanBuild = mode === 'dist' ? buildServer() : undefined;
   const cpuProfDir = process.env.BENCH_CPU_PROF ? path.resolve(process.env.BENCH_CPU_PROF) : undefined;
   if (cpuProfDir) fs.mkdirSync(cpuProfDir, { recursive: true });
-  const server = { cpuProfDir };
+  const databaseUrl = process.env.BENCH_DATABASE_URL || undefined;
+  if (databaseUrl) await emptyDatabase(databaseUrl);
+  const server = { cpuProfDir, env: databaseUrl ? { DATABASE_URL: databaseUrl } : undefined };
 
   let http: HttpResult | undefined;
   let board: BoardResult | undefined;
@@ -65,7 +69,7 @@ async function main(): Promise<void> {
   const md = [
     `Command: \`${command}\`${mode === 'tsx' ? ' with BENCH_SERVER=tsx' : ''}; ${new Date().toISOString()}; ${totalSeconds.toFixed(0)} s in all.`,
     `Machine: ${m.cpus} CPUs (${m.cpuModel}), ${m.memoryGiB} GiB RAM, Node ${m.node}, ${m.os}; load average ${m.loadAverage.toFixed(2)} at the start, ${os.loadavg()[0]!.toFixed(2)} at the end.`,
-    `Server: ${mode === 'dist' ? `node dist/server.js (build ${cleanBuild ? 'clean' : 'with type errors'})` : 'node --import tsx src/server.ts'}, embedded database, one child process.`,
+    `Server: ${mode === 'dist' ? `node dist/server.js (build ${cleanBuild ? 'clean' : 'with type errors'})` : 'node --import tsx src/server.ts'}, ${databaseUrl ? `PostgreSQL ${await serverVersion(databaseUrl)} (BENCH_DATABASE_URL)` : 'embedded database'}, one child process.`,
     ...(http ? ['', '### HTTP (autocannon, 50 connections)', '', http.markdown] : []),
     ...(board ? ['', '### Large board', '', board.markdown] : []),
   ].join('\n');

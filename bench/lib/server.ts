@@ -102,6 +102,7 @@ export async function startServerChild(options: ServerOptions = {}): Promise<Ser
       // The highest the configuration allows: the benchmark measures serving, not the limiter's 429s.
       RATE_LIMIT_API_KEY_PER_MINUTE: '10000000',
       RATE_LIMIT_JWT_PER_MINUTE: '10000000',
+      RATE_LIMIT_USER_PER_MINUTE: '10000000',
       ...options.env,
     },
   });
