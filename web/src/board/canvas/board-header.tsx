@@ -1,0 +1,53 @@
+// The bar above the canvas: the board's name and access badges, the toolbar (for editors), the
+// search box, the save status and the chat toggle.
+import type { ReactNode } from 'react';
+import type { Board } from '../board-api';
+import type { ChunkIndex } from '../chunk-index';
+import { ChatIcon } from '../icons';
+import type { SaveTracker } from '../save-tracker';
+import { SearchBox } from '../search-box';
+import { SaveIndicator } from './save-indicator';
+
+export interface BoardHeaderProps {
+  board: Board;
+  isOwner: boolean;
+  canEdit: boolean;
+  /** The toolbar, shown to editors. */
+  toolbar: ReactNode;
+  chunks: ChunkIndex;
+  nodeLabel(id: string): string | undefined;
+  onOpenNode(id: string): void;
+  tracker: SaveTracker;
+  chatOpen: boolean;
+  onToggleChat(): void;
+}
+
+export function BoardHeader({
+  board,
+  isOwner,
+  canEdit,
+  toolbar,
+  chunks,
+  nodeLabel,
+  onOpenNode,
+  tracker,
+  chatOpen,
+  onToggleChat,
+}: BoardHeaderProps) {
+  return (
+    <header className="bw-board__bar">
+      <h1 className="bw-board__name" title={board.name}>
+        {board.name}
+      </h1>
+      {!canEdit && <span className="bw-badge">View only</span>}
+      {isOwner && board.is_public && <span className="bw-badge is-public">Public · {board.public_access_level}</span>}
+      {canEdit && toolbar}
+      <SearchBox boardId={board.id} chunks={chunks} nodeLabel={nodeLabel} onOpen={onOpenNode} />
+      <div className="bw-board__spacer" />
+      {canEdit && <SaveIndicator tracker={tracker} />}
+      <button type="button" className="bw-button" aria-pressed={chatOpen} onClick={onToggleChat}>
+        <ChatIcon /> Chat
+      </button>
+    </header>
+  );
+}

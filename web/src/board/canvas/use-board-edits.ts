@@ -1,0 +1,174 @@
+// Every change a person makes to the board's nodes and edges, sent to the API and shown on the
+// canvas from the service's answer: a note added from the toolbar, a file's node placed after its
+// upload, note text and positions (debounced per node through the save tracker), a new edge, and
+// deletions (the API first; only what the service deleted leaves the canvas). This is the one
+// place the canvas writes nodes and edges, so undo/redo, copy/paste and resizing belong here.
+import { useCallback, useRef, useState } from 'react';
+import { type Connection, type Edge, type OnBeforeDelete, useReactFlow, type XYPosition } from '@xyflow/react';
+import { type ApiNodeType, createEdge, createNode, deleteEdge, deleteNode, updateNode } from '../board-api';
+import { type BoardFlowNode, draftKey, readDraft, writeDraft } from '../board-context';
+import { toFlowEdge, toFlowNode } from '../flow-mapping';
+import { labelOf } from '../nodes/node-frame';
+import type { SaveTracker } from '../save-tracker';
+import type { CanvasGraph } from './use-board-graph';
+
+const NOTE_SAVE_MS = 700;
+const POSITION_SAVE_MS = 400;
+
+/** Tracker keys of a node's debounced saves. */
+const noteKey = (nodeId: string) => `note:${nodeId}`;
+const positionKey = (nodeId: string) => `position:${nodeId}`;
+
+export interface BoardEditsOptions {
+  boardId: string;
+  canEdit: boolean;
+  graph: CanvasGraph;
+  tracker: SaveTracker;
+  notify(message: string): void;
+  /** Told which nodes the service deleted. */
+  onNodesDeleted(ids: Set<string>): void;
+}
+
+export function useBoardEdits({ boardId, canEdit, graph, tracker, notify, onNodesDeleted }: BoardEditsOptions) {
+  const flow = useReactFlow<BoardFlowNode, Edge>();
+  const [autoFocusId, setAutoFocusId] = useState<string>();
+  const [addingNote, setAddingNote] = useState(false);
+  const notesAdded = useRef(0);
+  // The text as last typed per note, ahead of its debounced save.
+  const noteText = useRef(new Map<string, string>());
+
+  /** Adds an empty note near `centre` (each next one a little lower right), selected and focused. */
+  const addNote = useCallback(
+    async (centre: XYPosition) => {
+      const offset = (notesAdded.current++ % 6) * 28;
+      const position = { x: Math.round(centre.x - 130 + offset), y: Math.round(centre.y - 70 + offset) };
+      setAddingNote(true);
+      try {
+        const record = await createNode(boardId, 'note', position, { text: '', label: 'Note' });
+        graph.addNode(toFlowNode(record), { select: true });
+        setAutoFocusId(record.id);
+      } catch (error) {
+        notify((error as Error).message);
+      } finally {
+        setAddingNote(false);
+      }
+    },
+    [boardId, graph, notify],
+  );
+
+  /** Creates a node for an uploaded file in place of its placeholder `tempId`; throws on failure. */
+  const placeFileNode = useCallback(
+    async (tempId: string, kind: ApiNodeType, position: XYPosition, data: Record<string, unknown>) => {
+      const record = await createNode(boardId, kind, position, data);
+      graph.replaceNode(tempId, toFlowNode(record));
+    },
+    [boardId, graph],
+  );
+
+  /** Saves a note's text after a pause, kept as a draft in localStorage until the service has it. */
+  const saveNoteText = useCallback(
+    (nodeId: string, text: string) => {
+      const key = draftKey(boardId, nodeId);
+      noteText.current.set(nodeId, text);
+      writeDraft(key, text);
+      tracker.schedule(
+        noteKey(nodeId),
+        async () => {
+          const saved = await updateNode(boardId, nodeId, { data: { text } });
+          graph.patchNode(nodeId, (n) => ({ ...n, data: saved.node_data }));
+          if (readDraft(key) === text) writeDraft(key, null);
+        },
+        NOTE_SAVE_MS,
+      );
+    },
+    [boardId, tracker, graph],
+  );
+
+  /** The note's text as typed, saved or not (undefined if not typed on this page). */
+  const typedText = useCallback((nodeId: string) => noteText.current.get(nodeId), []);
+
+  /** Sends a note's waiting text save now (before vectorizing it). */
+  const flushNoteText = useCallback((nodeId: string) => tracker.flush(noteKey(nodeId)), [tracker]);
+
+  /** Saves where dragged nodes were left (React Flow has already moved them on the canvas). */
+  const saveMoves = useCallback(
+    (dragged: BoardFlowNode[]) => {
+      for (const n of dragged) {
+        if (n.type === 'uploadNode') continue;
+        const position = { x: n.position.x, y: n.position.y };
+        tracker.schedule(
+          positionKey(n.id),
+          async () => {
+            await updateNode(boardId, n.id, { position });
+          },
+          POSITION_SAVE_MS,
+        );
+      }
+    },
+    [boardId, tracker],
+  );
+
+  const connect = useCallback(
+    async (connection: Connection) => {
+      try {
+        const record = await createEdge(boardId, connection.source, connection.target);
+        graph.addEdge(toFlowEdge(record));
+      } catch (error) {
+        notify((error as Error).message);
+      }
+    },
+    [boardId, graph, notify],
+  );
+
+  /** Deletes nodes and edges (toolbar, a node's menu); React Flow asks `beforeDelete` first. */
+  const remove = useCallback(
+    (ids: { nodes?: string[]; edges?: string[] }) =>
+      void flow.deleteElements({ nodes: ids.nodes?.map((id) => ({ id })), edges: ids.edges?.map((id) => ({ id })) }),
+    [flow],
+  );
+
+  // React Flow's hook for every deletion (the Delete key too): the service deletes first, and
+  // what it refused stays on the canvas with a notice.
+  const beforeDelete: OnBeforeDelete<BoardFlowNode, Edge> = useCallback(
+    async ({ nodes: doomed, edges: doomedEdges }) => {
+      if (!canEdit) return false;
+      const real = doomed.filter((n) => n.type !== 'uploadNode');
+      const results = await Promise.allSettled(real.map((n) => deleteNode(boardId, n.id)));
+      const gone = new Set<string>();
+      const asked = new Set(real.map((n) => n.id));
+      results.forEach((result, i) => {
+        const node = real[i]!;
+        if (result.status === 'fulfilled') {
+          gone.add(node.id);
+          for (const key of [noteKey(node.id), positionKey(node.id)]) tracker.cancel(key);
+          writeDraft(draftKey(boardId, node.id), null);
+        } else notify(`${labelOf(node.data, 'The node')}: ${(result.reason as Error).message}`);
+      });
+      // Edges of deleted nodes go with them on the service; the others are deleted one by one.
+      const own = doomedEdges.filter((e) => !asked.has(e.source) && !asked.has(e.target));
+      const edgeResults = await Promise.allSettled(own.map((e) => deleteEdge(boardId, e.id)));
+      const edgesGone = doomedEdges.filter((e) => gone.has(e.source) || gone.has(e.target));
+      edgeResults.forEach((result, i) => {
+        if (result.status === 'fulfilled') edgesGone.push(own[i]!);
+        else notify((result.reason as Error).message);
+      });
+      onNodesDeleted(gone);
+      return { nodes: real.filter((n) => gone.has(n.id)), edges: edgesGone };
+    },
+    [boardId, canEdit, tracker, notify, onNodesDeleted],
+  );
+
+  return {
+    autoFocusId,
+    addingNote,
+    addNote,
+    placeFileNode,
+    saveNoteText,
+    typedText,
+    flushNoteText,
+    saveMoves,
+    connect,
+    remove,
+    beforeDelete,
+  };
+}

@@ -1,0 +1,42 @@
+// Bringing a node into view: a search result or a chat source centres the canvas on its node,
+// selects it and highlights it until the pane is clicked or the node is deleted.
+import { useCallback, useState } from 'react';
+import { type Edge, useReactFlow } from '@xyflow/react';
+import type { BoardFlowNode } from '../board-context';
+import type { CanvasGraph } from './use-board-graph';
+
+export interface NodeFocus {
+  /** The highlighted node's id. */
+  highlight: string | undefined;
+  focusNode(id: string): void;
+  clearHighlight(): void;
+  /** Drops the highlight if its node is among `ids` (they were deleted). */
+  forgetNodes(ids: Set<string>): void;
+}
+
+export function useNodeFocus(graph: CanvasGraph, notify: (message: string) => void): NodeFocus {
+  const flow = useReactFlow<BoardFlowNode, Edge>();
+  const [highlight, setHighlight] = useState<string>();
+
+  const focusNode = useCallback(
+    (id: string) => {
+      const node = flow.getInternalNode(id);
+      if (!node) {
+        notify('That node is no longer on the board.');
+        return;
+      }
+      const width = node.measured.width ?? 260;
+      const height = node.measured.height ?? 120;
+      const at = node.internals.positionAbsolute;
+      void flow.setCenter(at.x + width / 2, at.y + height / 2, { zoom: Math.max(flow.getZoom(), 0.8), duration: 450 });
+      setHighlight(id);
+      graph.selectOnly(id);
+    },
+    [flow, notify, graph],
+  );
+
+  const clearHighlight = useCallback(() => setHighlight(undefined), []);
+  const forgetNodes = useCallback((ids: Set<string>) => setHighlight((id) => (id && ids.has(id) ? undefined : id)), []);
+
+  return { highlight, focusNode, clearHighlight, forgetNodes };
+}

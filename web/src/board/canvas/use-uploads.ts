@@ -1,0 +1,115 @@
+// Files placed on the board: each shows as a placeholder node with its upload's progress, then
+// becomes an image or pdf node where it was put (a PDF with its page count, counted while it
+// uploads). A failed upload or placement stays as a placeholder with Retry, which reuses an
+// asset already uploaded, and Dismiss.
+import { useCallback, useRef } from 'react';
+import type { XYPosition } from '@xyflow/react';
+import { type ApiNodeType, type Asset, uploadAsset } from '../board-api';
+import type { UploadData } from '../nodes/file-nodes';
+import { countPdfPages } from '../pdf-pages';
+import type { CanvasGraph } from './use-board-graph';
+
+const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
+
+function kindOfFile(file: File): 'image' | 'pdf' | undefined {
+  if (file.type === 'application/pdf' || (!file.type && /\.pdf$/i.test(file.name))) return 'pdf';
+  if (IMAGE_TYPES.has(file.type) || (!file.type && /\.(png|jpe?g|gif|webp)$/i.test(file.name))) return 'image';
+  return undefined;
+}
+
+interface Upload {
+  file: File;
+  position: XYPosition;
+  kind: 'image' | 'pdf';
+  asset?: Asset;
+  pageCount?: number;
+}
+
+export interface UploadsOptions {
+  boardId: string;
+  graph: CanvasGraph;
+  notify(message: string): void;
+  /** Creates the file's node in place of its placeholder; throws if the service refuses. */
+  placeFileNode(tempId: string, kind: ApiNodeType, position: XYPosition, data: Record<string, unknown>): Promise<void>;
+}
+
+export function useUploads({ boardId, graph, notify, placeFileNode }: UploadsOptions) {
+  const uploads = useRef(new Map<string, Upload>());
+  const counter = useRef(0);
+
+  const startUpload = useCallback(
+    (file: File, position: XYPosition, existingId?: string) => {
+      const kind = kindOfFile(file);
+      if (!kind) {
+        notify(`${file.name}: only images (PNG, JPEG, GIF, WebP) and PDFs can be placed on the board.`);
+        return;
+      }
+      const tempId = existingId ?? `upload-${++counter.current}`;
+      const entry = uploads.current.get(tempId) ?? { file, position, kind };
+      uploads.current.set(tempId, entry);
+      const show = (data: Partial<UploadData>) => graph.patchNode(tempId, (n) => ({ ...n, data: { ...n.data, ...data } }));
+      const fresh: UploadData = { name: file.name, progress: entry.asset ? 1 : 0, stage: entry.asset ? 'placing' : 'uploading' };
+      graph.addOrUpdateNode(
+        {
+          id: tempId,
+          type: 'uploadNode',
+          position,
+          data: fresh,
+          draggable: false,
+          selectable: false,
+          deletable: false,
+          connectable: false,
+        },
+        (n) => ({ ...n, data: fresh }),
+      );
+      void (async () => {
+        try {
+          if (!entry.asset) {
+            const pages = kind === 'pdf' ? countPdfPages(file).catch(() => undefined) : Promise.resolve(undefined);
+            entry.asset = await uploadAsset(boardId, file, (progress) => show({ progress })).done;
+            entry.pageCount = await pages;
+          }
+          show({ progress: 1, stage: 'placing' });
+          const asset = entry.asset;
+          const data = {
+            storagePath: asset.storage_path,
+            publicUrl: asset.url,
+            fileSize: asset.size,
+            label: file.name,
+            ...(entry.pageCount ? { pageCount: entry.pageCount } : {}),
+          };
+          await placeFileNode(tempId, kind, entry.position, data);
+          uploads.current.delete(tempId);
+        } catch (error) {
+          show({ stage: 'failed', error: (error as Error).message });
+        }
+      })();
+    },
+    [boardId, graph, notify, placeFileNode],
+  );
+
+  /** Uploads files to be placed from `at`, each next one a little lower right. */
+  const placeFiles = useCallback(
+    (files: File[], at: XYPosition) =>
+      files.forEach((file, i) => startUpload(file, { x: Math.round(at.x + i * 32), y: Math.round(at.y + i * 32) })),
+    [startUpload],
+  );
+
+  const retryUpload = useCallback(
+    (tempId: string) => {
+      const entry = uploads.current.get(tempId);
+      if (entry) startUpload(entry.file, entry.position, tempId);
+    },
+    [startUpload],
+  );
+
+  const dismissUpload = useCallback(
+    (tempId: string) => {
+      uploads.current.delete(tempId);
+      graph.removeNode(tempId);
+    },
+    [graph],
+  );
+
+  return { placeFiles, retryUpload, dismissUpload };
+}
