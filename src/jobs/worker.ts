@@ -50,6 +50,7 @@ export interface JobWorkerOptions {
 export class JobError extends Error {}
 
 export class JobWorker {
+  readonly name = 'job worker';
   private running: Promise<unknown> | undefined;
   private stopping = false;
   /** Slots waiting for work; wake() ends one wait. */

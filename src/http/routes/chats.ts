@@ -7,8 +7,6 @@ import { boardRetriever } from '../../chats/retrieval.js';
 import { SseWriter } from '../../chats/sse.js';
 import { ApiError } from '../../errors.js';
 import { pageRequest } from '../../lib/pagination.js';
-import { createChatModel } from '../../providers/llm/create-chat-model.js';
-import type { ChatModel } from '../../providers/llm/chat-model.js';
 import { principalOf } from '../plugins/auth.js';
 import { spendIdempotencyKey } from '../plugins/idempotency.js';
 import {
@@ -73,11 +71,11 @@ const streamDescription =
   'With stream true: 200 text/event-stream of `message.delta` {content}, then `message.complete` {message, usage}; ' +
   'a failure is an `error` event {code: "stream_error", message}. Comment lines keep the connection alive.';
 
-export function chatRoutes(app: App, services: Services, model: ChatModel = createChatModel(services.config)): void {
+export function chatRoutes(app: App, services: Services): void {
   const { db, config } = services;
   const deps: ReplyDeps = {
     db,
-    model,
+    model: services.chatModel,
     retriever: boardRetriever(db, services.embedder),
     contextTokens: config.llmContextTokens,
     maxTokens: config.llmMaxTokens,
