@@ -6,6 +6,8 @@ import { generateReply, startReply, type ReplyDeps } from '../../chats/reply-ser
 import { boardRetriever } from '../../chats/retrieval.js';
 import { SseWriter } from '../../chats/sse.js';
 import { ApiError } from '../../errors.js';
+import { ProviderError } from '../../providers/provider-error.js';
+import { toApiError } from '../plugins/errors.js';
 import { pageRequest } from '../../lib/pagination.js';
 import { principalOf } from '../plugins/auth.js';
 import { spendIdempotencyKey } from '../plugins/idempotency.js';
@@ -234,8 +236,9 @@ export function chatRoutes(app: App, services: Services): void {
         });
       } catch (error) {
         if (!abort.signal.aborted) {
-          if (!(error instanceof ApiError)) request.log.error({ err: error }, 'streamed reply failed');
-          const message = error instanceof ApiError ? error.message : 'The reply failed';
+          const known = error instanceof ApiError || (error instanceof ProviderError && error.shown) ? toApiError(error) : undefined;
+          if (!known) request.log.error({ err: error }, 'streamed reply failed');
+          const message = known ? known.message : 'The reply failed';
           sse.event('error', { code: 'stream_error', message });
         }
       } finally {
