@@ -117,8 +117,9 @@ export async function releaseReply(db: Db, pending: PendingReply): Promise<void>
 }
 
 /**
- * Generates the reply, calling onDelta for each fragment as produced, and stores it. Throws an
- * ApiError('upstream_error') when the provider fails or stays silent past the timeout, or the
+ * Generates the reply, calling onDelta for each fragment as produced, and stores it. Throws the
+ * model's ProviderError when the provider fails, ApiError('upstream_error') when it stays silent
+ * past the timeout, or the
  * AbortError of `signal` when the client went away; the lease is released either way.
  */
 export async function generateReply(
