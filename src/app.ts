@@ -1,8 +1,6 @@
 // The application factory: builds the Fastify app with its plugins and routes, without listening.
 // Tests and the server entry point both use it.
 import Fastify, { LogController } from 'fastify';
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Authenticator } from './auth/authenticator.js';
 import { createSignIn } from './accounts/sign-in.js';
@@ -14,6 +12,7 @@ import { ApiError } from './errors.js';
 import { registerAuth } from './http/plugins/auth.js';
 import { clientErrorHandler, registerErrorHandling, sendError, toApiError } from './http/plugins/errors.js';
 import { registerIdempotency, sweepIdempotencyKeys } from './http/plugins/idempotency.js';
+import { registerOpenApi } from './http/plugins/openapi.js';
 import { registerRateLimit } from './http/plugins/rate-limit.js';
 import { registerWebApp } from './http/plugins/web-app.js';
 import { ErrorEnvelope } from './http/schemas/common.js';
@@ -122,42 +121,7 @@ export async function buildApp(config: Config, database: DatabaseHandle): Promis
 
   registerErrorHandling(app);
 
-  await app.register(swagger, {
-    // Shared schemas keep their $id as their component name (#/components/schemas/Error).
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Board workspace API',
-        version: '1.0.0',
-        description:
-          'Boards of nodes and edges, chats with AI replies (JSON or server-sent events), assets, vectorizing jobs and semantic search, with scoped API keys or identity-provider JWTs. See docs/api.md for the conventions.',
-      },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'API key (bwk_live_…) or JWT' } } },
-      security: [{ bearer: [] }],
-    },
-  });
-  app.addHook('onRoute', (route) => {
-    if (route.url.startsWith('/docs')) route.config = { ...(route.config ?? {}), public: true, rateLimit: false } as never;
-  });
-  await app.register(swaggerUi, {
-    routePrefix: '/docs',
-    uiConfig: { docExpansion: 'list' },
-    // The plugin's policy (its own scripts and styles by hash), but never framed (clickjacking) and
-    // without upgrade-insecure-requests, which would send the page's own requests to https on a
-    // service reached over plain http.
-    staticCSP: true,
-    transformStaticCSP: (header) =>
-      header
-        .replace("frame-ancestors 'self'", "frame-ancestors 'none'")
-        .replace(/\s*upgrade-insecure-requests;?/, '')
-        .trim(),
-    uiHooks: {
-      onRequest: async (_request, reply) => {
-        reply.header('x-frame-options', 'DENY').header('x-content-type-options', 'nosniff').header('referrer-policy', 'no-referrer');
-      },
-    },
-  });
+  await registerOpenApi(app);
 
   registerAuth(app, services.authenticator);
 
