@@ -1,44 +1,32 @@
 // The application factory: builds the Fastify app with its plugins and routes, without listening.
 // Tests and the server entry point both use it.
 import Fastify, { LogController } from 'fastify';
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Authenticator } from './auth/authenticator.js';
 import { createSignIn } from './accounts/sign-in.js';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
+import { ChunkPurger } from './documents/chunk-purge.js';
+import { queueStaleBoards } from './documents/reembed.js';
 import { ApiError } from './errors.js';
 import { registerAuth } from './http/plugins/auth.js';
 import { clientErrorHandler, registerErrorHandling, sendError, toApiError } from './http/plugins/errors.js';
 import { registerIdempotency, sweepIdempotencyKeys } from './http/plugins/idempotency.js';
+import { registerOpenApi } from './http/plugins/openapi.js';
 import { registerRateLimit } from './http/plugins/rate-limit.js';
-import { apiKeyRoutes } from './http/routes/api-keys.js';
-import { authRoutes } from './http/routes/auth.js';
-import { meRoutes } from './http/routes/me.js';
 import { registerWebApp } from './http/plugins/web-app.js';
-import { boardRoutes } from './http/routes/boards.js';
-import { chatRoutes } from './http/routes/chats.js';
-import { edgeRoutes } from './http/routes/edges.js';
-import { metaRoutes } from './http/routes/meta.js';
-import { nodeRoutes } from './http/routes/nodes.js';
-import { assetRoutes } from './http/routes/assets.js';
-import { sweepAssetFiles } from './assets/asset-service.js';
-import { createStorage } from './providers/storage/storage.js';
-import { documentRoutes } from './http/routes/documents.js';
-import { jobRoutes } from './http/routes/jobs.js';
-import { ensureChunkIndex } from './documents/chunk-index.js';
-import { DOCUMENT_JOB } from './documents/document-service.js';
-import { documentJobHandler } from './documents/process-document.js';
-import { ChunkPurger } from './documents/chunk-purge.js';
-import { queueStaleBoards, REEMBED_JOB, reembedJobHandler } from './documents/reembed.js';
-import { foreground } from './jobs/foreground.js';
-import { JobWorker } from './jobs/worker.js';
-import { createEmbedder } from './providers/embeddings/embedder.js';
 import { ErrorEnvelope } from './http/schemas/common.js';
-import { enableNodeReadCache } from './nodes/node-cache.js';
 import type { App, Services } from './http/types.js';
 import { addSharedSchema, validatorCompiler } from './http/validation.js';
+import { Background } from './jobs/background.js';
+import { Foreground } from './jobs/foreground.js';
+import { JobWorker } from './jobs/worker.js';
+import type { JobDeps } from './modules/app-module.js';
+import { appModules } from './modules/modules.js';
+import { NodeReadCache } from './nodes/node-cache.js';
+import { createEmbedder } from './providers/embeddings/embedder.js';
+import { createChatModel } from './providers/llm/create-chat-model.js';
+import { createStorage } from './providers/storage/storage.js';
 
 export interface BuiltApp {
   app: App;
@@ -66,29 +54,31 @@ export async function buildApp(config: Config, database: DatabaseHandle): Promis
     frameworkErrors: (error, _request, reply) => void sendError(reply, toApiError(error)),
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
+  // Embedded-only behaviour is switched here and only here, from the database handle's one flag:
+  // only the embedded database guarantees this process is the data's only user (DATA_DIR is
+  // locked) and that requests and background work share one connection.
+  const embedded = database.embedded;
+
   // Local accounts or an OpenID Connect provider, and the JWT verifier over every token source.
   const signIn = await createSignIn(database.db, config, app.log);
-  const authenticator = new Authenticator(database.db, signIn.verifier, database.embedded);
-  // Only the embedded database guarantees this process is the only writer (see node-cache.ts).
-  if (database.embedded) enableNodeReadCache(database.db);
-  const storage = await createStorage(config);
-  const embedder = createEmbedder(config);
-  await ensureChunkIndex(database.db, embedder);
-  // Only this process uses an embedded database: re-embed every board the model change left behind.
-  if (database.embedded) await queueStaleBoards(database.db, embedder.model);
-  const jobHandlers = {
-    [DOCUMENT_JOB]: documentJobHandler({
-      db: database.db,
-      embedder,
-      storage,
-      chunking: { size: config.chunkSize, overlap: config.chunkOverlap },
-    }),
-    [REEMBED_JOB]: reembedJobHandler({ db: database.db, embedder }),
+  // Per-app state, never module-level: two apps in one process share none of it.
+  const foreground = new Foreground(embedded);
+  const deps: JobDeps = {
+    config,
+    db: database.db,
+    signIn,
+    authenticator: new Authenticator(database.db, signIn.verifier, embedded),
+    storage: await createStorage(config),
+    embedder: createEmbedder(config),
+    chatModel: createChatModel(config),
+    foreground,
+    purger: new ChunkPurger(database.db, foreground, app.log),
+    ...(embedded ? { nodeCache: new NodeReadCache() } : {}),
+    background: new Background(app.log),
   };
-  const chunkPurger = new ChunkPurger(database.db, app.log);
   const jobs = new JobWorker(
     database.db,
-    jobHandlers,
+    Object.assign({}, ...appModules.map((module) => module.jobs?.(deps) ?? {})),
     {
       leaseSeconds: config.jobLeaseSeconds,
       maxAttempts: config.jobMaxAttempts,
@@ -97,7 +87,10 @@ export async function buildApp(config: Config, database: DatabaseHandle): Promis
     },
     app.log,
   );
-  const services: Services = { config, db: database.db, authenticator, embedder, jobs, storage };
+  const services: Services = { ...deps, jobs };
+  for (const module of appModules) await module.prepare?.(services);
+  // Only this process uses an embedded database: re-embed every board the model change left behind.
+  if (embedded) await queueStaleBoards(database.db, services.embedder.model);
 
   app.setValidatorCompiler(validatorCompiler);
   addSharedSchema(ErrorEnvelope);
@@ -113,7 +106,6 @@ export async function buildApp(config: Config, database: DatabaseHandle): Promis
 
   // Background jobs step aside for requests in flight (src/jobs/foreground.ts): on the embedded
   // database they share one connection.
-  foreground.enable(database.embedded);
   app.addHook('onRequest', async (_request, reply) => {
     foreground.enter();
     reply.raw.once('close', foreground.leave);
@@ -129,76 +121,26 @@ export async function buildApp(config: Config, database: DatabaseHandle): Promis
 
   registerErrorHandling(app);
 
-  await app.register(swagger, {
-    // Shared schemas keep their $id as their component name (#/components/schemas/Error).
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Board workspace API',
-        version: '1.0.0',
-        description:
-          'Boards of nodes and edges, chats with AI replies (JSON or server-sent events), assets, vectorizing jobs and semantic search, with scoped API keys or identity-provider JWTs. See docs/api.md for the conventions.',
-      },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'API key (bwk_live_…) or JWT' } } },
-      security: [{ bearer: [] }],
-    },
-  });
-  app.addHook('onRoute', (route) => {
-    if (route.url.startsWith('/docs')) route.config = { ...(route.config ?? {}), public: true, rateLimit: false } as never;
-  });
-  await app.register(swaggerUi, {
-    routePrefix: '/docs',
-    uiConfig: { docExpansion: 'list' },
-    // The plugin's policy (its own scripts and styles by hash), but never framed (clickjacking) and
-    // without upgrade-insecure-requests, which would send the page's own requests to https on a
-    // service reached over plain http.
-    staticCSP: true,
-    transformStaticCSP: (header) =>
-      header
-        .replace("frame-ancestors 'self'", "frame-ancestors 'none'")
-        .replace(/\s*upgrade-insecure-requests;?/, '')
-        .trim(),
-    uiHooks: {
-      onRequest: async (_request, reply) => {
-        reply.header('x-frame-options', 'DENY').header('x-content-type-options', 'nosniff').header('referrer-policy', 'no-referrer');
-      },
-    },
-  });
+  await registerOpenApi(app);
 
-  registerAuth(app, authenticator);
+  registerAuth(app, services.authenticator);
 
   const rateLimits = await registerRateLimit(app, config);
 
   registerIdempotency(app, database.db);
 
-  metaRoutes(app, services);
-  boardRoutes(app, services);
-  nodeRoutes(app, services);
-  edgeRoutes(app, services);
-  apiKeyRoutes(app, services);
-  documentRoutes(app, services);
-  jobRoutes(app, services);
-  assetRoutes(app, services);
-  chatRoutes(app, services);
-  meRoutes(app, services);
-  await authRoutes(app, services, signIn);
+  for (const module of appModules) await module.routes?.(app, services);
   await registerWebApp(app, config, signIn.mode === 'oidc' ? signIn.oidc : undefined);
 
   await app.ready();
 
-  // Housekeeping, at start and then hourly: idempotency keys past their 24 hours, and files a
-  // crash left behind (no asset row, older than a few minutes).
-  const sweep = () => {
-    void sweepIdempotencyKeys(database.db).catch((err: unknown) => app.log.warn({ err }, 'idempotency-key sweep failed'));
-    void sweepAssetFiles({ db: database.db, storage }).catch((err: unknown) => app.log.warn({ err }, 'asset sweep failed'));
-    if (signIn.mode === 'local') void signIn.sessions.sweep().catch((err: unknown) => app.log.warn({ err }, 'refresh-token sweep failed'));
-  };
-  sweep();
-  const sweepTimer = setInterval(sweep, 60 * 60 * 1000);
-  sweepTimer.unref();
-  jobs.start();
-  chunkPurger.start();
+  // Background work, one mechanism: the job worker, each module's tasks (the chunk purger, hourly
+  // sweeps of assets and refresh tokens), and the sweep of idempotency keys past their 24 hours.
+  const { background } = services;
+  background.add(jobs);
+  for (const module of appModules) module.background?.(services);
+  background.every('idempotency-key sweep', 60 * 60 * 1000, () => sweepIdempotencyKeys(database.db));
+  background.start();
 
   let closed: Promise<void> | undefined;
   return {
@@ -207,10 +149,10 @@ export async function buildApp(config: Config, database: DatabaseHandle): Promis
     close() {
       closed ??= (async () => {
         closing = true;
-        clearInterval(sweepTimer);
         await app.close();
-        await jobs.stop();
-        await chunkPurger.stop();
+        // Writers waiting for requests to finish go now: no request is left.
+        foreground.release();
+        await background.stop();
         rateLimits.close();
       })();
       return closed;

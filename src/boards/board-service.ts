@@ -7,7 +7,7 @@ import { newId, now } from '../lib/ids.js';
 import { applyPage, toPage, type Page, type PageRequest } from '../lib/pagination.js';
 import { assertOwner, findVisibleBoard, isOwner, type BoardRow } from './access.js';
 import { assertCopyFits, assertWithinBounds, type BoardBounds } from './board-bounds.js';
-import { invalidatingBoard } from '../nodes/node-cache.js';
+import { invalidatingBoard, type NodeStore } from '../nodes/node-cache.js';
 import { copyBoardChunks } from '../documents/chunk-copy.js';
 
 export type AccessLevel = 'view' | 'edit';
@@ -133,9 +133,9 @@ export async function readBoardJson(db: Db, principal: Principal, boardId: strin
   ];
 }
 
-export async function updateBoard(db: Db, principal: Principal, boardId: string, input: BoardInput): Promise<BoardView> {
-  return invalidatingBoard(db, boardId, () =>
-    db.transaction().execute(async (trx) => {
+export async function updateBoard(store: NodeStore, principal: Principal, boardId: string, input: BoardInput): Promise<BoardView> {
+  return invalidatingBoard(store, boardId, () =>
+    store.db.transaction().execute(async (trx) => {
       const board = await findVisibleBoard(trx, principal, boardId);
       assertOwner(board, principal);
       const row = await trx
@@ -224,9 +224,9 @@ async function copyRows(trx: Executor, table: 'nodes' | 'edges', from: string, t
  * Deletes the board and, by cascade, everything on it, in one transaction. Returns the storage
  * paths of its asset files, which the caller removes after the commit (a rollback keeps them).
  */
-export async function deleteBoard(db: Db, principal: Principal, boardId: string): Promise<string[]> {
-  return invalidatingBoard(db, boardId, () =>
-    db.transaction().execute(async (trx) => {
+export async function deleteBoard(store: NodeStore, principal: Principal, boardId: string): Promise<string[]> {
+  return invalidatingBoard(store, boardId, () =>
+    store.db.transaction().execute(async (trx) => {
       const board = await findVisibleBoard(trx, principal, boardId);
       assertOwner(board, principal);
       const files = await trx.deleteFrom('assets').where('board_id', '=', boardId).returning('storage_path').execute();

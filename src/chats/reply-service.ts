@@ -11,7 +11,7 @@ import { boardSeenBy } from '../boards/access.js';
 import type { Db } from '../db/schema.js';
 import { ApiError, conflict } from '../errors.js';
 import { newId, now } from '../lib/ids.js';
-import { ProviderError, type ChatModel, type Usage } from '../providers/llm/chat-model.js';
+import type { ChatModel, Usage } from '../providers/llm/chat-model.js';
 import { findOwnChat, toMessageView, type MessageView } from './chat-service.js';
 import { buildContext } from './context.js';
 import type { Retriever } from './retrieval.js';
@@ -117,8 +117,9 @@ export async function releaseReply(db: Db, pending: PendingReply): Promise<void>
 }
 
 /**
- * Generates the reply, calling onDelta for each fragment as produced, and stores it. Throws an
- * ApiError('upstream_error') when the provider fails or stays silent past the timeout, or the
+ * Generates the reply, calling onDelta for each fragment as produced, and stores it. Throws the
+ * model's ProviderError when the provider fails, ApiError('upstream_error') when it stays silent
+ * past the timeout, or the
  * AbortError of `signal` when the client went away; the lease is released either way.
  */
 export async function generateReply(
@@ -206,7 +207,6 @@ export async function generateReply(
   } catch (error) {
     if (signal.aborted) throw abortError(signal);
     if (timedOut) throw new ApiError('upstream_error', `The AI provider did not answer within ${deps.timeoutMs} ms`);
-    if (error instanceof ProviderError) throw new ApiError('upstream_error', error.message);
     throw error;
   } finally {
     clearTimeout(timer);

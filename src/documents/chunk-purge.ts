@@ -2,35 +2,38 @@
 // the background, a small paced batch per statement, so removing 100,000 chunks never holds the
 // one embedded connection for long. Retired chunks are invisible from the moment they are retired;
 // this only reclaims their rows. Any process may purge any retired set (deletes are idempotent), so
-// several instances need no coordination. Runs at start (leftovers of a crash) and whenever
-// requestPurge() is called in this process.
+// several instances need no coordination. Runs at start (leftovers of a crash) and whenever the
+// app's code that retires a set kicks it: one purger per app, handed down as `purger` (a
+// `PurgeRequests`), so a retirement in one app never wakes another app's purger.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/schema.js';
+import type { Foreground } from '../jobs/foreground.js';
 import { deleteSetChunks } from './chunk-store.js';
 
-const purgers = new Set<ChunkPurger>();
-
-/** Asks this process's purgers to look for retired sets now. */
-export function requestPurge(): void {
-  for (const purger of purgers) purger.kick();
+/** What code that retires chunk sets needs of the app's purger. */
+export interface PurgeRequests {
+  /** Asks the purger to look for retired sets now. */
+  kick(): void;
 }
 
-export class ChunkPurger {
+export class ChunkPurger implements PurgeRequests {
   private running: Promise<void> | undefined;
   private again = false;
   private stopping = false;
 
   constructor(
     private readonly db: Db,
+    private readonly foreground: Foreground,
     private readonly log: FastifyBaseLogger,
   ) {}
 
+  readonly name = 'chunk purge';
+
   start(): void {
-    purgers.add(this);
     this.kick();
   }
 
-  kick(): void {
+  readonly kick = (): void => {
     if (this.stopping) return;
     if (this.running) {
       this.again = true;
@@ -47,11 +50,10 @@ export class ChunkPurger {
           this.kick();
         }
       });
-  }
+  };
 
   async stop(): Promise<void> {
     this.stopping = true;
-    purgers.delete(this);
     await this.running;
   }
 
@@ -65,7 +67,7 @@ export class ChunkPurger {
         .limit(1)
         .executeTakeFirst();
       if (!set) return;
-      await deleteSetChunks(this.db, set.id, () => this.stopping);
+      await deleteSetChunks(this.db, this.foreground, set.id, () => this.stopping);
       if (this.stopping) return;
       await this.db.deleteFrom('chunk_sets').where('id', '=', set.id).where('state', '=', 'retired').execute();
     }

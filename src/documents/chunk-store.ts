@@ -7,7 +7,7 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Executor } from '../db/schema.js';
-import { foreground } from '../jobs/foreground.js';
+import type { Foreground } from '../jobs/foreground.js';
 import { newId } from '../lib/ids.js';
 import type { Embedder } from '../providers/embeddings/embedder.js';
 import { chunkTerms, localEmbedding, sparseLiteral } from './lexical.js';
@@ -43,6 +43,8 @@ export class Pacer {
   private perRowMs: number | undefined;
 
   constructor(
+    /** The app's requests in flight, which each statement waits for. */
+    private readonly foreground: Foreground,
     private readonly targetMs = PACE_TARGET_MS,
     private readonly initial = 4,
     private readonly max = 500,
@@ -55,7 +57,7 @@ export class Pacer {
 
   /** Waits for requests in flight (see foreground.ts), runs one statement over `rows` rows, learns its cost. */
   async step<T>(rows: number, statement: () => Promise<T>): Promise<T> {
-    await foreground.idle(FOREGROUND_MAX_WAIT_MS);
+    await this.foreground.idle(FOREGROUND_MAX_WAIT_MS);
     const started = performance.now();
     const result = await statement();
     const perRow = (performance.now() - started) / Math.max(1, rows);
@@ -140,8 +142,8 @@ export async function insertChunks(
 }
 
 /** Deletes a set's chunks in paced batches (deletes are cheap per row, so batches grow large). */
-export async function deleteSetChunks(db: Executor, setId: string, shouldStop?: () => boolean): Promise<void> {
-  const pacer = new Pacer(undefined, 50, 2000);
+export async function deleteSetChunks(db: Executor, foreground: Foreground, setId: string, shouldStop?: () => boolean): Promise<void> {
+  const pacer = new Pacer(foreground, undefined, 50, 2000);
   while (!shouldStop?.()) {
     const size = pacer.size;
     const { numAffectedRows } = await pacer.step(size, () =>

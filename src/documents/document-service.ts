@@ -6,7 +6,7 @@ import type { Db } from '../db/schema.js';
 import { invalid, notFound } from '../errors.js';
 import { insertJob, type JobView } from '../jobs/job-service.js';
 import { applyPage, toPage, type Page, type PageRequest } from '../lib/pagination.js';
-import { requestPurge } from './chunk-purge.js';
+import type { PurgeRequests } from './chunk-purge.js';
 import { visibleChunk, type ChunkMetadata } from './chunk-store.js';
 
 export const DOCUMENT_JOB = 'document_process';
@@ -111,7 +111,13 @@ export async function listChunks(
  * Removes a node's chunks; answers how many were removed. Their sets are retired (the chunks vanish
  * at once) and the rows are deleted in the background.
  */
-export async function deleteNodeChunks(db: Db, principal: Principal, boardId: string, nodeId: string): Promise<number> {
+export async function deleteNodeChunks(
+  deps: { db: Db; purger: PurgeRequests },
+  principal: Principal,
+  boardId: string,
+  nodeId: string,
+): Promise<number> {
+  const { db } = deps;
   const board = await findVisibleBoard(db, principal, boardId);
   assertCanEditContent(board, principal);
   const node = await db.selectFrom('nodes').select('id').where('id', '=', nodeId).where('board_id', '=', boardId).executeTakeFirst();
@@ -124,6 +130,6 @@ export async function deleteNodeChunks(db: Db, principal: Principal, boardId: st
     .where('state', '=', 'live')
     .returning('chunks')
     .execute();
-  if (retired.length > 0) requestPurge();
+  if (retired.length > 0) deps.purger.kick();
   return retired.reduce((n, r) => n + r.chunks, 0);
 }

@@ -14,7 +14,8 @@ import type { Db, Executor } from '../db/schema.js';
 import { JobError, type ClaimedJob, type JobHandler, type JobOutcome } from '../jobs/worker.js';
 import type { Embedder } from '../providers/embeddings/embedder.js';
 import { chunkPagesAsync, type ChunkOptions, type PageText, type TextChunk } from './chunker.js';
-import { requestPurge } from './chunk-purge.js';
+import type { PurgeRequests } from './chunk-purge.js';
+import type { Foreground } from '../jobs/foreground.js';
 import { chunkVectors, deleteSetChunks, insertChunks, Pacer } from './chunk-store.js';
 import type { DocumentJobPayload } from './document-service.js';
 import { pdfPages } from './pdf-text.js';
@@ -30,6 +31,10 @@ export interface DocumentJobDeps {
   embedder: Embedder;
   chunking: ChunkOptions;
   storage?: FileReader;
+  /** The app's requests in flight, which paced writes wait for. */
+  foreground: Foreground;
+  /** The app's chunk purger, kicked when a set is retired. */
+  purger: PurgeRequests;
 }
 
 const MAX_PDF_BYTES = 200 * 1024 * 1024;
@@ -38,15 +43,15 @@ const EMBED_BATCH = 64;
 const PROGRESS_LOG_MS = 1000;
 
 /** Hides a job's set (its chunks are then deleted in the background). */
-export async function retireJobSet(db: Executor, jobId: string): Promise<void> {
+export async function retireJobSet(db: Executor, purger: PurgeRequests, jobId: string): Promise<void> {
   await db.updateTable('chunk_sets').set({ state: 'retired' }).where('id', '=', jobId).execute();
-  requestPurge();
+  purger.kick();
 }
 
 export function documentJobHandler(deps: DocumentJobDeps): JobHandler {
   const { db, embedder } = deps;
   return {
-    cleanup: (executor, job) => retireJobSet(executor, job.id),
+    cleanup: (executor, job) => retireJobSet(executor, deps.purger, job.id),
     async run(job, signal, log): Promise<JobOutcome> {
       const payload = job.payload as unknown as DocumentJobPayload;
       if (!job.board_id) throw new JobError('The board was deleted');
@@ -62,12 +67,12 @@ export function documentJobHandler(deps: DocumentJobDeps): JobHandler {
             : 'The PDF has no extractable text (a scanned PDF needs OCR first)',
         );
 
-      const start = await whileTargetExists(db, payload, () => openSet(db, job, payload, embedder.model, chunks));
+      const start = await whileTargetExists(db, payload, () => openSet(db, deps.foreground, job, payload, embedder.model, chunks));
       if (start > 0) log.info({ from: start, total: chunks.length }, 'vectorize resumed');
       let written = start;
       let lastLog = -Infinity;
       let clock = 0;
-      const pacer = new Pacer();
+      const pacer = new Pacer(deps.foreground);
       const embedFrom = (from: number) => {
         const promise = chunkVectors(
           embedder,
@@ -161,7 +166,7 @@ export function documentJobHandler(deps: DocumentJobDeps): JobHandler {
           if (Number(live.numUpdatedRows) !== 1)
             throw (await deletedTarget(trx, payload)) ?? new JobError("The job's chunks were removed while it ran; submit it again");
         },
-        committed: requestPurge,
+        committed: deps.purger.kick,
       };
     },
   };
@@ -197,7 +202,14 @@ async function whileTargetExists<T>(db: Db, payload: DocumentJobPayload, write: 
  * they are a prefix of this text's chunks made by the same model (0..n-1, same total); otherwise
  * they are deleted and the set starts over. Answers the index of the first chunk to write.
  */
-async function openSet(db: Db, job: ClaimedJob, payload: DocumentJobPayload, model: string, chunks: TextChunk[]): Promise<number> {
+async function openSet(
+  db: Db,
+  foreground: Foreground,
+  job: ClaimedJob,
+  payload: DocumentJobPayload,
+  model: string,
+  chunks: TextChunk[],
+): Promise<number> {
   const existing = await db.selectFrom('chunk_sets').select(['model', 'state']).where('id', '=', job.id).executeTakeFirst();
   if (!existing) {
     await db
@@ -223,7 +235,7 @@ async function openSet(db: Db, job: ClaimedJob, payload: DocumentJobPayload, mod
     if (last === n - 1 && total === chunks.length && n <= chunks.length) return n;
   }
   // Start over in the same set: delete what the earlier attempt wrote.
-  await deleteSetChunks(db, job.id);
+  await deleteSetChunks(db, foreground, job.id);
   await db.updateTable('chunk_sets').set({ model, state: 'writing', chunks: 0 }).where('id', '=', job.id).execute();
   return 0;
 }

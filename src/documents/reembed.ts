@@ -15,6 +15,7 @@
 import { sql } from 'kysely';
 import type { Db, Executor } from '../db/schema.js';
 import { newId, now } from '../lib/ids.js';
+import type { Foreground } from '../jobs/foreground.js';
 import { JobError, type JobHandler, type JobOutcome } from '../jobs/worker.js';
 import { localEmbedder, type Embedder } from '../providers/embeddings/embedder.js';
 import { chunkVectors, intArrayLiteral, Pacer } from './chunk-store.js';
@@ -57,14 +58,14 @@ export async function queueStaleBoards(db: Db, model: string): Promise<number> {
   return queued;
 }
 
-export function reembedJobHandler(deps: { db: Db; embedder: Embedder }): JobHandler {
+export function reembedJobHandler(deps: { db: Db; embedder: Embedder; foreground: Foreground }): JobHandler {
   const { db, embedder } = deps;
   const model = embedder.model;
   return {
     async run(job, signal, log): Promise<JobOutcome> {
       const boardId = job.board_id;
       if (!boardId) throw new JobError('The board was deleted');
-      const pacer = new Pacer();
+      const pacer = new Pacer(deps.foreground);
       let after: { at: Date; id: string } | undefined;
       let done = 0;
       const page = async () => {

@@ -17,6 +17,7 @@ import type { Db } from '../db/schema.js';
 import type { Principal } from '../auth/principal.js';
 import { boardVisibleTo } from '../boards/access.js';
 import { ApiError, invalid, notFound } from '../errors.js';
+import { ProviderError } from '../providers/provider-error.js';
 import { isUuid } from '../lib/ids.js';
 import { LOCAL_MODEL, type DenseEmbedder, type Embedder } from '../providers/embeddings/embedder.js';
 import { knownIndexInfo, type ChunkIndexInfo } from './chunk-index.js';
@@ -378,7 +379,7 @@ async function denseRank(
   try {
     [vector] = (await embedder.embed([query])) as [number[]];
   } catch (error) {
-    if (error instanceof ApiError) throw error;
+    if (error instanceof ApiError || error instanceof ProviderError) throw error;
     throw new ApiError('upstream_error', 'The embedding provider failed');
   }
   const maxDistance = 1 - minScore;

@@ -1,12 +1,20 @@
 // The Fastify instance type every route module receives (TypeBox type provider), and the services
-// routes depend on.
+// and per-app state the app factory builds once per app and hands to every module (routes, job
+// handlers, background tasks). Nothing of it lives at module level: two apps in one process share
+// none of it.
 import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { SignIn } from '../accounts/sign-in.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/schema.js';
+import type { ChunkPurger } from '../documents/chunk-purge.js';
+import type { Background } from '../jobs/background.js';
+import type { Foreground } from '../jobs/foreground.js';
 import type { JobWorker } from '../jobs/worker.js';
+import type { NodeReadCache } from '../nodes/node-cache.js';
 import type { Embedder } from '../providers/embeddings/embedder.js';
+import type { ChatModel } from '../providers/llm/chat-model.js';
 import type { Storage } from '../providers/storage/storage.js';
 
 export type App = FastifyInstance<
@@ -26,4 +34,16 @@ export interface Services {
   jobs: JobWorker;
   /** Where asset files live (local directory or S3-compatible bucket). */
   storage: Storage;
+  /** The chat model replies come from (LLM_PROVIDER). */
+  chatModel: ChatModel;
+  /** Local accounts or an OpenID Connect provider. */
+  signIn: SignIn;
+  /** This app's requests in flight, which background writers step aside for. */
+  foreground: Foreground;
+  /** This app's purger of retired chunk sets; kick() after retiring one. */
+  purger: ChunkPurger;
+  /** This app's cache of single-node reads: only on the embedded database (src/nodes/node-cache.ts). */
+  nodeCache?: NodeReadCache;
+  /** This app's background tasks, started with it and stopped when it closes. */
+  background: Background;
 }

@@ -3,43 +3,49 @@
 // that request wait a whole statement for each of its queries. Background writers therefore start
 // their next statement only once no request is in flight, or after a bounded wait (so a steady
 // stream of requests, or a long server-sent-events reply, slows background work but never stops it).
-// With DATABASE_URL requests have their own connections and nothing waits (see app.ts).
+// With DATABASE_URL requests have their own connections and nothing waits. One per app (built by
+// the app factory, which counts its requests), so two apps in one process never wait on each other.
 
-let enabled = false;
-let inFlight = 0;
-let waiters: (() => void)[] = [];
+export class Foreground {
+  private inFlight = 0;
+  private waiters: (() => void)[] = [];
 
-export const foreground = {
-  /** Turns the tracking on (the embedded database) or off. */
-  enable(on: boolean): void {
-    enabled = on;
-    if (!on) foreground.release();
-  },
-  enter(): void {
-    inFlight++;
-  },
-  leave(): void {
-    inFlight = Math.max(0, inFlight - 1);
-    if (inFlight === 0) foreground.release();
-  },
+  /** `enabled`: the embedded database; otherwise idle() never waits. */
+  constructor(private readonly enabled: boolean) {}
+
+  get requests(): number {
+    return this.inFlight;
+  }
+
+  readonly enter = (): void => {
+    this.inFlight++;
+  };
+
+  readonly leave = (): void => {
+    this.inFlight = Math.max(0, this.inFlight - 1);
+    if (this.inFlight === 0) this.release();
+  };
+
+  /** Lets every waiting writer go (no request in flight, or the app is closing). */
   release(): void {
-    const ready = waiters;
-    waiters = [];
+    const ready = this.waiters;
+    this.waiters = [];
     for (const resolve of ready) resolve();
-  },
+  }
+
   /** Resolves when no request is in flight, or after `maxWaitMs`. */
   idle(maxWaitMs: number): Promise<void> {
-    if (!enabled || inFlight === 0) return Promise.resolve();
+    if (!this.enabled || this.inFlight === 0) return Promise.resolve();
     return new Promise<void>((resolve) => {
       const timer = setTimeout(() => {
-        waiters = waiters.filter((w) => w !== done);
+        this.waiters = this.waiters.filter((w) => w !== done);
         resolve();
       }, maxWaitMs);
       const done = () => {
         clearTimeout(timer);
         resolve();
       };
-      waiters.push(done);
+      this.waiters.push(done);
     });
-  },
-};
+  }
+}

@@ -13,6 +13,7 @@ import { sql } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db, Executor } from '../db/schema.js';
 import { ApiError } from '../errors.js';
+import { ProviderError } from '../providers/provider-error.js';
 import { now } from '../lib/ids.js';
 
 export interface ClaimedJob {
@@ -50,6 +51,7 @@ export interface JobWorkerOptions {
 export class JobError extends Error {}
 
 export class JobWorker {
+  readonly name = 'job worker';
   private running: Promise<unknown> | undefined;
   private stopping = false;
   /** Slots waiting for work; wake() ends one wait. */
@@ -188,8 +190,10 @@ export class JobWorker {
       if (controller.signal.aborted || error instanceof LeaseLost) {
         if (this.stopping) await this.release(job);
       } else {
-        const message = error instanceof JobError || error instanceof ApiError ? error.message : 'The job failed with an internal error';
-        if (!(error instanceof JobError || error instanceof ApiError)) this.log.error({ err: error, jobId: job.id }, 'job failed');
+        // Messages meant for the caller are kept; anything else is logged and not shown.
+        const shown = error instanceof JobError || error instanceof ApiError || (error instanceof ProviderError && error.shown);
+        const message = shown ? error.message : 'The job failed with an internal error';
+        if (!shown) this.log.error({ err: error, jobId: job.id }, 'job failed');
         await handler.cleanup?.(this.db, job).catch(() => {});
         await this.fail(job, message);
       }

@@ -64,22 +64,18 @@ export class NodeReadCache {
   }
 }
 
-const caches = new WeakMap<Db, NodeReadCache>();
-
-/** Turns the cache on for a database handle (the embedded one). */
-export function enableNodeReadCache(db: Db): void {
-  caches.set(db, new NodeReadCache());
-}
-
-export function nodeReadCacheFor(db: Db): NodeReadCache | undefined {
-  return caches.get(db);
+/** What reads and writes of nodes need: the database, and the app's cache when it has one. */
+export interface NodeStore {
+  db: Db;
+  /** Only on the embedded database (see the top of this file); one per app, built by the app factory. */
+  nodeCache?: NodeReadCache;
 }
 
 /** Runs a write to a board's content or settings and then invalidates the board's cached nodes. */
-export async function invalidatingBoard<T>(db: Db, boardId: string, write: () => Promise<T>): Promise<T> {
+export async function invalidatingBoard<T>(store: NodeStore, boardId: string, write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } finally {
-    caches.get(db)?.invalidate(boardId);
+    store.nodeCache?.invalidate(boardId);
   }
 }

@@ -11,7 +11,7 @@ import { applyPage, toPage, type Page, type PageRequest } from '../lib/paginatio
 import { assertNodeAsset } from '../assets/asset-service.js';
 import { assertWithinBounds, type BoardBounds } from '../boards/board-bounds.js';
 import { beginContentWrite } from './content-write.js';
-import { invalidatingBoard, nodeReadCacheFor } from './node-cache.js';
+import { invalidatingBoard, type NodeStore } from './node-cache.js';
 import { mergeNodeData, storedNodeData, type NodeData, type NodeType } from './node-data.js';
 
 export interface NodeView {
@@ -135,8 +135,8 @@ export async function listNodes(
   return toPage(rows.map(toNodeView), page, list);
 }
 
-export async function getNode(db: Db, principal: Principal, boardId: string, nodeId: string): Promise<NodeView> {
-  const cache = nodeReadCacheFor(db);
+export async function getNode(store: NodeStore, principal: Principal, boardId: string, nodeId: string): Promise<NodeView> {
+  const { db, nodeCache: cache } = store;
   const cached = cache?.get(boardId, nodeId, principal);
   if (cached) return cached;
   const generation = cache?.generation(boardId) ?? 0;
@@ -159,7 +159,7 @@ export async function getNode(db: Db, principal: Principal, boardId: string, nod
 }
 
 export async function updateNode(
-  db: Db,
+  store: NodeStore,
   principal: Principal,
   boardId: string,
   nodeId: string,
@@ -167,8 +167,8 @@ export async function updateNode(
   bounds: BoardBounds,
   assetBaseUrl: string,
 ): Promise<NodeView> {
-  return invalidatingBoard(db, boardId, () =>
-    db.transaction().execute(async (trx) => {
+  return invalidatingBoard(store, boardId, () =>
+    store.db.transaction().execute(async (trx) => {
       const at = now();
       const board = await beginContentWrite(trx, principal, boardId, at);
       const node = await findNode(trx, boardId, nodeId);
@@ -207,9 +207,9 @@ export async function updateNode(
  * Deletes a node. Its edges go by the foreign key's cascade; its children are detached here rather
  * than by the foreign key's SET NULL so that their updated_at records the change.
  */
-export async function deleteNode(db: Db, principal: Principal, boardId: string, nodeId: string): Promise<void> {
-  await invalidatingBoard(db, boardId, () =>
-    db.transaction().execute(async (trx) => {
+export async function deleteNode(store: NodeStore, principal: Principal, boardId: string, nodeId: string): Promise<void> {
+  await invalidatingBoard(store, boardId, () =>
+    store.db.transaction().execute(async (trx) => {
       const at = now();
       await beginContentWrite(trx, principal, boardId, at);
       await findNode(trx, boardId, nodeId);

@@ -1,13 +1,13 @@
 // Renders every failure as the contract's error envelope: ApiErrors, Fastify's own errors (bad
 // JSON, wrong content type, oversize body, schema validation), unknown routes and wrong methods,
 // HTTP parser errors before a request exists, database errors the input causes (400/409) or an
-// unreachable database (503), a failing file storage (503, told apart by the storage layer's own
-// StorageError), and unexpected exceptions, which are logged and answered without internals.
+// unreachable database (503), a failing outside service (ProviderError: a chat model or an embedder
+// 502, file storage 503), and unexpected exceptions, which are logged and answered without internals.
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, type ErrorCode } from '../../errors.js';
-import { StorageError } from '../../providers/storage/storage.js';
+import { ProviderError } from '../../providers/provider-error.js';
 
 interface ValidationIssue {
   instancePath?: string;
@@ -68,6 +68,14 @@ function databaseError(error: Error & { code?: unknown; severity?: unknown }): A
   return undefined;
 }
 
+/** The envelope of an outside service's failure: storage names itself, the others pass their message. */
+function providerError(error: ProviderError): ApiError {
+  if (error.kind === 'storage') {
+    return new ApiError('unavailable', 'File storage is unavailable or failed; retry shortly', { 'Retry-After': '5' });
+  }
+  return new ApiError('upstream_error', error.message);
+}
+
 export function toApiError(error: FastifyError | Error): ApiError {
   if (error instanceof ApiError) return error;
   const fe = error as FastifyError & { validationContext?: string; validation?: ValidationIssue[] };
@@ -85,10 +93,8 @@ export function toApiError(error: FastifyError | Error): ApiError {
     }
     return new ApiError('invalid_request', 'Request body is not valid JSON');
   }
-  // Checked before the database's connection codes: a storage error may be an ECONNREFUSED too.
-  if (error instanceof StorageError) {
-    return new ApiError('unavailable', 'File storage is unavailable or failed; retry shortly', { 'Retry-After': '5' });
-  }
+  // Checked before the database's connection codes: a provider's error may be an ECONNREFUSED too.
+  if (error instanceof ProviderError) return providerError(error);
   const fromDatabase = databaseError(error);
   if (fromDatabase) return fromDatabase;
   const status = fe.statusCode ?? 500;

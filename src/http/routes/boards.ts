@@ -63,7 +63,7 @@ const FlowState = Type.Object({
 });
 const FullBoard = Type.Intersect([Board, Type.Object({ flow_state: Type.Optional(FlowState) })]);
 
-export function boardRoutes(app: App, { db, storage, config }: Services): void {
+export function boardRoutes(app: App, { db, storage, config, nodeCache }: Services): void {
   app.post(
     '/v1/boards',
     {
@@ -127,7 +127,10 @@ export function boardRoutes(app: App, { db, storage, config }: Services): void {
         response: { 200: Single('board', Board), ...errorResponses },
       },
     },
-    async (request) => ({ object: 'board' as const, data: await updateBoard(db, principalOf(request), request.params.id, request.body) }),
+    async (request) => ({
+      object: 'board' as const,
+      data: await updateBoard({ db, nodeCache }, principalOf(request), request.params.id, request.body),
+    }),
   );
 
   app.post(
@@ -157,7 +160,7 @@ export function boardRoutes(app: App, { db, storage, config }: Services): void {
       },
     },
     async (request) => {
-      const files = await deleteBoard(db, principalOf(request), request.params.id);
+      const files = await deleteBoard({ db, nodeCache }, principalOf(request), request.params.id);
       await removeStoredFiles(storage, files, request.log);
       return { object: 'board' as const, data: { id: request.params.id, deleted: true as const } };
     },

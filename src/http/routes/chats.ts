@@ -6,9 +6,9 @@ import { generateReply, startReply, type ReplyDeps } from '../../chats/reply-ser
 import { boardRetriever } from '../../chats/retrieval.js';
 import { SseWriter } from '../../chats/sse.js';
 import { ApiError } from '../../errors.js';
+import { ProviderError } from '../../providers/provider-error.js';
+import { toApiError } from '../plugins/errors.js';
 import { pageRequest } from '../../lib/pagination.js';
-import { createChatModel } from '../../providers/llm/create-chat-model.js';
-import type { ChatModel } from '../../providers/llm/chat-model.js';
 import { principalOf } from '../plugins/auth.js';
 import { spendIdempotencyKey } from '../plugins/idempotency.js';
 import {
@@ -73,11 +73,11 @@ const streamDescription =
   'With stream true: 200 text/event-stream of `message.delta` {content}, then `message.complete` {message, usage}; ' +
   'a failure is an `error` event {code: "stream_error", message}. Comment lines keep the connection alive.';
 
-export function chatRoutes(app: App, services: Services, model: ChatModel = createChatModel(services.config)): void {
+export function chatRoutes(app: App, services: Services): void {
   const { db, config } = services;
   const deps: ReplyDeps = {
     db,
-    model,
+    model: services.chatModel,
     retriever: boardRetriever(db, services.embedder),
     contextTokens: config.llmContextTokens,
     maxTokens: config.llmMaxTokens,
@@ -236,8 +236,9 @@ export function chatRoutes(app: App, services: Services, model: ChatModel = crea
         });
       } catch (error) {
         if (!abort.signal.aborted) {
-          if (!(error instanceof ApiError)) request.log.error({ err: error }, 'streamed reply failed');
-          const message = error instanceof ApiError ? error.message : 'The reply failed';
+          const known = error instanceof ApiError || (error instanceof ProviderError && error.shown) ? toApiError(error) : undefined;
+          if (!known) request.log.error({ err: error }, 'streamed reply failed');
+          const message = known ? known.message : 'The reply failed';
           sse.event('error', { code: 'stream_error', message });
         }
       } finally {

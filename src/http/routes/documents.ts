@@ -147,7 +147,7 @@ export function documentRoutes(app: App, services: Services): void {
       },
     },
     async (request) => {
-      const chunks = await deleteNodeChunks(db, principalOf(request), request.params.boardId, request.query.node_id);
+      const chunks = await deleteNodeChunks(services, principalOf(request), request.params.boardId, request.query.node_id);
       return { object: 'document' as const, data: { id: request.query.node_id, deleted: true as const, chunks } };
     },
   );

@@ -138,7 +138,7 @@ export function nodeRoutes(app: App, services: Services): void {
     },
     async (request) => ({
       object: 'node' as const,
-      data: await getNode(db, principalOf(request), request.params.boardId, request.params.id),
+      data: await getNode(services, principalOf(request), request.params.boardId, request.params.id),
     }),
   );
 
@@ -156,7 +156,7 @@ export function nodeRoutes(app: App, services: Services): void {
     async (request) => ({
       object: 'node' as const,
       data: await updateNode(
-        db,
+        services,
         principalOf(request),
         request.params.boardId,
         request.params.id,
@@ -178,7 +178,7 @@ export function nodeRoutes(app: App, services: Services): void {
       },
     },
     async (request) => {
-      await deleteNode(db, principalOf(request), request.params.boardId, request.params.id);
+      await deleteNode(services, principalOf(request), request.params.boardId, request.params.id);
       return { object: 'node' as const, data: { id: request.params.id, deleted: true as const } };
     },
   );

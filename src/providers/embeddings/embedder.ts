@@ -11,7 +11,7 @@ export interface DenseEmbedder {
   /** Recorded on every chunk; search only compares vectors of the same model. */
   readonly model: string;
   readonly dimensions: number;
-  /** One L2-normalised vector per text, in order. Throws ApiError('upstream_error') on provider failure. */
+  /** One L2-normalised vector per text, in order. Throws ProviderError (kind 'embedder') on provider failure. */
   embed(texts: string[], signal?: AbortSignal): Promise<number[][]>;
 }
 

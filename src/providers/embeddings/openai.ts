@@ -1,6 +1,6 @@
 // Embeddings from any OpenAI-compatible `/embeddings` endpoint, sent in batches. Failures (network,
-// non-2xx, malformed answers, wrong dimensions) become ApiError('upstream_error').
-import { ApiError } from '../../errors.js';
+// non-2xx, malformed answers, wrong dimensions) become ProviderError (kind 'embedder').
+import { ProviderError } from '../provider-error.js';
 import type { DenseEmbedder } from './embedder.js';
 
 export interface OpenAiEmbedderOptions {
@@ -47,25 +47,28 @@ export class OpenAiEmbedder implements DenseEmbedder {
       });
     } catch (error) {
       signal?.throwIfAborted();
-      throw new ApiError('upstream_error', `The embedding provider could not be reached (${(error as Error).name})`);
+      throw new ProviderError('embedder', `The embedding provider could not be reached (${(error as Error).name})`, { cause: error });
     }
     if (!response.ok) {
       await response.body?.cancel().catch(() => {});
-      throw new ApiError('upstream_error', `The embedding provider answered ${response.status}`);
+      throw new ProviderError('embedder', `The embedding provider answered ${response.status}`, { status: response.status });
     }
     let body: { data?: { index?: number; embedding?: unknown }[] };
     try {
       body = (await response.json()) as typeof body;
     } catch {
-      throw new ApiError('upstream_error', 'The embedding provider sent a malformed answer');
+      throw new ProviderError('embedder', 'The embedding provider sent a malformed answer', { retryable: false });
     }
     const data = Array.isArray(body?.data) ? body.data : [];
-    if (data.length !== input.length) throw new ApiError('upstream_error', 'The embedding provider sent the wrong number of vectors');
+    if (data.length !== input.length)
+      throw new ProviderError('embedder', 'The embedding provider sent the wrong number of vectors', { retryable: false });
     const ordered = [...data].sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
     return ordered.map((item) => {
       const v = item.embedding;
       if (!Array.isArray(v) || v.length !== this.dimensions || !v.every((x) => typeof x === 'number' && Number.isFinite(x))) {
-        throw new ApiError('upstream_error', `The embedding provider sent a vector that is not ${this.dimensions} finite numbers`);
+        throw new ProviderError('embedder', `The embedding provider sent a vector that is not ${this.dimensions} finite numbers`, {
+          retryable: false,
+        });
       }
       return normalise(v as number[]);
     });

@@ -68,7 +68,8 @@ export class AnthropicChatModel implements ChatModel {
     }
     // The SDK ends quietly both when aborted and when the connection closes cleanly before
     // message_stop; a reply cut short that way must never be stored as if it were whole.
-    if (!complete && !signal.aborted) throw new ProviderError('The AI provider ended the stream before the message was complete');
+    if (!complete && !signal.aborted)
+      throw new ProviderError('chat_model', 'The AI provider ended the stream before the message was complete');
     yield {
       type: 'done',
       usage: { prompt_tokens: input, completion_tokens: output, total_tokens: input + output },

@@ -47,13 +47,5 @@ export interface ChatModel {
   condense(turns: ChatTurn[], signal: AbortSignal): Promise<string[]>;
 }
 
-/** Raised by providers for an upstream failure (HTTP error, broken stream); the message is safe to show. */
-export class ProviderError extends Error {
-  constructor(
-    message: string,
-    readonly status?: number,
-  ) {
-    super(message);
-    this.name = 'ProviderError';
-  }
-}
+/** Chat models fail with ProviderError (kind 'chat_model'); its message is safe to show. */
+export { ProviderError } from '../provider-error.js';

@@ -9,11 +9,15 @@ import { CONDENSE_SYSTEM, condenseInput, parseFacts } from './condense-prompt.js
 export function providerError(error: unknown, name: string): unknown {
   if (error instanceof Error && (error.name === 'AbortError' || error.name === 'APIUserAbortError')) return error;
   const status = (error as { status?: unknown }).status;
-  if (typeof status === 'number') return new ProviderError(`The ${name} provider answered HTTP ${status}`, status);
+  if (typeof status === 'number') return new ProviderError('chat_model', `The ${name} provider answered HTTP ${status}`, { status });
   // An error reported inside a stream that had already begun (Anthropic's `error` event): its type.
   const type = (error as { type?: unknown }).type;
-  if (typeof type === 'string' && type) return new ProviderError(`The ${name} provider reported ${type.slice(0, 100)} during the reply`);
-  return new ProviderError(`The ${name} provider failed: ${error instanceof Error ? error.message.slice(0, 200) : 'unknown error'}`);
+  if (typeof type === 'string' && type)
+    return new ProviderError('chat_model', `The ${name} provider reported ${type.slice(0, 100)} during the reply`);
+  return new ProviderError(
+    'chat_model',
+    `The ${name} provider failed: ${error instanceof Error ? error.message.slice(0, 200) : 'unknown error'}`,
+  );
 }
 
 export class OpenAiChatModel implements ChatModel {
@@ -63,7 +67,8 @@ export class OpenAiChatModel implements ChatModel {
     }
     // The SDK ends quietly when the connection closes cleanly before the last chunk (and when
     // aborted); without a finish_reason the reply was cut short and must not be stored as whole.
-    if (finish === undefined && !signal.aborted) throw new ProviderError('The AI provider ended the stream before the reply was complete');
+    if (finish === undefined && !signal.aborted)
+      throw new ProviderError('chat_model', 'The AI provider ended the stream before the reply was complete');
     yield { type: 'done', usage, finish_reason: finish ?? 'stop' };
   }
 

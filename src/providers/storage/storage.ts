@@ -4,6 +4,7 @@
 // root (see assertSafePath).
 import type { Readable } from 'node:stream';
 import type { Config } from '../../config.js';
+import { ProviderError } from '../provider-error.js';
 import { LocalStorage } from './local-storage.js';
 import { S3Storage } from './s3-storage.js';
 
@@ -32,16 +33,16 @@ export interface Storage {
 }
 
 /**
- * A failure of the storage backend itself (a disk error, S3 unreachable or refusing): every
+ * A failure of the storage backend itself, the ProviderError of kind 'storage' (a disk error, S3 unreachable or refusing): every
  * implementation throws this, so callers and the error handler can tell it from a database error
  * (both may be an ECONNREFUSED underneath) and from a failure of the caller's own stream. The
  * backend's error is the `cause`.
  */
-export class StorageError extends Error {
+export class StorageError extends ProviderError {
   readonly operation: string;
 
   constructor(operation: string, cause: unknown) {
-    super(`Storage ${operation} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    super('storage', `Storage ${operation} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause, retryable: true });
     this.name = 'StorageError';
     this.operation = operation;
   }
