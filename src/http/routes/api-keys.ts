@@ -3,18 +3,8 @@ import { Type } from '@sinclair/typebox';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../auth/api-key-service.js';
 import { pageRequest } from '../../lib/pagination.js';
 import { principalOf } from '../plugins/auth.js';
-import {
-  Deleted,
-  errorResponses,
-  IdParams,
-  List,
-  NullableTimestamp,
-  PageQuery,
-  Single,
-  Timestamp,
-  TimestampInput,
-  Uuid,
-} from '../schemas/common.js';
+import { NullableTimestamp, Timestamp, TimestampInput, Uuid } from '../../contract/common.js';
+import { Deleted, errorResponses, IdParams, List, PageQuery, Single } from '../schemas/common.js';
 import type { App, Services } from '../types.js';
 
 const ScopeName = Type.Union([Type.Literal('read'), Type.Literal('write'), Type.Literal('admin')]);

@@ -19,7 +19,8 @@ import {
 import { ApiError, invalid, notFound } from '../../errors.js';
 import type { ByteRange } from '../../providers/storage/storage.js';
 import { principalOf } from '../plugins/auth.js';
-import { BoardParams, errorResponses, List, Single, Timestamp, Uuid } from '../schemas/common.js';
+import { Timestamp, Uuid } from '../../contract/common.js';
+import { BoardParams, errorResponses, List, Single } from '../schemas/common.js';
 import type { App, Services } from '../types.js';
 import { validatorCompiler } from '../validation.js';
 

@@ -17,7 +17,7 @@ import type { IssuedSession } from '../../accounts/sessions.js';
 import type { SignIn } from '../../accounts/sign-in.js';
 import type { Config } from '../../config.js';
 import { ApiError, forbidden } from '../../errors.js';
-import { Uuid } from '../schemas/common.js';
+import { Uuid } from '../../contract/common.js';
 import type { App, Services } from '../types.js';
 
 export const REFRESH_COOKIE = 'bw_refresh';

@@ -5,7 +5,8 @@ import { removeStoredFiles } from '../../assets/asset-service.js';
 import { createBoard, deleteBoard, duplicateBoard, listBoards, readBoardJson, updateBoard } from '../../boards/board-service.js';
 import { pageRequest } from '../../lib/pagination.js';
 import { principalOf } from '../plugins/auth.js';
-import { Deleted, errorResponses, FreeObject, IdParams, List, PageQuery, Single, Timestamp, Uuid } from '../schemas/common.js';
+import { FreeObject, Timestamp, Uuid } from '../../contract/common.js';
+import { Deleted, errorResponses, IdParams, List, PageQuery, Single } from '../schemas/common.js';
 import type { App, Services } from '../types.js';
 
 const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'Board name, 1..200 characters' });

@@ -11,18 +11,8 @@ import { createChatModel } from '../../providers/llm/create-chat-model.js';
 import type { ChatModel } from '../../providers/llm/chat-model.js';
 import { principalOf } from '../plugins/auth.js';
 import { spendIdempotencyKey } from '../plugins/idempotency.js';
-import {
-  BoardParams,
-  Deleted,
-  errorResponses,
-  FreeObject,
-  List,
-  NullableTimestamp,
-  PageQuery,
-  Single,
-  Timestamp,
-  Uuid,
-} from '../schemas/common.js';
+import { FreeObject, NullableTimestamp, Timestamp, Uuid } from '../../contract/common.js';
+import { BoardParams, Deleted, errorResponses, List, PageQuery, Single } from '../schemas/common.js';
 import type { App, Services } from '../types.js';
 
 const ChatParams = Type.Object({ boardId: Uuid, chatId: Uuid });

@@ -5,7 +5,8 @@ import { deleteNodeChunks, enqueueVectorize, listChunks } from '../../documents/
 import { SEARCH_MODES, searchChunksPage, type SearchMode } from '../../documents/search-service.js';
 import { pageRequest } from '../../lib/pagination.js';
 import { principalOf } from '../plugins/auth.js';
-import { BoardParams, errorResponses, List, PageQuery, Single, Timestamp, Uuid } from '../schemas/common.js';
+import { Timestamp, Uuid } from '../../contract/common.js';
+import { BoardParams, errorResponses, List, PageQuery, Single } from '../schemas/common.js';
 import type { App, Services } from '../types.js';
 import { Job } from './jobs.js';
 

@@ -3,18 +3,8 @@ import { Type } from '@sinclair/typebox';
 import { createEdge, deleteEdge, getEdge, listEdges, updateEdge } from '../../edges/edge-service.js';
 import { pageRequest } from '../../lib/pagination.js';
 import { principalOf } from '../plugins/auth.js';
-import {
-  BoardChildParams,
-  BoardParams,
-  Deleted,
-  errorResponses,
-  FreeObject,
-  List,
-  PageQuery,
-  Single,
-  Timestamp,
-  Uuid,
-} from '../schemas/common.js';
+import { FreeObject, Timestamp, Uuid } from '../../contract/common.js';
+import { BoardChildParams, BoardParams, Deleted, errorResponses, List, PageQuery, Single } from '../schemas/common.js';
 import type { App, Services } from '../types.js';
 
 const EdgeType = Type.String({ minLength: 1, maxLength: 100, description: 'Edge type, 1..100 characters' });

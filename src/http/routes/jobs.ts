@@ -2,7 +2,8 @@
 import { Type } from '@sinclair/typebox';
 import { getJob } from '../../jobs/job-service.js';
 import { principalOf } from '../plugins/auth.js';
-import { errorResponses, IdParams, Single, Timestamp, Uuid } from '../schemas/common.js';
+import { Timestamp, Uuid } from '../../contract/common.js';
+import { errorResponses, IdParams, Single } from '../schemas/common.js';
 import type { App, Services } from '../types.js';
 
 export const Job = Type.Object({

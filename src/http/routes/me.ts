@@ -4,7 +4,8 @@ import { Type } from '@sinclair/typebox';
 import { decodeJwt } from 'jose';
 import { accountEmail } from '../../accounts/accounts.js';
 import { principalOf } from '../plugins/auth.js';
-import { errorResponses, Uuid } from '../schemas/common.js';
+import { Uuid } from '../../contract/common.js';
+import { errorResponses } from '../schemas/common.js';
 import type { App, Services } from '../types.js';
 
 const Me = Type.Object({

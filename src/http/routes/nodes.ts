@@ -5,18 +5,8 @@ import { nodeTypeInputs, nodeTypes, toNodeType, type NodeTypeInput } from '../..
 import { createNode, deleteNode, getNode, listNodes, updateNode } from '../../nodes/node-service.js';
 import { assetBaseUrl } from './assets.js';
 import { principalOf } from '../plugins/auth.js';
-import {
-  BoardChildParams,
-  BoardParams,
-  Deleted,
-  errorResponses,
-  FreeObject,
-  List,
-  PageQuery,
-  Single,
-  Timestamp,
-  Uuid,
-} from '../schemas/common.js';
+import { FreeObject, Timestamp, Uuid } from '../../contract/common.js';
+import { BoardChildParams, BoardParams, Deleted, errorResponses, List, PageQuery, Single } from '../schemas/common.js';
 import type { App, Services } from '../types.js';
 
 const Coordinate = Type.Number({ minimum: -1e12, maximum: 1e12 });

@@ -1,0 +1,13 @@
+// Shape pieces every resource is built from: ids, timestamps, free-form objects. The contract's
+// modules (src/contract/*) hold each resource's schemas, which are the one definition of its shape:
+// routes validate, serialise and document with them, services type their inputs and outputs as
+// their Static<> types. Nothing here knows HTTP; envelopes and error responses are in src/http.
+import { Type } from '@sinclair/typebox';
+
+export const Uuid = Type.String({ format: 'uuid', description: 'UUID' });
+/** A timestamp in a response: the service holds Dates, serialised as ISO 8601 UTC with milliseconds. */
+export const Timestamp = Type.Unsafe<Date>({ type: 'string', format: 'date-time', description: 'ISO 8601 UTC with milliseconds' });
+/** A timestamp in a request. */
+export const TimestampInput = Type.String({ format: 'date-time', description: 'ISO 8601 timestamp' });
+export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
+export const FreeObject = Type.Object({}, { additionalProperties: true });
