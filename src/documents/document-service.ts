@@ -4,7 +4,8 @@ import type { Principal } from '../auth/principal.js';
 import { assertCanEditContent, boardVisibleTo, findVisibleBoard } from '../boards/access.js';
 import type { Db } from '../db/schema.js';
 import { invalid, notFound } from '../errors.js';
-import { insertJob, type JobView } from '../jobs/job-service.js';
+import { insertJob } from '../jobs/job-service.js';
+import type { Job } from '../contract/jobs.js';
 import { applyPage, toPage, type Page, type PageRequest } from '../lib/pagination.js';
 import { requestPurge } from './chunk-purge.js';
 import { visibleChunk, type ChunkMetadata } from './chunk-store.js';
@@ -50,7 +51,7 @@ export async function enqueueVectorize(
   boardId: string,
   input: VectorizeInput,
   maxQueued: number,
-): Promise<JobView> {
+): Promise<Job> {
   const board = await findVisibleBoard(db, principal, boardId);
   assertCanEditContent(board, principal);
   let node: { id: string; node_type: string; node_data: Record<string, unknown> } | undefined;

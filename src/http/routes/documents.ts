@@ -8,7 +8,7 @@ import { principalOf } from '../plugins/auth.js';
 import { Timestamp, Uuid } from '../../contract/common.js';
 import { BoardParams, errorResponses, List, PageQuery, Single } from '../schemas/common.js';
 import type { App, Services } from '../types.js';
-import { Job } from './jobs.js';
+import { Job } from '../../contract/jobs.js';
 
 /** Vectorize bodies carry up to 5,000,000 characters of text. */
 const VECTORIZE_BODY_LIMIT = 10 * 1024 * 1024;
