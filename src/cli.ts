@@ -27,7 +27,8 @@ import {
   setPassword,
   signUp,
 } from './accounts/accounts.js';
-import { createApiKey, listAllApiKeys, revokeApiKeyById, type ApiKeyView } from './auth/api-key-service.js';
+import { createApiKey, listAllApiKeys, revokeApiKeyById } from './auth/api-key-service.js';
+import type { ApiKey } from './contract/api-keys.js';
 import { scopes as allScopes, type Scope } from './auth/principal.js';
 import { ensureUser, findUserBySubject, userExists } from './auth/users.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
@@ -252,7 +253,7 @@ async function findOrCreateUser(db: Db, who: Who): Promise<string> {
 
 const iso = (d: Date | null): string => (d ? d.toISOString() : '-');
 
-function status(key: ApiKeyView): string {
+function status(key: ApiKey): string {
   if (key.revoked_at) return 'revoked';
   if (key.expires_at && key.expires_at.getTime() <= Date.now()) return 'expired';
   return 'active';

@@ -7,15 +7,10 @@ import type { Db, Executor } from '../db/schema.js';
 import { conflict, invalid, unauthorized } from '../errors.js';
 import { newId, now } from '../lib/ids.js';
 import { hashPassword, verifyAgainstDummy, verifyPassword } from './password.js';
+import type { Account } from '../contract/accounts.js';
 
-export interface AccountView {
-  id: string;
-  email: string;
-}
-
-export interface AccountListing extends AccountView {
-  created_at: Date;
-}
+/** A local account as the operator's CLI lists it (not served). */
+export type AccountListing = Account & { created_at: Date };
 
 export const WRONG_CREDENTIALS = 'Email or password is incorrect';
 /** Password length in characters (code points, as the route schemas' JSON Schema counts them). */
@@ -44,7 +39,7 @@ export function checkPassword(password: string): void {
   }
 }
 
-export async function signUp(db: Db, rawEmail: string, password: string): Promise<AccountView> {
+export async function signUp(db: Db, rawEmail: string, password: string): Promise<Account> {
   const email = normaliseEmail(rawEmail);
   checkPassword(password);
   const passwordHash = await hashPassword(password);
@@ -64,7 +59,7 @@ export async function signUp(db: Db, rawEmail: string, password: string): Promis
   });
 }
 
-export async function logIn(db: Db, rawEmail: string, password: string): Promise<AccountView> {
+export async function logIn(db: Db, rawEmail: string, password: string): Promise<Account> {
   // Not normaliseEmail: a malformed address is simply unknown here, answered like any other.
   const email = rawEmail.trim().toLowerCase();
   const account = await db.selectFrom('accounts').select(['user_id', 'password_hash']).where('email', '=', email).executeTakeFirst();
@@ -100,7 +95,7 @@ export async function setPassword(
   db: Db,
   rawEmail: string,
   password: string,
-): Promise<{ account: AccountView; endedSignIns: number } | undefined> {
+): Promise<{ account: Account; endedSignIns: number } | undefined> {
   const email = normaliseEmail(rawEmail);
   checkPassword(password);
   // Hashed outside the transaction: it takes a while and needs no lock.

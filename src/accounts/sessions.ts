@@ -8,14 +8,15 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Db, Executor } from '../db/schema.js';
 import { unauthorized } from '../errors.js';
 import { newId, now } from '../lib/ids.js';
-import { accountEmail, type AccountView } from './accounts.js';
+import { accountEmail } from './accounts.js';
+import type { Account } from '../contract/accounts.js';
 import type { LocalTokens } from './local-tokens.js';
 
 export interface Session {
   access_token: string;
   token_type: 'Bearer';
   expires_in: number;
-  user: AccountView;
+  user: Account;
 }
 
 export interface IssuedSession {
@@ -39,7 +40,7 @@ export class Sessions {
   }
 
   /** A new sign-in: a new family of refresh tokens. */
-  async start(account: AccountView): Promise<IssuedSession> {
+  async start(account: Account): Promise<IssuedSession> {
     const refreshToken = await this.insertToken(this.db, account.id, newId());
     return { session: await this.session(account), refreshToken };
   }
@@ -92,7 +93,7 @@ export class Sessions {
     await this.db.deleteFrom('refresh_tokens').where('expires_at', '<', now()).execute();
   }
 
-  private async session(account: AccountView): Promise<Session> {
+  private async session(account: Account): Promise<Session> {
     const { token, expiresIn } = await this.tokens.issue(account.id);
     return { access_token: token, token_type: 'Bearer', expires_in: expiresIn, user: { id: account.id, email: account.email } };
   }

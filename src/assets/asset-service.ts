@@ -12,16 +12,7 @@ import { ApiError, invalid, notFound } from '../errors.js';
 import { now } from '../lib/ids.js';
 import { assertSafePath, type Storage } from '../providers/storage/storage.js';
 import { allowedTypes, declaredType, safeOriginalName } from './file-names.js';
-
-export interface AssetView {
-  id: string;
-  url: string;
-  filename: string;
-  storage_path: string;
-  size: number;
-  content_type: string;
-  created_at: Date;
-}
+import type { Asset } from '../contract/assets.js';
 
 export interface AssetDeps {
   db: Db;
@@ -46,7 +37,8 @@ type AssetRow = Omit<AssetsTable, 'size'> & { size: number };
 export const assetUrlPath = (row: Pick<AssetsTable, 'storage_path' | 'access_token'>): string =>
   `/v1/files/${row.storage_path.split('/').map(encodeURIComponent).join('/')}?token=${row.access_token}`;
 
-const toView = (row: AssetRow, baseUrl: string): AssetView => ({
+/** The asset as answered: its id is its filename, its url the address its file is served at. */
+const toAsset = (row: AssetRow, baseUrl: string): Asset => ({
   id: row.filename,
   url: `${baseUrl}${assetUrlPath(row)}`,
   filename: row.filename,
@@ -135,7 +127,7 @@ export async function uploadAsset(
   maxBytes: number,
   bounds: BoardBounds,
   baseUrl: string,
-): Promise<AssetView> {
+): Promise<Asset> {
   let sniffed: Sniffed;
   try {
     sniffed = await sniff(file.stream);
@@ -218,10 +210,10 @@ export async function uploadAsset(
     await deps.storage.delete(path).catch(() => {});
     throw notFound('Board');
   }
-  return toView({ ...done, size }, baseUrl);
+  return toAsset({ ...done, size }, baseUrl);
 }
 
-export async function listAssets(db: Db, principal: Principal, boardId: string, baseUrl: string): Promise<AssetView[]> {
+export async function listAssets(db: Db, principal: Principal, boardId: string, baseUrl: string): Promise<Asset[]> {
   await assertAssetOwner(db, principal, boardId);
   const rows = await db
     .selectFrom('assets')
@@ -231,7 +223,7 @@ export async function listAssets(db: Db, principal: Principal, boardId: string, 
     .orderBy('created_at', 'desc')
     .orderBy('filename', 'desc')
     .execute();
-  return rows.map((row) => toView(row as AssetRow, baseUrl));
+  return rows.map((row) => toAsset(row as AssetRow, baseUrl));
 }
 
 /** Deletes the asset's row; the file goes after the commit (removeStoredFiles). Returns its path. */

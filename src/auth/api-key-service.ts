@@ -6,25 +6,11 @@ import { applyPage, toPage, type Page, type PageRequest } from '../lib/paginatio
 import { generateApiKey } from './api-keys.js';
 import type { Scope } from './principal.js';
 import { ensureUser } from './users.js';
+import { ApiKey, type CreateApiKeyBody, type CreatedApiKey } from '../contract/api-keys.js';
+import { fieldsOf } from '../contract/common.js';
 
-export interface ApiKeyView {
-  id: string;
-  name: string;
-  scopes: Scope[];
-  prefix: string;
-  created_at: Date;
-  expires_at: Date | null;
-  last_used_at: Date | null;
-  revoked_at: Date | null;
-}
-
-const columns = ['id', 'name', 'scopes', 'prefix', 'created_at', 'expires_at', 'last_used_at', 'revoked_at'] as const;
-
-export interface CreateApiKeyInput {
-  name: string;
-  scopes: Scope[];
-  expires_at?: string | null;
-}
+/** The key's columns, in the order of its schema. */
+const columns = fieldsOf(ApiKey);
 
 /**
  * Creates a key. `maxLive` caps the user's live (unrevoked, unexpired) keys, this one included
@@ -35,10 +21,10 @@ export interface CreateApiKeyInput {
 export async function createApiKey(
   db: Db,
   userId: string,
-  input: CreateApiKeyInput,
+  input: CreateApiKeyBody,
   env: 'live' | 'test',
   maxLive?: number,
-): Promise<ApiKeyView & { raw_key: string }> {
+): Promise<CreatedApiKey> {
   const expiresAt = input.expires_at ? new Date(input.expires_at) : null;
   if (expiresAt && expiresAt.getTime() <= Date.now()) throw invalid('expires_at must be in the future');
   const scopes = [...new Set(input.scopes)].sort((a, b) => ['read', 'write', 'admin'].indexOf(a) - ['read', 'write', 'admin'].indexOf(b));
@@ -79,12 +65,12 @@ export async function createApiKey(
 }
 
 /** For the CLI: creates the user on first sight, like a first JWT would. */
-export async function createApiKeyForSubject(db: Db, subject: string, input: CreateApiKeyInput, env: 'live' | 'test') {
+export async function createApiKeyForSubject(db: Db, subject: string, input: CreateApiKeyBody, env: 'live' | 'test') {
   const userId = await ensureUser(db, subject);
   return createApiKey(db, userId, input, env);
 }
 
-export async function listApiKeys(db: Db, userId: string, page: PageRequest, list: string): Promise<Page<ApiKeyView>> {
+export async function listApiKeys(db: Db, userId: string, page: PageRequest, list: string): Promise<Page<ApiKey>> {
   const rows = await applyPage(db.selectFrom('api_keys').select(columns).where('user_id', '=', userId), page, 'api_keys').execute();
   return toPage(
     rows.map((r) => ({ ...r, scopes: r.scopes as Scope[] })),
@@ -106,7 +92,7 @@ export async function revokeApiKey(db: Db, userId: string, keyId: string): Promi
 }
 
 /** Every key of a user, oldest first (for the CLI). */
-export async function listAllApiKeys(db: Db, userId: string): Promise<ApiKeyView[]> {
+export async function listAllApiKeys(db: Db, userId: string): Promise<ApiKey[]> {
   const rows = await db.selectFrom('api_keys').select(columns).where('user_id', '=', userId).orderBy('created_at').orderBy('id').execute();
   return rows.map((r) => ({ ...r, scopes: r.scopes as Scope[] }));
 }
@@ -116,7 +102,7 @@ export async function listAllApiKeys(db: Db, userId: string): Promise<ApiKeyView
  * the key's row on every request, so they reject it at once; an embedded database cannot be open
  * in a server while the CLI holds it.
  */
-export async function revokeApiKeyById(db: Db, keyId: string): Promise<ApiKeyView | undefined> {
+export async function revokeApiKeyById(db: Db, keyId: string): Promise<ApiKey | undefined> {
   const row = await db
     .updateTable('api_keys')
     .set((eb) => ({ revoked_at: eb.fn.coalesce('revoked_at', eb.val(now())) }))

@@ -5,56 +5,21 @@ import type { Db, Executor } from '../db/schema.js';
 import { invalid } from '../errors.js';
 import { newId, now } from '../lib/ids.js';
 import { applyPage, toPage, type Page, type PageRequest } from '../lib/pagination.js';
-import { assertOwner, findVisibleBoard, isOwner, type BoardRow } from './access.js';
+import { assertOwner, findVisibleBoard, isOwner } from './access.js';
 import { assertCopyFits, assertWithinBounds, type BoardBounds } from './board-bounds.js';
 import { invalidatingBoard, type NodeStore } from '../nodes/node-cache.js';
 import { copyBoardChunks } from '../documents/chunk-copy.js';
+import { type AccessLevel, Board, type BoardListItem, type CreateBoardBody, type UpdateBoardBody } from '../contract/boards.js';
+import { fieldsOf, pickShape } from '../contract/common.js';
 
-export type AccessLevel = 'view' | 'edit';
-
-export interface BoardInput {
-  name?: string;
-  is_public?: boolean;
-  public_access_level?: AccessLevel | null;
-  viewport_x?: number;
-  viewport_y?: number;
-  viewport_zoom?: number;
-}
-
-export interface BoardView {
-  id: string;
-  name: string;
-  created_at: Date;
-  updated_at: Date;
-  is_public: boolean;
-  public_access_level: AccessLevel | null;
-  viewport_x: number;
-  viewport_y: number;
-  viewport_zoom: number;
-}
-
-export interface BoardListItem {
-  id: string;
-  name: string;
-  created_at: Date;
-  updated_at: Date;
-  is_public: boolean;
-}
-
-export const toBoardView = (b: BoardRow): BoardView => ({
-  id: b.id,
-  name: b.name,
-  created_at: b.created_at,
-  updated_at: b.updated_at,
-  is_public: b.is_public,
-  public_access_level: b.public_access_level,
-  viewport_x: b.viewport_x,
-  viewport_y: b.viewport_y,
-  viewport_zoom: b.viewport_zoom,
-});
+/** The board's columns, in the order of its schema. */
+const boardColumns = fieldsOf(Board);
 
 /** Resolves is_public and public_access_level together, as stored: level null unless public. */
-function publicSettings(current: { is_public: boolean; public_access_level: AccessLevel | null }, input: BoardInput) {
+function publicSettings(
+  current: { is_public: boolean; public_access_level: AccessLevel | null },
+  input: CreateBoardBody | UpdateBoardBody,
+) {
   const isPublic = input.is_public ?? current.is_public;
   if (!isPublic) {
     if (input.public_access_level != null) throw invalid('public_access_level can only be set on a public board (is_public true)');
@@ -65,9 +30,9 @@ function publicSettings(current: { is_public: boolean; public_access_level: Acce
   return { is_public: true, public_access_level: level };
 }
 
-export async function createBoard(db: Db, principal: Principal, input: BoardInput & { name: string }): Promise<BoardView> {
+export async function createBoard(db: Db, principal: Principal, input: CreateBoardBody): Promise<Board> {
   const at = now();
-  const row = await db
+  return db
     .insertInto('boards')
     .values({
       id: newId(),
@@ -81,9 +46,8 @@ export async function createBoard(db: Db, principal: Principal, input: BoardInpu
       created_at: at,
       updated_at: at,
     })
-    .returningAll()
+    .returning(boardColumns)
     .executeTakeFirstOrThrow();
-  return toBoardView(row);
 }
 
 export async function listBoards(db: Db, principal: Principal, page: PageRequest, list: string): Promise<Page<BoardListItem>> {
@@ -105,7 +69,7 @@ export async function listBoards(db: Db, principal: Principal, page: PageRequest
  */
 export async function readBoardJson(db: Db, principal: Principal, boardId: string): Promise<string[]> {
   const board = await findVisibleBoard(db, principal, boardId);
-  const view = toBoardView(board);
+  const view = pickShape(Board, board);
   if (!isOwner(board, principal)) return [JSON.stringify({ object: 'board', data: view })];
   const { rows } = await sql<{ nodes: string; edges: string }>`
     SELECT
@@ -133,12 +97,12 @@ export async function readBoardJson(db: Db, principal: Principal, boardId: strin
   ];
 }
 
-export async function updateBoard(store: NodeStore, principal: Principal, boardId: string, input: BoardInput): Promise<BoardView> {
+export async function updateBoard(store: NodeStore, principal: Principal, boardId: string, input: UpdateBoardBody): Promise<Board> {
   return invalidatingBoard(store, boardId, () =>
     store.db.transaction().execute(async (trx) => {
       const board = await findVisibleBoard(trx, principal, boardId);
       assertOwner(board, principal);
-      const row = await trx
+      return trx
         .updateTable('boards')
         .set({
           ...(input.name !== undefined ? { name: input.name } : {}),
@@ -149,9 +113,8 @@ export async function updateBoard(store: NodeStore, principal: Principal, boardI
           updated_at: now(),
         })
         .where('id', '=', boardId)
-        .returningAll()
+        .returning(boardColumns)
         .executeTakeFirstOrThrow();
-      return toBoardView(row);
     }),
   );
 }
@@ -161,7 +124,7 @@ export async function updateBoard(store: NodeStore, principal: Principal, boardI
  * ids, every reference remapped. New ids are made in the original order, so lists keep their order.
  * The copy must fit the board bounds: a board over a bound lowered since is refused before copying.
  */
-export async function duplicateBoard(db: Db, principal: Principal, boardId: string, bounds: BoardBounds): Promise<BoardView> {
+export async function duplicateBoard(db: Db, principal: Principal, boardId: string, bounds: BoardBounds): Promise<Board> {
   return db.transaction().execute(async (trx) => {
     const board = await findVisibleBoard(trx, principal, boardId);
     assertCopyFits(board, bounds);
@@ -181,14 +144,14 @@ export async function duplicateBoard(db: Db, principal: Principal, boardId: stri
         created_at: at,
         updated_at: at,
       })
-      .returningAll()
+      .returning(boardColumns)
       .executeTakeFirstOrThrow();
     await copyRows(trx, 'nodes', board.id, copy.id, at);
     await copyRows(trx, 'edges', board.id, copy.id, at);
     await copyBoardChunks(trx, board.id, copy.id);
     // The original was read without a lock: a write that committed meanwhile is counted here.
     await assertWithinBounds(trx, copy.id, bounds);
-    return toBoardView(copy);
+    return copy;
   });
 }
 

@@ -9,58 +9,15 @@ import type { Db, Executor } from '../db/schema.js';
 import { invalid, notFound } from '../errors.js';
 import { newId, now } from '../lib/ids.js';
 import { applyPage, toPage, type Page, type PageRequest } from '../lib/pagination.js';
+import { Chat, ChatListItem, type CreateChatBody, Message } from '../contract/chats.js';
+import { fieldsOf, pickShape } from '../contract/common.js';
 
 export const DEFAULT_TITLE = 'New chat';
 
-export interface ChatView {
-  id: string;
-  title: string;
-  node_id: string | null;
-  created_at: Date;
-  updated_at: Date;
-  last_message_at: Date | null;
-}
-
-export interface ChatDetail extends ChatView {
-  memory: string[];
-  metadata: Record<string, unknown> | null;
-}
-
-export interface MessageView {
-  id: string;
-  role: 'user' | 'assistant';
-  content: string;
-  model: string | null;
-  created_at: Date;
-  metadata: Record<string, unknown> | null;
-}
-
-const listColumns = ['id', 'title', 'node_id', 'created_at', 'updated_at', 'last_message_at'] as const;
-const messageColumns = ['id', 'role', 'content', 'model', 'created_at', 'metadata'] as const;
-
-export const toChatView = (row: ChatView): ChatView => ({
-  id: row.id,
-  title: row.title,
-  node_id: row.node_id,
-  created_at: row.created_at,
-  updated_at: row.updated_at,
-  last_message_at: row.last_message_at,
-});
-
-const toDetail = (row: ChatView & { memory: string[]; metadata: Record<string, unknown> | null }): ChatDetail => ({
-  ...toChatView(row),
-  memory: row.memory,
-  metadata: row.metadata,
-});
-
-export const toMessageView = (row: MessageView): MessageView => ({
-  id: row.id,
-  role: row.role,
-  content: row.content,
-  model: row.model,
-  created_at: row.created_at,
-  metadata: row.metadata,
-});
+/** The columns of each shape, in the order of its schema. */
+const listColumns = fieldsOf(ChatListItem);
+const chatColumns = fieldsOf(Chat);
+const messageColumns = fieldsOf(Message);
 
 /** The caller's chat on a board the caller can see, or "Board not found" / "Chat not found". */
 export async function findOwnChat(db: Executor, principal: Principal, boardId: string, chatId: string) {
@@ -77,12 +34,7 @@ export async function findOwnChat(db: Executor, principal: Principal, boardId: s
   throw notFound('Chat');
 }
 
-export async function createChat(
-  db: Db,
-  principal: Principal,
-  boardId: string,
-  input: { title?: string; node_id?: string | null },
-): Promise<ChatDetail> {
+export async function createChat(db: Db, principal: Principal, boardId: string, input: CreateChatBody): Promise<Chat> {
   await findVisibleBoard(db, principal, boardId);
   if (input.node_id) {
     const node = await db
@@ -111,16 +63,22 @@ export async function createChat(
       generation_id: null,
       generating_until: null,
     })
-    .returning([...listColumns, 'memory', 'metadata'])
+    .returning(chatColumns)
     .executeTakeFirst()
     .catch((error: unknown) => {
       if ((error as { code?: string }).code === '23503') throw notFound('Board');
       throw error;
     });
-  return toDetail(row!);
+  return row!;
 }
 
-export async function listChats(db: Db, principal: Principal, boardId: string, page: PageRequest, list: string): Promise<Page<ChatView>> {
+export async function listChats(
+  db: Db,
+  principal: Principal,
+  boardId: string,
+  page: PageRequest,
+  list: string,
+): Promise<Page<ChatListItem>> {
   const query = db
     .selectFrom('chats')
     .select(listColumns)
@@ -129,24 +87,24 @@ export async function listChats(db: Db, principal: Principal, boardId: string, p
     .where(boardVisibleTo(principal, boardId));
   const rows = await applyPage(query, page, 'chats').execute();
   if (rows.length === 0) await findVisibleBoard(db, principal, boardId);
-  return toPage(rows.map(toChatView), page, list);
+  return toPage(rows, page, list);
 }
 
-export async function getChat(db: Db, principal: Principal, boardId: string, chatId: string): Promise<ChatDetail> {
-  return toDetail(await findOwnChat(db, principal, boardId, chatId));
+export async function getChat(db: Db, principal: Principal, boardId: string, chatId: string): Promise<Chat> {
+  return pickShape(Chat, await findOwnChat(db, principal, boardId, chatId));
 }
 
-export async function renameChat(db: Db, principal: Principal, boardId: string, chatId: string, title: string): Promise<ChatDetail> {
+export async function renameChat(db: Db, principal: Principal, boardId: string, chatId: string, title: string): Promise<Chat> {
   await findOwnChat(db, principal, boardId, chatId);
   const row = await db
     .updateTable('chats')
     .set({ title, updated_at: now() })
     .where('id', '=', chatId)
     .where('owner_id', '=', principal.userId)
-    .returning([...listColumns, 'memory', 'metadata'])
+    .returning(chatColumns)
     .executeTakeFirst();
   if (!row) throw notFound('Chat');
-  return toDetail(row);
+  return row;
 }
 
 export async function deleteChat(db: Db, principal: Principal, boardId: string, chatId: string): Promise<void> {
@@ -168,7 +126,7 @@ export async function listMessages(
   chatId: string,
   page: PageRequest,
   list: string,
-): Promise<Page<MessageView>> {
+): Promise<Page<Message>> {
   const query = db
     .selectFrom('messages')
     .select(messageColumns)
@@ -179,5 +137,5 @@ export async function listMessages(
     .where(boardVisibleTo(principal, boardId));
   const rows = await applyPage(query, page, 'messages').execute();
   if (rows.length === 0) await findOwnChat(db, principal, boardId, chatId);
-  return toPage(rows.map(toMessageView), page, list);
+  return toPage(rows, page, list);
 }

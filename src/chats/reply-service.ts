@@ -12,7 +12,9 @@ import type { Db } from '../db/schema.js';
 import { ApiError, conflict } from '../errors.js';
 import { newId, now } from '../lib/ids.js';
 import type { ChatModel, Usage } from '../providers/llm/chat-model.js';
-import { findOwnChat, toMessageView, type MessageView } from './chat-service.js';
+import { findOwnChat } from './chat-service.js';
+import { Message } from '../contract/chats.js';
+import { pickShape } from '../contract/common.js';
 import { buildContext } from './context.js';
 import type { Retriever } from './retrieval.js';
 
@@ -33,13 +35,13 @@ export interface PendingReply {
   boardName: string;
   generationId: string;
   question: string;
-  userMessage: MessageView;
+  userMessage: Message;
   /** The chat as the lease found it; its memory changes only under the lease. */
   chat: { node_id: string | null; memory: string[]; memory_through: Date | null };
 }
 
 export interface CompletedReply {
-  message: MessageView;
+  message: Message;
   usage: Usage;
 }
 
@@ -101,7 +103,7 @@ export async function startReply(
     boardName: row.board_name,
     generationId,
     question: content,
-    userMessage: toMessageView(row),
+    userMessage: pickShape(Message, row),
     chat: { node_id: row.node_id, memory: row.memory, memory_through: row.memory_through },
   };
 }
@@ -247,9 +249,9 @@ async function storeReply(
   pending: PendingReply,
   content: string,
   metadata: Record<string, unknown> & { usage: Usage },
-): Promise<MessageView> {
+): Promise<Message> {
   const at = now();
-  const { rows } = await sql<MessageView>`
+  const { rows } = await sql<Message>`
     WITH released AS (
       UPDATE chats
       SET generation_id = NULL, generating_until = NULL, last_message_at = ${at}, updated_at = ${at},
@@ -265,5 +267,5 @@ async function storeReply(
   `.execute(deps.db);
   // The chat was deleted (or the lease lost to an expiry) while generating: store nothing.
   if (!rows[0]) throw new ApiError('conflict', 'The chat changed while the reply was generated');
-  return toMessageView(rows[0]);
+  return rows[0];
 }

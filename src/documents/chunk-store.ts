@@ -11,14 +11,7 @@ import type { Foreground } from '../jobs/foreground.js';
 import { newId } from '../lib/ids.js';
 import type { Embedder } from '../providers/embeddings/embedder.js';
 import { chunkTerms, localEmbedding, sparseLiteral } from './lexical.js';
-
-export interface ChunkMetadata {
-  source: string;
-  page: number;
-  chunkIndex: number;
-  totalChunks: number;
-  sourceType: string;
-}
+import type { ChunkMetadata } from '../contract/documents.js';
 
 /** PostgreSQL's array text form of integers (an array of arrays cannot pass through unnest as parameters). */
 export const intArrayLiteral = (v: number[]): string => `{${v.join(',')}}`;

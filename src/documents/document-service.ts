@@ -4,19 +4,14 @@ import type { Principal } from '../auth/principal.js';
 import { assertCanEditContent, boardVisibleTo, findVisibleBoard } from '../boards/access.js';
 import type { Db } from '../db/schema.js';
 import { invalid, notFound } from '../errors.js';
-import { insertJob, type JobView } from '../jobs/job-service.js';
+import { insertJob } from '../jobs/job-service.js';
+import type { Job } from '../contract/jobs.js';
 import { applyPage, toPage, type Page, type PageRequest } from '../lib/pagination.js';
 import type { PurgeRequests } from './chunk-purge.js';
-import { visibleChunk, type ChunkMetadata } from './chunk-store.js';
+import { visibleChunk } from './chunk-store.js';
+import type { Chunk, VectorizeBody } from '../contract/documents.js';
 
 export const DOCUMENT_JOB = 'document_process';
-
-export interface VectorizeInput {
-  text?: string;
-  node_id?: string | null;
-  source?: string;
-  source_type?: string;
-}
 
 /** What a document_process job carries: enough to redo the work after a restart. */
 export interface DocumentJobPayload {
@@ -29,15 +24,6 @@ export interface DocumentJobPayload {
   sourceType: string;
 }
 
-export interface ChunkView {
-  id: string;
-  content: string;
-  node_id: string | null;
-  metadata: ChunkMetadata;
-  model: string;
-  created_at: Date;
-}
-
 /** PostgreSQL text cannot hold NUL, and jsonb rejects lone surrogates: neither carries meaning. */
 export const cleanText = (text: string): string =>
   // biome-ignore lint/suspicious/noControlCharactersInRegex: removing NUL is the point
@@ -48,9 +34,9 @@ export async function enqueueVectorize(
   db: Db,
   principal: Principal,
   boardId: string,
-  input: VectorizeInput,
+  input: VectorizeBody,
   maxQueued: number,
-): Promise<JobView> {
+): Promise<Job> {
   const board = await findVisibleBoard(db, principal, boardId);
   assertCanEditContent(board, principal);
   let node: { id: string; node_type: string; node_data: Record<string, unknown> } | undefined;
@@ -94,7 +80,7 @@ export async function listChunks(
   nodeId: string | undefined,
   page: PageRequest,
   list: string,
-): Promise<Page<ChunkView>> {
+): Promise<Page<Chunk>> {
   let query = db
     .selectFrom('document_chunks')
     .select(['id', 'content', 'node_id', 'metadata', 'model', 'created_at'])
@@ -102,7 +88,7 @@ export async function listChunks(
     .where(visibleChunk(boardId))
     .where(boardVisibleTo(principal, boardId));
   if (nodeId !== undefined) query = query.where('node_id', '=', nodeId);
-  const rows = (await applyPage(query, page, 'document_chunks').execute()) as unknown as ChunkView[];
+  const rows = (await applyPage(query, page, 'document_chunks').execute()) as unknown as Chunk[];
   if (rows.length === 0) await findVisibleBoard(db, principal, boardId);
   return toPage(rows, page, list);
 }

@@ -21,7 +21,8 @@ import { ProviderError } from '../providers/provider-error.js';
 import { isUuid } from '../lib/ids.js';
 import { LOCAL_MODEL, type DenseEmbedder, type Embedder } from '../providers/embeddings/embedder.js';
 import { knownIndexInfo, type ChunkIndexInfo } from './chunk-index.js';
-import { intArrayLiteral, vectorLiteral, visibleChunk, type ChunkMetadata } from './chunk-store.js';
+import { intArrayLiteral, vectorLiteral, visibleChunk } from './chunk-store.js';
+import type { ChunkMetadata, Hit, SearchMode } from '../contract/documents.js';
 import {
   embeddingTermBounds,
   keywordTermBounds,
@@ -36,9 +37,6 @@ import {
 import { queueReembed, staleSet } from './reembed.js';
 import { candidateRule, isEmptyRule, seedTerms, type CandidateRule } from './term-pruning.js';
 import { termStatsOf, termStatsQuery } from './term-stats.js';
-
-export const SEARCH_MODES = ['vector', 'keyword', 'hybrid'] as const;
-export type SearchMode = (typeof SEARCH_MODES)[number];
 
 /**
  * Up to this many candidate chunks an exact scan is about as fast as the index on the embedded
@@ -64,14 +62,6 @@ async function modelTotal(db: Db, model: string): Promise<number> {
     n: number;
   }>`SELECT coalesce(sum(chunks), 0)::int AS n FROM chunk_sets WHERE model = ${model} AND state = 'live'`.execute(db);
   return rows[0]!.n;
-}
-
-export interface ChunkHit {
-  id: string;
-  content: string;
-  node_id: string | null;
-  metadata: ChunkMetadata;
-  score: number;
 }
 
 export interface SearchDeps {
@@ -118,7 +108,7 @@ export async function searchBoardChunks(
   boardId: string,
   query: string,
   options: Omit<SearchOptions, 'cursor'>,
-): Promise<ChunkHit[]> {
+): Promise<Hit[]> {
   return (await searchChunksPage(deps, boardId, query, options)).data;
 }
 
@@ -133,7 +123,7 @@ export async function searchChunksPage(
   query: string,
   options: SearchOptions,
   viewer?: Principal,
-): Promise<{ data: ChunkHit[]; has_more: boolean; cursor: string | null }> {
+): Promise<{ data: Hit[]; has_more: boolean; cursor: string | null }> {
   const { db, embedder } = deps;
   const mode = options.mode ?? 'vector';
   const threshold = options.threshold ?? 0;
@@ -410,8 +400,8 @@ async function denseRank(
  * Reciprocal rank fusion: each chunk scores the sum of 1 / (RRF_K + rank) over the rankings that
  * hold it, divided by the most it could reach (first everywhere); ties go to the lower id.
  */
-export function fuse(rankings: Row[][]): ChunkHit[] {
-  const fused = new Map<string, ChunkHit>();
+export function fuse(rankings: Row[][]): Hit[] {
+  const fused = new Map<string, Hit>();
   for (const rows of rankings) {
     rows.forEach((row, i) => {
       const hit = fused.get(row.id) ?? { id: row.id, content: row.content, node_id: row.node_id, metadata: row.metadata, score: 0 };

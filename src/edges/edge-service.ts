@@ -1,42 +1,19 @@
 // Edges of a board: create, list (optionally those touching one node), read, update and delete.
 // Both ends must be nodes of the same board; self-loops are allowed, as canvas libraries draw them.
-import type { Selectable } from 'kysely';
 import type { Principal } from '../auth/principal.js';
 import { boardVisibleTo, findVisibleBoard } from '../boards/access.js';
 import { assertWithinBounds, type BoardBounds } from '../boards/board-bounds.js';
-import type { Db, EdgesTable, Executor } from '../db/schema.js';
+import type { Db, Executor } from '../db/schema.js';
 import { invalid, notFound } from '../errors.js';
 import { newId, now } from '../lib/ids.js';
 import { applyPage, toPage, type Page, type PageRequest } from '../lib/pagination.js';
 import { beginContentWrite } from '../nodes/content-write.js';
 import { isStorableText, toStoredJson } from '../nodes/json-data.js';
+import { fieldsOf } from '../contract/common.js';
+import { type CreateEdgeBody, Edge, type UpdateEdgeBody } from '../contract/edges.js';
 
-export interface EdgeView {
-  id: string;
-  board_id: string;
-  source_node_id: string;
-  target_node_id: string;
-  edge_type: string;
-  edge_data: Record<string, unknown>;
-  created_at: Date;
-  updated_at: Date;
-}
-
-export interface CreateEdgeInput {
-  source_node_id: string;
-  target_node_id: string;
-  type?: string;
-  data?: Record<string, unknown>;
-}
-
-export interface UpdateEdgeInput {
-  type?: string;
-  data?: Record<string, unknown>;
-}
-
-const columns = ['id', 'board_id', 'source_node_id', 'target_node_id', 'edge_type', 'edge_data', 'created_at', 'updated_at'] as const;
-
-const toEdgeView = (row: Pick<Selectable<EdgesTable>, (typeof columns)[number]>): EdgeView => ({ ...row });
+/** The edge's columns, in the order of its schema. */
+const columns = fieldsOf(Edge);
 
 function storedType(type: string): string {
   if (!isStorableText(type)) throw invalid('type contains a NUL character or invalid Unicode');
@@ -49,7 +26,7 @@ async function findEdge(db: Executor, boardId: string, edgeId: string) {
   return row;
 }
 
-async function assertNodesOnBoard(trx: Executor, boardId: string, input: CreateEdgeInput): Promise<void> {
+async function assertNodesOnBoard(trx: Executor, boardId: string, input: CreateEdgeBody): Promise<void> {
   const found = await trx
     .selectFrom('nodes')
     .select('id')
@@ -62,13 +39,7 @@ async function assertNodesOnBoard(trx: Executor, boardId: string, input: CreateE
   }
 }
 
-export async function createEdge(
-  db: Db,
-  principal: Principal,
-  boardId: string,
-  input: CreateEdgeInput,
-  bounds: BoardBounds,
-): Promise<EdgeView> {
+export async function createEdge(db: Db, principal: Principal, boardId: string, input: CreateEdgeBody, bounds: BoardBounds): Promise<Edge> {
   const type = storedType(input.type ?? 'default');
   const data = toStoredJson(input.data ?? {}, 'data');
   return db.transaction().execute(async (trx) => {
@@ -90,7 +61,7 @@ export async function createEdge(
       .returning(columns)
       .executeTakeFirstOrThrow();
     await assertWithinBounds(trx, boardId, bounds, board);
-    return toEdgeView(row);
+    return row;
   });
 }
 
@@ -101,16 +72,16 @@ export async function listEdges(
   filter: { node_id?: string },
   page: PageRequest,
   list: string,
-): Promise<Page<EdgeView>> {
+): Promise<Page<Edge>> {
   let query = db.selectFrom('edges').select(columns).where('board_id', '=', boardId).where(boardVisibleTo(principal, boardId));
   const nodeId = filter.node_id;
   if (nodeId) query = query.where((eb) => eb.or([eb('source_node_id', '=', nodeId), eb('target_node_id', '=', nodeId)]));
   const rows = await applyPage(query, page, 'edges').execute();
   if (rows.length === 0) await findVisibleBoard(db, principal, boardId);
-  return toPage(rows.map(toEdgeView), page, list);
+  return toPage(rows, page, list);
 }
 
-export async function getEdge(db: Db, principal: Principal, boardId: string, edgeId: string): Promise<EdgeView> {
+export async function getEdge(db: Db, principal: Principal, boardId: string, edgeId: string): Promise<Edge> {
   const row = await db
     .selectFrom('edges')
     .select(columns)
@@ -118,7 +89,7 @@ export async function getEdge(db: Db, principal: Principal, boardId: string, edg
     .where('board_id', '=', boardId)
     .where(boardVisibleTo(principal, boardId))
     .executeTakeFirst();
-  if (row) return toEdgeView(row);
+  if (row) return row;
   await findVisibleBoard(db, principal, boardId);
   throw notFound('Edge');
 }
@@ -128,9 +99,9 @@ export async function updateEdge(
   principal: Principal,
   boardId: string,
   edgeId: string,
-  input: UpdateEdgeInput,
+  input: UpdateEdgeBody,
   bounds: BoardBounds,
-): Promise<EdgeView> {
+): Promise<Edge> {
   const type = input.type === undefined ? undefined : storedType(input.type);
   const data = input.data === undefined ? undefined : toStoredJson(input.data, 'data');
   return db.transaction().execute(async (trx) => {
@@ -145,7 +116,7 @@ export async function updateEdge(
       .executeTakeFirstOrThrow();
     // Larger data may take the board past its bound on bytes.
     if (data !== undefined) await assertWithinBounds(trx, boardId, bounds, board);
-    return toEdgeView(row);
+    return row;
   });
 }
 

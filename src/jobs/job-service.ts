@@ -5,22 +5,15 @@ import type { Principal } from '../auth/principal.js';
 import type { Executor, JobsTable } from '../db/schema.js';
 import { ApiError, notFound } from '../errors.js';
 import { newId, now } from '../lib/ids.js';
+import { fieldsOf } from '../contract/common.js';
+import { Job } from '../contract/jobs.js';
 
 export type JobStatus = JobsTable['status'];
 
-export interface JobView {
-  id: string;
-  type: string;
-  status: JobStatus;
-  result: Record<string, unknown> | null;
-  error: string | null;
-  created_at: Date;
-  updated_at: Date;
-}
+/** The job's columns, in the order of its schema. */
+const columns = fieldsOf(Job);
 
-const columns = ['id', 'type', 'status', 'result', 'error', 'created_at', 'updated_at'] as const;
-
-export async function getJob(db: Executor, principal: Principal, id: string): Promise<JobView> {
+export async function getJob(db: Executor, principal: Principal, id: string): Promise<Job> {
   const job = await db.selectFrom('jobs').select(columns).where('id', '=', id).where('user_id', '=', principal.userId).executeTakeFirst();
   if (!job) throw notFound('Job');
   return job;
@@ -39,7 +32,7 @@ export async function insertJob(
   db: Executor,
   job: { userId: string; boardId: string | null; type: string; payload: Record<string, unknown> },
   maxQueued: number,
-): Promise<JobView> {
+): Promise<Job> {
   if (!db.isTransaction) return db.transaction().execute((trx) => insertJob(trx, job, maxQueued));
   await sql`INSERT INTO job_turns (user_id) VALUES (${job.userId}) ON CONFLICT (user_id) DO NOTHING`.execute(db);
   await sql`SELECT 1 FROM job_turns WHERE user_id = ${job.userId} FOR UPDATE`.execute(db);

@@ -7,7 +7,7 @@
 import type { Principal } from '../auth/principal.js';
 import { canSeeBoard, type BoardRow } from '../boards/access.js';
 import type { Db } from '../db/schema.js';
-import type { NodeView } from './node-service.js';
+import type { Node } from '../contract/nodes.js';
 
 const MAX_NODES = 50_000;
 const MAX_BOARDS = 100_000;
@@ -15,7 +15,7 @@ const MAX_BOARDS = 100_000;
 /** What the visibility rule reads of a board (canSeeBoard), with the board's cached nodes. */
 type BoardAccess = Pick<BoardRow, 'owner_id' | 'is_public'>;
 interface BoardEntry extends BoardAccess {
-  nodes: Map<string, NodeView>;
+  nodes: Map<string, Node>;
 }
 
 export class NodeReadCache {
@@ -28,13 +28,13 @@ export class NodeReadCache {
   }
 
   /** A cached node, if the caller may see its board. */
-  get(boardId: string, nodeId: string, principal: Principal): NodeView | undefined {
+  get(boardId: string, nodeId: string, principal: Principal): Node | undefined {
     const entry = this.boards.get(boardId);
     if (!entry || !canSeeBoard(entry, principal)) return undefined;
     return entry.nodes.get(nodeId);
   }
 
-  put(boardId: string, generation: number, board: BoardAccess, node: NodeView): void {
+  put(boardId: string, generation: number, board: BoardAccess, node: Node): void {
     if (this.generation(boardId) !== generation) return;
     if (this.size >= MAX_NODES) this.clear();
     let entry = this.boards.get(boardId);

@@ -3,12 +3,7 @@
 // presentation (width, height, color) there.
 import { invalid } from '../errors.js';
 import { toStoredJson } from './json-data.js';
-
-export const nodeTypes = ['video', 'url', 'note', 'document', 'pdf', 'image'] as const;
-export type NodeType = (typeof nodeTypes)[number];
-/** Words accepted on input: the six API types, and `youtube` for `video`. */
-export const nodeTypeInputs = [...nodeTypes, 'youtube'] as const;
-export type NodeTypeInput = (typeof nodeTypeInputs)[number];
+import type { NodeType, NodeTypeInput } from '../contract/nodes.js';
 
 export const MAX_TEXT_CHARS = 100_000;
 const MAX_URL_CHARS = 8_192;

@@ -1,10 +1,10 @@
 // Nodes of a board: create, list, read, update and delete. Reads need the board visible to the
 // caller; writes need content-edit rights and run in one transaction behind the board lock
 // (content-write.ts), so a write is all-or-nothing and concurrent writes cannot form a cycle.
-import { sql, type Selectable } from 'kysely';
+import { sql } from 'kysely';
 import type { Principal } from '../auth/principal.js';
 import { boardSeenBy, boardVisibleTo, findVisibleBoard } from '../boards/access.js';
-import type { Db, Executor, NodesTable } from '../db/schema.js';
+import type { Db, Executor } from '../db/schema.js';
 import { invalid, notFound } from '../errors.js';
 import { newId, now } from '../lib/ids.js';
 import { applyPage, toPage, type Page, type PageRequest } from '../lib/pagination.js';
@@ -12,49 +12,15 @@ import { assertNodeAsset } from '../assets/asset-service.js';
 import { assertWithinBounds, type BoardBounds } from '../boards/board-bounds.js';
 import { beginContentWrite } from './content-write.js';
 import { invalidatingBoard, type NodeStore } from './node-cache.js';
-import { mergeNodeData, storedNodeData, type NodeData, type NodeType } from './node-data.js';
+import { mergeNodeData, storedNodeData } from './node-data.js';
+import { fieldsOf } from '../contract/common.js';
+import { type CreateNodeBody, Node, type NodeType, type UpdateNodeBody } from '../contract/nodes.js';
 
-export interface NodeView {
-  id: string;
-  node_type: string;
-  position_x: number;
-  position_y: number;
-  node_data: NodeData;
-  parent_node_id: string | null;
-  created_at: Date;
-  updated_at: Date;
-}
+/** The route has read the type word (youtube is video) by the time the service sees it. */
+export type CreateNodeInput = Omit<CreateNodeBody, 'type'> & { type: NodeType };
 
-export interface Position {
-  x: number;
-  y: number;
-}
-
-export interface CreateNodeInput {
-  type: NodeType;
-  position: Position;
-  data: NodeData;
-  parent_node_id?: string | null;
-}
-
-export interface UpdateNodeInput {
-  position?: Position;
-  data?: NodeData;
-  parent_node_id?: string | null;
-}
-
-const columns = ['id', 'node_type', 'position_x', 'position_y', 'node_data', 'parent_node_id', 'created_at', 'updated_at'] as const;
-
-const toNodeView = (row: Pick<Selectable<NodesTable>, (typeof columns)[number]>): NodeView => ({
-  id: row.id,
-  node_type: row.node_type,
-  position_x: row.position_x,
-  position_y: row.position_y,
-  node_data: row.node_data,
-  parent_node_id: row.parent_node_id,
-  created_at: row.created_at,
-  updated_at: row.updated_at,
-});
+/** The node's columns, in the order of its schema. */
+const columns = fieldsOf(Node);
 
 async function findNode(db: Executor, boardId: string, nodeId: string) {
   const row = await db
@@ -93,7 +59,7 @@ export async function createNode(
   input: CreateNodeInput,
   bounds: BoardBounds,
   assetBaseUrl: string,
-): Promise<NodeView> {
+): Promise<Node> {
   const data = storedNodeData(input.type, input.data);
   return db.transaction().execute(async (trx) => {
     const at = now();
@@ -116,7 +82,7 @@ export async function createNode(
       .returning(columns)
       .executeTakeFirstOrThrow();
     await assertWithinBounds(trx, boardId, bounds, board);
-    return toNodeView(row);
+    return row;
   });
 }
 
@@ -127,15 +93,15 @@ export async function listNodes(
   filter: { type?: NodeType },
   page: PageRequest,
   list: string,
-): Promise<Page<NodeView>> {
+): Promise<Page<Node>> {
   let query = db.selectFrom('nodes').select(columns).where('board_id', '=', boardId).where(boardVisibleTo(principal, boardId));
   if (filter.type) query = query.where('node_type', '=', filter.type);
   const rows = await applyPage(query, page, 'nodes').execute();
   if (rows.length === 0) await findVisibleBoard(db, principal, boardId);
-  return toPage(rows.map(toNodeView), page, list);
+  return toPage(rows, page, list);
 }
 
-export async function getNode(store: NodeStore, principal: Principal, boardId: string, nodeId: string): Promise<NodeView> {
+export async function getNode(store: NodeStore, principal: Principal, boardId: string, nodeId: string): Promise<Node> {
   const { db, nodeCache: cache } = store;
   const cached = cache?.get(boardId, nodeId, principal);
   if (cached) return cached;
@@ -150,9 +116,9 @@ export async function getNode(store: NodeStore, principal: Principal, boardId: s
     .where(boardSeenBy(principal))
     .executeTakeFirst();
   if (row) {
-    const view = toNodeView(row);
-    cache?.put(boardId, generation, row, view);
-    return view;
+    const { owner_id, is_public, ...node } = row;
+    cache?.put(boardId, generation, { owner_id, is_public }, node);
+    return node;
   }
   await findVisibleBoard(db, principal, boardId);
   throw notFound('Node');
@@ -163,10 +129,10 @@ export async function updateNode(
   principal: Principal,
   boardId: string,
   nodeId: string,
-  input: UpdateNodeInput,
+  input: UpdateNodeBody,
   bounds: BoardBounds,
   assetBaseUrl: string,
-): Promise<NodeView> {
+): Promise<Node> {
   return invalidatingBoard(store, boardId, () =>
     store.db.transaction().execute(async (trx) => {
       const at = now();
@@ -198,7 +164,7 @@ export async function updateNode(
         .executeTakeFirstOrThrow();
       // Larger data may take the board past its bound on bytes.
       if (data !== undefined) await assertWithinBounds(trx, boardId, bounds, board);
-      return toNodeView(row);
+      return row;
     }),
   );
 }

@@ -3,45 +3,9 @@ import { Type } from '@sinclair/typebox';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../auth/api-key-service.js';
 import { pageRequest } from '../../lib/pagination.js';
 import { principalOf } from '../plugins/auth.js';
-import {
-  Deleted,
-  errorResponses,
-  IdParams,
-  List,
-  NullableTimestamp,
-  PageQuery,
-  Single,
-  Timestamp,
-  TimestampInput,
-  Uuid,
-} from '../schemas/common.js';
+import { ApiKey, CreateApiKeyBody, CreatedApiKey } from '../../contract/api-keys.js';
+import { Deleted, errorResponses, IdParams, List, PageQuery, Single } from '../schemas/common.js';
 import type { App, Services } from '../types.js';
-
-const ScopeName = Type.Union([Type.Literal('read'), Type.Literal('write'), Type.Literal('admin')]);
-
-export const CreateApiKeyBody = Type.Object(
-  {
-    name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' }),
-    scopes: Type.Array(ScopeName, { minItems: 1, maxItems: 3, uniqueItems: true }),
-    expires_at: Type.Optional(Type.Union([TimestampInput, Type.Null()], { description: 'Future time after which the key is rejected' })),
-  },
-  { additionalProperties: false },
-);
-
-export const ApiKey = Type.Object({
-  id: Uuid,
-  name: Type.String(),
-  scopes: Type.Array(ScopeName),
-  prefix: Type.String({ description: 'First 12 characters of the key, for display' }),
-  created_at: Timestamp,
-  expires_at: NullableTimestamp,
-  last_used_at: NullableTimestamp,
-  revoked_at: NullableTimestamp,
-});
-const CreatedApiKey = Type.Intersect([
-  ApiKey,
-  Type.Object({ raw_key: Type.String({ description: 'The full key; shown only in this response' }) }),
-]);
 
 export function apiKeyRoutes(app: App, { db, config, authenticator }: Services): void {
   const admin = { scope: 'admin' as const };

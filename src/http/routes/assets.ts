@@ -14,24 +14,15 @@ import {
   listAssets,
   removeStoredFiles,
   uploadAsset,
-  type AssetView,
 } from '../../assets/asset-service.js';
 import { ApiError, invalid, notFound } from '../../errors.js';
 import type { ByteRange } from '../../providers/storage/storage.js';
 import { principalOf } from '../plugins/auth.js';
-import { BoardParams, errorResponses, List, Single, Timestamp, Uuid } from '../schemas/common.js';
+import { Asset } from '../../contract/assets.js';
+import { Uuid } from '../../contract/common.js';
+import { BoardParams, errorResponses, List, Single } from '../schemas/common.js';
 import type { App, Services } from '../types.js';
 import { validatorCompiler } from '../validation.js';
-
-export const Asset = Type.Object({
-  id: Type.String({ description: 'Equals the filename' }),
-  url: Type.String({ description: 'Where the file is served: an unguessable address, usable without credentials (<img src>)' }),
-  filename: Type.String({ description: '<epoch_millis>-<original name, reduced to a safe form>' }),
-  storage_path: Type.String({ description: '<user>/<board>/<filename>' }),
-  size: Type.Integer({ description: 'Bytes' }),
-  content_type: Type.String({ description: 'application/pdf, image/png, image/jpeg, image/gif or image/webp, judged by the bytes' }),
-  created_at: Timestamp,
-});
 
 const AssetParams = Type.Object({
   boardId: Uuid,
@@ -102,7 +93,7 @@ export function assetRoutes(app: App, services: Services): void {
           throw new ApiError('unsupported_media_type', 'Content-Type must be multipart/form-data with the file in the field "file"');
         // Ownership first: a refused caller's file is never read.
         await assertAssetOwner(db, principal, boardId);
-        let asset: AssetView | undefined;
+        let asset: Asset | undefined;
         try {
           let parts: AsyncIterator<import('@fastify/multipart').Multipart>;
           try {

@@ -17,7 +17,7 @@ import type { IssuedSession } from '../../accounts/sessions.js';
 import type { SignIn } from '../../accounts/sign-in.js';
 import type { Config } from '../../config.js';
 import { ApiError, forbidden } from '../../errors.js';
-import { Uuid } from '../schemas/common.js';
+import { Account } from '../../contract/accounts.js';
 import type { App, Services } from '../types.js';
 
 export const REFRESH_COOKIE = 'bw_refresh';
@@ -45,7 +45,7 @@ const Session = Type.Object(
     access_token: Type.String({ description: 'JWT for Authorization: Bearer' }),
     token_type: Type.Literal('Bearer'),
     expires_in: Type.Integer({ description: 'Seconds until the access token expires' }),
-    user: Type.Object({ id: Uuid, email: Type.String() }),
+    user: Account,
   },
   { description: 'Also sets the bw_refresh cookie (HttpOnly, SameSite=Strict, Path=/v1/auth)' },
 );

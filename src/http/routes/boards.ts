@@ -5,63 +5,9 @@ import { removeStoredFiles } from '../../assets/asset-service.js';
 import { createBoard, deleteBoard, duplicateBoard, listBoards, readBoardJson, updateBoard } from '../../boards/board-service.js';
 import { pageRequest } from '../../lib/pagination.js';
 import { principalOf } from '../plugins/auth.js';
-import { Deleted, errorResponses, FreeObject, IdParams, List, PageQuery, Single, Timestamp, Uuid } from '../schemas/common.js';
+import { Board, BoardListItem, CreateBoardBody, FullBoard, UpdateBoardBody } from '../../contract/boards.js';
+import { Deleted, errorResponses, IdParams, List, PageQuery, Single } from '../schemas/common.js';
 import type { App, Services } from '../types.js';
-
-const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'Board name, 1..200 characters' });
-const AccessLevel = Type.Union([Type.Literal('view'), Type.Literal('edit')]);
-const Coordinate = Type.Number({ minimum: -1e12, maximum: 1e12 });
-const Zoom = Type.Number({ exclusiveMinimum: 0, maximum: 1000 });
-
-const BoardInputFields = {
-  is_public: Type.Optional(Type.Boolean()),
-  public_access_level: Type.Optional(
-    Type.Union([AccessLevel, Type.Null()], { description: 'view or edit; null when not public; view when made public without one' }),
-  ),
-  viewport_x: Type.Optional(Coordinate),
-  viewport_y: Type.Optional(Coordinate),
-  viewport_zoom: Type.Optional(Zoom),
-};
-
-export const CreateBoardBody = Type.Object({ name: Name, ...BoardInputFields }, { additionalProperties: false });
-export const UpdateBoardBody = Type.Object(
-  { name: Type.Optional(Name), ...BoardInputFields },
-  { additionalProperties: false, minProperties: 1 },
-);
-
-export const BoardListItem = Type.Object({
-  id: Uuid,
-  name: Type.String(),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-  is_public: Type.Boolean(),
-});
-export const Board = Type.Object({
-  id: Uuid,
-  name: Type.String(),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-  is_public: Type.Boolean(),
-  public_access_level: Type.Union([AccessLevel, Type.Null()]),
-  viewport_x: Type.Number(),
-  viewport_y: Type.Number(),
-  viewport_zoom: Type.Number(),
-});
-const FlowState = Type.Object({
-  viewMode: Type.String(),
-  viewport: Type.Object({ x: Type.Number(), y: Type.Number(), zoom: Type.Number() }),
-  nodes: Type.Array(
-    Type.Object({
-      id: Uuid,
-      type: Type.String({ description: 'Canvas component: videoNode, urlNode, noteNode, documentNode, pdfNode or imageNode' }),
-      position: Type.Object({ x: Type.Number(), y: Type.Number() }),
-      data: FreeObject,
-      parentId: Type.Optional(Uuid),
-    }),
-  ),
-  edges: Type.Array(Type.Object({ id: Uuid, source: Uuid, target: Uuid, type: Type.String(), data: FreeObject })),
-});
-const FullBoard = Type.Intersect([Board, Type.Object({ flow_state: Type.Optional(FlowState) })]);
 
 export function boardRoutes(app: App, { db, storage, config, nodeCache }: Services): void {
   app.post(

@@ -11,64 +11,12 @@ import { toApiError } from '../plugins/errors.js';
 import { pageRequest } from '../../lib/pagination.js';
 import { principalOf } from '../plugins/auth.js';
 import { spendIdempotencyKey } from '../plugins/idempotency.js';
-import {
-  BoardParams,
-  Deleted,
-  errorResponses,
-  FreeObject,
-  List,
-  NullableTimestamp,
-  PageQuery,
-  Single,
-  Timestamp,
-  Uuid,
-} from '../schemas/common.js';
+import { Chat, ChatListItem, CreateChatBody, Message, PostMessageBody, UpdateChatBody } from '../../contract/chats.js';
+import { Uuid } from '../../contract/common.js';
+import { BoardParams, Deleted, errorResponses, List, PageQuery, Single } from '../schemas/common.js';
 import type { App, Services } from '../types.js';
 
 const ChatParams = Type.Object({ boardId: Uuid, chatId: Uuid });
-const Title = Type.String({ minLength: 1, maxLength: 200, description: 'At most 200 characters' });
-
-const ChatFields = {
-  id: Uuid,
-  title: Type.String(),
-  node_id: Type.Union([Uuid, Type.Null()], { description: 'The node the chat is about, or null' }),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-  last_message_at: NullableTimestamp,
-};
-export const ChatListItem = Type.Object(ChatFields);
-export const Chat = Type.Object({
-  ...ChatFields,
-  memory: Type.Array(Type.String(), { description: 'Facts condensed from older turns, kept as context' }),
-  metadata: Type.Union([FreeObject, Type.Null()], {
-    description: 'model, total_tokens and retrieval of the last reply; null before the first',
-  }),
-});
-
-export const Message = Type.Object({
-  id: Uuid,
-  role: Type.String({ enum: ['user', 'assistant'] }),
-  content: Type.String(),
-  model: Type.Union([Type.String(), Type.Null()]),
-  created_at: Timestamp,
-  metadata: Type.Union([FreeObject, Type.Null()], {
-    description: 'Assistant messages: usage, finish_reason, sources (chunk ids), retrieval',
-  }),
-});
-
-export const CreateChatBody = Type.Object(
-  { title: Type.Optional(Title), node_id: Type.Optional(Type.Union([Uuid, Type.Null()], { description: 'A node of this board' })) },
-  { additionalProperties: false },
-);
-export const UpdateChatBody = Type.Object({ title: Title }, { additionalProperties: false });
-export const PostMessageBody = Type.Object(
-  {
-    content: Type.String({ minLength: 1, maxLength: 32_000, description: 'The user message, 1..32,000 characters' }),
-    stream: Type.Optional(Type.Boolean({ default: false, description: 'true: answer as text/event-stream' })),
-  },
-  { additionalProperties: false },
-);
-
 const streamDescription =
   'With stream true: 200 text/event-stream of `message.delta` {content}, then `message.complete` {message, usage}; ' +
   'a failure is an `error` event {code: "stream_error", message}. Comment lines keep the connection alive.';

@@ -3,51 +3,10 @@ import { Type } from '@sinclair/typebox';
 import { createEdge, deleteEdge, getEdge, listEdges, updateEdge } from '../../edges/edge-service.js';
 import { pageRequest } from '../../lib/pagination.js';
 import { principalOf } from '../plugins/auth.js';
-import {
-  BoardChildParams,
-  BoardParams,
-  Deleted,
-  errorResponses,
-  FreeObject,
-  List,
-  PageQuery,
-  Single,
-  Timestamp,
-  Uuid,
-} from '../schemas/common.js';
+import { Uuid } from '../../contract/common.js';
+import { CreateEdgeBody, Edge, UpdateEdgeBody } from '../../contract/edges.js';
+import { BoardChildParams, BoardParams, Deleted, errorResponses, List, PageQuery, Single } from '../schemas/common.js';
 import type { App, Services } from '../types.js';
-
-const EdgeType = Type.String({ minLength: 1, maxLength: 100, description: 'Edge type, 1..100 characters' });
-const EdgeData = Type.Object(
-  {},
-  { additionalProperties: true, description: 'Free-form metadata (e.g. a numeric weight), at most 64 KiB of JSON' },
-);
-
-export const CreateEdgeBody = Type.Object(
-  {
-    source_node_id: Type.String({ format: 'uuid', description: 'A node of this board' }),
-    target_node_id: Type.String({ format: 'uuid', description: 'A node of this board (may equal the source)' }),
-    type: Type.Optional({ ...EdgeType, default: 'default' }),
-    data: Type.Optional({ ...EdgeData, description: `${EdgeData.description}; default {}` }),
-  },
-  { additionalProperties: false },
-);
-
-export const UpdateEdgeBody = Type.Object(
-  { type: Type.Optional(EdgeType), data: Type.Optional({ ...EdgeData, description: 'Replaces edge_data' }) },
-  { additionalProperties: false, minProperties: 1 },
-);
-
-export const Edge = Type.Object({
-  id: Uuid,
-  board_id: Uuid,
-  source_node_id: Uuid,
-  target_node_id: Uuid,
-  edge_type: Type.String(),
-  edge_data: FreeObject,
-  created_at: Timestamp,
-  updated_at: Timestamp,
-});
 
 const EdgeListQuery = Type.Object(
   { node_id: Type.Optional({ ...Uuid, description: 'Only edges whose source or target is this node' }), ...PageQuery },

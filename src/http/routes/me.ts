@@ -1,18 +1,11 @@
 // GET /v1/me: who the caller is (any token, scope read). The email is the local account's, or the
 // `email` claim of an identity provider's JWT, or null.
-import { Type } from '@sinclair/typebox';
 import { decodeJwt } from 'jose';
 import { accountEmail } from '../../accounts/accounts.js';
 import { principalOf } from '../plugins/auth.js';
-import { errorResponses, Uuid } from '../schemas/common.js';
+import { Me } from '../../contract/accounts.js';
+import { errorResponses } from '../schemas/common.js';
 import type { App, Services } from '../types.js';
-
-const Me = Type.Object({
-  id: Uuid,
-  email: Type.Union([Type.String(), Type.Null()]),
-  auth: Type.Union([Type.Literal('jwt'), Type.Literal('api_key')], { description: 'How the caller authenticated' }),
-  scopes: Type.Array(Type.Union([Type.Literal('read'), Type.Literal('write'), Type.Literal('admin')])),
-});
 
 /** The `email` claim of the request's bearer JWT; the token was verified by the auth hook already. */
 function emailClaim(authorization: string | undefined): string | null {

@@ -1,77 +1,16 @@
 // /v1/boards/{boardId}/nodes: create, list, get, update, delete.
 import { Type } from '@sinclair/typebox';
 import { pageRequest } from '../../lib/pagination.js';
-import { nodeTypeInputs, nodeTypes, toNodeType, type NodeTypeInput } from '../../nodes/node-data.js';
+import { CreateNodeBody, Node, nodeTypeInput, type NodeTypeInput, UpdateNodeBody } from '../../contract/nodes.js';
+import { toNodeType } from '../../nodes/node-data.js';
 import { createNode, deleteNode, getNode, listNodes, updateNode } from '../../nodes/node-service.js';
 import { assetBaseUrl } from './assets.js';
 import { principalOf } from '../plugins/auth.js';
-import {
-  BoardChildParams,
-  BoardParams,
-  Deleted,
-  errorResponses,
-  FreeObject,
-  List,
-  PageQuery,
-  Single,
-  Timestamp,
-  Uuid,
-} from '../schemas/common.js';
+import { BoardChildParams, BoardParams, Deleted, errorResponses, List, PageQuery, Single } from '../schemas/common.js';
 import type { App, Services } from '../types.js';
 
-const Coordinate = Type.Number({ minimum: -1e12, maximum: 1e12 });
-const Position = Type.Object({ x: Coordinate, y: Coordinate }, { additionalProperties: false, description: 'Canvas position' });
-// An enum rather than a union of literals: one clear validation message and a compact OpenAPI entry.
-const nodeTypeInput = (description: string) => Type.String({ enum: [...nodeTypeInputs], description });
 // The schema's enum has checked the word by the time a handler reads it.
 const asNodeType = (word: string) => toNodeType(word as NodeTypeInput);
-const NodeTypeField = nodeTypeInput('video, url, note, document, pdf or image (youtube is read as video)');
-const NullableUuid = Type.Union([Uuid, Type.Null()]);
-
-const dataDescription =
-  'Keys by type. video, url: url (absolute http/https URL). note: text (string, may be empty). document: text, optional url. ' +
-  'pdf, image: storagePath, publicUrl, fileSize (integer bytes) of the uploaded asset. Any type: optional label (string); ' +
-  'other keys are kept as given. text is at most 100,000 characters; the other keys at most 64 KiB of JSON.';
-
-export const CreateNodeBody = Type.Object(
-  {
-    type: NodeTypeField,
-    position: Position,
-    data: Type.Object({}, { additionalProperties: true, description: dataDescription }),
-    parent_node_id: Type.Optional(Type.Union([Uuid, Type.Null()], { description: 'A node of the same board' })),
-  },
-  { additionalProperties: false },
-);
-
-export const UpdateNodeBody = Type.Object(
-  {
-    position: Type.Optional(Position),
-    data: Type.Optional(
-      Type.Object(
-        {},
-        {
-          additionalProperties: true,
-          description: 'Shallow merge: given keys replace, a key set to null is removed; the result must stay valid for the type',
-        },
-      ),
-    ),
-    parent_node_id: Type.Optional(
-      Type.Union([Uuid, Type.Null()], { description: 'A node of the same board that is not a descendant; null detaches' }),
-    ),
-  },
-  { additionalProperties: false, minProperties: 1 },
-);
-
-export const Node = Type.Object({
-  id: Uuid,
-  node_type: Type.String({ description: nodeTypes.join(', ') }),
-  position_x: Type.Number(),
-  position_y: Type.Number(),
-  node_data: FreeObject,
-  parent_node_id: NullableUuid,
-  created_at: Timestamp,
-  updated_at: Timestamp,
-});
 
 const NodeListQuery = Type.Object(
   { type: Type.Optional(nodeTypeInput('Only nodes of this type (youtube is read as video)')), ...PageQuery },

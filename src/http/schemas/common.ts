@@ -1,14 +1,7 @@
-// Shared schema pieces: ids, timestamps, envelopes and list queries. Every route builds its request
-// and response schemas from these, so validation, types, serialisation and OpenAPI agree.
+// The HTTP framing of the contract's shapes (src/contract/): envelopes, path parameters, list
+// queries and error responses. Services never return these; routes wrap what services return.
 import { Type, type TObject, type TSchema } from '@sinclair/typebox';
-
-export const Uuid = Type.String({ format: 'uuid', description: 'UUID' });
-/** A timestamp in a response: the service holds Dates, serialised as ISO 8601 UTC with milliseconds. */
-export const Timestamp = Type.Unsafe<Date>({ type: 'string', format: 'date-time', description: 'ISO 8601 UTC with milliseconds' });
-/** A timestamp in a request. */
-export const TimestampInput = Type.String({ format: 'date-time', description: 'ISO 8601 timestamp' });
-export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
-export const FreeObject = Type.Object({}, { additionalProperties: true });
+import { Uuid } from '../../contract/common.js';
 
 export const ErrorEnvelope = Type.Object(
   {

@@ -1,0 +1,64 @@
+// Boards: the request bodies and the board as answered, with the owner's flow_state.
+import { type Static, Type } from '@sinclair/typebox';
+import { FreeObject, Timestamp, Uuid } from './common.js';
+
+const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'Board name, 1..200 characters' });
+export const AccessLevel = Type.Union([Type.Literal('view'), Type.Literal('edit')]);
+export type AccessLevel = Static<typeof AccessLevel>;
+const Coordinate = Type.Number({ minimum: -1e12, maximum: 1e12 });
+const Zoom = Type.Number({ exclusiveMinimum: 0, maximum: 1000 });
+
+const BoardInputFields = {
+  is_public: Type.Optional(Type.Boolean()),
+  public_access_level: Type.Optional(
+    Type.Union([AccessLevel, Type.Null()], { description: 'view or edit; null when not public; view when made public without one' }),
+  ),
+  viewport_x: Type.Optional(Coordinate),
+  viewport_y: Type.Optional(Coordinate),
+  viewport_zoom: Type.Optional(Zoom),
+};
+
+export const CreateBoardBody = Type.Object({ name: Name, ...BoardInputFields }, { additionalProperties: false });
+export type CreateBoardBody = Static<typeof CreateBoardBody>;
+export const UpdateBoardBody = Type.Object(
+  { name: Type.Optional(Name), ...BoardInputFields },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type UpdateBoardBody = Static<typeof UpdateBoardBody>;
+
+export const BoardListItem = Type.Object({
+  id: Uuid,
+  name: Type.String(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  is_public: Type.Boolean(),
+});
+export type BoardListItem = Static<typeof BoardListItem>;
+export const Board = Type.Object({
+  id: Uuid,
+  name: Type.String(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  is_public: Type.Boolean(),
+  public_access_level: Type.Union([AccessLevel, Type.Null()]),
+  viewport_x: Type.Number(),
+  viewport_y: Type.Number(),
+  viewport_zoom: Type.Number(),
+});
+export type Board = Static<typeof Board>;
+const FlowState = Type.Object({
+  viewMode: Type.String(),
+  viewport: Type.Object({ x: Type.Number(), y: Type.Number(), zoom: Type.Number() }),
+  nodes: Type.Array(
+    Type.Object({
+      id: Uuid,
+      type: Type.String({ description: 'Canvas component: videoNode, urlNode, noteNode, documentNode, pdfNode or imageNode' }),
+      position: Type.Object({ x: Type.Number(), y: Type.Number() }),
+      data: FreeObject,
+      parentId: Type.Optional(Uuid),
+    }),
+  ),
+  edges: Type.Array(Type.Object({ id: Uuid, source: Uuid, target: Uuid, type: Type.String(), data: FreeObject })),
+});
+/** The single-board read; flow_state only for the owner (assembled as JSON text by board-service.ts). */
+export const FullBoard = Type.Intersect([Board, Type.Object({ flow_state: Type.Optional(FlowState) })]);

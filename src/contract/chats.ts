@@ -1,0 +1,51 @@
+// Chats and their messages: the request bodies, the chat (listed, and read with its memory and
+// metadata) and the message as answered.
+import { type Static, Type } from '@sinclair/typebox';
+import { FreeObject, NullableTimestamp, Timestamp, Uuid } from './common.js';
+
+const Title = Type.String({ minLength: 1, maxLength: 200, description: 'At most 200 characters' });
+
+const ChatFields = {
+  id: Uuid,
+  title: Type.String(),
+  node_id: Type.Union([Uuid, Type.Null()], { description: 'The node the chat is about, or null' }),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  last_message_at: NullableTimestamp,
+};
+export const ChatListItem = Type.Object(ChatFields);
+export type ChatListItem = Static<typeof ChatListItem>;
+export const Chat = Type.Object({
+  ...ChatFields,
+  memory: Type.Array(Type.String(), { description: 'Facts condensed from older turns, kept as context' }),
+  metadata: Type.Union([FreeObject, Type.Null()], {
+    description: 'model, total_tokens and retrieval of the last reply; null before the first',
+  }),
+});
+export type Chat = Static<typeof Chat>;
+
+export const Message = Type.Object({
+  id: Uuid,
+  role: Type.String({ enum: ['user', 'assistant'] }),
+  content: Type.String(),
+  model: Type.Union([Type.String(), Type.Null()]),
+  created_at: Timestamp,
+  metadata: Type.Union([FreeObject, Type.Null()], {
+    description: 'Assistant messages: usage, finish_reason, sources (chunk ids), retrieval',
+  }),
+});
+export type Message = Static<typeof Message>;
+
+export const CreateChatBody = Type.Object(
+  { title: Type.Optional(Title), node_id: Type.Optional(Type.Union([Uuid, Type.Null()], { description: 'A node of this board' })) },
+  { additionalProperties: false },
+);
+export type CreateChatBody = Static<typeof CreateChatBody>;
+export const UpdateChatBody = Type.Object({ title: Title }, { additionalProperties: false });
+export const PostMessageBody = Type.Object(
+  {
+    content: Type.String({ minLength: 1, maxLength: 32_000, description: 'The user message, 1..32,000 characters' }),
+    stream: Type.Optional(Type.Boolean({ default: false, description: 'true: answer as text/event-stream' })),
+  },
+  { additionalProperties: false },
+);

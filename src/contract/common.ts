@@ -1,0 +1,26 @@
+// Shape pieces every resource is built from: ids, timestamps, free-form objects. The contract's
+// modules (src/contract/*) hold each resource's schemas, which are the one definition of its shape:
+// routes validate, serialise and document with them, services type their inputs and outputs as
+// their Static<> types. Nothing here knows HTTP; envelopes and error responses are in src/http.
+import { type Static, type TObject, Type } from '@sinclair/typebox';
+
+export const Uuid = Type.String({ format: 'uuid', description: 'UUID' });
+/** A timestamp in a response: the service holds Dates, serialised as ISO 8601 UTC with milliseconds. */
+export const Timestamp = Type.Unsafe<Date>({ type: 'string', format: 'date-time', description: 'ISO 8601 UTC with milliseconds' });
+/** A timestamp in a request. */
+export const TimestampInput = Type.String({ format: 'date-time', description: 'ISO 8601 timestamp' });
+export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
+export const FreeObject = Type.Object({}, { additionalProperties: true });
+
+/** The names of an object schema's properties, in its order: the columns a query selects for it. */
+export function fieldsOf<T extends TObject>(schema: T): Array<keyof Static<T> & string> {
+  return Object.keys(schema.properties) as Array<keyof Static<T> & string>;
+}
+
+/**
+ * Only the schema's properties of a row that has more, in the schema's order: for a row already in
+ * hand (a query that must read more columns) where the shape is serialised by hand.
+ */
+export function pickShape<T extends TObject>(schema: T, row: Static<T>): Static<T> {
+  return Object.fromEntries(fieldsOf(schema).map((key) => [key, row[key]])) as Static<T>;
+}

@@ -1,0 +1,79 @@
+// Documents: what vectorizing and searching take, a stored chunk and a search hit.
+import { type Static, Type } from '@sinclair/typebox';
+import { Timestamp, Uuid } from './common.js';
+
+export const SEARCH_MODES = ['vector', 'keyword', 'hybrid'] as const;
+export type SearchMode = (typeof SEARCH_MODES)[number];
+
+export const ChunkMetadata = Type.Object({
+  source: Type.String(),
+  page: Type.Integer(),
+  chunkIndex: Type.Integer(),
+  totalChunks: Type.Integer(),
+  sourceType: Type.String(),
+});
+export type ChunkMetadata = Static<typeof ChunkMetadata>;
+
+export const Chunk = Type.Object({
+  id: Uuid,
+  content: Type.String(),
+  node_id: Type.Union([Uuid, Type.Null()]),
+  metadata: ChunkMetadata,
+  model: Type.String({ description: 'The embedding model that embedded the chunk' }),
+  created_at: Timestamp,
+});
+export type Chunk = Static<typeof Chunk>;
+
+export const Hit = Type.Object({
+  id: Uuid,
+  content: Type.String(),
+  node_id: Type.Union([Uuid, Type.Null()]),
+  metadata: ChunkMetadata,
+  score: Type.Number({
+    description:
+      'The ranking score, descending, in the request mode: `vector`, the cosine similarity between the query and the chunk (-1..1); ' +
+      "`keyword`, the chunk's BM25 score as a share of the highest the query could reach on this board (0..1); " +
+      '`hybrid`, the reciprocal rank fusion (k = 60) of both rankings over its maximum (0..1, 1 when first in both)',
+  }),
+});
+export type Hit = Static<typeof Hit>;
+
+export const VectorizeBody = Type.Object(
+  {
+    text: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 5_000_000, description: 'Text to chunk and embed; optional only for a pdf node' }),
+    ),
+    node_id: Type.Optional(
+      Type.Union([Uuid, Type.Null()], { description: 'A node of this board: its earlier chunks are replaced when the job completes' }),
+    ),
+    source: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'Default: the node\'s label or url, else "text"' })),
+    source_type: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Default: the node type, else "text"' })),
+  },
+  { additionalProperties: false },
+);
+export type VectorizeBody = Static<typeof VectorizeBody>;
+
+export const SearchBody = Type.Object(
+  {
+    query: Type.String({ minLength: 1, maxLength: 2000 }),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10 })),
+    // An enum rather than a union of literals: one clear validation message.
+    mode: Type.Optional(
+      Type.Unsafe<SearchMode>(
+        Type.String({
+          enum: [...SEARCH_MODES],
+          default: 'vector',
+          description:
+            "`vector`: by meaning, the embedding model's cosine similarity; `keyword`: BM25-ranked full text, only chunks holding a query word; " +
+            '`hybrid`: reciprocal rank fusion of both (the first 200 chunks of each)',
+        }),
+      ),
+    ),
+    threshold: Type.Optional(
+      Type.Number({ minimum: -1, maximum: 1, default: 0, description: "Minimum score (in the mode's own scale, see score)" }),
+    ),
+    node_ids: Type.Optional(Type.Array(Uuid, { maxItems: 100, description: 'Only chunks of these nodes' })),
+    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'Continues the ranking from the previous page' })),
+  },
+  { additionalProperties: false },
+);

@@ -1,0 +1,38 @@
+// Edges: the request bodies and the edge as answered.
+import { type Static, Type } from '@sinclair/typebox';
+import { FreeObject, Timestamp, Uuid } from './common.js';
+
+const EdgeType = Type.String({ minLength: 1, maxLength: 100, description: 'Edge type, 1..100 characters' });
+const EdgeData = Type.Object(
+  {},
+  { additionalProperties: true, description: 'Free-form metadata (e.g. a numeric weight), at most 64 KiB of JSON' },
+);
+
+export const CreateEdgeBody = Type.Object(
+  {
+    source_node_id: Type.String({ format: 'uuid', description: 'A node of this board' }),
+    target_node_id: Type.String({ format: 'uuid', description: 'A node of this board (may equal the source)' }),
+    type: Type.Optional({ ...EdgeType, default: 'default' }),
+    data: Type.Optional({ ...EdgeData, description: `${EdgeData.description}; default {}` }),
+  },
+  { additionalProperties: false },
+);
+export type CreateEdgeBody = Static<typeof CreateEdgeBody>;
+
+export const UpdateEdgeBody = Type.Object(
+  { type: Type.Optional(EdgeType), data: Type.Optional({ ...EdgeData, description: 'Replaces edge_data' }) },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type UpdateEdgeBody = Static<typeof UpdateEdgeBody>;
+
+export const Edge = Type.Object({
+  id: Uuid,
+  board_id: Uuid,
+  source_node_id: Uuid,
+  target_node_id: Uuid,
+  edge_type: Type.String(),
+  edge_data: FreeObject,
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+export type Edge = Static<typeof Edge>;
