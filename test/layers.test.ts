@@ -7,8 +7,8 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 const src = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'src');
-/** The HTTP layer itself, and the app factory that wires it to the domain. */
-const httpSide = (file: string) => file.startsWith(`http${path.sep}`) || file === 'app.ts';
+/** The HTTP layer itself, and what wires it to the domain: the app factory and the domain modules it registers. */
+const httpSide = (file: string) => file.startsWith(`http${path.sep}`) || file.startsWith(`modules${path.sep}`) || file === 'app.ts';
 
 /** Every module a file imports or re-exports, resolved to a path relative to src/. */
 function importsOf(file: string): string[] {
