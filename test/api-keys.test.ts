@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { newId } from '../src/lib/ids.js';
+import type { ApiKeyList } from './helpers/api-types.js';
 import { isErrorEnvelope, type Response, startServer, type TestServer, type TestUser, TIMESTAMP } from './helpers/harness.js';
 
 let server: TestServer;
@@ -29,7 +30,7 @@ async function listAll(user: TestUser): Promise<any[]> {
   const all: any[] = [];
   let cursor: string | null = null;
   do {
-    const res: Response = await server.request('GET', `/v1/me/api-keys?limit=100${cursor ? `&cursor=${cursor}` : ''}`, {
+    const res: Response<ApiKeyList> = await server.request('GET', `/v1/me/api-keys?limit=100${cursor ? `&cursor=${cursor}` : ''}`, {
       token: user.token,
     });
     assert.equal(res.status, 200, res.text);

@@ -69,7 +69,7 @@ describe('jobs with the openai embedder', () => {
       const job = await server.waitForJob(res.body.data.id, user.token);
       assert.equal(job.status, 'failed');
       assert.equal(job.result, null);
-      assert.match(job.error, /embedding provider answered 500/);
+      assert.match(job.error ?? '', /embedding provider answered 500/);
       const list = await server.request('GET', `/v1/boards/${board}/documents`, { token: user.token });
       assert.equal(list.body.data.length, 1, 'only the earlier chunk');
       const search = await server.request('POST', `/v1/boards/${board}/documents/search`, { token: user.token, body: { query: 'x' } });
