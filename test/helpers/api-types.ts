@@ -52,3 +52,12 @@ export type DocumentChunk = DocumentList['data'][number];
 export type NodeInput = NonNullable<paths['/v1/boards/{boardId}/nodes']['post']['requestBody']>['content']['application/json'];
 /** An edge's creation request, as POST /v1/boards/{boardId}/edges takes it. */
 export type EdgeInput = NonNullable<paths['/v1/boards/{boardId}/edges']['post']['requestBody']>['content']['application/json'];
+
+/** The deletion envelope `{ object, data: { id, deleted: true } }` of any DELETE route. */
+export type Deleted =
+  | BodyOf<'/v1/boards/{id}', 'delete'>
+  | BodyOf<'/v1/boards/{boardId}/nodes/{id}', 'delete'>
+  | BodyOf<'/v1/boards/{boardId}/edges/{id}', 'delete'>
+  | BodyOf<'/v1/boards/{boardId}/chats/{chatId}', 'delete'>
+  | BodyOf<'/v1/boards/{boardId}/assets/{id}', 'delete'>
+  | BodyOf<'/v1/me/api-keys/{id}', 'delete'>;

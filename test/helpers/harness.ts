@@ -39,7 +39,12 @@ export interface Response<T = unknown> {
   text: string;
 }
 
-export interface TestServer {
+/**
+ * A running server. `Body` is what `request` reads bodies as when the caller names no type:
+ * `unknown` from useServer (so a test names the type it reads), `any` from startServer by default
+ * for the files not yet typed (issue 15).
+ */
+export interface TestServer<Body = any> {
   url: string;
   config: Config;
   built: BuiltApp;
@@ -54,11 +59,8 @@ export interface TestServer {
   makeEdge(user: TestUser, boardId: string, source: string, target: string, fields?: Partial<EdgeInput>): Promise<Edge>;
   /** Polls GET /v1/jobs/{id} until the job is no longer processing and returns it. */
   waitForJob(id: string, token: string, timeoutMs?: number): Promise<Job>;
-  /**
-   * Sends a request. `T` is the body's type, usually one from api-types.ts; unconverted files still
-   * read bodies as `any` until they name one (issue 15).
-   */
-  request<T = any>(
+  /** Sends a request; `T` is the body's type, usually one from api-types.ts. */
+  request<T = Body>(
     method: string,
     path: string,
     options?: { token?: string; body?: unknown; headers?: Record<string, string>; raw?: string | Uint8Array<ArrayBuffer> },
@@ -81,7 +83,7 @@ async function openWithRetry(config: Config): Promise<DatabaseHandle> {
   }
 }
 
-export async function startServer(env: Record<string, string> = {}): Promise<TestServer> {
+export async function startServer<Body = any>(env: Record<string, string> = {}): Promise<TestServer<Body>> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bwk-test-'));
   const config = loadConfig({
     DATA_DIR: dataDir,
@@ -99,7 +101,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
   const built = await buildApp(config, database);
   const address = await built.app.listen({ port: 0, host: '127.0.0.1' });
 
-  const request: TestServer['request'] = async (method, urlPath, options = {}) => {
+  const request: TestServer<Body>['request'] = async (method, urlPath, options = {}) => {
     const headers: Record<string, string> = { ...(options.headers ?? {}) };
     if (options.token) headers.authorization = `Bearer ${options.token}`;
     let body: string | Uint8Array<ArrayBuffer> | undefined = options.raw;
@@ -200,18 +202,27 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
  * server, so it can be declared where the tests can see it before the hook has run. Share one only
  * where no test depends on a fresh database (counts of every row) or on a configuration of its own.
  */
-export function useServer(env: Record<string, string> = {}): TestServer {
-  let started: TestServer | undefined;
-  const current = (): TestServer => {
+export function useServer(env: Record<string, string> = {}): TestServer<unknown> {
+  let starting: Promise<TestServer<unknown>> | undefined;
+  let started: TestServer<unknown> | undefined;
+  // Started on first use as well as in the hook: Node 20 runs a file's top-level before hooks side
+  // by side, so the file's own hook (making users, say) may call in before this one has finished.
+  const ready = (): Promise<TestServer<unknown>> =>
+    (starting ??= startServer<unknown>(env).then((server) => {
+      started = server;
+      return server;
+    }));
+  const current = (): TestServer<unknown> => {
     if (!started) throw new Error('useServer: the server starts in a before hook; use it inside a test or hook');
     return started;
   };
   before(async () => {
-    started = await startServer(env);
+    await ready();
   });
   after(async () => {
-    await started?.close();
-    started = undefined;
+    const server = await starting;
+    starting = started = undefined;
+    await server?.close();
   });
   return {
     get url() {
@@ -229,12 +240,12 @@ export function useServer(env: Record<string, string> = {}): TestServer {
     get dataDir() {
       return current().dataDir;
     },
-    user: () => current().user(),
-    makeBoard: (...args) => current().makeBoard(...args),
-    makeNode: (...args) => current().makeNode(...args),
-    makeEdge: (...args) => current().makeEdge(...args),
-    waitForJob: (...args) => current().waitForJob(...args),
-    request: (...args) => current().request(...args),
+    user: async () => (await ready()).user(),
+    makeBoard: async (...args) => (await ready()).makeBoard(...args),
+    makeNode: async (...args) => (await ready()).makeNode(...args),
+    makeEdge: async (...args) => (await ready()).makeEdge(...args),
+    waitForJob: async (...args) => (await ready()).waitForJob(...args),
+    request: async (...args) => (await ready()).request(...args),
     close: () => current().close(),
   };
 }
