@@ -78,7 +78,7 @@ describe('boards', () => {
     const p1 = await server.request<BoardList>('GET', '/v1/boards?limit=2', { token: carol.token });
     assert.equal(p1.status, 200);
     assert.deepEqual(
-      p1.body.data.map((b: any) => b.name),
+      p1.body.data.map((b) => b.name),
       ['b4', 'b3'],
     );
     assert.equal(p1.body.has_more, true);
@@ -87,20 +87,20 @@ describe('boards', () => {
     await server.request<BoardBody>('POST', '/v1/boards', { token: carol.token, body: { name: 'late' } });
     const p2 = await server.request<BoardList>('GET', `/v1/boards?limit=2&cursor=${p1.body.cursor}`, { token: carol.token });
     assert.deepEqual(
-      p2.body.data.map((b: any) => b.name),
+      p2.body.data.map((b) => b.name),
       ['b2', 'b1'],
     );
     assert.equal(p2.body.has_more, true);
     const p3 = await server.request<BoardList>('GET', `/v1/boards?limit=2&cursor=${p2.body.cursor}`, { token: carol.token });
     assert.deepEqual(
-      p3.body.data.map((b: any) => b.name),
+      p3.body.data.map((b) => b.name),
       ['b0'],
     );
     assert.equal(p3.body.has_more, false);
     assert.equal(p3.body.cursor, null);
     const asc = await server.request<BoardList>('GET', '/v1/boards?limit=6&order=asc', { token: carol.token });
     assert.deepEqual(
-      asc.body.data.map((b: any) => b.name),
+      asc.body.data.map((b) => b.name),
       ['b0', 'b1', 'b2', 'b3', 'b4', 'late'],
     );
     assert.equal(asc.body.has_more, false);
@@ -149,6 +149,6 @@ describe('boards', () => {
       assert.equal(res.body.message, 'Board not found');
     }
     const list = await server.request<BoardList>('GET', '/v1/boards?limit=100', { token: bob.token });
-    assert.ok(!list.body.data.some((x: any) => x.id === b.id));
+    assert.ok(!list.body.data.some((x) => x.id === b.id));
   });
 });

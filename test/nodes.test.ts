@@ -197,7 +197,7 @@ describe('nodes: list and get', () => {
     assert.equal(p1.status, 200);
     assert.equal(p1.body.object, 'list');
     assert.deepEqual(
-      p1.body.data.map((n: any) => n.node_data.text),
+      p1.body.data.map((n) => n.node_data.text),
       ['n4', 'n3'],
     );
     assert.deepEqual(Object.keys(p1.body.data[0] ?? {}).sort(), NODE_FIELDS);
@@ -205,13 +205,13 @@ describe('nodes: list and get', () => {
     await makeNode(alice, boardId, { data: { text: 'late' } });
     const p2 = await server.request<NodeList>('GET', `${url}?limit=2&cursor=${p1.body.cursor}`, { token: alice.token });
     assert.deepEqual(
-      p2.body.data.map((n: any) => n.node_data.text),
+      p2.body.data.map((n) => n.node_data.text),
       ['n2', 'n1'],
     );
     assert.equal(p2.body.has_more, true);
     const p3 = await server.request<NodeList>('GET', `${url}?limit=2&cursor=${p2.body.cursor}`, { token: alice.token });
     assert.deepEqual(
-      p3.body.data.map((n: any) => n.node_data.text),
+      p3.body.data.map((n) => n.node_data.text),
       ['n0'],
     );
     assert.equal(p3.body.has_more, false);
@@ -219,13 +219,13 @@ describe('nodes: list and get', () => {
     // exactly a full last page: has_more is false, not a wasted empty page
     const asc = await server.request<NodeList>('GET', `${url}?limit=3&order=asc`, { token: alice.token });
     assert.deepEqual(
-      asc.body.data.map((n: any) => n.node_data.text),
+      asc.body.data.map((n) => n.node_data.text),
       ['n0', 'n1', 'n2'],
     );
     assert.equal(asc.body.has_more, true);
     const asc2 = await server.request<NodeList>('GET', `${url}?limit=3&cursor=${asc.body.cursor}`, { token: alice.token });
     assert.deepEqual(
-      asc2.body.data.map((n: any) => n.node_data.text),
+      asc2.body.data.map((n) => n.node_data.text),
       ['n3', 'n4', 'late'],
     );
     assert.equal(asc2.body.has_more, false);
@@ -244,19 +244,19 @@ describe('nodes: list and get', () => {
     const url = `/v1/boards/${boardId}/nodes`;
     const videos = await server.request<NodeList>('GET', `${url}?type=video&limit=2`, { token: alice.token });
     assert.deepEqual(
-      videos.body.data.map((n: any) => n.node_data.url),
+      videos.body.data.map((n) => n.node_data.url),
       ['https://youtu.be/2', 'https://youtu.be/1'],
     );
     assert.equal(videos.body.has_more, true);
     const alias = await server.request<NodeList>('GET', `${url}?type=youtube&limit=2&cursor=${videos.body.cursor}`, { token: alice.token });
     assert.deepEqual(
-      alias.body.data.map((n: any) => n.node_data.url),
+      alias.body.data.map((n) => n.node_data.url),
       ['https://youtu.be/0'],
     );
     assert.equal(alias.body.has_more, false);
     const notes = await server.request<NodeList>('GET', `${url}?type=note&limit=10`, { token: alice.token });
     assert.equal(notes.body.data.length, 3);
-    assert.ok(notes.body.data.every((n: any) => n.node_type === 'note'));
+    assert.ok(notes.body.data.every((n) => n.node_type === 'note'));
     assert.deepEqual((await server.request<NodeList>('GET', `${url}?type=pdf`, { token: alice.token })).body.data, []);
     // a cursor of another filter or another board is refused
     assert400(await server.request<NodeList>('GET', `${url}?type=note&cursor=${videos.body.cursor}`, { token: alice.token }), /cursor/);
@@ -398,7 +398,7 @@ describe('nodes: delete', () => {
     assert.equal(orphan.parent_node_id, null);
     assert.ok(orphan.updated_at > child.updated_at);
     const list = await server.request<NodeList>('GET', `/v1/boards/${boardId}/nodes`, { token: alice.token });
-    assert.deepEqual(list.body.data.map((n: any) => n.id).sort(), [child.id, other.id].sort());
+    assert.deepEqual(list.body.data.map((n) => n.id).sort(), [child.id, other.id].sort());
   });
 });
 
