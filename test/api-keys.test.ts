@@ -4,34 +4,37 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { newId } from '../src/lib/ids.js';
-import { isErrorEnvelope, type Response, startServer, type TestServer, type TestUser, TIMESTAMP } from './helpers/harness.js';
+import type { ApiKey, ApiKeyCreated, ApiKeyList, Deleted, ErrorBody } from './helpers/api-types.js';
+import { isErrorEnvelope, type Response, type TestUser, TIMESTAMP, useServer } from './helpers/harness.js';
 
-let server: TestServer;
+const server = useServer();
 let alice: TestUser;
 let bob: TestUser;
 
 before(async () => {
-  server = await startServer();
   alice = await server.user();
   bob = await server.user();
 });
-after(() => server.close());
 
 const RECORD_FIELDS = ['created_at', 'expires_at', 'id', 'last_used_at', 'name', 'prefix', 'revoked_at', 'scopes'];
 
-async function createKey(user: TestUser, body: Record<string, unknown>) {
-  return server.request('POST', '/v1/me/api-keys', { token: user.token, body });
+async function createKey<T = ApiKeyCreated>(user: TestUser, body: Record<string, unknown>) {
+  return server.request<T>('POST', '/v1/me/api-keys', { token: user.token, body });
 }
 
-async function listAll(user: TestUser): Promise<any[]> {
-  const all: any[] = [];
+async function listAll(user: TestUser): Promise<ApiKey[]> {
+  const all: ApiKey[] = [];
   let cursor: string | null = null;
   do {
-    const res: Response = await server.request('GET', `/v1/me/api-keys?limit=100${cursor ? `&cursor=${cursor}` : ''}`, {
-      token: user.token,
-    });
+    const res: Response<ApiKeyList> = await server.request<ApiKeyList>(
+      'GET',
+      `/v1/me/api-keys?limit=100${cursor ? `&cursor=${cursor}` : ''}`,
+      {
+        token: user.token,
+      },
+    );
     assert.equal(res.status, 200, res.text);
     all.push(...res.body.data);
     cursor = res.body.cursor;
@@ -65,24 +68,24 @@ describe('api keys', () => {
     const carol = await server.user();
     for (const name of ['k1', 'k2', 'k3', 'k4']) assert.equal((await createKey(carol, { name, scopes: ['read'] })).status, 201);
     await createKey(bob, { name: 'bobs', scopes: ['read'] });
-    const p1 = await server.request('GET', '/v1/me/api-keys?limit=2', { token: carol.token });
+    const p1 = await server.request<ApiKeyList>('GET', '/v1/me/api-keys?limit=2', { token: carol.token });
     assert.equal(p1.status, 200);
     assert.equal(p1.body.object, 'list');
     assert.deepEqual(
-      p1.body.data.map((k: any) => k.name),
+      p1.body.data.map((k) => k.name),
       ['k4', 'k3'],
     );
     assert.equal(p1.body.has_more, true);
     for (const k of p1.body.data) assert.deepEqual(Object.keys(k).sort(), RECORD_FIELDS);
-    const p2 = await server.request('GET', `/v1/me/api-keys?limit=2&cursor=${p1.body.cursor}`, { token: carol.token });
+    const p2 = await server.request<ApiKeyList>('GET', `/v1/me/api-keys?limit=2&cursor=${p1.body.cursor}`, { token: carol.token });
     assert.deepEqual(
-      p2.body.data.map((k: any) => k.name),
+      p2.body.data.map((k) => k.name),
       ['k2', 'k1'],
     );
-    const p3 = await server.request('GET', `/v1/me/api-keys?limit=2&cursor=${p2.body.cursor}`, { token: carol.token });
+    const p3 = await server.request<ApiKeyList>('GET', `/v1/me/api-keys?limit=2&cursor=${p2.body.cursor}`, { token: carol.token });
     // The harness's own key of carol (name "test") comes last.
     assert.deepEqual(
-      p3.body.data.map((k: any) => k.name),
+      p3.body.data.map((k) => k.name),
       ['test'],
     );
     assert.equal(p3.body.has_more, false);
@@ -97,32 +100,32 @@ describe('api keys', () => {
     const key = (await createKey(alice, { name: 'short-lived', scopes: ['read'] })).body.data;
     // Used first, so an instance that caches keys has it cached when it is revoked.
     assert.equal((await server.request('GET', '/v1/boards', { token: key.raw_key })).status, 200);
-    const res = await server.request('DELETE', `/v1/me/api-keys/${key.id}`, { token: alice.token });
+    const res = await server.request<Deleted>('DELETE', `/v1/me/api-keys/${key.id}`, { token: alice.token });
     assert.equal(res.status, 200, res.text);
     assert.deepEqual(res.body, { object: 'api_key', data: { id: key.id, deleted: true } });
-    const used = await server.request('GET', '/v1/boards', { token: key.raw_key });
+    const used = await server.request<ErrorBody>('GET', '/v1/boards', { token: key.raw_key });
     assert.equal(used.status, 401);
     assert.ok(isErrorEnvelope(used.body, 401));
     assert.equal(used.body.code, 'unauthorized');
     const listed = (await listAll(alice)).find((k) => k.id === key.id);
-    assert.match(listed.revoked_at, TIMESTAMP);
+    assert.match(listed?.revoked_at ?? '', TIMESTAMP);
     // Revoking again is fine and keeps the first revocation time.
-    const twice = await server.request('DELETE', `/v1/me/api-keys/${key.id}`, { token: alice.token });
+    const twice = await server.request<Deleted>('DELETE', `/v1/me/api-keys/${key.id}`, { token: alice.token });
     assert.equal(twice.status, 200);
     assert.deepEqual(twice.body, { object: 'api_key', data: { id: key.id, deleted: true } });
-    assert.equal((await listAll(alice)).find((k) => k.id === key.id).revoked_at, listed.revoked_at);
+    assert.equal((await listAll(alice)).find((k) => k.id === key.id)?.revoked_at, listed?.revoked_at);
   });
 
   test('a key can revoke itself', async () => {
     const key = (await createKey(alice, { name: 'self', scopes: ['admin'] })).body.data;
-    const res = await server.request('DELETE', `/v1/me/api-keys/${key.id}`, { token: key.raw_key });
+    const res = await server.request<Deleted>('DELETE', `/v1/me/api-keys/${key.id}`, { token: key.raw_key });
     assert.equal(res.status, 200);
     assert.equal((await server.request('GET', '/v1/me/api-keys', { token: key.raw_key })).status, 401);
   });
 
   test("another user's key or an unknown id is 404, and the key keeps working", async () => {
     const bobs = (await createKey(bob, { name: 'bobs', scopes: ['read'] })).body.data;
-    const res = await server.request('DELETE', `/v1/me/api-keys/${bobs.id}`, { token: alice.token });
+    const res = await server.request<ErrorBody>('DELETE', `/v1/me/api-keys/${bobs.id}`, { token: alice.token });
     assert.equal(res.status, 404);
     assert.ok(isErrorEnvelope(res.body, 404));
     assert.equal((await server.request('DELETE', `/v1/me/api-keys/${newId()}`, { token: alice.token })).status, 404);
@@ -138,7 +141,7 @@ describe('api keys', () => {
     const raw = res.body.data.raw_key;
     assert.equal((await server.request('GET', '/v1/boards', { token: raw })).status, 200);
     while (Date.now() <= expiresAt.getTime() + 50) await sleep(100);
-    const expired = await server.request('GET', '/v1/boards', { token: raw });
+    const expired = await server.request<ErrorBody>('GET', '/v1/boards', { token: raw });
     assert.equal(expired.status, 401);
     assert.equal(expired.body.code, 'unauthorized');
   });
@@ -162,7 +165,7 @@ describe('api keys', () => {
       [{ name: 'n', scopes: ['read'], scope: ['read'] }, /scope is not a recognised field/],
     ];
     for (const [body, message] of cases) {
-      const res = await createKey(alice, body);
+      const res = await createKey<ErrorBody>(alice, body);
       assert.equal(res.status, 400, `${JSON.stringify(body)}: ${res.text}`);
       assert.ok(isErrorEnvelope(res.body, 400));
       assert.equal(res.body.code, 'invalid_request');
@@ -180,7 +183,9 @@ describe('api keys', () => {
     // The write does not hold up the request; wait for it without assuming how long it takes.
     let first: string | null = null;
     for (let i = 0; i < 100 && first === null; i++) {
-      first = (await listAll(alice)).find((k) => k.id === key.id).last_used_at;
+      const listed = (await listAll(alice)).find((k) => k.id === key.id);
+      assert.ok(listed, 'the key is listed');
+      first = listed.last_used_at;
       if (first === null) await sleep(20);
     }
     assert.ok(first !== null, 'last_used_at was never written');
@@ -206,35 +211,30 @@ describe('api keys', () => {
 
   test('the routes need the admin scope', async () => {
     const write = await alice.keyWith(['write']);
-    const res = await server.request('GET', '/v1/me/api-keys', { token: write.raw_key });
+    const res = await server.request<ErrorBody>('GET', '/v1/me/api-keys', { token: write.raw_key });
     assert.equal(res.status, 403);
     assert.equal(res.body.message, 'Missing required scope: admin');
   });
 });
 
 describe('the cap on live API keys per user', () => {
-  let capped: TestServer;
-
-  before(async () => {
-    capped = await startServer({ API_KEYS_MAX_PER_USER: '3' });
-  });
-  after(() => capped.close());
+  const capped = useServer({ API_KEYS_MAX_PER_USER: '3' });
 
   test('creating one more live key than API_KEYS_MAX_PER_USER is 409; revoked and expired keys do not count', async () => {
     const carol = await capped.user(); // holds one key already
     const dave = await capped.user();
-    const create = (user: TestUser, name: string) =>
-      capped.request('POST', '/v1/me/api-keys', { token: user.token, body: { name, scopes: ['read'] } });
+    const create = <T = ApiKeyCreated>(user: TestUser, name: string) =>
+      capped.request<T>('POST', '/v1/me/api-keys', { token: user.token, body: { name, scopes: ['read'] } });
     assert.equal((await create(carol, 'second')).status, 201);
     const third = await create(carol, 'third');
     assert.equal(third.status, 201, third.text);
-    const refused = await create(carol, 'fourth');
+    const refused = await create<ErrorBody>(carol, 'fourth');
     assert.equal(refused.status, 409, refused.text);
     assert.ok(isErrorEnvelope(refused.body, 409));
     assert.equal(refused.body.code, 'conflict');
     assert.match(refused.body.message, /3 live API keys.*revoke/);
     // Nothing was made, and another user is not affected.
-    assert.equal((await capped.request('GET', '/v1/me/api-keys', { token: carol.token })).body.data.length, 3);
+    assert.equal((await capped.request<ApiKeyList>('GET', '/v1/me/api-keys', { token: carol.token })).body.data.length, 3);
     assert.equal((await create(dave, 'first of his own')).status, 201);
     // A revoked key frees its place.
     assert.equal((await capped.request('DELETE', `/v1/me/api-keys/${third.body.data.id}`, { token: carol.token })).status, 200);

@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { SignJWT, UnsecuredJWT, type JWTPayload } from 'jose';
 import { createApiKeyForSubject } from '../src/auth/api-key-service.js';
 import { newId } from '../src/lib/ids.js';
+import type { ErrorBody } from './helpers/api-types.js';
 import { JWT_SECRET, startServer, type Response, type TestServer } from './helpers/harness.js';
 import { startJwksServer, type JwksServer } from './helpers/jwks-server.js';
 
@@ -34,7 +35,7 @@ function hs(options: HsOptions = {}): Promise<string> {
   return jwt.sign(typeof secret === 'string' ? new TextEncoder().encode(secret) : secret);
 }
 
-function assertUnauthorized(res: Response, label: string): void {
+function assertUnauthorized(res: Response<ErrorBody>, label: string): void {
   assert.equal(res.status, 401, `${label}: ${res.text}`);
   assert.deepEqual(Object.keys(res.body).sort(), ['code', 'message', 'object', 'status'], label);
   assert.equal(res.body.object, 'error', label);

@@ -48,12 +48,7 @@ async function makeChat(
 }
 
 async function note(boardId: string, data: Record<string, unknown>): Promise<string> {
-  const res = await server.request('POST', `/v1/boards/${boardId}/nodes`, {
-    token: alice.token,
-    body: { type: 'note', position: { x: 0, y: 0 }, data },
-  });
-  assert.equal(res.status, 201, res.text);
-  return res.body.data.id;
+  return (await server.makeNode(alice, boardId, { data })).id;
 }
 
 function postStream(boardId: string, chatId: string, content: string, signal?: AbortSignal) {

@@ -18,12 +18,7 @@ before(async () => {
 after(() => server.close());
 
 async function note(boardId: string, text: string, label?: string): Promise<string> {
-  const res = await server.request('POST', `/v1/boards/${boardId}/nodes`, {
-    token: alice.token,
-    body: { type: 'note', position: { x: 0, y: 0 }, data: { text, ...(label ? { label } : {}) } },
-  });
-  assert.equal(res.status, 201, res.text);
-  return res.body.data.id;
+  return (await server.makeNode(alice, boardId, { data: { text, ...(label ? { label } : {}) } })).id;
 }
 
 async function ask(boardId: string, chatId: string, content: string): Promise<any> {

@@ -3,17 +3,18 @@
 // disconnects, the one-reply-at-a-time lease, idempotency of streamed posts, and the prompt.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import type { ChatBody, ChatList, Deleted, ErrorBody, Message, MessageCreated, MessageList, NodeBody } from './helpers/api-types.js';
 import { isErrorEnvelope, MISSING_ID, startServer, type TestServer, type TestUser, TIMESTAMP } from './helpers/harness.js';
 import { readEvents, startFakeOpenAi, type FakeOpenAi } from './helpers/fake-openai.js';
 
-let server: TestServer;
+let server: TestServer<unknown>;
 let fake: FakeOpenAi;
 let alice: TestUser;
 let bob: TestUser;
 
 before(async () => {
   fake = await startFakeOpenAi();
-  server = await startServer({
+  server = await startServer<unknown>({
     LLM_PROVIDER: 'openai',
     LLM_MODEL: 'fake-gpt',
     OPENAI_BASE_URL: fake.url,
@@ -33,7 +34,7 @@ after(async () => {
 const CHAT_FIELDS = ['created_at', 'id', 'last_message_at', 'node_id', 'title', 'updated_at'];
 
 async function makeChat(user: TestUser, boardId: string, body: Record<string, unknown> = {}): Promise<any> {
-  const res = await server.request('POST', `/v1/boards/${boardId}/chats`, { token: user.token, body });
+  const res = await server.request<ChatBody>('POST', `/v1/boards/${boardId}/chats`, { token: user.token, body });
   assert.equal(res.status, 201, res.text);
   return res.body.data;
 }
@@ -56,8 +57,8 @@ function postStream(
   });
 }
 
-async function messages(user: TestUser, boardId: string, chatId: string): Promise<any[]> {
-  const res = await server.request('GET', `${messagesPath(boardId, chatId)}?limit=100`, { token: user.token });
+async function messages(user: TestUser, boardId: string, chatId: string): Promise<Message[]> {
+  const res = await server.request<MessageList>('GET', `${messagesPath(boardId, chatId)}?limit=100`, { token: user.token });
   assert.equal(res.status, 200, res.text);
   return res.body.data;
 }
@@ -72,15 +73,15 @@ describe('chats: CRUD', () => {
     assert.equal(chat.last_message_at, null);
     assert.match(chat.created_at, TIMESTAMP);
 
-    const list = await server.request('GET', `/v1/boards/${boardId}/chats`, { token: alice.token });
+    const list = await server.request<ChatList>('GET', `/v1/boards/${boardId}/chats`, { token: alice.token });
     assert.equal(list.status, 200);
-    assert.deepEqual(Object.keys(list.body.data[0]).sort(), CHAT_FIELDS);
+    assert.deepEqual(Object.keys(list.body.data[0] ?? {}).sort(), CHAT_FIELDS);
 
-    const got = await server.request('GET', `/v1/boards/${boardId}/chats/${chat.id}`, { token: alice.token });
+    const got = await server.request<ChatBody>('GET', `/v1/boards/${boardId}/chats/${chat.id}`, { token: alice.token });
     assert.deepEqual(got.body.data.memory, []);
     assert.equal(got.body.data.metadata, null);
 
-    const renamed = await server.request('PATCH', `/v1/boards/${boardId}/chats/${chat.id}`, {
+    const renamed = await server.request<ChatBody>('PATCH', `/v1/boards/${boardId}/chats/${chat.id}`, {
       token: alice.token,
       body: { title: 'Renamed' },
     });
@@ -89,7 +90,7 @@ describe('chats: CRUD', () => {
 
     const sent = await server.request('POST', messagesPath(boardId, chat.id), { token: alice.token, body: { content: 'hi' } });
     assert.equal(sent.status, 201, sent.text);
-    const del = await server.request('DELETE', `/v1/boards/${boardId}/chats/${chat.id}`, { token: alice.token });
+    const del = await server.request<Deleted>('DELETE', `/v1/boards/${boardId}/chats/${chat.id}`, { token: alice.token });
     assert.deepEqual(del.body, { object: 'chat', data: { id: chat.id, deleted: true } });
     const count = await server.database.db
       .selectFrom('messages')
@@ -103,7 +104,7 @@ describe('chats: CRUD', () => {
   test('title and node_id are checked; a node of another board is refused', async () => {
     const boardId = await server.makeBoard(alice);
     const other = await server.makeBoard(alice);
-    const node = await server.request('POST', `/v1/boards/${other}/nodes`, {
+    const node = await server.request<NodeBody>('POST', `/v1/boards/${other}/nodes`, {
       token: alice.token,
       body: { type: 'note', position: { x: 0, y: 0 }, data: { text: 'x' } },
     });
@@ -115,7 +116,7 @@ describe('chats: CRUD', () => {
       { node_id: 'nope' },
       { extra: 1 },
     ]) {
-      const res = await server.request('POST', `/v1/boards/${boardId}/chats`, { token: alice.token, body });
+      const res = await server.request<ChatBody>('POST', `/v1/boards/${boardId}/chats`, { token: alice.token, body });
       assert.equal(res.status, 400, `${JSON.stringify(body)}: ${res.text}`);
       assert.ok(isErrorEnvelope(res.body, 400));
     }
@@ -129,13 +130,13 @@ describe('chats: CRUD', () => {
 
   test('deleting the node keeps the chat with node_id null', async () => {
     const boardId = await server.makeBoard(alice);
-    const node = await server.request('POST', `/v1/boards/${boardId}/nodes`, {
+    const node = await server.request<NodeBody>('POST', `/v1/boards/${boardId}/nodes`, {
       token: alice.token,
       body: { type: 'note', position: { x: 0, y: 0 }, data: { text: 'x' } },
     });
     const chat = await makeChat(alice, boardId, { node_id: node.body.data.id });
     assert.equal((await server.request('DELETE', `/v1/boards/${boardId}/nodes/${node.body.data.id}`, { token: alice.token })).status, 200);
-    const got = await server.request('GET', `/v1/boards/${boardId}/chats/${chat.id}`, { token: alice.token });
+    const got = await server.request<ChatBody>('GET', `/v1/boards/${boardId}/chats/${chat.id}`, { token: alice.token });
     assert.equal(got.body.data.node_id, null);
   });
 });
@@ -152,19 +153,19 @@ describe('chats: privacy and scopes', () => {
       ['POST', messagesPath(boardId, chat.id), { content: 'hi' }],
     ];
     for (const [method, path, body] of routes) {
-      const res = await server.request(method, path, { token: bob.token, body });
+      const res = await server.request<ErrorBody>(method, path, { token: bob.token, body });
       assert.equal(res.status, 404, `${method} ${path}: ${res.text}`);
       assert.equal(res.body.message, 'Chat not found');
     }
     const own = await makeChat(bob, boardId, { title: 'Bob on Alice board' });
-    const bobList = await server.request('GET', `/v1/boards/${boardId}/chats`, { token: bob.token });
+    const bobList = await server.request<ChatList>('GET', `/v1/boards/${boardId}/chats`, { token: bob.token });
     assert.deepEqual(
-      bobList.body.data.map((c: any) => c.id),
+      bobList.body.data.map((c) => c.id),
       [own.id],
     );
-    const aliceList = await server.request('GET', `/v1/boards/${boardId}/chats`, { token: alice.token });
+    const aliceList = await server.request<ChatList>('GET', `/v1/boards/${boardId}/chats`, { token: alice.token });
     assert.deepEqual(
-      aliceList.body.data.map((c: any) => c.id),
+      aliceList.body.data.map((c) => c.id),
       [chat.id],
     );
   });
@@ -179,18 +180,21 @@ describe('chats: privacy and scopes', () => {
       ['POST', messagesPath(boardId, chat.id), { content: 'hi' }],
       ['GET', messagesPath(MISSING_ID, chat.id)],
     ] as [string, string, unknown?][]) {
-      const res = await server.request(method, path, { token: bob.token, body });
+      const res = await server.request<ErrorBody>(method, path, { token: bob.token, body });
       assert.equal(res.status, 404, `${method} ${path}`);
       assert.equal(res.body.message, 'Board not found');
     }
     // The chat under another board of its owner is not found either.
     const other = await server.makeBoard(alice);
     assert.equal(
-      (await server.request('GET', `/v1/boards/${other}/chats/${chat.id}`, { token: alice.token })).body.message,
+      (await server.request<ErrorBody>('GET', `/v1/boards/${other}/chats/${chat.id}`, { token: alice.token })).body.message,
       'Chat not found',
     );
     const read = await alice.keyWith(['read']);
-    const denied = await server.request('POST', messagesPath(boardId, chat.id), { token: read.raw_key, body: { content: 'hi' } });
+    const denied = await server.request<ErrorBody>('POST', messagesPath(boardId, chat.id), {
+      token: read.raw_key,
+      body: { content: 'hi' },
+    });
     assert.equal(denied.status, 403);
     assert.equal(denied.body.message, 'Missing required scope: write');
     assert.equal((await server.request('GET', messagesPath(boardId, chat.id), { token: read.raw_key })).status, 200);
@@ -202,7 +206,10 @@ describe('messages: replies', () => {
     const boardId = await server.makeBoard(alice);
     const chat = await makeChat(alice, boardId);
     fake.script({ kind: 'answer', deltas: ['The ', 'answer', '.'], usage: { prompt_tokens: 42, completion_tokens: 3 } });
-    const res = await server.request('POST', messagesPath(boardId, chat.id), { token: alice.token, body: { content: 'What is it?' } });
+    const res = await server.request<MessageCreated>('POST', messagesPath(boardId, chat.id), {
+      token: alice.token,
+      body: { content: 'What is it?' },
+    });
     assert.equal(res.status, 201, res.text);
     assert.equal(res.body.object, 'message');
     const m = res.body.data;
@@ -210,9 +217,9 @@ describe('messages: replies', () => {
     assert.equal(m.role, 'assistant');
     assert.equal(m.content, 'The answer.');
     assert.equal(m.model, 'fake-gpt');
-    assert.deepEqual(m.metadata.usage, { prompt_tokens: 42, completion_tokens: 3, total_tokens: 45 });
-    assert.equal(m.metadata.finish_reason, 'stop');
-    assert.deepEqual(m.metadata.sources, []);
+    assert.deepEqual(m.metadata?.usage, { prompt_tokens: 42, completion_tokens: 3, total_tokens: 45 });
+    assert.equal(m.metadata?.finish_reason, 'stop');
+    assert.deepEqual(m.metadata?.sources, []);
     const sent = fake.requests.at(-1)!.body;
     assert.equal(sent.stream, true);
     assert.deepEqual(sent.stream_options, { include_usage: true });
@@ -226,9 +233,9 @@ describe('messages: replies', () => {
         ['assistant', 'The answer.', 'fake-gpt', false],
       ],
     );
-    const got = await server.request('GET', `/v1/boards/${boardId}/chats/${chat.id}`, { token: alice.token });
+    const got = await server.request<ChatBody>('GET', `/v1/boards/${boardId}/chats/${chat.id}`, { token: alice.token });
     assert.equal(got.body.data.last_message_at, m.created_at);
-    assert.equal(got.body.data.metadata.model, 'fake-gpt');
+    assert.equal(got.body.data.metadata?.model, 'fake-gpt');
   });
 
   test('a streamed reply: deltas concatenate to the stored content, then message.complete', async () => {
@@ -258,8 +265,8 @@ describe('messages: replies', () => {
     assert.match(complete.message.created_at, TIMESTAMP);
     assert.deepEqual(complete.usage, { prompt_tokens: 7, completion_tokens: 5, total_tokens: 12 });
     const stored = (await messages(alice, boardId, chat.id)).at(-1);
-    assert.equal(stored.id, complete.message.id);
-    assert.equal(stored.content, text);
+    assert.equal(stored?.id, complete.message.id);
+    assert.equal(stored?.content, text);
   });
 
   test('a stream that fails mid-way ends with the error event and stores no assistant message; the chat stays usable', async () => {
@@ -361,7 +368,10 @@ describe('messages: replies', () => {
     fake.script({ kind: 'answer', deltas: ['a', 'b', 'c', 'd', 'e'], delayMs: 100 });
     const first = postStream(alice, boardId, chat.id, 'first');
     const res = await first;
-    const second = await server.request('POST', messagesPath(boardId, chat.id), { token: alice.token, body: { content: 'second' } });
+    const second = await server.request<ErrorBody>('POST', messagesPath(boardId, chat.id), {
+      token: alice.token,
+      body: { content: 'second' },
+    });
     assert.equal(second.status, 409, second.text);
     assert.equal(second.body.code, 'conflict');
     const events = await readEvents(res);
@@ -388,11 +398,11 @@ describe('messages: replies', () => {
 describe('messages: context', () => {
   test("the chat's node and the board's notes reach the system prompt", async () => {
     const boardId = await server.makeBoard(alice, { name: 'Garden plans' });
-    const node = await server.request('POST', `/v1/boards/${boardId}/nodes`, {
+    const node = await server.request<NodeBody>('POST', `/v1/boards/${boardId}/nodes`, {
       token: alice.token,
       body: { type: 'note', position: { x: 0, y: 0 }, data: { text: 'Tomatoes need full sun.', label: 'Tomatoes' } },
     });
-    await server.request('POST', `/v1/boards/${boardId}/nodes`, {
+    await server.request<NodeBody>('POST', `/v1/boards/${boardId}/nodes`, {
       token: alice.token,
       body: { type: 'note', position: { x: 0, y: 0 }, data: { text: 'Basil grows well beside tomatoes.' } },
     });

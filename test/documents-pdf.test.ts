@@ -33,12 +33,8 @@ test('a three-page pdf gives chunks with pages 1..3, found by search', async () 
     'Ribosomes build proteins from amino acids.',
   ];
   const { nodeData } = await uploadFile(server, user, board, await pdfWithPages(pages), 'biology.pdf', 'application/pdf');
-  const node = await server.request('POST', `/v1/boards/${board}/nodes`, {
-    token: user.token,
-    body: { type: 'pdf', position: { x: 0, y: 0 }, data: { ...nodeData, label: 'Biology' } },
-  });
-  assert.equal(node.status, 201, node.text);
-  const res = await server.request('POST', `/v1/boards/${board}/documents`, { token: user.token, body: { node_id: node.body.data.id } });
+  const node = await server.makeNode(user, board, { type: 'pdf', data: { ...nodeData, label: 'Biology' } });
+  const res = await server.request('POST', `/v1/boards/${board}/documents`, { token: user.token, body: { node_id: node.id } });
   assert.equal(res.status, 202, res.text);
   const job = await server.waitForJob(res.body.data.id, user.token);
   assert.equal(job.status, 'completed', JSON.stringify(job));
@@ -60,28 +56,20 @@ for (const target of ['node', 'board'] as const) {
     const board = await server.makeBoard(user);
     const pdf = await pdfWithPages(['Read only after the delete.']);
     const { asset, nodeData } = await uploadFile(server, user, board, pdf, 'late.pdf', 'application/pdf');
-    const node = await server.request('POST', `/v1/boards/${board}/nodes`, {
-      token: user.token,
-      body: { type: 'pdf', position: { x: 0, y: 0 }, data: nodeData },
-    });
-    assert.equal(node.status, 201, node.text);
+    const node = await server.makeNode(user, board, { type: 'pdf', data: nodeData });
     // The stored file becomes a named pipe, so the job's read of it waits for the test: the delete
     // lands after the job's own check of its board and node, and before it creates its chunk set.
     const file = path.join(server.config.dataDir, 'files', asset.storage_path);
     fs.rmSync(file);
     execFileSync('mkfifo', [file]);
-    const res = await server.request('POST', `/v1/boards/${board}/documents`, { token: user.token, body: { node_id: node.body.data.id } });
+    const res = await server.request('POST', `/v1/boards/${board}/documents`, { token: user.token, body: { node_id: node.id } });
     assert.equal(res.status, 202, res.text);
     // Opening the pipe for writing returns once the job has opened it for reading.
     const writer = await fs.promises.open(file, 'w');
     try {
-      const deleted = await server.request(
-        'DELETE',
-        target === 'node' ? `/v1/boards/${board}/nodes/${node.body.data.id}` : `/v1/boards/${board}`,
-        {
-          token: user.token,
-        },
-      );
+      const deleted = await server.request('DELETE', target === 'node' ? `/v1/boards/${board}/nodes/${node.id}` : `/v1/boards/${board}`, {
+        token: user.token,
+      });
       assert.equal(deleted.status, 200, deleted.text);
       await writer.writeFile(pdf);
     } finally {

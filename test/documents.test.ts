@@ -1,36 +1,30 @@
 // Vectorize, jobs, chunk listing and deletion, search ranking and filters, tenancy, duplicate.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { MISSING_ID, startServer, TIMESTAMP, type TestServer, type TestUser } from './helpers/harness.js';
+import { before, describe, test } from 'node:test';
+import type { DocumentChunk, DocumentList, DuplicateBody, Job, JobBody, NodeList, SearchBody } from './helpers/api-types.js';
+import { MISSING_ID, type Response, TIMESTAMP, type TestUser, useServer } from './helpers/harness.js';
 
-let server: TestServer;
+const server = useServer({ JOB_POLL_MS: '50' });
 let alice: TestUser;
 let bob: TestUser;
 
 before(async () => {
-  server = await startServer({ JOB_POLL_MS: '50' });
   alice = await server.user();
   bob = await server.user();
 });
-after(() => server.close());
 
-async function vectorize(boardId: string, body: Record<string, unknown>, token = alice.token): Promise<any> {
-  const res = await server.request('POST', `/v1/boards/${boardId}/documents`, { token, body });
+async function vectorize(boardId: string, body: Record<string, unknown>, token = alice.token): Promise<Job> {
+  const res = await server.request<JobBody>('POST', `/v1/boards/${boardId}/documents`, { token, body });
   assert.equal(res.status, 202, res.text);
   return server.waitForJob(res.body.data.id, token);
 }
 
-async function note(boardId: string, text: string, label?: string, token = alice.token): Promise<string> {
-  const res = await server.request('POST', `/v1/boards/${boardId}/nodes`, {
-    token,
-    body: { type: 'note', position: { x: 0, y: 0 }, data: { text, ...(label ? { label } : {}) } },
-  });
-  assert.equal(res.status, 201, res.text);
-  return res.body.data.id;
+async function note(boardId: string, text: string, label?: string, user = alice): Promise<string> {
+  return (await server.makeNode(user, boardId, { data: { text, ...(label ? { label } : {}) } })).id;
 }
 
 const search = (boardId: string, body: Record<string, unknown>, token = alice.token) =>
-  server.request('POST', `/v1/boards/${boardId}/documents/search`, { token, body });
+  server.request<SearchBody>('POST', `/v1/boards/${boardId}/documents/search`, { token, body });
 
 const corpus = {
   volcano: 'Volcanoes erupt when magma rises through the crust. Lava flows and ash clouds follow an eruption.',
@@ -42,7 +36,7 @@ describe('vectorize and jobs', () => {
   test('202 with a processing job, then completed with { chunks }', async () => {
     const board = await server.makeBoard(alice);
     const node = await note(board, corpus.bread, 'Bread notes');
-    const res = await server.request('POST', `/v1/boards/${board}/documents`, {
+    const res = await server.request<JobBody>('POST', `/v1/boards/${board}/documents`, {
       token: alice.token,
       body: { text: corpus.bread, node_id: node },
     });
@@ -60,10 +54,11 @@ describe('vectorize and jobs', () => {
     assert.deepEqual(done.result, { chunks: 1 });
     assert.equal(done.error, null);
 
-    const list = await server.request('GET', `/v1/boards/${board}/documents`, { token: alice.token });
+    const list = await server.request<DocumentList>('GET', `/v1/boards/${board}/documents`, { token: alice.token });
     assert.equal(list.status, 200);
     assert.equal(list.body.data.length, 1);
     const chunk = list.body.data[0];
+    assert.ok(chunk);
     assert.equal(chunk.node_id, node);
     assert.equal(chunk.content, corpus.bread);
     assert.deepEqual(chunk.metadata, { source: 'Bread notes', page: 1, chunkIndex: 0, totalChunks: 1, sourceType: 'note' });
@@ -74,9 +69,9 @@ describe('vectorize and jobs', () => {
     const board = await server.makeBoard(alice);
     await vectorize(board, { text: 'Plain text without a node.' });
     await vectorize(board, { text: 'Another text.', source: 'manual.txt', source_type: 'file' });
-    const list = await server.request('GET', `/v1/boards/${board}/documents?order=asc`, { token: alice.token });
+    const list = await server.request<DocumentList>('GET', `/v1/boards/${board}/documents?order=asc`, { token: alice.token });
     assert.deepEqual(
-      list.body.data.map((c: any) => [c.node_id, c.metadata.source, c.metadata.sourceType]),
+      list.body.data.map((c) => [c.node_id, c.metadata.source, c.metadata.sourceType]),
       [
         [null, 'text', 'text'],
         [null, 'manual.txt', 'file'],
@@ -88,14 +83,18 @@ describe('vectorize and jobs', () => {
     const board = await server.makeBoard(alice);
     const text = Array.from({ length: 200 }, (_, i) => `This is sentence ${i} of a long document about topic ${i % 7}.`).join(' ');
     const done = await vectorize(board, { text });
-    const n = done.result.chunks;
+    const n = done.result?.chunks as number;
     assert.ok(n > 5, `${n} chunks`);
-    const seen: any[] = [];
+    const seen: DocumentChunk[] = [];
     let cursor: string | null = null;
     do {
-      const page: any = await server.request('GET', `/v1/boards/${board}/documents?limit=4${cursor ? `&cursor=${cursor}` : ''}`, {
-        token: alice.token,
-      });
+      const page: Response<DocumentList> = await server.request<DocumentList>(
+        'GET',
+        `/v1/boards/${board}/documents?limit=4${cursor ? `&cursor=${cursor}` : ''}`,
+        {
+          token: alice.token,
+        },
+      );
       assert.equal(page.status, 200, page.text);
       seen.push(...page.body.data);
       cursor = page.body.cursor;
@@ -112,16 +111,16 @@ describe('vectorize and jobs', () => {
     const board = await server.makeBoard(alice);
     const node = await note(board, 'x');
     for (const body of [{ node_id: node }, { text: '   ' }, { text: '' }, { text: 'a', extra: 1 }, {}]) {
-      const res = await server.request('POST', `/v1/boards/${board}/documents`, { token: alice.token, body });
+      const res = await server.request<JobBody>('POST', `/v1/boards/${board}/documents`, { token: alice.token, body });
       assert.equal(res.status, 400, `${JSON.stringify(body)}: ${res.text}`);
     }
-    const missing = await server.request('POST', `/v1/boards/${board}/documents`, {
+    const missing = await server.request<JobBody>('POST', `/v1/boards/${board}/documents`, {
       token: alice.token,
       body: { text: 'a', node_id: MISSING_ID },
     });
     assert.equal(missing.status, 404);
     const other = await server.makeBoard(alice);
-    const foreignNode = await server.request('POST', `/v1/boards/${other}/documents`, {
+    const foreignNode = await server.request<JobBody>('POST', `/v1/boards/${other}/documents`, {
       token: alice.token,
       body: { text: 'a', node_id: node },
     });
@@ -130,7 +129,10 @@ describe('vectorize and jobs', () => {
 
   test("another user's job is 404; an unknown job is 404", async () => {
     const board = await server.makeBoard(alice);
-    const res = await server.request('POST', `/v1/boards/${board}/documents`, { token: alice.token, body: { text: 'private text' } });
+    const res = await server.request<JobBody>('POST', `/v1/boards/${board}/documents`, {
+      token: alice.token,
+      body: { text: 'private text' },
+    });
     assert.equal((await server.request('GET', `/v1/jobs/${res.body.data.id}`, { token: bob.token })).status, 404);
     assert.equal((await server.request('GET', `/v1/jobs/${MISSING_ID}`, { token: alice.token })).status, 404);
   });
@@ -162,9 +164,9 @@ describe('search', () => {
       const res = await search(board, { query });
       assert.equal(res.status, 200, res.text);
       assert.deepEqual(Object.keys(res.body).sort(), ['cursor', 'data', 'has_more', 'object']);
-      assert.equal(res.body.data[0].node_id, nodes[expected], query);
-      assert.deepEqual(Object.keys(res.body.data[0]).sort(), ['content', 'id', 'metadata', 'node_id', 'score']);
-      const scores = res.body.data.map((h: any) => h.score);
+      assert.equal(res.body.data[0]?.node_id, nodes[expected], query);
+      assert.deepEqual(Object.keys(res.body.data[0] ?? {}).sort(), ['content', 'id', 'metadata', 'node_id', 'score']);
+      const scores = res.body.data.map((h) => h.score);
       assert.deepEqual(
         scores,
         [...scores].sort((a, b) => b - a),
@@ -181,25 +183,25 @@ describe('search', () => {
     // The local model's cosines are those of sparse term vectors: a good match of a short query is about 0.1 to 0.4.
     const strict = await search(board, { query: 'volcano eruption lava', threshold: 0.1 });
     assert.deepEqual(
-      strict.body.data.map((h: any) => h.node_id),
+      strict.body.data.map((h) => h.node_id),
       [nodes.volcano],
     );
-    assert.ok(strict.body.data[0].score >= 0.1);
+    assert.ok((strict.body.data[0]?.score ?? Number.NaN) >= 0.1);
     const first = await search(board, { query: 'volcano lava bread football', threshold: -1, limit: 2 });
     assert.equal(first.body.data.length, 2);
     assert.equal(first.body.has_more, true);
     const second = await search(board, { query: 'volcano lava bread football', threshold: -1, limit: 2, cursor: first.body.cursor });
     assert.equal(second.status, 200, second.text);
     assert.deepEqual(
-      [...first.body.data, ...second.body.data].map((h: any) => h.id),
-      all.body.data.map((h: any) => h.id),
+      [...first.body.data, ...second.body.data].map((h) => h.id),
+      all.body.data.map((h) => h.id),
     );
     assert.equal(second.body.has_more, false);
     const foreignCursor = await search(board, { query: 'another query', cursor: first.body.cursor });
     assert.equal(foreignCursor.status, 400);
     assert.equal((await search(board, { query: 'x', cursor: 'garbage' })).status, 400);
     const filtered = await search(board, { query: 'volcano', threshold: -1, node_ids: [nodes.bread, nodes.football] });
-    assert.deepEqual(new Set(filtered.body.data.map((h: any) => h.node_id)), new Set([nodes.bread, nodes.football]));
+    assert.deepEqual(new Set(filtered.body.data.map((h) => h.node_id)), new Set([nodes.bread, nodes.football]));
   });
 
   test('bounds: query 1..2000, limit 1..100, threshold -1..1, node_ids at most 100', async () => {
@@ -228,7 +230,7 @@ describe('search', () => {
     assert.equal(own.body.data.length, 1, "Bob's search never returns Alice's chunks");
     const mine = await search(board, { query: 'volcano lava', threshold: -1, limit: 100 });
     assert.ok(
-      mine.body.data.every((h: any) => Object.values(nodes).includes(h.node_id)),
+      mine.body.data.every((h) => Object.values<string | null>(nodes).includes(h.node_id)),
       "Alice's search never returns Bob's chunks",
     );
 
@@ -237,7 +239,7 @@ describe('search', () => {
     const seen = await search(shared, { query: 'glaciers' }, bob.token);
     assert.equal(seen.status, 200);
     assert.equal(seen.body.data.length, 1);
-    const write = await server.request('POST', `/v1/boards/${shared}/documents`, { token: bob.token, body: { text: 'x' } });
+    const write = await server.request<JobBody>('POST', `/v1/boards/${shared}/documents`, { token: bob.token, body: { text: 'x' } });
     assert.equal(write.status, 403);
   });
 });
@@ -251,10 +253,10 @@ describe('chunk lifecycle', () => {
     await vectorize(board, { text: 'Text about bananas.', node_id: b });
     const long = Array.from({ length: 60 }, (_, i) => `Second version sentence ${i} about pears.`).join(' ');
     const done = await vectorize(board, { text: long, node_id: a });
-    const listA = await server.request('GET', `/v1/boards/${board}/documents?node_id=${a}&limit=100`, { token: alice.token });
-    assert.equal(listA.body.data.length, done.result.chunks);
-    assert.ok(listA.body.data.every((c: any) => c.content.includes('pears')));
-    const listB = await server.request('GET', `/v1/boards/${board}/documents?node_id=${b}`, { token: alice.token });
+    const listA = await server.request<DocumentList>('GET', `/v1/boards/${board}/documents?node_id=${a}&limit=100`, { token: alice.token });
+    assert.equal(listA.body.data.length, done.result?.chunks);
+    assert.ok(listA.body.data.every((c) => c.content.includes('pears')));
+    const listB = await server.request<DocumentList>('GET', `/v1/boards/${board}/documents?node_id=${b}`, { token: alice.token });
     assert.equal(listB.body.data.length, 1);
   });
 
@@ -265,15 +267,15 @@ describe('chunk lifecycle', () => {
     await vectorize(board, { text: 'Chunk of node a.', node_id: a });
     await vectorize(board, { text: 'Chunk of node b.', node_id: b });
     assert.equal((await server.request('DELETE', `/v1/boards/${board}/nodes/${a}`, { token: alice.token })).status, 200);
-    let list = await server.request('GET', `/v1/boards/${board}/documents`, { token: alice.token });
+    let list = await server.request<DocumentList>('GET', `/v1/boards/${board}/documents`, { token: alice.token });
     assert.deepEqual(
-      list.body.data.map((c: any) => c.node_id),
+      list.body.data.map((c) => c.node_id),
       [b],
     );
     const del = await server.request('DELETE', `/v1/boards/${board}/documents?node_id=${b}`, { token: alice.token });
     assert.equal(del.status, 200, del.text);
     assert.deepEqual(del.body, { object: 'document', data: { id: b, deleted: true, chunks: 1 } });
-    list = await server.request('GET', `/v1/boards/${board}/documents`, { token: alice.token });
+    list = await server.request<DocumentList>('GET', `/v1/boards/${board}/documents`, { token: alice.token });
     assert.equal(list.body.data.length, 0);
     assert.equal((await server.request('DELETE', `/v1/boards/${board}/documents?node_id=${a}`, { token: alice.token })).status, 404);
     assert.equal((await server.request('DELETE', `/v1/boards/${board}/documents`, { token: alice.token })).status, 400);
@@ -284,16 +286,16 @@ describe('chunk lifecycle', () => {
     const a = await note(board, 'a');
     await vectorize(board, { text: 'Duplicated knowledge about comets.', node_id: a });
     await vectorize(board, { text: 'Loose text about asteroids.' });
-    const dup = await server.request('POST', `/v1/boards/${board}/duplicate`, { token: alice.token });
+    const dup = await server.request<DuplicateBody>('POST', `/v1/boards/${board}/duplicate`, { token: alice.token });
     assert.equal(dup.status, 201, dup.text);
     const copy = dup.body.data.id;
-    const nodes = await server.request('GET', `/v1/boards/${copy}/nodes`, { token: alice.token });
-    const newA = nodes.body.data[0].id;
+    const nodes = await server.request<NodeList>('GET', `/v1/boards/${copy}/nodes`, { token: alice.token });
+    const newA = nodes.body.data[0]?.id;
     assert.notEqual(newA, a);
     const hits = await search(copy, { query: 'comets', threshold: -1 });
-    assert.deepEqual(hits.body.data.map((h: any) => h.node_id).sort(), [newA, null].sort());
+    assert.deepEqual(hits.body.data.map((h) => h.node_id).sort(), [newA, null].sort());
     const originals = await search(board, { query: 'comets', threshold: -1 });
-    assert.equal(new Set([...hits.body.data, ...originals.body.data].map((h: any) => h.id)).size, 4, 'new chunk ids');
+    assert.equal(new Set([...hits.body.data, ...originals.body.data].map((h) => h.id)).size, 4, 'new chunk ids');
     assert.equal((await server.request('DELETE', `/v1/boards/${copy}`, { token: alice.token })).status, 200);
     const left = await server.database.db.selectFrom('document_chunks').select('id').where('board_id', '=', copy).execute();
     assert.equal(left.length, 0);

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import type { NodeInput } from './helpers/api-types.js';
 import { startServer, type TestServer, type TestUser } from './helpers/harness.js';
 import { makePdf, PNG, uploadFile } from './helpers/assets.js';
 
@@ -40,7 +41,7 @@ async function inWaves<T>(count: number, task: (i: number) => Promise<T>): Promi
 
 const assets: Record<'pdf' | 'image', Record<string, unknown>> = { pdf: {}, image: {} };
 
-function nodeBody(i: number): { type: string; data: Record<string, unknown> } {
+function nodeBody(i: number): { type: NodeInput['type']; data: Record<string, unknown> } {
   const common = { idx: i, label: `node ${i}`, width: 100 + (i % 7) };
   switch (i % 6) {
     case 0:
@@ -140,13 +141,14 @@ test('duplicating a board of 500 nodes and 1,000 edges copies the graph exactly'
     // After the first ROOTS nodes, most nodes get a parent from an earlier wave.
     const earlier = i - (i % CONCURRENCY);
     const parent = i >= ROOTS && i % 5 !== 0 ? ids[rand(earlier)] : undefined;
-    const res = await server.request('POST', `/v1/boards/${boardId}/nodes`, {
-      token: alice.token,
-      body: { type, position: { x: i * 10, y: -i * 3.5 }, data, ...(parent ? { parent_node_id: parent } : {}) },
+    const node = await server.makeNode(alice, boardId, {
+      type,
+      position: { x: i * 10, y: -i * 3.5 },
+      data,
+      ...(parent ? { parent_node_id: parent } : {}),
     });
-    assert.equal(res.status, 201, res.text);
-    ids[i] = res.body.data.id;
-    return res.body.data;
+    ids[i] = node.id;
+    return node;
   });
   assert.equal(nodes.length, NODES);
   const parented = nodes.filter((n) => n.parent_node_id !== null).length;

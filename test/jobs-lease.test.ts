@@ -41,7 +41,7 @@ describe('leases', () => {
       assert.deepEqual(a.result, { chunks: 1 });
       const b = await server.waitForJob(exhausted, user.token);
       assert.equal(b.status, 'failed');
-      assert.match(b.error, /interrupted 2 times/);
+      assert.match(b.error ?? '', /interrupted 2 times/);
       const rows = await db.selectFrom('jobs').select(['payload', 'lease_until']).where('id', 'in', [recovered, exhausted]).execute();
       assert.ok(
         rows.every((r) => r.payload === null && r.lease_until === null),

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startFakeEmbeddings, type FakeEmbeddings } from './helpers/fake-embeddings.js';
+import type { DocumentList, ErrorBody, JobBody, SearchBody } from './helpers/api-types.js';
 import { startServer, type TestServer, type TestUser } from './helpers/harness.js';
 
 const DIMS = 8;
@@ -14,10 +15,10 @@ before(async () => {
 after(() => fake.close());
 
 describe('jobs with the openai embedder', () => {
-  let server: TestServer;
+  let server: TestServer<unknown>;
   let user: TestUser;
   before(async () => {
-    server = await startServer({
+    server = await startServer<unknown>({
       EMBEDDINGS_PROVIDER: 'openai',
       OPENAI_BASE_URL: fake.url,
       OPENAI_API_KEY: 'sk-test',
@@ -36,7 +37,7 @@ describe('jobs with the openai embedder', () => {
     const board = await server.makeBoard(user);
     fake.batches.length = 0;
     const text = Array.from({ length: 8 }, (_, i) => `Sentence ${i} has enough words to fill most of one chunk here.`).join(' ');
-    const res = await server.request('POST', `/v1/boards/${board}/documents`, { token: user.token, body: { text } });
+    const res = await server.request<JobBody>('POST', `/v1/boards/${board}/documents`, { token: user.token, body: { text } });
     assert.equal(res.status, 202);
     const job = await server.waitForJob(res.body.data.id, user.token);
     assert.equal(job.status, 'completed', JSON.stringify(job));
@@ -46,9 +47,9 @@ describe('jobs with the openai embedder', () => {
       [3, 3, 2],
     );
     assert.ok(fake.batches.every((b) => b.model === 'fake-embed' && b.auth === 'Bearer sk-test'));
-    const list = await server.request('GET', `/v1/boards/${board}/documents?limit=100`, { token: user.token });
-    assert.ok(list.body.data.every((c: any) => c.model === 'fake-embed'));
-    const hits = await server.request('POST', `/v1/boards/${board}/documents/search`, {
+    const list = await server.request<DocumentList>('GET', `/v1/boards/${board}/documents?limit=100`, { token: user.token });
+    assert.ok(list.body.data.every((c) => c.model === 'fake-embed'));
+    const hits = await server.request<SearchBody>('POST', `/v1/boards/${board}/documents/search`, {
       token: user.token,
       body: { query: 'Sentence words', limit: 3 },
     });
@@ -58,31 +59,37 @@ describe('jobs with the openai embedder', () => {
 
   test('a provider failure fails the job with a useful error and leaves no chunks; vector search answers 502, keyword search still works', async () => {
     const board = await server.makeBoard(user);
-    const written = await server.request('POST', `/v1/boards/${board}/documents`, {
+    const written = await server.request<JobBody>('POST', `/v1/boards/${board}/documents`, {
       token: user.token,
       body: { text: 'Earlier text about glaciers.' },
     });
     assert.equal((await server.waitForJob(written.body.data.id, user.token)).status, 'completed');
     fake.failing = true;
     try {
-      const res = await server.request('POST', `/v1/boards/${board}/documents`, { token: user.token, body: { text: 'Some text.' } });
+      const res = await server.request<JobBody>('POST', `/v1/boards/${board}/documents`, {
+        token: user.token,
+        body: { text: 'Some text.' },
+      });
       const job = await server.waitForJob(res.body.data.id, user.token);
       assert.equal(job.status, 'failed');
       assert.equal(job.result, null);
-      assert.match(job.error, /embedding provider answered 500/);
-      const list = await server.request('GET', `/v1/boards/${board}/documents`, { token: user.token });
+      assert.match(job.error ?? '', /embedding provider answered 500/);
+      const list = await server.request<DocumentList>('GET', `/v1/boards/${board}/documents`, { token: user.token });
       assert.equal(list.body.data.length, 1, 'only the earlier chunk');
-      const search = await server.request('POST', `/v1/boards/${board}/documents/search`, { token: user.token, body: { query: 'x' } });
+      const search = await server.request<ErrorBody>('POST', `/v1/boards/${board}/documents/search`, {
+        token: user.token,
+        body: { query: 'x' },
+      });
       assert.equal(search.status, 502);
       assert.equal(search.body.code, 'upstream_error');
-      const keyword = await server.request('POST', `/v1/boards/${board}/documents/search`, {
+      const keyword = await server.request<SearchBody>('POST', `/v1/boards/${board}/documents/search`, {
         token: user.token,
         body: { query: 'glaciers', mode: 'keyword' },
       });
       assert.equal(keyword.status, 200, keyword.text);
       assert.equal(keyword.body.data.length, 1);
       // A board without chunks answers at once, without asking the provider.
-      const empty = await server.request('POST', `/v1/boards/${await server.makeBoard(user)}/documents/search`, {
+      const empty = await server.request<SearchBody>('POST', `/v1/boards/${await server.makeBoard(user)}/documents/search`, {
         token: user.token,
         body: { query: 'x' },
       });

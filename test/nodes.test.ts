@@ -1,35 +1,31 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { makePdf, PNG, uploadFile } from './helpers/assets.js';
-import { isErrorEnvelope, MISSING_ID, startServer, type TestServer, type TestUser, TIMESTAMP } from './helpers/harness.js';
+import type { BoardBody, Deleted, EdgeBody, ErrorBody, Node, NodeBody, NodeInput, NodeList } from './helpers/api-types.js';
+import { isErrorEnvelope, MISSING_ID, type Response, type TestUser, TIMESTAMP, useServer } from './helpers/harness.js';
 
-let server: TestServer;
+const server = useServer();
 let alice: TestUser;
 let bob: TestUser;
 
 before(async () => {
-  server = await startServer();
   alice = await server.user();
   bob = await server.user();
 });
-after(() => server.close());
 
 const NODE_FIELDS = ['created_at', 'id', 'node_data', 'node_type', 'parent_node_id', 'position_x', 'position_y', 'updated_at'];
 
 const makeBoard = (user: TestUser, extra?: Record<string, unknown>) => server.makeBoard(user, extra);
 
-function postNode(token: string, boardId: string, body: unknown) {
-  return server.request('POST', `/v1/boards/${boardId}/nodes`, { token, body });
+function postNode<T = NodeBody>(token: string, boardId: string, body: unknown) {
+  return server.request<T>('POST', `/v1/boards/${boardId}/nodes`, { token, body });
 }
 
-async function makeNode(token: string, boardId: string, body: Record<string, unknown> = {}): Promise<any> {
-  const res = await postNode(token, boardId, { type: 'note', position: { x: 0, y: 0 }, data: { text: 'hi' }, ...body });
-  assert.equal(res.status, 201, res.text);
-  return res.body.data;
-}
+const makeNode = (user: TestUser, boardId: string, body: Partial<NodeInput> = {}): Promise<Node> =>
+  server.makeNode(user, boardId, { data: { text: 'hi' }, ...body });
 
-function assert400(res: { status: number; body: any; text: string }, pattern: RegExp): void {
+function assert400(res: Response<unknown>, pattern: RegExp): void {
   assert.equal(res.status, 400, res.text);
   assert.ok(isErrorEnvelope(res.body, 400));
   assert.equal(res.body.code, 'invalid_request');
@@ -76,21 +72,21 @@ describe('nodes: create', () => {
 
   test('unknown data keys are kept; a parent of the same board is accepted', async () => {
     const boardId = await makeBoard(alice);
-    const parent = await makeNode(alice.token, boardId);
+    const parent = await makeNode(alice, boardId);
     const data = { text: 'x', width: 320, color: '#fff', nested: { a: [1, 2, { b: null }] } };
-    const child = await makeNode(alice.token, boardId, { data, parent_node_id: parent.id });
+    const child = await makeNode(alice, boardId, { data, parent_node_id: parent.id });
     assert.deepEqual(child.node_data, data);
     assert.equal(child.parent_node_id, parent.id);
-    const explicitNull = await makeNode(alice.token, boardId, { parent_node_id: null });
+    const explicitNull = await makeNode(alice, boardId, { parent_node_id: null });
     assert.equal(explicitNull.parent_node_id, null);
   });
 
   test('a node write bumps the board updated_at', async () => {
     const boardId = await makeBoard(alice);
-    const before = (await server.request('GET', `/v1/boards/${boardId}`, { token: alice.token })).body.data.updated_at;
+    const before = (await server.request<BoardBody>('GET', `/v1/boards/${boardId}`, { token: alice.token })).body.data.updated_at;
     await sleep(5);
-    await makeNode(alice.token, boardId);
-    const afterWrite = (await server.request('GET', `/v1/boards/${boardId}`, { token: alice.token })).body.data.updated_at;
+    await makeNode(alice, boardId);
+    const afterWrite = (await server.request<BoardBody>('GET', `/v1/boards/${boardId}`, { token: alice.token })).body.data.updated_at;
     assert.ok(afterWrite > before);
   });
 
@@ -109,7 +105,7 @@ describe('nodes: create', () => {
     assert400(await postNode(alice.token, boardId, { ...ok, data: [] }), /data/);
     assert400(await postNode(alice.token, boardId, { ...ok, data: 'text' }), /data/);
     assert400(await postNode(alice.token, boardId, { ...ok, parent_node_id: 'nope' }), /parent_node_id/);
-    const raw = await server.request('POST', `/v1/boards/${boardId}/nodes`, {
+    const raw = await server.request<NodeBody>('POST', `/v1/boards/${boardId}/nodes`, {
       token: alice.token,
       raw: '{"type":',
       headers: { 'content-type': 'application/json' },
@@ -152,7 +148,7 @@ describe('nodes: create', () => {
     const post = (type: string, data: unknown) => postNode(alice.token, boardId, { type, position: { x: 0, y: 0 }, data });
     const longest = await post('note', { text: 'é'.repeat(100_000) });
     assert.equal(longest.status, 201);
-    assert.equal(longest.body.data.node_data.text.length, 100_000);
+    assert.equal((longest.body.data.node_data.text as string).length, 100_000);
     // Code points count, not UTF-16 units: 100,000 emoji are 100,000 characters.
     assert.equal((await post('note', { text: '😀'.repeat(100_000) })).status, 201);
     assert400(await post('note', { text: 'a'.repeat(100_001) }), /data\.text is longer than 100000 characters/);
@@ -176,7 +172,7 @@ describe('nodes: create', () => {
   test('parent must be a node of the same board', async () => {
     const boardId = await makeBoard(alice);
     const otherBoard = await makeBoard(alice);
-    const foreign = await makeNode(alice.token, otherBoard);
+    const foreign = await makeNode(alice, otherBoard);
     assert400(
       await postNode(alice.token, boardId, { type: 'note', position: { x: 0, y: 0 }, data: { text: '' }, parent_node_id: foreign.id }),
       /parent_node_id is not a node of this board/,
@@ -186,7 +182,7 @@ describe('nodes: create', () => {
       /parent_node_id/,
     );
     // nothing was written by the failed attempts
-    const list = await server.request('GET', `/v1/boards/${boardId}/nodes`, { token: alice.token });
+    const list = await server.request<NodeList>('GET', `/v1/boards/${boardId}/nodes`, { token: alice.token });
     assert.deepEqual(list.body.data, []);
   });
 });
@@ -195,102 +191,107 @@ describe('nodes: list and get', () => {
   test('pagination across pages with inserts between pages, exact has_more', async () => {
     const boardId = await makeBoard(alice);
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push((await makeNode(alice.token, boardId, { data: { text: `n${i}` } })).id);
+    for (let i = 0; i < 5; i++) ids.push((await makeNode(alice, boardId, { data: { text: `n${i}` } })).id);
     const url = `/v1/boards/${boardId}/nodes`;
-    const p1 = await server.request('GET', `${url}?limit=2`, { token: alice.token });
+    const p1 = await server.request<NodeList>('GET', `${url}?limit=2`, { token: alice.token });
     assert.equal(p1.status, 200);
     assert.equal(p1.body.object, 'list');
     assert.deepEqual(
-      p1.body.data.map((n: any) => n.node_data.text),
+      p1.body.data.map((n) => n.node_data.text),
       ['n4', 'n3'],
     );
-    assert.deepEqual(Object.keys(p1.body.data[0]).sort(), NODE_FIELDS);
+    assert.deepEqual(Object.keys(p1.body.data[0] ?? {}).sort(), NODE_FIELDS);
     assert.equal(p1.body.has_more, true);
-    await makeNode(alice.token, boardId, { data: { text: 'late' } });
-    const p2 = await server.request('GET', `${url}?limit=2&cursor=${p1.body.cursor}`, { token: alice.token });
+    await makeNode(alice, boardId, { data: { text: 'late' } });
+    const p2 = await server.request<NodeList>('GET', `${url}?limit=2&cursor=${p1.body.cursor}`, { token: alice.token });
     assert.deepEqual(
-      p2.body.data.map((n: any) => n.node_data.text),
+      p2.body.data.map((n) => n.node_data.text),
       ['n2', 'n1'],
     );
     assert.equal(p2.body.has_more, true);
-    const p3 = await server.request('GET', `${url}?limit=2&cursor=${p2.body.cursor}`, { token: alice.token });
+    const p3 = await server.request<NodeList>('GET', `${url}?limit=2&cursor=${p2.body.cursor}`, { token: alice.token });
     assert.deepEqual(
-      p3.body.data.map((n: any) => n.node_data.text),
+      p3.body.data.map((n) => n.node_data.text),
       ['n0'],
     );
     assert.equal(p3.body.has_more, false);
     assert.equal(p3.body.cursor, null);
     // exactly a full last page: has_more is false, not a wasted empty page
-    const asc = await server.request('GET', `${url}?limit=3&order=asc`, { token: alice.token });
+    const asc = await server.request<NodeList>('GET', `${url}?limit=3&order=asc`, { token: alice.token });
     assert.deepEqual(
-      asc.body.data.map((n: any) => n.node_data.text),
+      asc.body.data.map((n) => n.node_data.text),
       ['n0', 'n1', 'n2'],
     );
     assert.equal(asc.body.has_more, true);
-    const asc2 = await server.request('GET', `${url}?limit=3&cursor=${asc.body.cursor}`, { token: alice.token });
+    const asc2 = await server.request<NodeList>('GET', `${url}?limit=3&cursor=${asc.body.cursor}`, { token: alice.token });
     assert.deepEqual(
-      asc2.body.data.map((n: any) => n.node_data.text),
+      asc2.body.data.map((n) => n.node_data.text),
       ['n3', 'n4', 'late'],
     );
     assert.equal(asc2.body.has_more, false);
     assert.equal(asc2.body.cursor, null);
-    const defaultPage = await server.request('GET', url, { token: alice.token });
+    const defaultPage = await server.request<NodeList>('GET', url, { token: alice.token });
     assert.equal(defaultPage.body.data.length, 6);
-    assert.equal(defaultPage.body.data[0].node_data.text, 'late');
+    assert.equal(defaultPage.body.data[0]?.node_data.text, 'late');
   });
 
   test('type filter (youtube reads as video) with cursors scoped to board and filter', async () => {
     const boardId = await makeBoard(alice);
     for (let i = 0; i < 3; i++) {
-      await makeNode(alice.token, boardId, { type: 'video', data: { url: `https://youtu.be/${i}` } });
-      await makeNode(alice.token, boardId, { data: { text: `t${i}` } });
+      await makeNode(alice, boardId, { type: 'video', data: { url: `https://youtu.be/${i}` } });
+      await makeNode(alice, boardId, { data: { text: `t${i}` } });
     }
     const url = `/v1/boards/${boardId}/nodes`;
-    const videos = await server.request('GET', `${url}?type=video&limit=2`, { token: alice.token });
+    const videos = await server.request<NodeList>('GET', `${url}?type=video&limit=2`, { token: alice.token });
     assert.deepEqual(
-      videos.body.data.map((n: any) => n.node_data.url),
+      videos.body.data.map((n) => n.node_data.url),
       ['https://youtu.be/2', 'https://youtu.be/1'],
     );
     assert.equal(videos.body.has_more, true);
-    const alias = await server.request('GET', `${url}?type=youtube&limit=2&cursor=${videos.body.cursor}`, { token: alice.token });
+    const alias = await server.request<NodeList>('GET', `${url}?type=youtube&limit=2&cursor=${videos.body.cursor}`, { token: alice.token });
     assert.deepEqual(
-      alias.body.data.map((n: any) => n.node_data.url),
+      alias.body.data.map((n) => n.node_data.url),
       ['https://youtu.be/0'],
     );
     assert.equal(alias.body.has_more, false);
-    const notes = await server.request('GET', `${url}?type=note&limit=10`, { token: alice.token });
+    const notes = await server.request<NodeList>('GET', `${url}?type=note&limit=10`, { token: alice.token });
     assert.equal(notes.body.data.length, 3);
-    assert.ok(notes.body.data.every((n: any) => n.node_type === 'note'));
-    assert.deepEqual((await server.request('GET', `${url}?type=pdf`, { token: alice.token })).body.data, []);
+    assert.ok(notes.body.data.every((n) => n.node_type === 'note'));
+    assert.deepEqual((await server.request<NodeList>('GET', `${url}?type=pdf`, { token: alice.token })).body.data, []);
     // a cursor of another filter or another board is refused
-    assert400(await server.request('GET', `${url}?type=note&cursor=${videos.body.cursor}`, { token: alice.token }), /cursor/);
-    assert400(await server.request('GET', `${url}?cursor=${videos.body.cursor}`, { token: alice.token }), /cursor/);
+    assert400(await server.request<NodeList>('GET', `${url}?type=note&cursor=${videos.body.cursor}`, { token: alice.token }), /cursor/);
+    assert400(await server.request<NodeList>('GET', `${url}?cursor=${videos.body.cursor}`, { token: alice.token }), /cursor/);
     const otherBoard = await makeBoard(alice);
     assert400(
-      await server.request('GET', `/v1/boards/${otherBoard}/nodes?type=video&cursor=${videos.body.cursor}`, { token: alice.token }),
+      await server.request<NodeList>('GET', `/v1/boards/${otherBoard}/nodes?type=video&cursor=${videos.body.cursor}`, {
+        token: alice.token,
+      }),
       /cursor/,
     );
-    assert400(await server.request('GET', `${url}?type=video&order=asc&cursor=${videos.body.cursor}`, { token: alice.token }), /cursor/);
-    assert400(await server.request('GET', `${url}?cursor=garbage`, { token: alice.token }), /cursor/);
-    assert400(await server.request('GET', `${url}?type=folder`, { token: alice.token }), /type/);
-    assert400(await server.request('GET', `${url}?limit=0`, { token: alice.token }), /limit/);
-    assert400(await server.request('GET', `${url}?limit=101`, { token: alice.token }), /limit/);
-    assert400(await server.request('GET', `${url}?sort=asc`, { token: alice.token }), /sort is not a recognised query parameter/);
+    assert400(
+      await server.request<NodeList>('GET', `${url}?type=video&order=asc&cursor=${videos.body.cursor}`, { token: alice.token }),
+      /cursor/,
+    );
+    assert400(await server.request<NodeList>('GET', `${url}?cursor=garbage`, { token: alice.token }), /cursor/);
+    assert400(await server.request<NodeList>('GET', `${url}?type=folder`, { token: alice.token }), /type/);
+    assert400(await server.request<NodeList>('GET', `${url}?limit=0`, { token: alice.token }), /limit/);
+    assert400(await server.request<NodeList>('GET', `${url}?limit=101`, { token: alice.token }), /limit/);
+    assert400(await server.request<NodeList>('GET', `${url}?sort=asc`, { token: alice.token }), /sort is not a recognised query parameter/);
   });
 
   test('get one; unknown and malformed ids are 404', async () => {
     const boardId = await makeBoard(alice);
-    const n = await makeNode(alice.token, boardId, { type: 'url', position: { x: 1, y: 2 }, data: { url: 'https://e.com', label: 'E' } });
-    const got = await server.request('GET', `/v1/boards/${boardId}/nodes/${n.id}`, { token: alice.token });
+    const n = await makeNode(alice, boardId, { type: 'url', position: { x: 1, y: 2 }, data: { url: 'https://e.com', label: 'E' } });
+    const got = await server.request<NodeBody>('GET', `/v1/boards/${boardId}/nodes/${n.id}`, { token: alice.token });
     assert.equal(got.status, 200);
     assert.deepEqual(got.body, { object: 'node', data: n });
     for (const id of [MISSING_ID, 'not-a-uuid']) {
-      const res = await server.request('GET', `/v1/boards/${boardId}/nodes/${id}`, { token: alice.token });
+      const res = await server.request<NodeBody>('GET', `/v1/boards/${boardId}/nodes/${id}`, { token: alice.token });
       assert.equal(res.status, 404);
       assert.ok(isErrorEnvelope(res.body, 404));
     }
     assert.equal(
-      (await server.request('GET', `/v1/boards/${boardId}/nodes/${MISSING_ID}`, { token: alice.token })).body.message,
+      (await server.request<ErrorBody>('GET', `/v1/boards/${boardId}/nodes/${MISSING_ID}`, { token: alice.token })).body.message,
       'Node not found',
     );
   });
@@ -299,9 +300,9 @@ describe('nodes: list and get', () => {
 describe('nodes: update', () => {
   test('position, shallow data merge with null removal, updated_at', async () => {
     const boardId = await makeBoard(alice);
-    const n = await makeNode(alice.token, boardId, { data: { text: 'a', label: 'L', color: 'red', width: 100 } });
+    const n = await makeNode(alice, boardId, { data: { text: 'a', label: 'L', color: 'red', width: 100 } });
     await sleep(5);
-    const res = await server.request('PATCH', `/v1/boards/${boardId}/nodes/${n.id}`, {
+    const res = await server.request<NodeBody>('PATCH', `/v1/boards/${boardId}/nodes/${n.id}`, {
       token: alice.token,
       body: { position: { x: 5, y: 6 }, data: { text: 'b', color: null, height: 50 } },
     });
@@ -314,20 +315,21 @@ describe('nodes: update', () => {
     assert.equal(u.created_at, n.created_at);
     assert.ok(u.updated_at > n.updated_at);
     // only the given fields change
-    const moved = await server.request('PATCH', `/v1/boards/${boardId}/nodes/${n.id}`, {
+    const moved = await server.request<NodeBody>('PATCH', `/v1/boards/${boardId}/nodes/${n.id}`, {
       token: alice.token,
       body: { position: { x: 0, y: 0 } },
     });
     assert.deepEqual(moved.body.data.node_data, u.node_data);
-    const got = await server.request('GET', `/v1/boards/${boardId}/nodes/${n.id}`, { token: alice.token });
+    const got = await server.request<NodeBody>('GET', `/v1/boards/${boardId}/nodes/${n.id}`, { token: alice.token });
     assert.deepEqual(got.body.data, moved.body.data);
   });
 
   test('required keys must stay valid after the merge', async () => {
     const boardId = await makeBoard(alice);
-    const note = await makeNode(alice.token, boardId);
-    const link = await makeNode(alice.token, boardId, { type: 'url', data: { url: 'https://e.com' } });
-    const patch = (id: string, body: unknown) => server.request('PATCH', `/v1/boards/${boardId}/nodes/${id}`, { token: alice.token, body });
+    const note = await makeNode(alice, boardId);
+    const link = await makeNode(alice, boardId, { type: 'url', data: { url: 'https://e.com' } });
+    const patch = (id: string, body: unknown) =>
+      server.request<NodeBody>('PATCH', `/v1/boards/${boardId}/nodes/${id}`, { token: alice.token, body });
     assert400(await patch(note.id, { data: { text: null } }), /data\.text is required/);
     assert400(await patch(link.id, { data: { url: null } }), /data\.url is required/);
     assert400(await patch(link.id, { data: { url: 'file:///etc/passwd' } }), /data\.url/);
@@ -337,20 +339,21 @@ describe('nodes: update', () => {
     assert400(await patch(link.id, {}), /body/);
     assert400(await patch(link.id, { position: { x: 'a', y: 0 } }), /position\.x/);
     // the failed attempts changed nothing
-    const got = await server.request('GET', `/v1/boards/${boardId}/nodes/${link.id}`, { token: alice.token });
+    const got = await server.request<NodeBody>('GET', `/v1/boards/${boardId}/nodes/${link.id}`, { token: alice.token });
     assert.deepEqual(got.body.data, link);
   });
 
   test('parent: set, detach, other board, self and longer cycles', async () => {
     const boardId = await makeBoard(alice);
-    const [a, b, c] = [await makeNode(alice.token, boardId), await makeNode(alice.token, boardId), await makeNode(alice.token, boardId)];
-    const patch = (id: string, body: unknown) => server.request('PATCH', `/v1/boards/${boardId}/nodes/${id}`, { token: alice.token, body });
+    const [a, b, c] = [await makeNode(alice, boardId), await makeNode(alice, boardId), await makeNode(alice, boardId)];
+    const patch = (id: string, body: unknown) =>
+      server.request<NodeBody>('PATCH', `/v1/boards/${boardId}/nodes/${id}`, { token: alice.token, body });
     assert.equal((await patch(b.id, { parent_node_id: a.id })).body.data.parent_node_id, a.id);
     assert.equal((await patch(c.id, { parent_node_id: b.id })).body.data.parent_node_id, b.id);
     assert400(await patch(a.id, { parent_node_id: a.id }), /ancestor/);
     assert400(await patch(a.id, { parent_node_id: c.id }), /ancestor/);
     assert400(await patch(a.id, { parent_node_id: b.id }), /ancestor/);
-    const foreign = await makeNode(alice.token, await makeBoard(alice));
+    const foreign = await makeNode(alice, await makeBoard(alice));
     assert400(await patch(a.id, { parent_node_id: foreign.id }), /parent_node_id is not a node of this board/);
     assert400(await patch(a.id, { parent_node_id: MISSING_ID }), /parent_node_id is not a node of this board/);
     // moving within the same chain is fine, and null detaches
@@ -362,11 +365,11 @@ describe('nodes: update', () => {
   test('concurrent opposite re-parenting cannot create a cycle', async () => {
     const boardId = await makeBoard(alice);
     for (let round = 0; round < 5; round++) {
-      const a = await makeNode(alice.token, boardId);
-      const b = await makeNode(alice.token, boardId);
+      const a = await makeNode(alice, boardId);
+      const b = await makeNode(alice, boardId);
       const [r1, r2] = await Promise.all([
-        server.request('PATCH', `/v1/boards/${boardId}/nodes/${a.id}`, { token: alice.token, body: { parent_node_id: b.id } }),
-        server.request('PATCH', `/v1/boards/${boardId}/nodes/${b.id}`, { token: alice.token, body: { parent_node_id: a.id } }),
+        server.request<NodeBody>('PATCH', `/v1/boards/${boardId}/nodes/${a.id}`, { token: alice.token, body: { parent_node_id: b.id } }),
+        server.request<NodeBody>('PATCH', `/v1/boards/${boardId}/nodes/${b.id}`, { token: alice.token, body: { parent_node_id: a.id } }),
       ]);
       assert.deepEqual([r1.status, r2.status].sort(), [200, 400]);
     }
@@ -376,33 +379,33 @@ describe('nodes: update', () => {
 describe('nodes: delete', () => {
   test('deletes the node and its edges; children are detached with a new updated_at', async () => {
     const boardId = await makeBoard(alice);
-    const parent = await makeNode(alice.token, boardId);
-    const child = await makeNode(alice.token, boardId, { parent_node_id: parent.id });
-    const other = await makeNode(alice.token, boardId);
-    const edge = await server.request('POST', `/v1/boards/${boardId}/edges`, {
+    const parent = await makeNode(alice, boardId);
+    const child = await makeNode(alice, boardId, { parent_node_id: parent.id });
+    const other = await makeNode(alice, boardId);
+    const edge = await server.request<EdgeBody>('POST', `/v1/boards/${boardId}/edges`, {
       token: alice.token,
       body: { source_node_id: parent.id, target_node_id: other.id },
     });
     assert.equal(edge.status, 201);
     await sleep(5);
-    const del = await server.request('DELETE', `/v1/boards/${boardId}/nodes/${parent.id}`, { token: alice.token });
+    const del = await server.request<Deleted>('DELETE', `/v1/boards/${boardId}/nodes/${parent.id}`, { token: alice.token });
     assert.equal(del.status, 200);
     assert.deepEqual(del.body, { object: 'node', data: { id: parent.id, deleted: true } });
     assert.equal((await server.request('GET', `/v1/boards/${boardId}/nodes/${parent.id}`, { token: alice.token })).status, 404);
     assert.equal((await server.request('DELETE', `/v1/boards/${boardId}/nodes/${parent.id}`, { token: alice.token })).status, 404);
     assert.equal((await server.request('GET', `/v1/boards/${boardId}/edges/${edge.body.data.id}`, { token: alice.token })).status, 404);
-    const orphan = (await server.request('GET', `/v1/boards/${boardId}/nodes/${child.id}`, { token: alice.token })).body.data;
+    const orphan = (await server.request<NodeBody>('GET', `/v1/boards/${boardId}/nodes/${child.id}`, { token: alice.token })).body.data;
     assert.equal(orphan.parent_node_id, null);
     assert.ok(orphan.updated_at > child.updated_at);
-    const list = await server.request('GET', `/v1/boards/${boardId}/nodes`, { token: alice.token });
-    assert.deepEqual(list.body.data.map((n: any) => n.id).sort(), [child.id, other.id].sort());
+    const list = await server.request<NodeList>('GET', `/v1/boards/${boardId}/nodes`, { token: alice.token });
+    assert.deepEqual(list.body.data.map((n) => n.id).sort(), [child.id, other.id].sort());
   });
 });
 
 describe('nodes: access', () => {
   test("another user's private board is 404 on every node route", async () => {
     const boardId = await makeBoard(alice);
-    const n = await makeNode(alice.token, boardId);
+    const n = await makeNode(alice, boardId);
     const body = { type: 'note', position: { x: 0, y: 0 }, data: { text: '' } };
     for (const [method, path, payload] of [
       ['POST', `/v1/boards/${boardId}/nodes`, body],
@@ -411,11 +414,11 @@ describe('nodes: access', () => {
       ['PATCH', `/v1/boards/${boardId}/nodes/${n.id}`, { position: { x: 1, y: 1 } }],
       ['DELETE', `/v1/boards/${boardId}/nodes/${n.id}`],
     ] as const) {
-      const res = await server.request(method, path, { token: bob.token, body: payload });
+      const res = await server.request<ErrorBody>(method, path, { token: bob.token, body: payload });
       assert.equal(res.status, 404, `${method} ${path}`);
       assert.equal(res.body.message, 'Board not found');
     }
-    const still = await server.request('GET', `/v1/boards/${boardId}/nodes/${n.id}`, { token: alice.token });
+    const still = await server.request<NodeBody>('GET', `/v1/boards/${boardId}/nodes/${n.id}`, { token: alice.token });
     assert.deepEqual(still.body.data, n);
   });
 
@@ -423,9 +426,9 @@ describe('nodes: access', () => {
     const mine = await makeBoard(bob);
     const alicesBoard = await makeBoard(alice);
     const bobsOther = await makeBoard(bob);
-    for (const foreign of [await makeNode(alice.token, alicesBoard), await makeNode(bob.token, bobsOther)]) {
+    for (const foreign of [await makeNode(alice, alicesBoard), await makeNode(bob, bobsOther)]) {
       for (const [method, payload] of [['GET'], ['PATCH', { position: { x: 1, y: 1 } }], ['DELETE']] as const) {
-        const res = await server.request(method, `/v1/boards/${mine}/nodes/${foreign.id}`, { token: bob.token, body: payload });
+        const res = await server.request<ErrorBody>(method, `/v1/boards/${mine}/nodes/${foreign.id}`, { token: bob.token, body: payload });
         assert.equal(res.status, 404, method);
         assert.equal(res.body.message, 'Node not found');
       }
@@ -435,9 +438,9 @@ describe('nodes: access', () => {
 
   test('public view board: others read, writes are 403', async () => {
     const boardId = await makeBoard(alice, { is_public: true, public_access_level: 'view' });
-    const n = await makeNode(alice.token, boardId);
-    assert.equal((await server.request('GET', `/v1/boards/${boardId}/nodes`, { token: bob.token })).body.data.length, 1);
-    assert.deepEqual((await server.request('GET', `/v1/boards/${boardId}/nodes/${n.id}`, { token: bob.token })).body.data, n);
+    const n = await makeNode(alice, boardId);
+    assert.equal((await server.request<NodeList>('GET', `/v1/boards/${boardId}/nodes`, { token: bob.token })).body.data.length, 1);
+    assert.deepEqual((await server.request<NodeBody>('GET', `/v1/boards/${boardId}/nodes/${n.id}`, { token: bob.token })).body.data, n);
     const body = { type: 'note', position: { x: 0, y: 0 }, data: { text: '' } };
     for (const [method, path, payload] of [
       ['POST', `/v1/boards/${boardId}/nodes`, body],
@@ -449,25 +452,25 @@ describe('nodes: access', () => {
       assert.ok(isErrorEnvelope(res.body, 403));
       assert.equal(res.body.code, 'forbidden');
     }
-    assert.deepEqual((await server.request('GET', `/v1/boards/${boardId}/nodes/${n.id}`, { token: alice.token })).body.data, n);
+    assert.deepEqual((await server.request<NodeBody>('GET', `/v1/boards/${boardId}/nodes/${n.id}`, { token: alice.token })).body.data, n);
   });
 
   test('public edit board: others write with the write scope, not with read only', async () => {
     const boardId = await makeBoard(alice, { is_public: true, public_access_level: 'edit' });
-    const created = await makeNode(bob.token, boardId, { data: { text: 'by bob' } });
-    const patched = await server.request('PATCH', `/v1/boards/${boardId}/nodes/${created.id}`, {
+    const created = await makeNode(bob, boardId, { data: { text: 'by bob' } });
+    const patched = await server.request<NodeBody>('PATCH', `/v1/boards/${boardId}/nodes/${created.id}`, {
       token: bob.token,
       body: { data: { text: 'edited' } },
     });
     assert.equal(patched.status, 200);
     const readOnly = (await bob.keyWith(['read'])).raw_key;
     assert.equal((await server.request('GET', `/v1/boards/${boardId}/nodes/${created.id}`, { token: readOnly })).status, 200);
-    const denied = await postNode(readOnly, boardId, { type: 'note', position: { x: 0, y: 0 }, data: { text: '' } });
+    const denied = await postNode<ErrorBody>(readOnly, boardId, { type: 'note', position: { x: 0, y: 0 }, data: { text: '' } });
     assert.equal(denied.status, 403);
     assert.equal(denied.body.message, 'Missing required scope: write');
     const jwt = await bob.jwt();
     assert.equal((await server.request('DELETE', `/v1/boards/${boardId}/nodes/${created.id}`, { token: jwt })).status, 200);
-    assert.equal((await server.request('GET', `/v1/boards/${boardId}/nodes`, { token: alice.token })).body.data.length, 0);
+    assert.equal((await server.request<NodeList>('GET', `/v1/boards/${boardId}/nodes`, { token: alice.token })).body.data.length, 0);
   });
 });
 
@@ -475,43 +478,47 @@ describe('nodes: reads right after writes', () => {
   // The embedded database serves repeated single-node reads from memory; every write must show.
   test('a read after each kind of write sees the write', async () => {
     const boardId = await makeBoard(alice);
-    const node = await makeNode(alice.token, boardId, { data: { text: 'v1' } });
-    const child = await makeNode(alice.token, boardId, { parent_node_id: node.id });
-    const read = (user: TestUser, id: string) => server.request('GET', `/v1/boards/${boardId}/nodes/${id}`, { token: user.token });
+    const node = await makeNode(alice, boardId, { data: { text: 'v1' } });
+    const child = await makeNode(alice, boardId, { parent_node_id: node.id });
+    const read = (user: TestUser, id: string) =>
+      server.request<NodeBody>('GET', `/v1/boards/${boardId}/nodes/${id}`, { token: user.token });
     assert.equal((await read(alice, node.id)).body.data.node_data.text, 'v1');
     assert.equal((await read(alice, child.id)).body.data.parent_node_id, node.id);
 
-    await server.request('PATCH', `/v1/boards/${boardId}/nodes/${node.id}`, { token: alice.token, body: { data: { text: 'v2' } } });
+    await server.request<NodeBody>('PATCH', `/v1/boards/${boardId}/nodes/${node.id}`, {
+      token: alice.token,
+      body: { data: { text: 'v2' } },
+    });
     assert.equal((await read(alice, node.id)).body.data.node_data.text, 'v2');
 
     // visibility follows the board at once, both ways
     assert.equal((await read(bob, node.id)).status, 404);
-    await server.request('PATCH', `/v1/boards/${boardId}`, { token: alice.token, body: { is_public: true } });
+    await server.request<BoardBody>('PATCH', `/v1/boards/${boardId}`, { token: alice.token, body: { is_public: true } });
     assert.equal((await read(bob, node.id)).status, 200);
-    await server.request('PATCH', `/v1/boards/${boardId}`, { token: alice.token, body: { is_public: false } });
+    await server.request<BoardBody>('PATCH', `/v1/boards/${boardId}`, { token: alice.token, body: { is_public: false } });
     assert.equal((await read(bob, node.id)).status, 404);
 
-    await server.request('DELETE', `/v1/boards/${boardId}/nodes/${node.id}`, { token: alice.token });
+    await server.request<Deleted>('DELETE', `/v1/boards/${boardId}/nodes/${node.id}`, { token: alice.token });
     assert.equal((await read(alice, node.id)).status, 404);
     assert.equal((await read(alice, child.id)).body.data.parent_node_id, null);
 
-    await server.request('DELETE', `/v1/boards/${boardId}`, { token: alice.token });
+    await server.request<Deleted>('DELETE', `/v1/boards/${boardId}`, { token: alice.token });
     assert.equal((await read(alice, child.id)).status, 404);
   });
 
   test('reads racing writes end on the written value', async () => {
     const boardId = await makeBoard(alice);
-    const node = await makeNode(alice.token, boardId, { data: { text: 'start' } });
+    const node = await makeNode(alice, boardId, { data: { text: 'start' } });
     for (let round = 0; round < 5; round++) {
       const reads = Array.from({ length: 10 }, () =>
-        server.request('GET', `/v1/boards/${boardId}/nodes/${node.id}`, { token: alice.token }),
+        server.request<NodeBody>('GET', `/v1/boards/${boardId}/nodes/${node.id}`, { token: alice.token }),
       );
-      const write = server.request('PATCH', `/v1/boards/${boardId}/nodes/${node.id}`, {
+      const write = server.request<NodeBody>('PATCH', `/v1/boards/${boardId}/nodes/${node.id}`, {
         token: alice.token,
         body: { data: { text: `r${round}` } },
       });
       await Promise.all([...reads, write]);
-      const after = await server.request('GET', `/v1/boards/${boardId}/nodes/${node.id}`, { token: alice.token });
+      const after = await server.request<NodeBody>('GET', `/v1/boards/${boardId}/nodes/${node.id}`, { token: alice.token });
       assert.equal(after.body.data.node_data.text, `r${round}`);
     }
   });

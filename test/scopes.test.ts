@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Scope } from '../src/auth/principal.js';
 import { newId } from '../src/lib/ids.js';
+import type { ErrorBody } from './helpers/api-types.js';
 import { startServer, type Response, type TestServer } from './helpers/harness.js';
 
 interface Operation {
@@ -25,12 +26,12 @@ function requiredScope(op: Operation): Scope {
 /** Path parameters become random UUIDs: the scope check comes before any lookup. */
 const concrete = (path: string): string => path.replace(/\{[^}]+\}/g, () => newId());
 
-function assertEnvelope(res: Response, status: number, code: string, label: string): void {
+function assertEnvelope(res: Response<ErrorBody | undefined>, status: number, code: string, label: string): void {
   assert.equal(res.status, status, `${label}: ${res.text}`);
   assert.deepEqual(Object.keys(res.body ?? {}).sort(), ['code', 'message', 'object', 'status'], label);
-  assert.equal(res.body.object, 'error', label);
-  assert.equal(res.body.status, status, label);
-  assert.equal(res.body.code, code, label);
+  assert.equal(res.body?.object, 'error', label);
+  assert.equal(res.body?.status, status, label);
+  assert.equal(res.body?.code, code, label);
 }
 
 let server: TestServer;

@@ -41,15 +41,12 @@ test('one node of a large board: the node filter still yields `limit` results', 
   ];
   const nodeIds: string[] = [];
   for (let n = 0; n < 20; n++) {
-    const node = await indexed.request('POST', `/v1/boards/${board}/nodes`, {
-      token: user.token,
-      body: { type: 'note', position: { x: n, y: 0 }, data: { text: '' } },
-    });
-    nodeIds.push(node.body.data.id);
+    const node = await indexed.makeNode(user, board, { position: { x: n, y: 0 } });
+    nodeIds.push(node.id);
     const text = Array.from({ length: 30 }, (_, i) => `Note ${n} part ${i} is about ${topics[n % 4]} number ${i}.`).join('\n\n');
     const res = await indexed.request('POST', `/v1/boards/${board}/documents`, {
       token: user.token,
-      body: { text, node_id: node.body.data.id },
+      body: { text, node_id: node.id },
     });
     assert.equal(res.status, 202);
     assert.equal((await indexed.waitForJob(res.body.data.id, user.token, 180_000)).status, 'completed');

@@ -67,18 +67,14 @@ describe('search through the term index', () => {
     for (let i = 0; i < 40; i++) {
       const text = Array.from({ length: 4 + Math.floor(random() * 8) }, () => `${sentence(6 + Math.floor(random() * 14))}.`).join(' ');
       const label = i % 3 === 0 ? sentence(2) : 'note';
-      const node = await server.request('POST', `/v1/boards/${board}/nodes`, {
-        token: alice.token,
-        body: { type: 'note', position: { x: i, y: 0 }, data: { text, label } },
-      });
-      assert.equal(node.status, 201, node.text);
+      const node = await server.makeNode(alice, board, { position: { x: i, y: 0 }, data: { text, label } });
       const job = await server.request('POST', `/v1/boards/${board}/documents`, {
         token: alice.token,
-        body: { text, node_id: node.body.data.id },
+        body: { text, node_id: node.id },
       });
       assert.equal(job.status, 202, job.text);
       assert.equal((await server.waitForJob(job.body.data.id, alice.token)).status, 'completed');
-      nodes.push(node.body.data.id);
+      nodes.push(node.id);
     }
   });
   after(() => server.close());

@@ -2,11 +2,13 @@
 // and JWTs. By default each server gets its own embedded database in a temporary DATA_DIR; when
 // TEST_DATABASE_URL is set (the wire-protocol run, see scripts/test-wire.ts and wire-database.ts)
 // it uses that server through node-postgres instead.
+import type { Edge, EdgeInput, Job, Node, NodeInput } from './api-types.js';
 import { seedEmbeddedDatabase } from './embedded-template.js';
 import { realPostgres } from './wire-database.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { after, before } from 'node:test';
 import { SignJWT } from 'jose';
 import { buildApp, type BuiltApp } from '../../src/app.js';
 import { createApiKeyForSubject } from '../../src/auth/api-key-service.js';
@@ -29,14 +31,20 @@ export interface TestUser {
   jwt(claims?: Record<string, unknown>): Promise<string>;
 }
 
-export interface Response<T = any> {
+/** An answer; `body` is the parsed JSON, typed by the caller (see api-types.ts) or `unknown`. */
+export interface Response<T = unknown> {
   status: number;
   headers: Headers;
   body: T;
   text: string;
 }
 
-export interface TestServer {
+/**
+ * A running server. `Body` is what `request` reads bodies as when the caller names no type:
+ * `unknown` from useServer (so a test names the type it reads), `any` from startServer by default
+ * for the files not yet typed (issue 15).
+ */
+export interface TestServer<Body = any> {
   url: string;
   config: Config;
   built: BuiltApp;
@@ -45,9 +53,14 @@ export interface TestServer {
   user(): Promise<TestUser>;
   /** Creates a board for the user (asserting 201) and returns its id. */
   makeBoard(user: TestUser, extra?: Record<string, unknown>): Promise<string>;
+  /** Creates a node (a blank note unless `fields` say otherwise), asserting 201, and returns it. */
+  makeNode(user: TestUser, boardId: string, fields?: Partial<NodeInput>): Promise<Node>;
+  /** Creates an edge between two nodes, asserting 201, and returns it. */
+  makeEdge(user: TestUser, boardId: string, source: string, target: string, fields?: Partial<EdgeInput>): Promise<Edge>;
   /** Polls GET /v1/jobs/{id} until the job is no longer processing and returns it. */
-  waitForJob(id: string, token: string, timeoutMs?: number): Promise<any>;
-  request<T = any>(
+  waitForJob(id: string, token: string, timeoutMs?: number): Promise<Job>;
+  /** Sends a request; `T` is the body's type, usually one from api-types.ts. */
+  request<T = Body>(
     method: string,
     path: string,
     options?: { token?: string; body?: unknown; headers?: Record<string, string>; raw?: string | Uint8Array<ArrayBuffer> },
@@ -70,7 +83,7 @@ async function openWithRetry(config: Config): Promise<DatabaseHandle> {
   }
 }
 
-export async function startServer(env: Record<string, string> = {}): Promise<TestServer> {
+export async function startServer<Body = any>(env: Record<string, string> = {}): Promise<TestServer<Body>> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bwk-test-'));
   const config = loadConfig({
     DATA_DIR: dataDir,
@@ -88,7 +101,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
   const built = await buildApp(config, database);
   const address = await built.app.listen({ port: 0, host: '127.0.0.1' });
 
-  const request: TestServer['request'] = async (method, urlPath, options = {}) => {
+  const request: TestServer<Body>['request'] = async (method, urlPath, options = {}) => {
     const headers: Record<string, string> = { ...(options.headers ?? {}) };
     if (options.token) headers.authorization = `Bearer ${options.token}`;
     let body: string | Uint8Array<ArrayBuffer> | undefined = options.raw;
@@ -136,12 +149,26 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
   const makeBoard: TestServer['makeBoard'] = async (owner, extra = {}) => {
     const res = await request('POST', '/v1/boards', { token: owner.token, body: { name: 'Board', ...extra } });
     if (res.status !== 201) throw new Error(`creating a board answered ${res.status}: ${res.text}`);
-    return res.body.data.id;
+    return (res.body as { data: { id: string } }).data.id;
+  };
+
+  const makeNode: TestServer['makeNode'] = async (owner, boardId, fields = {}) => {
+    const body: NodeInput = { type: 'note', position: { x: 0, y: 0 }, data: { text: '' }, ...fields };
+    const res = await request<{ data: Node }>('POST', `/v1/boards/${boardId}/nodes`, { token: owner.token, body });
+    if (res.status !== 201) throw new Error(`creating a node answered ${res.status}: ${res.text}`);
+    return res.body.data;
+  };
+
+  const makeEdge: TestServer['makeEdge'] = async (owner, boardId, source, target, fields = {}) => {
+    const body: EdgeInput = { source_node_id: source, target_node_id: target, ...fields };
+    const res = await request<{ data: Edge }>('POST', `/v1/boards/${boardId}/edges`, { token: owner.token, body });
+    if (res.status !== 201) throw new Error(`creating an edge answered ${res.status}: ${res.text}`);
+    return res.body.data;
   };
 
   const waitForJob: TestServer['waitForJob'] = async (id, token, timeoutMs = 30_000) => {
     for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; ) {
-      const res = await request('GET', `/v1/jobs/${id}`, { token });
+      const res = await request<{ data: Job }>('GET', `/v1/jobs/${id}`, { token });
       if (res.status !== 200) throw new Error(`GET /v1/jobs/${id} answered ${res.status}: ${res.text}`);
       if (res.body.data.status !== 'processing') return res.body.data;
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -157,6 +184,8 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
     dataDir,
     user,
     makeBoard,
+    makeNode,
+    makeEdge,
     waitForJob,
     request,
     async close() {
@@ -164,6 +193,60 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
       await database.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * One server for the enclosing suite (the file at top level, else the `describe` it is called in):
+ * started in a `before` hook and closed in an `after` hook. The returned object stands for that
+ * server, so it can be declared where the tests can see it before the hook has run. Share one only
+ * where no test depends on a fresh database (counts of every row) or on a configuration of its own.
+ */
+export function useServer(env: Record<string, string> = {}): TestServer<unknown> {
+  let starting: Promise<TestServer<unknown>> | undefined;
+  let started: TestServer<unknown> | undefined;
+  // Started on first use as well as in the hook: Node 20 runs a file's top-level before hooks side
+  // by side, so the file's own hook (making users, say) may call in before this one has finished.
+  const ready = (): Promise<TestServer<unknown>> =>
+    (starting ??= startServer<unknown>(env).then((server) => {
+      started = server;
+      return server;
+    }));
+  const current = (): TestServer<unknown> => {
+    if (!started) throw new Error('useServer: the server starts in a before hook; use it inside a test or hook');
+    return started;
+  };
+  before(async () => {
+    await ready();
+  });
+  after(async () => {
+    const server = await starting;
+    starting = started = undefined;
+    await server?.close();
+  });
+  return {
+    get url() {
+      return current().url;
+    },
+    get config() {
+      return current().config;
+    },
+    get built() {
+      return current().built;
+    },
+    get database() {
+      return current().database;
+    },
+    get dataDir() {
+      return current().dataDir;
+    },
+    user: async () => (await ready()).user(),
+    makeBoard: async (...args) => (await ready()).makeBoard(...args),
+    makeNode: async (...args) => (await ready()).makeNode(...args),
+    makeEdge: async (...args) => (await ready()).makeEdge(...args),
+    waitForJob: async (...args) => (await ready()).waitForJob(...args),
+    request: async (...args) => (await ready()).request(...args),
+    close: () => current().close(),
   };
 }
 
