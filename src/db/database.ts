@@ -17,6 +17,7 @@ import * as m0007 from './migrations/0007-lexical.js';
 import * as m0008 from './migrations/0008-term-index.js';
 import * as m0009 from './migrations/0009-job-turns.js';
 import * as m0010 from './migrations/0010-board-totals.js';
+import * as m0011 from './migrations/0011-api-key-notify.js';
 
 const migrations: Record<string, Migration> = {
   '0001-core': m0001,
@@ -29,6 +30,7 @@ const migrations: Record<string, Migration> = {
   '0008-term-index': m0008,
   '0009-job-turns': m0009,
   '0010-board-totals': m0010,
+  '0011-api-key-notify': m0011,
 };
 
 // Keep int8 (counts) as numbers: our counts are far below 2^53.
@@ -41,7 +43,9 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
-export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'databasePoolMax' | 'dataDir'>): Promise<DatabaseHandle> {
+export async function openDatabase(
+  config: Pick<Config, 'databaseUrl' | 'databasePoolMax' | 'dataDir'> & Partial<Pick<Config, 'databasePreparedStatements'>>,
+): Promise<DatabaseHandle> {
   const embedded = config.databaseUrl === undefined ? await startEmbeddedPostgres(config.dataDir) : undefined;
   const pool = new pg.Pool({
     ...(embedded ? { ...embedded.connection, max: 1 } : { connectionString: config.databaseUrl, max: config.databasePoolMax }),
@@ -72,7 +76,10 @@ export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'databas
     await embedded?.stop();
     throw error;
   }
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: embedded ? new PreparedStatementPool(pool) : pool }) });
+  // Named prepared statements: each query shape is parsed and planned once per connection (on
+  // PostgreSQL this halves the database's CPU for an authenticated read, BENCHMARKS.md).
+  const prepared = embedded !== undefined || config.databasePreparedStatements !== false;
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: prepared ? new PreparedStatementPool(pool) : pool }) });
   let closed: Promise<void> | undefined;
   return {
     db,

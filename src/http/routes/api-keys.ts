@@ -94,8 +94,7 @@ export function apiKeyRoutes(app: App, { db, config, authenticator }: Services):
       },
     },
     async (request) => {
-      await revokeApiKey(db, principalOf(request).userId, request.params.id);
-      authenticator.forgetKey(request.params.id);
+      await authenticator.revoking(request.params.id, () => revokeApiKey(db, principalOf(request).userId, request.params.id));
       return { object: 'api_key' as const, data: { id: request.params.id, deleted: true as const } };
     },
   );
