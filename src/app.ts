@@ -71,14 +71,11 @@ export async function buildApp(config: Config, database: DatabaseHandle): Promis
   const signIn = await createSignIn(database.db, config, app.log);
   // Verified API keys are cached: in process on the embedded database, and on an external
   // PostgreSQL while its notifications of key changes are heard (src/auth/key-revocations.ts).
-  let keyRevocations: KeyRevocations | undefined;
-  const authenticator = new Authenticator(
-    database.db,
-    signIn.verifier,
+  const keyRevocations =
     database.embedded || !config.databaseUrl
-      ? 'process'
-      : (keyRevocations = new KeyRevocations(config.databaseUrl, (keyId) => authenticator.keyChanged(keyId), app.log)),
-  );
+      ? undefined
+      : new KeyRevocations(config.databaseUrl, (keyId) => authenticator.keyChanged(keyId), app.log);
+  const authenticator: Authenticator = new Authenticator(database.db, signIn.verifier, keyRevocations ?? 'process');
   await keyRevocations?.start();
   // Only the embedded database guarantees this process is the only writer (see node-cache.ts).
   if (database.embedded) enableNodeReadCache(database.db);

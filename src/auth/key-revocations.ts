@@ -87,8 +87,8 @@ export class KeyRevocations {
     const heard = new Promise<void>((r) => {
       resolve = r;
     });
-    let set = this.waiters.get(keyId);
-    if (!set) this.waiters.set(keyId, (set = new Set()));
+    const set = this.waiters.get(keyId) ?? new Set();
+    this.waiters.set(keyId, set);
     set.add(resolve);
     const cancel = () => {
       this.waiters.get(keyId)?.delete(resolve);
