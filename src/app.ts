@@ -5,7 +5,6 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Authenticator } from './auth/authenticator.js';
-import { KeyRevocations } from './auth/key-revocations.js';
 import { createSignIn } from './accounts/sign-in.js';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
@@ -69,14 +68,7 @@ export async function buildApp(config: Config, database: DatabaseHandle): Promis
 
   // Local accounts or an OpenID Connect provider, and the JWT verifier over every token source.
   const signIn = await createSignIn(database.db, config, app.log);
-  // Verified API keys are cached: in process on the embedded database, and on an external
-  // PostgreSQL while its notifications of key changes are heard (src/auth/key-revocations.ts).
-  const keyRevocations =
-    database.embedded || !config.databaseUrl
-      ? undefined
-      : new KeyRevocations(config.databaseUrl, (keyId) => authenticator.keyChanged(keyId), app.log);
-  const authenticator: Authenticator = new Authenticator(database.db, signIn.verifier, keyRevocations ?? 'process');
-  await keyRevocations?.start();
+  const authenticator = new Authenticator(database.db, signIn.verifier, database.embedded);
   // Only the embedded database guarantees this process is the only writer (see node-cache.ts).
   if (database.embedded) enableNodeReadCache(database.db);
   const storage = await createStorage(config);
@@ -220,7 +212,6 @@ export async function buildApp(config: Config, database: DatabaseHandle): Promis
         await jobs.stop();
         await chunkPurger.stop();
         rateLimits.close();
-        await keyRevocations?.stop();
       })();
       return closed;
     },

@@ -112,9 +112,9 @@ export async function listAllApiKeys(db: Db, userId: string): Promise<ApiKeyView
 }
 
 /**
- * Revokes any key by id (for the CLI, an operator's tool). Instances on an external PostgreSQL hear
- * of it through the trigger of migration 0011 and drop the key from their caches; an embedded
- * database cannot be open in a server while the CLI holds it.
+ * Revokes any key by id (for the CLI, an operator's tool). Instances on an external PostgreSQL read
+ * the key's row on every request, so they reject it at once; an embedded database cannot be open
+ * in a server while the CLI holds it.
  */
 export async function revokeApiKeyById(db: Db, keyId: string): Promise<ApiKeyView | undefined> {
   const row = await db

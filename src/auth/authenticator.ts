@@ -1,15 +1,11 @@
 // Turns a bearer token into a Principal: API keys by their SHA-256 hash, JWTs through the verifier.
 //
-// Verified API keys are cached in memory. On the embedded database exactly one process serves the
-// data (DATA_DIR is locked), so a key is dropped from the cache the moment it is revoked here. On an
-// external PostgreSQL other instances (and the CLI) may revoke a key: the cache is used only while
-// PostgreSQL's notifications of key changes are heard (key-revocations.ts), which drop the key on
-// every instance, and an entry lives at most KEY_CACHE_TTL_MS as a backstop. Otherwise every
-// request reads the key's row.
+// On the embedded database exactly one process serves the data (DATA_DIR is locked), so resolved
+// API keys are cached in memory and dropped from the cache the moment they are revoked here. On an
+// external PostgreSQL other instances may revoke a key, so every request reads the key's row.
 import type { Db } from '../db/schema.js';
 import { hashApiKey, API_KEY_PATTERN, looksLikeApiKey } from './api-keys.js';
 import type { JwtVerifier } from './jwt.js';
-import type { KeyRevocations } from './key-revocations.js';
 import { scopes as allScopes, type Principal, type Scope } from './principal.js';
 import { ensureUser } from './users.js';
 
@@ -20,19 +16,10 @@ interface KeyRecord {
   expiresAt: Date | null;
   revoked: boolean;
   lastUsedWrite: number;
-  cachedAt: number;
 }
 
 const LAST_USED_INTERVAL_MS = 60_000;
 const CACHE_MAX = 10_000;
-/** How long a key stays cached on an external PostgreSQL, should a notification ever go missing. */
-export const KEY_CACHE_TTL_MS = 30_000;
-
-/**
- * Where verified keys may be cached: 'process' (the embedded database, the only writer), a
- * KeyRevocations listener (an external PostgreSQL), or nowhere.
- */
-export type KeyCaching = 'process' | KeyRevocations | 'none';
 
 export class Authenticator {
   private readonly keyCache = new Map<string, KeyRecord>();
@@ -41,33 +28,8 @@ export class Authenticator {
   constructor(
     private readonly db: Db,
     private readonly jwt: JwtVerifier | undefined,
-    private readonly caching: KeyCaching,
+    private readonly cacheKeys: boolean,
   ) {}
-
-  /** For KeyRevocations: a key changed somewhere (undefined: anything may have). */
-  keyChanged(keyId: string | undefined): void {
-    if (keyId === undefined) this.keyCache.clear();
-    else this.forgetKey(keyId);
-  }
-
-  /**
-   * Revokes a key through `revoke` and resolves once this instance will refuse it and, on an
-   * external PostgreSQL, once the change's notification reached this instance, which PostgreSQL
-   * sends every listening instance when the change commits.
-   */
-  async revoking<T>(keyId: string, revoke: () => Promise<T>): Promise<T> {
-    const heard = typeof this.caching === 'object' ? this.caching.expect(keyId) : undefined;
-    let result: T;
-    try {
-      result = await revoke();
-    } catch (error) {
-      heard?.cancel();
-      throw error;
-    }
-    this.forgetKey(keyId);
-    await heard?.wait();
-    return result;
-  }
 
   /** Returns the principal, or undefined for any token that is not valid now. */
   async authenticate(token: string): Promise<Principal | undefined> {
@@ -95,16 +57,8 @@ export class Authenticator {
 
   private async fromApiKey(token: string): Promise<Principal | undefined> {
     const hash = hashApiKey(token);
-    const nowMs = Date.now();
-    const listener = typeof this.caching === 'object' ? this.caching : undefined;
-    const cacheUsable = this.caching === 'process' || listener?.live === true;
-    let record = cacheUsable ? this.keyCache.get(hash) : undefined;
-    if (record && listener && nowMs - record.cachedAt >= KEY_CACHE_TTL_MS) {
-      this.keyCache.delete(hash);
-      record = undefined;
-    }
+    let record = this.cacheKeys ? this.keyCache.get(hash) : undefined;
     if (!record) {
-      const generation = listener?.generation;
       const row = await this.db
         .selectFrom('api_keys')
         .select(['id', 'user_id', 'scopes', 'expires_at', 'revoked_at', 'last_used_at'])
@@ -118,15 +72,13 @@ export class Authenticator {
         expiresAt: row.expires_at,
         revoked: row.revoked_at !== null,
         lastUsedWrite: row.last_used_at?.getTime() ?? 0,
-        cachedAt: nowMs,
       };
-      // On PostgreSQL, only if no notification (or lost connection) came while the row was read.
-      const cacheable = this.caching === 'process' || (listener?.live === true && listener.generation === generation);
-      if (cacheable && !record.revoked) {
+      if (this.cacheKeys && !record.revoked) {
         if (this.keyCache.size >= CACHE_MAX) this.keyCache.clear();
         this.keyCache.set(hash, record);
       }
     }
+    const nowMs = Date.now();
     if (record.revoked || (record.expiresAt !== null && record.expiresAt.getTime() <= nowMs)) return undefined;
     if (nowMs - record.lastUsedWrite >= LAST_USED_INTERVAL_MS) {
       record.lastUsedWrite = nowMs;

@@ -94,7 +94,8 @@ export function apiKeyRoutes(app: App, { db, config, authenticator }: Services):
       },
     },
     async (request) => {
-      await authenticator.revoking(request.params.id, () => revokeApiKey(db, principalOf(request).userId, request.params.id));
+      await revokeApiKey(db, principalOf(request).userId, request.params.id);
+      authenticator.forgetKey(request.params.id);
       return { object: 'api_key' as const, data: { id: request.params.id, deleted: true as const } };
     },
   );
