@@ -17,7 +17,6 @@ import * as m0007 from './migrations/0007-lexical.js';
 import * as m0008 from './migrations/0008-term-index.js';
 import * as m0009 from './migrations/0009-job-turns.js';
 import * as m0010 from './migrations/0010-board-totals.js';
-import * as m0011 from './migrations/0011-api-key-notify.js';
 
 const migrations: Record<string, Migration> = {
   '0001-core': m0001,
@@ -30,7 +29,6 @@ const migrations: Record<string, Migration> = {
   '0008-term-index': m0008,
   '0009-job-turns': m0009,
   '0010-board-totals': m0010,
-  '0011-api-key-notify': m0011,
 };
 
 // Keep int8 (counts) as numbers: our counts are far below 2^53.
