@@ -17,6 +17,8 @@ export interface Config {
   /** When set, PostgreSQL over node-postgres instead of the embedded PGlite. */
   databaseUrl: string | undefined;
   databasePoolMax: number;
+  /** Named prepared statements on DATABASE_URL (off behind a proxy that cannot carry them). */
+  databasePreparedStatements: boolean;
   jwtSecret: string | undefined;
   jwksUrl: string | undefined;
   jwtIssuer: string | undefined;
@@ -230,6 +232,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: str(env, 'DATA_DIR') ?? './data',
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     databasePoolMax: int(env, 'DATABASE_POOL_MAX', 10, 1, 1000),
+    databasePreparedStatements: bool(env, 'DATABASE_PREPARED_STATEMENTS', true),
     jwtSecret,
     jwksUrl: url(env, 'AUTH_JWKS_URL', ['http:', 'https:']),
     jwtIssuer: str(env, 'AUTH_ISSUER'),

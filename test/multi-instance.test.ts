@@ -4,7 +4,7 @@
 // PostgreSQL (the wire run with TEST_POSTGRES_URL: CI starts one) and redis-server.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createApiKeyForSubject } from '../src/auth/api-key-service.js';
+import { createApiKeyForSubject, revokeApiKeyById } from '../src/auth/api-key-service.js';
 import { openDatabase, type DatabaseHandle } from '../src/db/database.js';
 import { newId } from '../src/lib/ids.js';
 import { type ChildServer, startChildServer } from './helpers/child-server.js';
@@ -77,6 +77,38 @@ describe('two instances on one PostgreSQL and one Redis', { skip }, () => {
     const refused = await call(two, key.raw_key, 'GET', '/v1/boards');
     assert.equal(refused.status, 401, JSON.stringify(refused.body));
     assert.equal(refused.body.code, 'unauthorized');
+  });
+
+  test('a key both instances have served is refused by both at once when revoked outside them (the CLI)', async () => {
+    const key = await newKey();
+    // Twice each: any cache an instance kept of the key would be filled.
+    for (const server of [one, two, one, two]) assert.equal((await call(server, key.raw_key, 'GET', '/v1/boards')).status, 200);
+    await revokeApiKeyById(database.db, key.id);
+    for (const server of [one, two]) {
+      const refused = await call(server, key.raw_key, 'GET', '/v1/boards');
+      assert.equal(refused.status, 401, JSON.stringify(refused.body));
+    }
+  });
+
+  test('a key in use records when it was used, and a change of its scopes applies at once', async () => {
+    const key = await newKey();
+    assert.equal((await call(two, key.raw_key, 'GET', '/v1/boards')).status, 200);
+    assert.equal((await call(two, key.raw_key, 'GET', '/v1/boards')).status, 200);
+    // Written after the answer, so polled.
+    let lastUsed: Date | null = null;
+    for (const deadline = Date.now() + 10_000; lastUsed === null && Date.now() < deadline; ) {
+      lastUsed = (await database.db.selectFrom('api_keys').select('last_used_at').where('id', '=', key.id).executeTakeFirstOrThrow())
+        .last_used_at;
+      if (lastUsed === null) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.ok(lastUsed !== null, 'last_used_at was never written');
+    await database.db
+      .updateTable('api_keys')
+      .set({ scopes: ['read'] })
+      .where('id', '=', key.id)
+      .execute();
+    const write = await call(two, key.raw_key, 'POST', '/v1/boards', { name: 'after the scope change' });
+    assert.equal(write.status, 403, JSON.stringify(write.body));
   });
 
   test('vectorize jobs posted to both instances are each claimed and run exactly once', async () => {

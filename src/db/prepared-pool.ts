@@ -1,8 +1,9 @@
 // A node-postgres pool whose clients run repeated parameterised queries as named prepared
 // statements, so each query shape is parsed and planned once per connection instead of on every
 // call. Used for the embedded database, where planning in WebAssembly dominates the cost of a
-// small query. (Left off for external PostgreSQL, where transaction-pooling proxies such as
-// PgBouncer may not carry named statements across connections.)
+// small query, and for an external PostgreSQL unless DATABASE_PREPARED_STATEMENTS=false (for a
+// transaction-pooling proxy that cannot carry named statements, such as PgBouncer before 1.21 or
+// without max_prepared_statements).
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
