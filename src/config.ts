@@ -17,7 +17,7 @@ export interface Config {
   /** When set, PostgreSQL over node-postgres instead of the embedded PGlite. */
   databaseUrl: string | undefined;
   databasePoolMax: number;
-  /** Named prepared statements on DATABASE_URL (off behind a proxy that cannot carry them). */
+  /** Named prepared statements on DATABASE_URL (opt-in: see prepared-pool.ts). */
   databasePreparedStatements: boolean;
   jwtSecret: string | undefined;
   jwksUrl: string | undefined;
@@ -232,7 +232,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: str(env, 'DATA_DIR') ?? './data',
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     databasePoolMax: int(env, 'DATABASE_POOL_MAX', 10, 1, 1000),
-    databasePreparedStatements: bool(env, 'DATABASE_PREPARED_STATEMENTS', true),
+    databasePreparedStatements: bool(env, 'DATABASE_PREPARED_STATEMENTS', false),
     jwtSecret,
     jwksUrl: url(env, 'AUTH_JWKS_URL', ['http:', 'https:']),
     jwtIssuer: str(env, 'AUTH_ISSUER'),

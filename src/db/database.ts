@@ -74,9 +74,9 @@ export async function openDatabase(
     await embedded?.stop();
     throw error;
   }
-  // Named prepared statements: each query shape is parsed and planned once per connection (on
-  // PostgreSQL this halves the database's CPU for an authenticated read, BENCHMARKS.md).
-  const prepared = embedded !== undefined || config.databasePreparedStatements !== false;
+  // Named prepared statements: each query shape is parsed and planned once per connection. Always on
+  // the embedded database; on PostgreSQL only when DATABASE_PREPARED_STATEMENTS asks (prepared-pool.ts).
+  const prepared = embedded !== undefined || config.databasePreparedStatements === true;
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: prepared ? new PreparedStatementPool(pool) : pool }) });
   let closed: Promise<void> | undefined;
   return {

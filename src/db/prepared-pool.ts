@@ -1,9 +1,12 @@
 // A node-postgres pool whose clients run repeated parameterised queries as named prepared
 // statements, so each query shape is parsed and planned once per connection instead of on every
 // call. Used for the embedded database, where planning in WebAssembly dominates the cost of a
-// small query, and for an external PostgreSQL unless DATABASE_PREPARED_STATEMENTS=false (for a
-// transaction-pooling proxy that cannot carry named statements, such as PgBouncer before 1.21 or
-// without max_prepared_statements).
+// small query. On an external PostgreSQL only with DATABASE_PREPARED_STATEMENTS=true: it saves the
+// database the parse and plan of each query (about 0.2 ms for a node list) but gave no measurable
+// throughput on two cores (BENCHMARKS.md), a transaction-pooling proxy may not carry named
+// statements (PgBouncer before 1.21), and during a rolling deploy a migration that adds a column to
+// a table some queries read whole makes an older instance's prepared statements fail ("cached plan
+// must not change result type") until it restarts.
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
