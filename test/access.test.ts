@@ -2,21 +2,19 @@
 // what is on it) and JavaScript (canSeeBoard, for rows already in hand, as the embedded node cache
 // holds them). Both are checked here on real rows of every kind, so the two can never drift apart.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { before, test } from 'node:test';
 import { sql } from 'kysely';
 import type { Principal } from '../src/auth/principal.js';
 import { boardSeenBy, boardVisibleTo, canSeeBoard } from '../src/boards/access.js';
-import { startServer, type TestServer, type TestUser } from './helpers/harness.js';
+import { type TestUser, useServer } from './helpers/harness.js';
 
-let server: TestServer;
+const server = useServer();
 let owner: TestUser;
 let other: TestUser;
 before(async () => {
-  server = await startServer();
   owner = await server.user();
   other = await server.user();
 });
-after(() => server.close());
 
 test('the SQL and JavaScript forms of the visibility rule agree on private, view and edit boards, for the owner and anyone else', async () => {
   const { db } = server.database;

@@ -11,10 +11,16 @@ import { signUp } from '../src/accounts/accounts.js';
 import { hashPassword } from '../src/accounts/password.js';
 import { loadConfig } from '../src/config.js';
 import { PNG, uploadFile } from './helpers/assets.js';
-import { JWT_SECRET, isErrorEnvelope, startServer, type Response, type TestServer } from './helpers/harness.js';
+import type { ApiKeyCreated, AssetList, BodyOf, BoardBody, BoardList, ErrorBody } from './helpers/api-types.js';
+import { JWT_SECRET, isErrorEnvelope, startServer, type Response, type TestServer, useServer } from './helpers/harness.js';
 import { redisAvailable, startRedis, type RedisServer } from './helpers/redis.js';
 
 const PASSWORD = 'correct horse battery staple';
+/** A sign-in's answer: the access token and the user (signup, login and refresh answer the same). */
+type Session = BodyOf<'/v1/auth/login', 'post'>;
+type Me = BodyOf<'/v1/me', 'get'>;
+type AuthConfig = BodyOf<'/v1/auth/config', 'get'>;
+
 const email = (label = 'user') => `${label}-${randomBytes(5).toString('hex')}@Example.test`;
 
 /** The bw_refresh cookie set by a response: its value and attributes (lower-cased names). */
@@ -33,28 +39,26 @@ function refreshCookie(res: Response): { value: string; attributes: Record<strin
   return undefined;
 }
 
-function assertError(res: Response, status: number, code: string, label = ''): void {
+/** Asserts the error envelope with this status and code; the body reads as ErrorBody after it. */
+function assertError(res: Response<unknown>, status: number, code: string, label = ''): asserts res is Response<ErrorBody> {
   assert.equal(res.status, status, `${label} ${res.text}`);
   assert.ok(isErrorEnvelope(res.body, status), `${label} ${res.text}`);
   assert.equal(res.body.code, code, label);
 }
 
 describe('local accounts', () => {
-  let server: TestServer;
-  const signup = (body: unknown, headers: Record<string, string> = {}) => server.request('POST', '/v1/auth/signup', { body, headers });
-  const login = (body: unknown, headers: Record<string, string> = {}) => server.request('POST', '/v1/auth/login', { body, headers });
+  const server = useServer({ AUTH_LOGIN_PER_MINUTE: '1000' });
+  const signup = (body: unknown, headers: Record<string, string> = {}) =>
+    server.request<Session>('POST', '/v1/auth/signup', { body, headers });
+  const login = (body: unknown, headers: Record<string, string> = {}) =>
+    server.request<Session>('POST', '/v1/auth/login', { body, headers });
   const refresh = (cookie?: string, headers: Record<string, string> = {}) =>
-    server.request('POST', '/v1/auth/refresh', {
+    server.request<Session>('POST', '/v1/auth/refresh', {
       headers: { ...(cookie === undefined ? {} : { cookie: `bw_refresh=${cookie}` }), ...headers },
     });
 
-  before(async () => {
-    server = await startServer({ AUTH_LOGIN_PER_MINUTE: '1000' });
-  });
-  after(() => server.close());
-
   test('GET /v1/auth/config says local accounts with sign-up', async () => {
-    const res = await server.request('GET', '/v1/auth/config');
+    const res = await server.request<AuthConfig>('GET', '/v1/auth/config');
     assert.equal(res.status, 200, res.text);
     assert.deepEqual(res.body, { mode: 'local', signup: true });
   });
@@ -185,18 +189,18 @@ describe('local accounts', () => {
   test('the access token works on /v1/boards and /v1/me; users see only their own boards', async () => {
     const a = await signup({ email: email('alice'), password: PASSWORD });
     const b = await signup({ email: email('bob'), password: PASSWORD });
-    const me = await server.request('GET', '/v1/me', { token: a.body.access_token });
+    const me = await server.request<Me>('GET', '/v1/me', { token: a.body.access_token });
     assert.equal(me.status, 200, me.text);
     assert.deepEqual(me.body, { id: a.body.user.id, email: a.body.user.email, auth: 'jwt', scopes: ['read', 'write', 'admin'] });
-    const board = await server.request('POST', '/v1/boards', { token: a.body.access_token, body: { name: 'Alice private' } });
+    const board = await server.request<BoardBody>('POST', '/v1/boards', { token: a.body.access_token, body: { name: 'Alice private' } });
     assert.equal(board.status, 201, board.text);
-    const own = await server.request('GET', '/v1/boards', { token: a.body.access_token });
+    const own = await server.request<BoardList>('GET', '/v1/boards', { token: a.body.access_token });
     assert.deepEqual(
-      own.body.data.map((x: { id: string }) => x.id),
+      own.body.data.map((x) => x.id),
       [board.body.data.id],
     );
     // Bob: not in his list, 404 by id, cannot write to it.
-    const list = await server.request('GET', '/v1/boards', { token: b.body.access_token });
+    const list = await server.request<BoardList>('GET', '/v1/boards', { token: b.body.access_token });
     assert.equal(list.status, 200);
     assert.deepEqual(list.body.data, []);
     assertError(await server.request('GET', `/v1/boards/${board.body.data.id}`, { token: b.body.access_token }), 404, 'not_found');
@@ -206,9 +210,12 @@ describe('local accounts', () => {
       'not_found',
     );
     // An API key made with the token belongs to the same user, and /v1/me says so.
-    const key = await server.request('POST', '/v1/me/api-keys', { token: a.body.access_token, body: { name: 'web', scopes: ['read'] } });
+    const key = await server.request<ApiKeyCreated>('POST', '/v1/me/api-keys', {
+      token: a.body.access_token,
+      body: { name: 'web', scopes: ['read'] },
+    });
     assert.equal(key.status, 201, key.text);
-    const viaKey = await server.request('GET', '/v1/me', { token: key.body.data.raw_key });
+    const viaKey = await server.request<Me>('GET', '/v1/me', { token: key.body.data.raw_key });
     assert.deepEqual(viaKey.body, { id: a.body.user.id, email: a.body.user.email, auth: 'api_key', scopes: ['read'] });
   });
 
@@ -368,7 +375,7 @@ function requestFrom(
   localAddress: string,
   url: string,
   options: { method?: string; body?: unknown; headers?: Record<string, string> } = {},
-): Promise<{ status: number; body: any; headers: http.IncomingHttpHeaders }> {
+): Promise<{ status: number; body: unknown; headers: http.IncomingHttpHeaders }> {
   return new Promise((resolve, reject) => {
     const data = options.body === undefined ? '' : JSON.stringify(options.body);
     const headers = {
@@ -389,21 +396,16 @@ const postFrom = (localAddress: string, url: string, body: unknown, headers?: Re
   requestFrom(localAddress, url, { method: 'POST', body, headers });
 
 describe('login rate limit and sign-up switch', () => {
-  let server: TestServer;
-
-  before(async () => {
-    // Its own embedded database in the wire run (one connection to the shared one at a time).
-    server = await startServer({
-      DATABASE_URL: '',
-      AUTH_LOGIN_PER_MINUTE: '3',
-      AUTH_LOCAL_SIGNUP: 'false',
-      PUBLIC_BASE_URL: 'https://boards.example.test',
-    });
+  // Its own embedded database in the wire run (one connection to the shared one at a time).
+  const server = useServer({
+    DATABASE_URL: '',
+    AUTH_LOGIN_PER_MINUTE: '3',
+    AUTH_LOCAL_SIGNUP: 'false',
+    PUBLIC_BASE_URL: 'https://boards.example.test',
   });
-  after(() => server.close());
 
   test('AUTH_LOCAL_SIGNUP=false: the config says so and sign-up is 403; existing accounts still sign in', async () => {
-    assert.deepEqual((await server.request('GET', '/v1/auth/config')).body, { mode: 'local', signup: false });
+    assert.deepEqual((await server.request<AuthConfig>('GET', '/v1/auth/config')).body, { mode: 'local', signup: false });
     assertError(await server.request('POST', '/v1/auth/signup', { body: { email: email(), password: PASSWORD } }), 403, 'forbidden');
     const account = await signUp(server.database.db, email('existing'), PASSWORD);
     // The public base URL is https: the cookie is Secure, and that origin is the server's own.
@@ -446,12 +448,7 @@ describe('login rate limit and sign-up switch', () => {
 });
 
 describe('behind a reverse proxy (TRUST_PROXY)', () => {
-  let server: TestServer;
-
-  before(async () => {
-    server = await startServer({ DATABASE_URL: '', AUTH_LOGIN_PER_MINUTE: '2', TRUST_PROXY: '127.0.0.1' });
-  });
-  after(() => server.close());
+  const server = useServer({ DATABASE_URL: '', AUTH_LOGIN_PER_MINUTE: '2', TRUST_PROXY: '127.0.0.1' });
 
   test('the client address comes from X-Forwarded-For only when the peer is a trusted proxy', async () => {
     const url = `${server.url}/v1/auth/login`;
@@ -473,7 +470,7 @@ describe('behind a reverse proxy (TRUST_PROXY)', () => {
     const listUrl = (peer: string) =>
       requestFrom(peer, `${server.url}/v1/boards/${boardId}/assets`, {
         headers: { authorization: `Bearer ${user.token}`, 'x-forwarded-proto': 'https', 'x-forwarded-host': 'boards.example.test' },
-      }).then((res) => res.body.data[0].url as string);
+      }).then((res) => (res.body as AssetList).data[0]!.url);
     assert.match(await listUrl('127.0.0.1'), /^https:\/\/boards\.example\.test\/v1\/files\//);
     assert.ok((await listUrl('127.0.0.9')).startsWith(`${server.url}/v1/files/`));
   });
@@ -490,14 +487,14 @@ test('TRUST_PROXY: addresses, CIDR ranges and named ranges are accepted, anythin
 
 describe('login rate limit shared through Redis', { skip: redisAvailable() ? false : 'redis-server is not installed' }, () => {
   let redis: RedisServer;
-  let one: TestServer;
-  let two: TestServer;
+  let one: TestServer<unknown>;
+  let two: TestServer<unknown>;
 
   before(async () => {
     redis = await startRedis();
     const env = { DATABASE_URL: '', AUTH_LOGIN_PER_MINUTE: '3', REDIS_URL: redis.url };
-    one = await startServer(env);
-    two = await startServer(env);
+    one = await startServer<unknown>(env);
+    two = await startServer<unknown>(env);
   });
   after(async () => {
     await one?.close();

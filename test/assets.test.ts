@@ -9,19 +9,31 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { GIF, JPEG, makePdf, multipart, PNG, postParts, uploadFile, WEBP } from './helpers/assets.js';
-import { isErrorEnvelope, MISSING_ID, startServer, TIMESTAMP, type TestServer, type TestUser } from './helpers/harness.js';
+import type { AssetBody, AssetList, Deleted, ErrorBody, NodeBody } from './helpers/api-types.js';
+import {
+  type Response as Answer,
+  isErrorEnvelope,
+  MISSING_ID,
+  startServer,
+  TIMESTAMP,
+  type TestServer,
+  type TestUser,
+} from './helpers/harness.js';
 import { startS3, type TestS3 } from './helpers/s3.js';
 
 const ASSET_FIELDS = ['content_type', 'created_at', 'filename', 'id', 'size', 'storage_path', 'url'];
+
+/** postParts with its answer typed: the asset when 201, else an error envelope (read through isErrorEnvelope). */
+const postAsset = (...args: Parameters<typeof postParts>): Promise<Answer<AssetBody>> => postParts(...args);
 
 /**
  * startServer, retried briefly when the wire-protocol run's socket server (one connection at a time)
  * has not yet noticed that the previous server's connection closed.
  */
-async function startFresh(env: Record<string, string>): Promise<TestServer> {
+async function startFresh(env: Record<string, string>): Promise<TestServer<unknown>> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startServer(env);
+      return await startServer<unknown>(env);
     } catch (error) {
       if (attempt >= 20 || !process.env.TEST_DATABASE_URL || !/Connection terminated|ECONNRESET/.test(String(error))) throw error;
       await sleep(100);
@@ -32,11 +44,11 @@ async function startFresh(env: Record<string, string>): Promise<TestServer> {
 interface Backend {
   name: string;
   /** Starts the service on this backend; `dataDir` fixes DATA_DIR (for restarts). */
-  start(env?: Record<string, string>, dataDir?: string): Promise<TestServer>;
+  start(env?: Record<string, string>, dataDir?: string): Promise<TestServer<unknown>>;
   /** Every stored path. */
-  files(server: TestServer): Promise<string[]>;
+  files(server: TestServer<unknown>): Promise<string[]>;
   /** Writes a file straight into storage, behind the service's back. */
-  plant(server: TestServer, storagePath: string, data: Buffer): Promise<void>;
+  plant(server: TestServer<unknown>, storagePath: string, data: Buffer): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -79,11 +91,11 @@ function s3Backend(): Backend {
         buckets.set(key, s3);
       }
       const server = await startFresh({ ...s3.env, ...env, ...(dataDir ? { DATA_DIR: dataDir } : {}) });
-      (server as TestServer & { s3?: TestS3 }).s3 = s3;
+      (server as TestServer<unknown> & { s3?: TestS3 }).s3 = s3;
       return server;
     },
-    files: (server) => (server as TestServer & { s3: TestS3 }).s3.keys(),
-    plant: (server, storagePath, data) => (server as TestServer & { s3: TestS3 }).s3.put(storagePath, data, 'image/png'),
+    files: (server) => (server as TestServer<unknown> & { s3: TestS3 }).s3.keys(),
+    plant: (server, storagePath, data) => (server as TestServer<unknown> & { s3: TestS3 }).s3.put(storagePath, data, 'image/png'),
     async close() {
       for (const s3 of buckets.values()) await s3.close();
     },
@@ -92,7 +104,7 @@ function s3Backend(): Backend {
 
 for (const backend of [localBackend(), s3Backend()]) {
   describe(`assets on ${backend.name}`, () => {
-    let server: TestServer;
+    let server: TestServer<unknown>;
     let alice: TestUser;
     let bob: TestUser;
 
@@ -103,10 +115,11 @@ for (const backend of [localBackend(), s3Backend()]) {
     });
     after(() => server.close());
 
-    const list = (user: TestUser, boardId: string) => server.request('GET', `/v1/boards/${boardId}/assets`, { token: user.token });
+    const list = (user: TestUser, boardId: string) =>
+      server.request<AssetList>('GET', `/v1/boards/${boardId}/assets`, { token: user.token });
     const remove = (user: TestUser, boardId: string, id: string) =>
-      server.request('DELETE', `/v1/boards/${boardId}/assets/${encodeURIComponent(id)}`, { token: user.token });
-    const expectError = (res: { status: number; body: any; text: string }, status: number, code: string, message?: RegExp) => {
+      server.request<Deleted>('DELETE', `/v1/boards/${boardId}/assets/${encodeURIComponent(id)}`, { token: user.token });
+    const expectError = (res: Answer<unknown>, status: number, code: string, message?: RegExp) => {
       assert.equal(res.status, status, res.text);
       assert.ok(isErrorEnvelope(res.body, status), res.text);
       assert.equal(res.body.code, code);
@@ -116,7 +129,7 @@ for (const backend of [localBackend(), s3Backend()]) {
     test('upload, list, serve and delete a PNG', async () => {
       const boardId = await server.makeBoard(alice);
       const before = Date.now();
-      const res = await postParts(server, alice.token, boardId, [{ filename: 'pixel.png', type: 'image/png', data: PNG }]);
+      const res = await postAsset(server, alice.token, boardId, [{ filename: 'pixel.png', type: 'image/png', data: PNG }]);
       assert.equal(res.status, 201, res.text);
       assert.equal(res.body.object, 'asset');
       const asset = res.body.data;
@@ -215,7 +228,7 @@ for (const backend of [localBackend(), s3Backend()]) {
       const past = await get({ range: `bytes=${pdf.length}-` });
       assert.equal(past.status, 416);
       assert.equal(past.headers.get('content-range'), `bytes */${pdf.length}`);
-      const envelope = await past.json();
+      const envelope: unknown = await past.json();
       assert.ok(isErrorEnvelope(envelope, 416));
       assert.equal(envelope.code, 'range_not_satisfiable');
 
@@ -247,7 +260,7 @@ for (const backend of [localBackend(), s3Backend()]) {
         ['archive.zip', Buffer.from('504b0304140000000800', 'hex'), 'application/zip'],
       ];
       for (const [filename, data, type] of cases) {
-        const res = await postParts(server, alice.token, boardId, [
+        const res = await postAsset(server, alice.token, boardId, [
           { filename, type, data: typeof data === 'string' ? Buffer.from(data) : data },
         ]);
         expectError(res, 415, 'unsupported_media_type');
@@ -278,7 +291,7 @@ for (const backend of [localBackend(), s3Backend()]) {
         [long, /^a{116}\.png$/],
       ];
       for (const [original, expected] of cases) {
-        const res = await postParts(server, alice.token, boardId, [{ filename: original, type: 'image/png', data: PNG }]);
+        const res = await postAsset(server, alice.token, boardId, [{ filename: original, type: 'image/png', data: PNG }]);
         assert.equal(res.status, 201, `${JSON.stringify(original)}: ${res.text}`);
         const name = res.body.data.filename.replace(/^\d{13}-/, '');
         if (typeof expected === 'string') assert.equal(name, expected, JSON.stringify(original));
@@ -314,7 +327,7 @@ for (const backend of [localBackend(), s3Backend()]) {
         [`${'q\u0303'.repeat(80)}.png`, `${'q\u0303'.repeat(58)}.png`],
       ];
       for (const [original, expected] of cases) {
-        const res = await postParts(server, alice.token, boardId, [{ filename: original, type: 'image/png', data: PNG }]);
+        const res = await postAsset(server, alice.token, boardId, [{ filename: original, type: 'image/png', data: PNG }]);
         assert.equal(res.status, 201, `${JSON.stringify(original)}: ${res.text}`);
         const name = res.body.data.filename.replace(/^\d{13}-/, '');
         assert.equal(name, expected, JSON.stringify(original));
@@ -363,7 +376,7 @@ for (const backend of [localBackend(), s3Backend()]) {
         ],
       ];
       for (const [label, parts, message] of cases) {
-        expectError(await postParts(server, alice.token, boardId, parts), 400, 'invalid_request', message);
+        expectError(await postAsset(server, alice.token, boardId, parts), 400, 'invalid_request', message);
         assert.deepEqual((await list(alice, boardId)).body.data, [], label);
       }
       assert.equal((await backend.files(server)).filter((p) => p.includes(boardId)).length, 0);
@@ -409,7 +422,7 @@ for (const backend of [localBackend(), s3Backend()]) {
           headers: { authorization: `Bearer ${alice.token}`, 'content-type': contentType },
         });
         assert.equal(res.status, 415, route);
-        assert.equal(((await res.json()) as any).code, 'unsupported_media_type');
+        assert.equal(((await res.json()) as ErrorBody).code, 'unsupported_media_type');
       }
     });
 
@@ -419,12 +432,12 @@ for (const backend of [localBackend(), s3Backend()]) {
       const { asset: privateAsset } = await uploadFile(server, alice, privateBoard, PNG, 'a.png', 'image/png');
       const { asset: publicAsset } = await uploadFile(server, alice, publicBoard, PNG, 'a.png', 'image/png');
       expectError(
-        await postParts(server, bob.token, privateBoard, [{ filename: 'b.png', type: 'image/png', data: PNG }]),
+        await postAsset(server, bob.token, privateBoard, [{ filename: 'b.png', type: 'image/png', data: PNG }]),
         404,
         'not_found',
         /Board not found/,
       );
-      expectError(await postParts(server, bob.token, publicBoard, [{ filename: 'b.png', type: 'image/png', data: PNG }]), 403, 'forbidden');
+      expectError(await postAsset(server, bob.token, publicBoard, [{ filename: 'b.png', type: 'image/png', data: PNG }]), 403, 'forbidden');
       expectError(await list(bob, privateBoard), 404, 'not_found', /Board not found/);
       expectError(await list(bob, publicBoard), 403, 'forbidden');
       expectError(await remove(bob, privateBoard, privateAsset.id), 404, 'not_found', /Board not found/);
@@ -434,19 +447,19 @@ for (const backend of [localBackend(), s3Backend()]) {
       expectError(await remove(bob, bobBoard, privateAsset.id), 404, 'not_found', /Asset not found/);
       expectError(await list(alice, MISSING_ID), 404, 'not_found');
       expectError(
-        await postParts(server, alice.token, MISSING_ID, [{ filename: 'b.png', type: 'image/png', data: PNG }]),
+        await postAsset(server, alice.token, MISSING_ID, [{ filename: 'b.png', type: 'image/png', data: PNG }]),
         404,
         'not_found',
       );
       const readOnly = (await alice.keyWith(['read'])).raw_key;
       expectError(
-        await postParts(server, readOnly, privateBoard, [{ filename: 'b.png', type: 'image/png', data: PNG }]),
+        await postAsset(server, readOnly, privateBoard, [{ filename: 'b.png', type: 'image/png', data: PNG }]),
         403,
         'forbidden',
         /scope: write/,
       );
       expectError(
-        await postParts(server, 'bwk_test_nope', privateBoard, [{ filename: 'b.png', type: 'image/png', data: PNG }]),
+        await postAsset(server, 'bwk_test_nope', privateBoard, [{ filename: 'b.png', type: 'image/png', data: PNG }]),
         401,
         'unauthorized',
       );
@@ -511,7 +524,10 @@ for (const backend of [localBackend(), s3Backend()]) {
       const png = await uploadFile(server, alice, boardId, PNG, 'pixel.png', 'image/png');
       const foreign = await uploadFile(server, alice, elsewhere, PNG, 'pixel.png', 'image/png');
       const post = (type: string, data: Record<string, unknown>) =>
-        server.request('POST', `/v1/boards/${boardId}/nodes`, { token: alice.token, body: { type, position: { x: 0, y: 0 }, data } });
+        server.request<NodeBody>('POST', `/v1/boards/${boardId}/nodes`, {
+          token: alice.token,
+          body: { type, position: { x: 0, y: 0 }, data },
+        });
       const created = await post('pdf', { ...pdf.nodeData, label: 'Paper' });
       assert.equal(created.status, 201, created.text);
       assert.equal((await post('image', png.nodeData)).status, 201);
@@ -556,14 +572,10 @@ for (const backend of [localBackend(), s3Backend()]) {
       // An editor of a public board cannot repoint the node at another site either.
       const shared = await server.makeBoard(alice, { is_public: true, public_access_level: 'edit' });
       const sharedPdf = await uploadFile(server, alice, shared, await makePdf(1), 'shared.pdf', 'application/pdf');
-      const sharedNode = await server.request('POST', `/v1/boards/${shared}/nodes`, {
-        token: alice.token,
-        body: { type: 'pdf', position: { x: 0, y: 0 }, data: sharedPdf.nodeData },
-      });
-      assert.equal(sharedNode.status, 201, sharedNode.text);
+      const sharedNode = await server.makeNode(alice, shared, { type: 'pdf', data: sharedPdf.nodeData });
       const sharedUrl = new URL(sharedPdf.asset.url);
       expectError(
-        await server.request('PATCH', `/v1/boards/${shared}/nodes/${sharedNode.body.data.id}`, {
+        await server.request('PATCH', `/v1/boards/${shared}/nodes/${sharedNode.id}`, {
           token: bob.token,
           body: { data: { publicUrl: `https://phish.example${sharedUrl.pathname}${sharedUrl.search}` } },
         }),
@@ -575,7 +587,7 @@ for (const backend of [localBackend(), s3Backend()]) {
       assert.equal(moved.status, 200, moved.text);
       // Deleting the asset leaves the node; the node can still be moved and relabelled.
       assert.equal((await remove(alice, boardId, pdf2.asset.id)).status, 200);
-      const still = await server.request('PATCH', nodeUrl, {
+      const still = await server.request<NodeBody>('PATCH', nodeUrl, {
         token: alice.token,
         body: { position: { x: 5, y: 5 }, data: { label: 'Gone' } },
       });
@@ -588,7 +600,7 @@ for (const backend of [localBackend(), s3Backend()]) {
   // takes one connection at a time.
   describe(`assets on ${backend.name}: limits and restarts`, () => {
     after(() => backend.close());
-    const expectError = (res: { status: number; body: any; text: string }, status: number, code: string, message?: RegExp) => {
+    const expectError = (res: Answer<unknown>, status: number, code: string, message?: RegExp) => {
       assert.equal(res.status, status, res.text);
       assert.ok(isErrorEnvelope(res.body, status), res.text);
       assert.equal(res.body.code, code);
@@ -602,13 +614,13 @@ for (const backend of [localBackend(), s3Backend()]) {
         const boardId = await small.makeBoard(owner);
         // A PNG signature followed by padding: the type passes, the size does not.
         const big = Buffer.concat([PNG, Buffer.alloc(200_000, 7)]);
-        const res = await postParts(small, owner.token, boardId, [{ filename: 'big.png', type: 'image/png', data: big }]);
+        const res = await postAsset(small, owner.token, boardId, [{ filename: 'big.png', type: 'image/png', data: big }]);
         expectError(res, 413, 'payload_too_large', /4096 bytes/);
         assert.deepEqual(await backend.files(small), []);
-        assert.deepEqual((await small.request('GET', `/v1/boards/${boardId}/assets`, { token: owner.token })).body.data, []);
+        assert.deepEqual((await small.request<AssetList>('GET', `/v1/boards/${boardId}/assets`, { token: owner.token })).body.data, []);
         if (backend.name.startsWith('local')) assert.deepEqual(fs.readdirSync(path.join(small.config.dataDir, 'files', '.partial')), []);
         const exact = Buffer.concat([PNG, Buffer.alloc(4096 - PNG.length, 7)]);
-        const ok = await postParts(small, owner.token, boardId, [{ filename: 'exact.png', type: 'image/png', data: exact }]);
+        const ok = await postAsset(small, owner.token, boardId, [{ filename: 'exact.png', type: 'image/png', data: exact }]);
         assert.equal(ok.status, 201, ok.text);
         assert.equal(ok.body.data.size, 4096);
       } finally {
@@ -618,8 +630,8 @@ for (const backend of [localBackend(), s3Backend()]) {
 
     test('files a crash left behind are swept at start; live files and recent strays stay', async () => {
       const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bwk-sweep-'));
-      let first: TestServer | undefined = await backend.start({}, dataDir);
-      let second: TestServer | undefined;
+      let first: TestServer<unknown> | undefined = await backend.start({}, dataDir);
+      let second: TestServer<unknown> | undefined;
       try {
         const owner = await first.user();
         const boardId = await first.makeBoard(owner);
@@ -683,7 +695,7 @@ describe('assets when the S3 store fails', () => {
       const { asset } = await uploadFile(server, owner, boardId, PNG, 'kept.png', 'image/png');
       // The store goes away: its port refuses connections (ECONNREFUSED, like a database that is down).
       await s3.close();
-      const expectStorageDown = (res: { status: number; body: any; text: string; headers: Headers }) => {
+      const expectStorageDown = (res: Answer<unknown>) => {
         assert.equal(res.status, 503, res.text);
         assert.ok(isErrorEnvelope(res.body, 503), res.text);
         assert.equal(res.body.code, 'unavailable');
@@ -691,13 +703,13 @@ describe('assets when the S3 store fails', () => {
         assert.doesNotMatch(res.body.message, /database/i);
         assert.equal(res.headers.get('retry-after'), '5');
       };
-      expectStorageDown(await postParts(server, owner.token, boardId, [{ filename: 'new.png', type: 'image/png', data: PNG }]));
+      expectStorageDown(await postAsset(server, owner.token, boardId, [{ filename: 'new.png', type: 'image/png', data: PNG }]));
       expectStorageDown(await server.request('GET', asset.url.slice(server.url.length)));
       // The failed upload left no row behind; the database itself is fine.
-      const listed = await server.request('GET', `/v1/boards/${boardId}/assets`, { token: owner.token });
+      const listed = await server.request<AssetList>('GET', `/v1/boards/${boardId}/assets`, { token: owner.token });
       assert.equal(listed.status, 200, listed.text);
       assert.deepEqual(
-        listed.body.data.map((a: { filename: string }) => a.filename),
+        listed.body.data.map((a) => a.filename),
         [asset.filename],
       );
     } finally {

@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { SignJWT, UnsecuredJWT, type JWTPayload } from 'jose';
 import { createApiKeyForSubject } from '../src/auth/api-key-service.js';
 import { newId } from '../src/lib/ids.js';
-import type { ErrorBody } from './helpers/api-types.js';
+import type { ApiKeyCreated, BoardBody, BoardList, ErrorBody } from './helpers/api-types.js';
 import { JWT_SECRET, startServer, type Response, type TestServer } from './helpers/harness.js';
 import { startJwksServer, type JwksServer } from './helpers/jwks-server.js';
 
@@ -53,11 +53,11 @@ function breakSignature(token: string): string {
 
 describe('JWTs with AUTH_JWT_SECRET and AUTH_JWKS_URL', () => {
   let jwks: JwksServer;
-  let server: TestServer;
+  let server: TestServer<unknown>;
 
   before(async () => {
     jwks = await startJwksServer();
-    server = await startServer({ AUTH_JWKS_URL: jwks.url });
+    server = await startServer<unknown>({ AUTH_JWKS_URL: jwks.url });
   });
   after(async () => {
     await server?.close();
@@ -68,23 +68,23 @@ describe('JWTs with AUTH_JWT_SECRET and AUTH_JWKS_URL', () => {
     const alice = await server.user();
     const token = await alice.jwt();
     assert.equal((await server.request('GET', '/v1/boards', { token })).status, 200);
-    const key = await server.request('POST', '/v1/me/api-keys', { token, body: { name: 'from a JWT', scopes: ['read'] } });
+    const key = await server.request<ApiKeyCreated>('POST', '/v1/me/api-keys', { token, body: { name: 'from a JWT', scopes: ['read'] } });
     assert.equal(key.status, 201, key.text);
   });
 
   test('a new subject becomes a user on first sight, the same user an API key for that uuid has', async () => {
     const sub = newId();
-    const board = await server.request('POST', '/v1/boards', { token: await hs({ sub }), body: { name: 'first sight' } });
+    const board = await server.request<BoardBody>('POST', '/v1/boards', { token: await hs({ sub }), body: { name: 'first sight' } });
     assert.equal(board.status, 201, board.text);
     const users = await server.database.db.selectFrom('users').select(['id', 'subject']).where('subject', '=', sub).execute();
     assert.deepEqual(users, [{ id: sub, subject: sub }]);
     const key = await createApiKeyForSubject(server.database.db, sub, { name: 'k', scopes: ['read'] }, 'test');
-    const seen = await server.request('GET', `/v1/boards/${board.body.data.id}`, { token: key.raw_key });
+    const seen = await server.request<BoardBody>('GET', `/v1/boards/${board.body.data.id}`, { token: key.raw_key });
     assert.equal(seen.status, 200, seen.text);
     assert.equal(seen.body.data.name, 'first sight');
-    const list = await server.request('GET', '/v1/boards', { token: key.raw_key });
+    const list = await server.request<BoardList>('GET', '/v1/boards', { token: key.raw_key });
     assert.deepEqual(
-      list.body.data.map((b: { id: string }) => b.id),
+      list.body.data.map((b) => b.id),
       [board.body.data.id],
     );
   });
@@ -93,16 +93,19 @@ describe('JWTs with AUTH_JWT_SECRET and AUTH_JWKS_URL', () => {
     const sub = newId();
     const rs = await jwks.sign('RS256', { sub });
     const es = await jwks.sign('ES256', { sub });
-    const board = await server.request('POST', '/v1/boards', { token: rs, body: { name: 'rs' } });
+    const board = await server.request<BoardBody>('POST', '/v1/boards', { token: rs, body: { name: 'rs' } });
     assert.equal(board.status, 201, board.text);
-    const seen = await server.request('GET', `/v1/boards/${board.body.data.id}`, { token: es });
+    const seen = await server.request<BoardBody>('GET', `/v1/boards/${board.body.data.id}`, { token: es });
     assert.equal(seen.status, 200, seen.text);
     assert.ok(jwks.fetches() >= 1);
   });
 
   test('a sub that is not a UUID is a stable user', async () => {
     const sub = `auth0|${randomBytes(6).toString('hex')}`;
-    const board = await server.request('POST', '/v1/boards', { token: await jwks.sign('RS256', { sub }), body: { name: 'auth0 user' } });
+    const board = await server.request<BoardBody>('POST', '/v1/boards', {
+      token: await jwks.sign('RS256', { sub }),
+      body: { name: 'auth0 user' },
+    });
     assert.equal(board.status, 201, board.text);
     // Another token for the same subject, another algorithm, is the same user.
     const again = await server.request('GET', `/v1/boards/${board.body.data.id}`, { token: await hs({ sub }) });
@@ -157,7 +160,7 @@ describe('JWTs with AUTH_JWT_SECRET and AUTH_JWKS_URL', () => {
       ['a key of another environment', `bwk_prod_${randomBytes(32).toString('base64url')}`],
     ];
     for (const [label, token] of cases) {
-      assertUnauthorized(await server.request('GET', '/v1/boards', { token: await token }), label);
+      assertUnauthorized(await server.request<ErrorBody>('GET', '/v1/boards', { token: await token }), label);
     }
     // The same valid token still works: the rejections above are about the tokens, not the user.
     assert.equal((await server.request('GET', '/v1/boards', { token: valid })).status, 200);
@@ -168,11 +171,11 @@ describe('JWTs with a JWKS only, and AUTH_ISSUER and AUTH_AUDIENCE', () => {
   const issuer = 'https://idp.example.test/';
   const audience = 'board-workspace';
   let jwks: JwksServer;
-  let server: TestServer;
+  let server: TestServer<unknown>;
 
   before(async () => {
     jwks = await startJwksServer();
-    server = await startServer({ AUTH_JWT_SECRET: '', AUTH_JWKS_URL: jwks.url, AUTH_ISSUER: issuer, AUTH_AUDIENCE: audience });
+    server = await startServer<unknown>({ AUTH_JWT_SECRET: '', AUTH_JWKS_URL: jwks.url, AUTH_ISSUER: issuer, AUTH_AUDIENCE: audience });
   });
   after(async () => {
     await server?.close();
@@ -195,7 +198,7 @@ describe('JWTs with a JWKS only, and AUTH_ISSUER and AUTH_AUDIENCE', () => {
       ['another audience', jwks.sign('ES256', { sub, issuer, audience: 'another-api' })],
     ];
     for (const [label, token] of cases) {
-      assertUnauthorized(await server.request('GET', '/v1/boards', { token: await token }), label);
+      assertUnauthorized(await server.request<ErrorBody>('GET', '/v1/boards', { token: await token }), label);
     }
   });
 
@@ -209,18 +212,18 @@ describe('JWTs with a JWKS only, and AUTH_ISSUER and AUTH_AUDIENCE', () => {
       ['unsigned', Promise.resolve(new UnsecuredJWT(claims).setSubject(sub).setExpirationTime('10m').encode())],
     ];
     for (const [label, token] of cases) {
-      assertUnauthorized(await server.request('GET', '/v1/boards', { token: await token }), label);
+      assertUnauthorized(await server.request<ErrorBody>('GET', '/v1/boards', { token: await token }), label);
     }
   });
 });
 
 describe('without any JWT configuration', () => {
   let jwks: JwksServer;
-  let server: TestServer;
+  let server: TestServer<unknown>;
 
   before(async () => {
     jwks = await startJwksServer();
-    server = await startServer({ AUTH_JWT_SECRET: '' });
+    server = await startServer<unknown>({ AUTH_JWT_SECRET: '' });
   });
   after(async () => {
     await server?.close();
@@ -229,8 +232,11 @@ describe('without any JWT configuration', () => {
 
   test('every JWT is refused; API keys still work', async () => {
     const alice = await server.user();
-    assertUnauthorized(await server.request('GET', '/v1/boards', { token: await alice.jwt() }), 'HS256');
-    assertUnauthorized(await server.request('GET', '/v1/boards', { token: await jwks.sign('RS256', { sub: alice.userId }) }), 'RS256');
+    assertUnauthorized(await server.request<ErrorBody>('GET', '/v1/boards', { token: await alice.jwt() }), 'HS256');
+    assertUnauthorized(
+      await server.request<ErrorBody>('GET', '/v1/boards', { token: await jwks.sign('RS256', { sub: alice.userId }) }),
+      'RS256',
+    );
     assert.equal((await server.request('GET', '/v1/boards', { token: alice.token })).status, 200);
   });
 });

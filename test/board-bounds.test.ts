@@ -3,34 +3,38 @@
 // concurrent writes cannot both slip past; a duplicate stays within the bounds; the totals the
 // bounds are checked against follow every write, cascades included.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { loadConfig } from '../src/config.js';
 import { newId, now } from '../src/lib/ids.js';
 import { PNG, postParts } from './helpers/assets.js';
-import { isErrorEnvelope, startServer, type TestServer, type TestUser } from './helpers/harness.js';
+import type { AssetList, BoardBody, DuplicateBody, EdgeBody, EdgeList, ErrorBody, NodeBody, NodeList } from './helpers/api-types.js';
+import { isErrorEnvelope, type Response, type TestUser, useServer } from './helpers/harness.js';
 
-let server: TestServer;
+const server = useServer({
+  BOARD_MAX_NODES: '3',
+  BOARD_MAX_EDGES: '2',
+  BOARD_MAX_DATA_BYTES: '4096',
+  BOARD_MAX_ASSET_BYTES: String(PNG.length * 2 + 10),
+});
 let user: TestUser;
 
 before(async () => {
-  server = await startServer({
-    BOARD_MAX_NODES: '3',
-    BOARD_MAX_EDGES: '2',
-    BOARD_MAX_DATA_BYTES: '4096',
-    BOARD_MAX_ASSET_BYTES: String(PNG.length * 2 + 10),
-  });
   user = await server.user();
 });
-after(() => server.close());
 
 const note = (text = 'n') => ({ type: 'note', position: { x: 0, y: 0 }, data: { text } });
 
+/** A note made through the harness (asserting 201), for a test that only needs it to exist. */
+async function makeNote(board: string, text = 'n'): Promise<string> {
+  return (await server.makeNode(user, board, { data: { text } })).id;
+}
+
 async function addNode(board: string, text?: string) {
-  return server.request('POST', `/v1/boards/${board}/nodes`, { token: user.token, body: note(text) });
+  return server.request<NodeBody>('POST', `/v1/boards/${board}/nodes`, { token: user.token, body: note(text) });
 }
 
 async function addEdge(board: string, source: string, target: string, data: Record<string, unknown> = {}) {
-  return server.request('POST', `/v1/boards/${board}/edges`, {
+  return server.request<EdgeBody>('POST', `/v1/boards/${board}/edges`, {
     token: user.token,
     body: { source_node_id: source, target_node_id: target, data },
   });
@@ -53,7 +57,7 @@ async function totals(board: string) {
   };
 }
 
-function assertRefused(res: { status: number; body: any; text: string }, pattern: RegExp) {
+function assertRefused(res: Response<unknown>, pattern: RegExp) {
   assert.equal(res.status, 409, res.text);
   assert.ok(isErrorEnvelope(res.body, 409));
   assert.equal(res.body.code, 'conflict');
@@ -69,11 +73,11 @@ describe('board bounds', () => {
       assert.equal(res.status, 201, res.text);
       ids.push(res.body.data.id);
     }
-    const before = await server.request('GET', `/v1/boards/${board}`, { token: user.token });
+    const before = await server.request<BoardBody>('GET', `/v1/boards/${board}`, { token: user.token });
     assertRefused(await addNode(board), /at most 3 nodes; this board has 3 and this write would make it 4/);
-    const list = await server.request('GET', `/v1/boards/${board}/nodes?limit=100`, { token: user.token });
+    const list = await server.request<NodeList>('GET', `/v1/boards/${board}/nodes?limit=100`, { token: user.token });
     assert.equal(list.body.data.length, 3);
-    const afterRefusal = await server.request('GET', `/v1/boards/${board}`, { token: user.token });
+    const afterRefusal = await server.request<BoardBody>('GET', `/v1/boards/${board}`, { token: user.token });
     assert.equal(afterRefusal.body.data.updated_at, before.body.data.updated_at, 'the refused write left no trace');
     await server.request('DELETE', `/v1/boards/${board}/nodes/${ids[0]}`, { token: user.token });
     assert.equal((await addNode(board)).status, 201);
@@ -91,12 +95,12 @@ describe('board bounds', () => {
 
   test('past BOARD_MAX_EDGES an edge create is 409 and writes nothing', async () => {
     const board = await server.makeBoard(user);
-    const a = (await addNode(board)).body.data.id;
-    const b = (await addNode(board)).body.data.id;
+    const a = await makeNote(board);
+    const b = await makeNote(board);
     assert.equal((await addEdge(board, a, b)).status, 201);
     assert.equal((await addEdge(board, b, a)).status, 201);
     assertRefused(await addEdge(board, a, a), /at most 2 edges; this board has 2 and this write would make it 3/);
-    const list = await server.request('GET', `/v1/boards/${board}/edges?limit=100`, { token: user.token });
+    const list = await server.request<EdgeList>('GET', `/v1/boards/${board}/edges?limit=100`, { token: user.token });
     assert.equal(list.body.data.length, 2);
   });
 
@@ -111,13 +115,13 @@ describe('board bounds', () => {
       await addNode(board, 'z'.repeat(1500)),
       new RegExp(`at most 4096 bytes of node and edge data; this board has ${stored.data_bytes} and this write would make it \\d+`),
     );
-    const grown = await server.request('PATCH', `/v1/boards/${board}/nodes/${first.body.data.id}`, {
+    const grown = await server.request<ErrorBody>('PATCH', `/v1/boards/${board}/nodes/${first.body.data.id}`, {
       token: user.token,
       body: { data: { text: 'x'.repeat(3000) } },
     });
     assertRefused(grown, /bytes of node and edge data/);
-    const unchanged = await server.request('GET', `/v1/boards/${board}/nodes/${first.body.data.id}`, { token: user.token });
-    assert.equal(unchanged.body.data.node_data.text.length, 1500);
+    const unchanged = await server.request<NodeBody>('GET', `/v1/boards/${board}/nodes/${first.body.data.id}`, { token: user.token });
+    assert.equal((unchanged.body.data.node_data.text as string).length, 1500);
     assertRefused(await addEdge(board, first.body.data.id, second.body.data.id, { note: 'e'.repeat(1500) }), /bytes of node and edge data/);
     // Moving a node or shrinking its data is always allowed.
     const moved = await server.request('PATCH', `/v1/boards/${board}/nodes/${first.body.data.id}`, {
@@ -133,11 +137,11 @@ describe('board bounds', () => {
 
   test('the totals follow every write: updates, deleting a node with its edges, deleting an edge', async () => {
     const board = await server.makeBoard(user);
-    const a = (await addNode(board, 'first')).body.data.id;
-    const b = (await addNode(board, 'second')).body.data.id;
-    const c = (await addNode(board, 'third')).body.data.id;
-    const ab = (await addEdge(board, a, b, { label: 'ab' })).body.data.id;
-    await addEdge(board, b, c, { label: 'bc' });
+    const a = await makeNote(board, 'first');
+    const b = await makeNote(board, 'second');
+    const c = await makeNote(board, 'third');
+    const ab = (await server.makeEdge(user, board, a, b, { data: { label: 'ab' } })).id;
+    await server.makeEdge(user, board, b, c, { data: { label: 'bc' } });
     await server.request('PATCH', `/v1/boards/${board}/nodes/${c}`, { token: user.token, body: { parent_node_id: b } });
     await server.request('PATCH', `/v1/boards/${board}/edges/${ab}`, { token: user.token, body: { data: { label: 'a longer label' } } });
     let { stored, actual } = await totals(board);
@@ -152,12 +156,12 @@ describe('board bounds', () => {
 
   test('a duplicate of a board within the bounds is made; one over a bound lowered since is 409 and creates no board', async () => {
     const board = await server.makeBoard(user);
-    const a = (await addNode(board)).body.data.id;
-    const b = (await addNode(board)).body.data.id;
-    await addNode(board);
-    await addEdge(board, a, b);
-    await addEdge(board, b, a);
-    const copy = await server.request('POST', `/v1/boards/${board}/duplicate`, { token: user.token });
+    const a = await makeNote(board);
+    const b = await makeNote(board);
+    await makeNote(board);
+    await server.makeEdge(user, board, a, b, { data: {} });
+    await server.makeEdge(user, board, b, a, { data: {} });
+    const copy = await server.request<DuplicateBody>('POST', `/v1/boards/${board}/duplicate`, { token: user.token });
     assert.equal(copy.status, 201, copy.text);
     const copied = await totals(copy.body.data.id);
     assert.deepEqual(copied.stored, copied.actual);
@@ -183,7 +187,7 @@ describe('board bounds', () => {
       (await server.database.db.selectFrom('boards').select('id').where('owner_id', '=', user.userId).execute()).length;
     const count = await boards();
     assertRefused(
-      await server.request('POST', `/v1/boards/${board}/duplicate`, { token: user.token }),
+      await server.request<ErrorBody>('POST', `/v1/boards/${board}/duplicate`, { token: user.token }),
       /at most 3 nodes; this board has 4, too many to copy/,
     );
     assert.equal(await boards(), count, 'no board was created');
@@ -205,7 +209,7 @@ describe('board bounds', () => {
     const stored = async () =>
       (await server.database.db.selectFrom('assets').select('size').where('board_id', '=', board).execute()).length;
     assert.equal(await stored(), 2, 'no row, not even a reservation, is left');
-    const list = await server.request('GET', `/v1/boards/${board}/assets`, { token: user.token });
+    const list = await server.request<AssetList>('GET', `/v1/boards/${board}/assets`, { token: user.token });
     assert.equal(list.body.data.length, 2);
     // A board whose files fill the bound (one lowered since) is refused before the file is read.
     const full = await server.makeBoard(user);
@@ -230,17 +234,17 @@ describe('board bounds', () => {
 
   test('the full board read streams the whole board as one JSON document', async () => {
     const board = await server.makeBoard(user);
-    const a = (await addNode(board, 'one')).body.data.id;
-    const b = (await addNode(board, 'two')).body.data.id;
-    await addEdge(board, a, b);
-    const res = await server.request('GET', `/v1/boards/${board}`, { token: user.token });
+    const a = await makeNote(board, 'one');
+    const b = await makeNote(board, 'two');
+    await server.makeEdge(user, board, a, b, { data: {} });
+    const res = await server.request<BoardBody>('GET', `/v1/boards/${board}`, { token: user.token });
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
     assert.deepEqual(
-      res.body.data.flow_state.nodes.map((n: any) => n.id),
+      res.body.data.flow_state?.nodes.map((n) => n.id),
       [a, b],
     );
-    assert.equal(res.body.data.flow_state.edges.length, 1);
+    assert.equal(res.body.data.flow_state?.edges.length, 1);
   });
 
   test('the bounds are settings checked at start', () => {

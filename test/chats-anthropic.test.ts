@@ -8,9 +8,10 @@ import { after, before, describe, test } from 'node:test';
 import { CONDENSE_SYSTEM } from '../src/providers/llm/condense-prompt.js';
 import { apiKeyOf, startFakeAnthropic, type FakeAnthropic } from './helpers/fake-anthropic.js';
 import { readEvents } from './helpers/fake-openai.js';
+import type { BodyOf, ChatBody, ErrorBody, Message, MessageCreated, MessageList } from './helpers/api-types.js';
 import { isErrorEnvelope, startServer, type TestServer, type TestUser, TIMESTAMP } from './helpers/harness.js';
 
-let server: TestServer;
+let server: TestServer<unknown>;
 let fake: FakeAnthropic;
 let alice: TestUser;
 
@@ -26,7 +27,7 @@ const ENV = {
 
 before(async () => {
   fake = await startFakeAnthropic();
-  server = await startServer({ ...ENV, ANTHROPIC_BASE_URL: fake.url });
+  server = await startServer<unknown>({ ...ENV, ANTHROPIC_BASE_URL: fake.url });
   alice = await server.user();
 });
 after(async () => {
@@ -39,10 +40,13 @@ const messagesPath = (boardId: string, chatId: string) => `/v1/boards/${boardId}
 async function makeChat(
   boardId: string,
   body: Record<string, unknown> = {},
-  s: TestServer = server,
+  s: TestServer<unknown> = server,
   user: TestUser = alice,
 ): Promise<string> {
-  const res = await s.request('POST', `/v1/boards/${boardId}/chats`, { token: user.token, body });
+  const res = await s.request<BodyOf<'/v1/boards/{boardId}/chats', 'post'>>('POST', `/v1/boards/${boardId}/chats`, {
+    token: user.token,
+    body,
+  });
   assert.equal(res.status, 201, res.text);
   return res.body.data.id;
 }
@@ -60,8 +64,8 @@ function postStream(boardId: string, chatId: string, content: string, signal?: A
   });
 }
 
-async function messages(boardId: string, chatId: string, s: TestServer = server, user: TestUser = alice): Promise<any[]> {
-  const res = await s.request('GET', `${messagesPath(boardId, chatId)}?limit=100`, { token: user.token });
+async function messages(boardId: string, chatId: string, s: TestServer<unknown> = server, user: TestUser = alice): Promise<Message[]> {
+  const res = await s.request<MessageList>('GET', `${messagesPath(boardId, chatId)}?limit=100`, { token: user.token });
   assert.equal(res.status, 200, res.text);
   return res.body.data;
 }
@@ -79,7 +83,7 @@ describe('anthropic: replies', () => {
       deltas: ['The ', 'answer ', 'is ', '42', '.'],
       usage: { input_tokens: 120, output_tokens: 6, cache_read_input_tokens: 30 },
     });
-    const res = await server.request('POST', messagesPath(boardId, chatId), {
+    const res = await server.request<MessageCreated>('POST', messagesPath(boardId, chatId), {
       token: alice.token,
       body: { content: 'What is the answer?' },
     });
@@ -89,8 +93,8 @@ describe('anthropic: replies', () => {
     assert.equal(m.content, 'The answer is 42.');
     assert.equal(m.model, 'claude-fake-1');
     // Cached prompt tokens count as prompt tokens.
-    assert.deepEqual(m.metadata.usage, { prompt_tokens: 150, completion_tokens: 6, total_tokens: 156 });
-    assert.equal(m.metadata.finish_reason, 'stop');
+    assert.deepEqual(m.metadata?.usage, { prompt_tokens: 150, completion_tokens: 6, total_tokens: 156 });
+    assert.equal(m.metadata?.finish_reason, 'stop');
     assert.equal(fake.requests.length, from + 1, 'one upstream request, no retry');
     const { body, headers } = fake.requests.at(-1)!;
     assert.equal(apiKeyOf(headers), 'sk-ant-test-key');
@@ -100,9 +104,9 @@ describe('anthropic: replies', () => {
     assert.ok(Number.isInteger(body.max_tokens) && body.max_tokens > 0);
     assert.equal(typeof body.system, 'string');
     assert.deepEqual(body.messages, [{ role: 'user', content: 'What is the answer?' }]);
-    const chat = await server.request('GET', `/v1/boards/${boardId}/chats/${chatId}`, { token: alice.token });
-    assert.equal(chat.body.data.metadata.model, 'claude-fake-1');
-    assert.equal(chat.body.data.metadata.total_tokens, 156);
+    const chat = await server.request<ChatBody>('GET', `/v1/boards/${boardId}/chats/${chatId}`, { token: alice.token });
+    assert.equal(chat.body.data.metadata?.model, 'claude-fake-1');
+    assert.equal(chat.body.data.metadata?.total_tokens, 156);
   });
 
   test('a streamed reply: deltas concatenate to the stored content; message.complete carries the provider usage', async () => {
@@ -129,9 +133,10 @@ describe('anthropic: replies', () => {
     assert.match(complete.message.created_at, TIMESTAMP);
     assert.deepEqual(complete.usage, { prompt_tokens: 33, completion_tokens: 8, total_tokens: 41 });
     const stored = (await messages(boardId, chatId)).at(-1);
+    assert.ok(stored, 'the reply is stored');
     assert.equal(stored.id, complete.message.id);
     assert.equal(stored.content, text);
-    assert.equal(stored.metadata.finish_reason, 'length', 'max_tokens maps to length');
+    assert.equal(stored.metadata?.finish_reason, 'length', 'max_tokens maps to length');
   });
 
   for (const [kind, what] of [
@@ -167,7 +172,10 @@ describe('anthropic: replies', () => {
       );
       // The same failure on a JSON reply is 502 upstream_error.
       fake.script({ kind, deltas: ['Half'] });
-      const json = await server.request('POST', messagesPath(boardId, chatId), { token: alice.token, body: { content: 'again, as JSON' } });
+      const json = await server.request<ErrorBody>('POST', messagesPath(boardId, chatId), {
+        token: alice.token,
+        body: { content: 'again, as JSON' },
+      });
       assert.equal(json.status, 502, json.text);
       assert.equal(json.body.code, 'upstream_error');
       fake.script({ kind: 'answer', deltas: ['Fine', ' now.'] });
@@ -191,7 +199,10 @@ describe('anthropic: replies', () => {
     for (const status of [429, 500]) {
       const from = fake.requests.length;
       fake.script({ kind: 'status', status, retryAfterMs: 1 }, { kind: 'answer', deltas: ['Recovered', '.'] });
-      const res = await server.request('POST', messagesPath(boardId, chatId), { token: alice.token, body: { content: `retry ${status}` } });
+      const res = await server.request<MessageCreated>('POST', messagesPath(boardId, chatId), {
+        token: alice.token,
+        body: { content: `retry ${status}` },
+      });
       assert.equal(res.status, 201, res.text);
       assert.equal(res.body.data.content, 'Recovered.');
       assert.equal(fake.requests.length, from + 2, `${status} then the retry`);
@@ -199,7 +210,10 @@ describe('anthropic: replies', () => {
     const before = (await messages(boardId, chatId)).length;
     for (const status of [429, 500]) {
       fake.script({ kind: 'status', status, retryAfterMs: 1 }, { kind: 'status', status, retryAfterMs: 1 });
-      const res = await server.request('POST', messagesPath(boardId, chatId), { token: alice.token, body: { content: `fail ${status}` } });
+      const res = await server.request<ErrorBody>('POST', messagesPath(boardId, chatId), {
+        token: alice.token,
+        body: { content: `fail ${status}` },
+      });
       assert.equal(res.status, 502, res.text);
       assert.ok(isErrorEnvelope(res.body, 502));
       assert.equal(res.body.code, 'upstream_error');
@@ -307,7 +321,7 @@ describe('anthropic: the request the provider receives', () => {
     assert.equal(third.status, 201, third.text);
     const last = streamedSince(from).at(-1)!.body;
     assert.match(last.system, /Apple harvest starts in September/);
-    const roles = last.messages.map((m: any) => m.role);
+    const roles = last.messages.map((m: { role: string }) => m.role);
     assert.equal(roles[0], 'user');
     assert.ok(
       roles.every((r: string, i: number) => i === 0 || r !== roles[i - 1]),
@@ -324,10 +338,16 @@ describe('anthropic: the request the provider receives', () => {
 
 describe('anthropic: memory', () => {
   // Its own server with a small context budget; its own embedded database in the wire run too.
-  let small: TestServer;
+  let small: TestServer<unknown>;
   let user: TestUser;
   before(async () => {
-    small = await startServer({ ...ENV, ANTHROPIC_BASE_URL: fake.url, LLM_CONTEXT_TOKENS: '400', LLM_MAX_TOKENS: '50', DATABASE_URL: '' });
+    small = await startServer<unknown>({
+      ...ENV,
+      ANTHROPIC_BASE_URL: fake.url,
+      LLM_CONTEXT_TOKENS: '400',
+      LLM_MAX_TOKENS: '50',
+      DATABASE_URL: '',
+    });
     user = await small.user();
   });
   after(() => small.close());
@@ -350,7 +370,7 @@ describe('anthropic: memory', () => {
     assert.equal(condense[0]!.body.system, CONDENSE_SYSTEM);
     assert.equal(condense[0]!.body.messages[0].role, 'user');
     assert.match(condense[0]!.body.messages[0].content, /^User: Fact number 0/);
-    const chat = await small.request('GET', `/v1/boards/${boardId}/chats/${chatId}`, { token: user.token });
+    const chat = await small.request<ChatBody>('GET', `/v1/boards/${boardId}/chats/${chatId}`, { token: user.token });
     assert.ok(chat.body.data.memory.includes('The code word for the vault is heliotrope.'), JSON.stringify(chat.body.data.memory));
     const last = streamedSince(from).at(-1)!.body;
     assert.match(last.system, /remember from earlier[\s\S]*heliotrope/);

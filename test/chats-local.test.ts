@@ -5,30 +5,40 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { NOTHING_RELEVANT } from '../src/providers/llm/local.js';
 import { startFakeEmbeddings, type FakeEmbeddings } from './helpers/fake-embeddings.js';
-import { startServer, type TestServer, type TestUser } from './helpers/harness.js';
+import type { BodyOf, DocumentList, JobBody, Message, MessageCreated, ReplyMetadata } from './helpers/api-types.js';
+import { startServer, type TestServer, type TestUser, useServer } from './helpers/harness.js';
 import { readEvents } from './helpers/fake-openai.js';
 
-let server: TestServer;
+const server = useServer();
 let alice: TestUser;
 
 before(async () => {
-  server = await startServer();
   alice = await server.user();
 });
-after(() => server.close());
 
 async function note(boardId: string, text: string, label?: string): Promise<string> {
   return (await server.makeNode(alice, boardId, { data: { text, ...(label ? { label } : {}) } })).id;
 }
 
-async function ask(boardId: string, chatId: string, content: string): Promise<any> {
-  const res = await server.request('POST', `/v1/boards/${boardId}/chats/${chatId}/messages`, { token: alice.token, body: { content } });
+type ChatCreated = BodyOf<'/v1/boards/{boardId}/chats', 'post'>;
+
+/** An assistant message's metadata; fails the test when the message has none. */
+function meta(message: Message): ReplyMetadata {
+  assert.ok(message.metadata, 'the reply has metadata');
+  return message.metadata as ReplyMetadata;
+}
+
+async function ask(boardId: string, chatId: string, content: string): Promise<Message> {
+  const res = await server.request<MessageCreated>('POST', `/v1/boards/${boardId}/chats/${chatId}/messages`, {
+    token: alice.token,
+    body: { content },
+  });
   assert.equal(res.status, 201, res.text);
   return res.body.data;
 }
 
 async function chat(boardId: string, body: Record<string, unknown> = {}): Promise<string> {
-  const res = await server.request('POST', `/v1/boards/${boardId}/chats`, { token: alice.token, body });
+  const res = await server.request<ChatCreated>('POST', `/v1/boards/${boardId}/chats`, { token: alice.token, body });
   assert.equal(res.status, 201, res.text);
   return res.body.data.id;
 }
@@ -45,11 +55,11 @@ describe('local model', () => {
     assert.match(reply.content, /Deployments run on Tuesdays after the standup\./);
     assert.match(reply.content, /Release process/);
     assert.doesNotMatch(reply.content, /Biscuit|budget review/);
-    const { usage } = reply.metadata;
+    const { usage } = meta(reply);
     assert.ok(Number.isInteger(usage.prompt_tokens) && usage.prompt_tokens > 0);
     assert.ok(Number.isInteger(usage.completion_tokens) && usage.completion_tokens > 0);
     assert.equal(usage.total_tokens, usage.prompt_tokens + usage.completion_tokens);
-    assert.equal(reply.metadata.finish_reason, 'stop');
+    assert.equal(meta(reply).finish_reason, 'stop');
     const dog = await ask(boardId, chatId, "What is the dog's name?");
     assert.match(dog.content, /Biscuit/);
     assert.doesNotMatch(dog.content, /Tuesdays/);
@@ -60,7 +70,7 @@ describe('local model', () => {
     await note(boardId, 'Bananas are yellow.');
     const reply = await ask(boardId, await chat(boardId), 'How do quantum computers factor integers?');
     assert.equal(reply.content, NOTHING_RELEVANT);
-    assert.deepEqual(reply.metadata.sources, []);
+    assert.deepEqual(meta(reply).sources, []);
   });
 
   test("prefers the chat's own node", async () => {
@@ -94,7 +104,7 @@ describe('local model', () => {
 
   test('quotes vectorized document chunks and lists their ids in metadata.sources', async () => {
     const boardId = await server.makeBoard(alice);
-    const job = await server.request('POST', `/v1/boards/${boardId}/documents`, {
+    const job = await server.request<JobBody>('POST', `/v1/boards/${boardId}/documents`, {
       token: alice.token,
       body: {
         text: 'The reactor coolant pump must be inspected every 90 days. Inspection logs go to the safety office.',
@@ -105,30 +115,30 @@ describe('local model', () => {
     let status = 'processing';
     for (let i = 0; i < 200 && status === 'processing'; i++) {
       await new Promise((r) => setTimeout(r, 50));
-      status = (await server.request('GET', `/v1/jobs/${job.body.data.id}`, { token: alice.token })).body.data.status;
+      status = (await server.request<JobBody>('GET', `/v1/jobs/${job.body.data.id}`, { token: alice.token })).body.data.status;
     }
     assert.equal(status, 'completed');
-    const chunks = await server.request('GET', `/v1/boards/${boardId}/documents`, { token: alice.token });
-    const ids = chunks.body.data.map((c: any) => c.id);
+    const chunks = await server.request<DocumentList>('GET', `/v1/boards/${boardId}/documents`, { token: alice.token });
+    const ids = chunks.body.data.map((c) => c.id);
     const reply = await ask(boardId, await chat(boardId), 'How often is the coolant pump inspected?');
     assert.match(reply.content, /every 90 days/);
     assert.match(reply.content, /Maintenance manual/);
-    assert.ok(reply.metadata.sources.length > 0);
-    for (const id of reply.metadata.sources) assert.ok(ids.includes(id));
-    assert.equal(reply.metadata.retrieval, 'ok');
+    assert.ok(meta(reply).sources.length > 0);
+    for (const id of meta(reply).sources) assert.ok(ids.includes(id));
+    assert.equal(meta(reply).retrieval, 'ok');
   });
 });
 
 describe('embedding provider down', () => {
   let fake: FakeEmbeddings;
-  let withRemote: TestServer;
+  let withRemote: TestServer<unknown>;
   let bob: TestUser;
 
   before(async () => {
     fake = await startFakeEmbeddings(8);
     // Its own embedded database even in the wire run, whose server takes one connection at a time
     // and is held by this file's first server.
-    withRemote = await startServer({
+    withRemote = await startServer<unknown>({
       DATABASE_URL: '',
       EMBEDDINGS_PROVIDER: 'openai',
       EMBEDDINGS_BASE_URL: fake.url,
@@ -146,20 +156,23 @@ describe('embedding provider down', () => {
 
   test('the reply is made without retrieved chunks and says so in metadata', async () => {
     const boardId = await withRemote.makeBoard(bob);
-    const vectorized = await withRemote.request('POST', `/v1/boards/${boardId}/documents`, {
+    const vectorized = await withRemote.request<JobBody>('POST', `/v1/boards/${boardId}/documents`, {
       token: bob.token,
       body: { text: 'The lighthouse keeper lights the lamp at dusk every evening.' },
     });
     assert.equal(vectorized.status, 202, vectorized.text);
     assert.equal((await withRemote.waitForJob(vectorized.body.data.id, bob.token)).status, 'completed');
-    const chat = await withRemote.request('POST', `/v1/boards/${boardId}/chats`, { token: bob.token, body: {} });
+    const chat = await withRemote.request<ChatCreated>('POST', `/v1/boards/${boardId}/chats`, { token: bob.token, body: {} });
     const askBob = (content: string) =>
-      withRemote.request('POST', `/v1/boards/${boardId}/chats/${chat.body.data.id}/messages`, { token: bob.token, body: { content } });
+      withRemote.request<MessageCreated>('POST', `/v1/boards/${boardId}/chats/${chat.body.data.id}/messages`, {
+        token: bob.token,
+        body: { content },
+      });
 
     const up = await askBob('When does the keeper light the lamp?');
     assert.equal(up.status, 201, up.text);
-    assert.equal(up.body.data.metadata.retrieval, 'ok');
-    assert.ok(up.body.data.metadata.sources.length > 0, 'with the provider up the chunk is used');
+    assert.equal(meta(up.body.data).retrieval, 'ok');
+    assert.ok(meta(up.body.data).sources.length > 0, 'with the provider up the chunk is used');
 
     fake.failing = true;
     try {
@@ -167,8 +180,8 @@ describe('embedding provider down', () => {
       assert.equal(down.status, 201, down.text);
       assert.equal(down.body.data.role, 'assistant');
       assert.ok(down.body.data.content.length > 0);
-      assert.equal(down.body.data.metadata.retrieval, 'unavailable');
-      assert.deepEqual(down.body.data.metadata.sources, []);
+      assert.equal(meta(down.body.data).retrieval, 'unavailable');
+      assert.deepEqual(meta(down.body.data).sources, []);
     } finally {
       fake.failing = false;
     }

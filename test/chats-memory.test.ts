@@ -2,15 +2,16 @@
 // fake OpenAI-compatible model) and no longer sent verbatim, while the prompt carries the memory.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import type { BodyOf, ChatBody, MessageList } from './helpers/api-types.js';
 import { startServer, type TestServer } from './helpers/harness.js';
 import { startFakeOpenAi, type FakeOpenAi } from './helpers/fake-openai.js';
 
-let server: TestServer;
+let server: TestServer<unknown>;
 let fake: FakeOpenAi;
 
 before(async () => {
   fake = await startFakeOpenAi();
-  server = await startServer({
+  server = await startServer<unknown>({
     LLM_PROVIDER: 'openai',
     LLM_MODEL: 'fake-gpt',
     OPENAI_BASE_URL: fake.url,
@@ -28,7 +29,10 @@ after(async () => {
 test('a long chat condenses older turns into memory; the prompt holds memory and stays within budget', async () => {
   const user = await server.user();
   const boardId = await server.makeBoard(user);
-  const chatRes = await server.request('POST', `/v1/boards/${boardId}/chats`, { token: user.token, body: {} });
+  const chatRes = await server.request<BodyOf<'/v1/boards/{boardId}/chats', 'post'>>('POST', `/v1/boards/${boardId}/chats`, {
+    token: user.token,
+    body: {},
+  });
   const chatId = chatRes.body.data.id;
   fake.fallback = { kind: 'answer', deltas: ['Noted: ', 'the ', 'code ', 'word ', 'is ', 'kept.'] };
   for (let i = 0; i < 8; i++) {
@@ -38,7 +42,7 @@ test('a long chat condenses older turns into memory; the prompt holds memory and
     });
     assert.equal(res.status, 201, res.text);
   }
-  const chat = await server.request('GET', `/v1/boards/${boardId}/chats/${chatId}`, { token: user.token });
+  const chat = await server.request<ChatBody>('GET', `/v1/boards/${boardId}/chats/${chatId}`, { token: user.token });
   assert.ok(chat.body.data.memory.length > 0, 'memory grew');
   assert.ok(
     fake.requests.some((r) => !r.body.stream),
@@ -48,6 +52,8 @@ test('a long chat condenses older turns into memory; the prompt holds memory and
   assert.match(last.messages[0].content, /remember from earlier/);
   assert.ok(last.messages.length < 16, 'older turns are no longer sent verbatim');
   // Everything ever said is still listed.
-  const messages = await server.request('GET', `/v1/boards/${boardId}/chats/${chatId}/messages?limit=100`, { token: user.token });
+  const messages = await server.request<MessageList>('GET', `/v1/boards/${boardId}/chats/${chatId}/messages?limit=100`, {
+    token: user.token,
+  });
   assert.equal(messages.body.data.length, 16);
 });

@@ -8,11 +8,12 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { SignJWT } from 'jose';
 import { newId } from '../src/lib/ids.js';
-import { JWT_SECRET, startServer, type Response, type TestServer } from './helpers/harness.js';
+import type { ApiKeyList, BodyOf, BoardBody, ErrorBody } from './helpers/api-types.js';
+import { JWT_SECRET, startServer, type Response, type TestServer, useServer } from './helpers/harness.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const wire = process.env.TEST_DATABASE_URL;
@@ -200,14 +201,14 @@ describe('cli: keys on the database a server then serves', () => {
   });
 
   test('the server accepts the key, as the same user a JWT with that sub is', async () => {
-    const server = await startServer(serverEnv);
+    const server = await startServer<unknown>(serverEnv);
     try {
-      const board = await server.request('POST', '/v1/boards', { token: raw, body: { name: 'made with a CLI key' } });
+      const board = await server.request<BoardBody>('POST', '/v1/boards', { token: raw, body: { name: 'made with a CLI key' } });
       assert.equal(board.status, 201, board.text);
-      const keys = await server.request('GET', '/v1/me/api-keys', { token: raw });
+      const keys = await server.request<ApiKeyList>('GET', '/v1/me/api-keys', { token: raw });
       assert.equal(keys.status, 200);
       assert.deepEqual(
-        keys.body.data.map((k: { id: string }) => k.id),
+        keys.body.data.map((k) => k.id),
         [keyId],
       );
       const token = await new SignJWT({})
@@ -233,9 +234,9 @@ describe('cli: keys on the database a server then serves', () => {
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /no API key with id/);
 
-    const server = await startServer(serverEnv);
+    const server = await startServer<unknown>(serverEnv);
     try {
-      const res = await server.request('GET', '/v1/boards', { token: raw });
+      const res = await server.request<ErrorBody>('GET', '/v1/boards', { token: raw });
       assert.equal(res.status, 401);
       assert.equal(res.body.code, 'unauthorized');
     } finally {
@@ -245,11 +246,7 @@ describe('cli: keys on the database a server then serves', () => {
 });
 
 describe('cli: embedded database held by a running server', () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startServer({ DATABASE_URL: '' });
-  });
-  after(() => server.close());
+  const server = useServer({ DATABASE_URL: '' });
 
   test('refuses with a clear message and exit code 1', async () => {
     const run = await cli(['keys', 'create', '--user', newId(), '--name', 'ci', '--scopes', 'read'], { DATA_DIR: server.dataDir });
@@ -282,8 +279,8 @@ describe('cli: local accounts on the database a server with sign-up off then ser
 
   after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
-  const login = (server: TestServer, email: string, password: string) =>
-    server.request('POST', '/v1/auth/login', { body: { email, password } });
+  const login = (server: TestServer<unknown>, email: string, password: string) =>
+    server.request<BodyOf<'/v1/auth/login', 'post'>>('POST', '/v1/auth/login', { body: { email, password } });
 
   test('npm run cli -- accounts create reads the password from the first line of stdin', async () => {
     // Upper case normalised like sign-up; the second line is not part of the password.
@@ -357,7 +354,7 @@ describe('cli: local accounts on the database a server with sign-up off then ser
   });
 
   test('the server (sign-up off) signs both accounts in with their passwords', async () => {
-    const server = await startServer(serverEnv);
+    const server = await startServer<unknown>(serverEnv);
     try {
       const signup = await server.request('POST', '/v1/auth/signup', {
         body: { email: `eve-${tag}@example.test`, password: 'long enough password' },
@@ -401,9 +398,9 @@ describe('cli: local accounts on the database a server with sign-up off then ser
     assert.match(unknown.stderr, new RegExp(`no local account with email nobody-${tag}@example.test`));
     assert.equal(unknown.stdout, '');
 
-    const server = await startServer(serverEnv);
+    const server = await startServer<unknown>(serverEnv);
     try {
-      const refreshed = await server.request('POST', '/v1/auth/refresh', { headers: { cookie: `bw_refresh=${aliceRefresh}` } });
+      const refreshed = await server.request<ErrorBody>('POST', '/v1/auth/refresh', { headers: { cookie: `bw_refresh=${aliceRefresh}` } });
       assert.equal(refreshed.status, 401, refreshed.text);
       assert.equal(refreshed.body.code, 'unauthorized');
       assert.equal((await login(server, alice.email, alice.password)).status, 401, 'old password');

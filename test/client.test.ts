@@ -3,19 +3,17 @@
 // against the running service.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { after, before, test } from 'node:test';
+import { before, test } from 'node:test';
 import { createBoardClient, errorMessage } from '../client/src/index.js';
 import { CLIENT_SCHEMA_FILE, CLIENT_SPEC_FILE, schemaText, specText } from '../scripts/generate-client.js';
-import { MISSING_ID, startServer, type TestServer, type TestUser } from './helpers/harness.js';
+import { MISSING_ID, type TestUser, useServer } from './helpers/harness.js';
 
-let server: TestServer;
+const server = useServer();
 let alice: TestUser;
 
 before(async () => {
-  server = await startServer();
   alice = await server.user();
 });
-after(() => server.close());
 
 const STALE = 'client/ is out of date with the API: run `npm run client:generate` and commit the result';
 

@@ -10,6 +10,7 @@ import { after, test } from 'node:test';
 import { createApiKeyForSubject } from '../src/auth/api-key-service.js';
 import { openDatabase } from '../src/db/database.js';
 import { chunkPages } from '../src/documents/chunker.js';
+import type { BoardBody, DocumentChunk, DocumentList, Job, JobBody, NodeBody, SearchBody } from './helpers/api-types.js';
 import { type ChildServer, startChildServer } from './helpers/child-server.js';
 import { wireRun } from './helpers/wire-database.js';
 
@@ -18,19 +19,20 @@ const skip = wireRun ? 'the child server always uses the embedded database' : fa
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bwk-crash-'));
 after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
-async function call(
+/** Sends a request to the child server; `T` is the body's type (see api-types.ts). */
+async function call<T>(
   child: ChildServer,
   token: string,
   method: string,
   urlPath: string,
   body?: unknown,
-): Promise<{ status: number; body: any }> {
+): Promise<{ status: number; body: T }> {
   const res = await fetch(`${child.url}${urlPath}`, {
     method,
     headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  return { status: res.status, body: await res.json() };
+  return { status: res.status, body: (await res.json()) as T };
 }
 
 /** A long text of varied sentences in paragraphs (deterministic). */
@@ -78,17 +80,17 @@ test('kill -9 during a large vectorize job: after a restart it completes with th
   assert.ok(expected.length > 1000, `${expected.length} chunks`);
 
   let child = await startChildServer(env);
-  const board = (await call(child, token, 'POST', '/v1/boards', { name: 'crash' })).body.data.id as string;
+  const board = (await call<BoardBody>(child, token, 'POST', '/v1/boards', { name: 'crash' })).body.data.id;
   const node = (
-    await call(child, token, 'POST', `/v1/boards/${board}/nodes`, {
+    await call<NodeBody>(child, token, 'POST', `/v1/boards/${board}/nodes`, {
       type: 'note',
       position: { x: 0, y: 0 },
       data: { text: 'long', label: 'Long text' },
     })
-  ).body.data.id as string;
-  const posted = await call(child, token, 'POST', `/v1/boards/${board}/documents`, { text, node_id: node });
+  ).body.data.id;
+  const posted = await call<JobBody>(child, token, 'POST', `/v1/boards/${board}/documents`, { text, node_id: node });
   assert.equal(posted.status, 202);
-  const jobId = posted.body.data.id as string;
+  const jobId = posted.body.data.id;
 
   // Mid-way: some chunks written, most not.
   const progress = await child.waitForLog((r) => r.msg === 'vectorize progress' && r.jobId === jobId);
@@ -97,19 +99,24 @@ test('kill -9 during a large vectorize job: after a restart it completes with th
   await child.exit;
 
   child = await startChildServer(env);
-  let job: any;
+  let job: Job;
   for (const deadline = Date.now() + 240_000; ; ) {
-    job = (await call(child, token, 'GET', `/v1/jobs/${jobId}`)).body.data;
+    job = (await call<JobBody>(child, token, 'GET', `/v1/jobs/${jobId}`)).body.data;
     if (job.status !== 'processing') break;
     assert.ok(Date.now() < deadline, 'the job is still processing four minutes after the restart');
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 
   // Every visible chunk of the board, in document order.
-  const listed: any[] = [];
+  const listed: DocumentChunk[] = [];
   let cursor: string | null = null;
   do {
-    const page: any = await call(child, token, 'GET', `/v1/boards/${board}/documents?limit=100${cursor ? `&cursor=${cursor}` : ''}`);
+    const page: { status: number; body: DocumentList } = await call<DocumentList>(
+      child,
+      token,
+      'GET',
+      `/v1/boards/${board}/documents?limit=100${cursor ? `&cursor=${cursor}` : ''}`,
+    );
     assert.equal(page.status, 200);
     listed.push(...page.body.data);
     cursor = page.body.cursor;
@@ -132,8 +139,11 @@ test('kill -9 during a large vectorize job: after a restart it completes with th
       'whole chunks, exactly the text',
     );
     assert.ok(listed.every((c) => c.metadata.totalChunks === expected.length && c.node_id === node));
-    const hits = await call(child, token, 'POST', `/v1/boards/${board}/documents/search`, { query: listed[1234].content, limit: 1 });
-    assert.equal(hits.body.data[0].id, listed[1234].id, 'the chunks are searchable');
+    const hits = await call<SearchBody>(child, token, 'POST', `/v1/boards/${board}/documents/search`, {
+      query: listed[1234]!.content,
+      limit: 1,
+    });
+    assert.equal(hits.body.data[0]?.id, listed[1234]!.id, 'the chunks are searchable');
   } else {
     assert.equal(job.status, 'failed');
     assert.equal(typeof job.error, 'string');

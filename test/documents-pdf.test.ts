@@ -5,18 +5,17 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
+import { before, test } from 'node:test';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { uploadFile } from './helpers/assets.js';
-import { startServer, type TestServer, type TestUser } from './helpers/harness.js';
+import type { DocumentList, JobBody, SearchBody } from './helpers/api-types.js';
+import { type TestUser, useServer } from './helpers/harness.js';
 
-let server: TestServer;
+const server = useServer({ JOB_POLL_MS: '50' });
 let user: TestUser;
 before(async () => {
-  server = await startServer({ JOB_POLL_MS: '50' });
   user = await server.user();
 });
-after(() => server.close());
 
 async function pdfWithPages(texts: string[]): Promise<Buffer> {
   const pdf = await PDFDocument.create();
@@ -34,21 +33,21 @@ test('a three-page pdf gives chunks with pages 1..3, found by search', async () 
   ];
   const { nodeData } = await uploadFile(server, user, board, await pdfWithPages(pages), 'biology.pdf', 'application/pdf');
   const node = await server.makeNode(user, board, { type: 'pdf', data: { ...nodeData, label: 'Biology' } });
-  const res = await server.request('POST', `/v1/boards/${board}/documents`, { token: user.token, body: { node_id: node.id } });
+  const res = await server.request<JobBody>('POST', `/v1/boards/${board}/documents`, { token: user.token, body: { node_id: node.id } });
   assert.equal(res.status, 202, res.text);
   const job = await server.waitForJob(res.body.data.id, user.token);
   assert.equal(job.status, 'completed', JSON.stringify(job));
   assert.deepEqual(job.result, { chunks: 3 });
-  const list = await server.request('GET', `/v1/boards/${board}/documents?order=asc`, { token: user.token });
+  const list = await server.request<DocumentList>('GET', `/v1/boards/${board}/documents?order=asc`, { token: user.token });
   assert.deepEqual(
-    list.body.data.map((c: any) => [c.metadata.page, c.content, c.metadata.source, c.metadata.sourceType]),
+    list.body.data.map((c) => [c.metadata.page, c.content, c.metadata.source, c.metadata.sourceType]),
     pages.map((text, i) => [i + 1, text, 'Biology', 'pdf']),
   );
-  const hit = await server.request('POST', `/v1/boards/${board}/documents/search`, {
+  const hit = await server.request<SearchBody>('POST', `/v1/boards/${board}/documents/search`, {
     token: user.token,
     body: { query: 'ribosomes proteins', limit: 1 },
   });
-  assert.equal(hit.body.data[0].metadata.page, 3);
+  assert.equal(hit.body.data[0]?.metadata.page, 3);
 });
 
 for (const target of ['node', 'board'] as const) {
@@ -62,7 +61,7 @@ for (const target of ['node', 'board'] as const) {
     const file = path.join(server.config.dataDir, 'files', asset.storage_path);
     fs.rmSync(file);
     execFileSync('mkfifo', [file]);
-    const res = await server.request('POST', `/v1/boards/${board}/documents`, { token: user.token, body: { node_id: node.id } });
+    const res = await server.request<JobBody>('POST', `/v1/boards/${board}/documents`, { token: user.token, body: { node_id: node.id } });
     assert.equal(res.status, 202, res.text);
     // Opening the pipe for writing returns once the job has opened it for reading.
     const writer = await fs.promises.open(file, 'w');

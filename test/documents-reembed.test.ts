@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { startFakeEmbeddings, type FakeEmbeddings } from './helpers/fake-embeddings.js';
+import type { DocumentChunk, DocumentList, JobBody, SearchBody } from './helpers/api-types.js';
 import { startServer, type TestServer } from './helpers/harness.js';
 
 // The harness's servers use DATA_DIR for the embedded database (the wire run shares one database,
@@ -29,15 +30,16 @@ const corpus = {
   football: 'The football match ended with a late goal. The striker scored in the final minute of the game.',
 };
 
-const start = (env: Record<string, string>): Promise<TestServer> => startServer({ DATA_DIR: dataDir, JOB_POLL_MS: '50', ...env });
+const start = (env: Record<string, string>): Promise<TestServer<unknown>> =>
+  startServer<unknown>({ DATA_DIR: dataDir, JOB_POLL_MS: '50', ...env });
 
-async function chunksOf(server: TestServer, board: string, token: string): Promise<{ id: string; model: string; node_id: string }[]> {
-  const res = await server.request('GET', `/v1/boards/${board}/documents?limit=100`, { token });
+async function chunksOf(server: TestServer<unknown>, board: string, token: string): Promise<DocumentChunk[]> {
+  const res = await server.request<DocumentList>('GET', `/v1/boards/${board}/documents?limit=100`, { token });
   assert.equal(res.status, 200, res.text);
   return res.body.data;
 }
 
-async function reembedJobs(server: TestServer, board: string) {
+async function reembedJobs(server: TestServer<unknown>, board: string) {
   return server.database.db
     .selectFrom('jobs')
     .select(['id', 'status'])
@@ -54,10 +56,10 @@ const fakeModel = (fake: FakeEmbeddings) => ({
   EMBEDDINGS_DIMENSIONS: '8',
 });
 
-async function search(server: TestServer, board: string, token: string, body: Record<string, unknown>) {
-  const res = await server.request('POST', `/v1/boards/${board}/documents/search`, { token, body });
+async function search(server: TestServer<unknown>, board: string, token: string, body: Record<string, unknown>) {
+  const res = await server.request<SearchBody>('POST', `/v1/boards/${board}/documents/search`, { token, body });
   assert.equal(res.status, 200, res.text);
-  return res.body.data as { id: string; node_id: string | null; score: number }[];
+  return res.body.data;
 }
 
 test('a model change re-embeds the board in place through a job; search finds the chunks with the new model', async () => {
@@ -68,19 +70,15 @@ test('a model change re-embeds the board in place through a job; search finds th
   const nodes: Record<string, string> = {};
   try {
     for (const [name, text] of Object.entries(corpus)) {
-      const node = await server.request('POST', `/v1/boards/${board}/nodes`, {
-        token: user.token,
-        body: { type: 'note', position: { x: 0, y: 0 }, data: { text, label: name } },
-      });
-      nodes[name] = node.body.data.id;
-      const res = await server.request('POST', `/v1/boards/${board}/documents`, {
+      nodes[name] = (await server.makeNode(user, board, { data: { text, label: name } })).id;
+      const res = await server.request<JobBody>('POST', `/v1/boards/${board}/documents`, {
         token: user.token,
         body: { text, node_id: nodes[name] },
       });
       assert.equal((await server.waitForJob(res.body.data.id, user.token)).status, 'completed');
     }
     // A vectorize without a node: its chunks are re-embedded too.
-    const loose = await server.request('POST', `/v1/boards/${board}/documents`, {
+    const loose = await server.request<JobBody>('POST', `/v1/boards/${board}/documents`, {
       token: user.token,
       body: { text: 'Glaciers carve valleys over thousands of years.' },
     });
@@ -165,7 +163,7 @@ test('chunks written before keyword search get their keywords and term statistic
     const user = await server.user();
     const board = await server.makeBoard(user);
     for (const text of Object.values(corpus)) {
-      const res = await server.request('POST', `/v1/boards/${board}/documents`, { token: user.token, body: { text } });
+      const res = await server.request<JobBody>('POST', `/v1/boards/${board}/documents`, { token: user.token, body: { text } });
       assert.equal((await server.waitForJob(res.body.data.id, user.token)).status, 'completed');
     }
     const { db } = server.database;

@@ -1,19 +1,17 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import type { NodeInput } from './helpers/api-types.js';
-import { startServer, type TestServer, type TestUser } from './helpers/harness.js';
+import { before, test } from 'node:test';
+import type { Board, BoardBody, DuplicateBody, EdgeList, NodeInput, NodeList } from './helpers/api-types.js';
+import { type Response, type TestUser, useServer } from './helpers/harness.js';
 import { makePdf, PNG, uploadFile } from './helpers/assets.js';
 
-let server: TestServer;
+const server = useServer();
 let alice: TestUser;
 let bob: TestUser;
 
 before(async () => {
-  server = await startServer();
   alice = await server.user();
   bob = await server.user();
 });
-after(() => server.close());
 
 const NODES = 500;
 const ROOTS = 100;
@@ -60,25 +58,22 @@ function nodeBody(i: number): { type: NodeInput['type']; data: Record<string, un
   }
 }
 
-interface Flow {
-  nodes: { id: string; type: string; position: { x: number; y: number }; data: Record<string, unknown>; parentId?: string }[];
-  edges: { id: string; source: string; target: string; type: string; data: Record<string, unknown> }[];
-  viewMode: string;
-  viewport: { x: number; y: number; zoom: number };
-}
+/** A board's React Flow document, as its owner reads it. */
+type Flow = NonNullable<Board['flow_state']>;
 
 async function flowOf(token: string, boardId: string): Promise<Flow> {
-  const res = await server.request('GET', `/v1/boards/${boardId}`, { token });
+  const res = await server.request<BoardBody>('GET', `/v1/boards/${boardId}`, { token });
   assert.equal(res.status, 200);
   assert.ok(res.body.data.flow_state, 'the owner sees flow_state');
   return res.body.data.flow_state;
 }
 
-async function listAll(token: string, path: string): Promise<any[]> {
-  const items: any[] = [];
+/** Every item of a node or edge list, over its pages. */
+async function listAll<L extends NodeList | EdgeList>(token: string, path: string): Promise<L['data'][number][]> {
+  const items: L['data'][number][] = [];
   let cursor: string | null = null;
   do {
-    const res: { status: number; body: any } = await server.request('GET', `${path}?limit=100${cursor ? `&cursor=${cursor}` : ''}`, {
+    const res: Response<L> = await server.request<L>('GET', `${path}?limit=100${cursor ? `&cursor=${cursor}` : ''}`, {
       token,
     });
     assert.equal(res.status, 200);
@@ -126,7 +121,7 @@ function assertSameGraph(original: Flow, copy: Flow): Map<string, string> {
 }
 
 test('duplicating a board of 500 nodes and 1,000 edges copies the graph exactly', async () => {
-  const boardRes = await server.request('POST', '/v1/boards', {
+  const boardRes = await server.request<BoardBody>('POST', '/v1/boards', {
     token: alice.token,
     body: { name: 'Big', viewport_x: 12, viewport_y: -4, viewport_zoom: 0.75 },
   });
@@ -155,16 +150,10 @@ test('duplicating a board of 500 nodes and 1,000 edges copies the graph exactly'
   assert.ok(parented > 250, `${parented} nodes have a parent`);
 
   await inWaves(EDGES, async (j) => {
-    const res = await server.request('POST', `/v1/boards/${boardId}/edges`, {
-      token: alice.token,
-      body: {
-        source_node_id: ids[rand(NODES)],
-        target_node_id: ids[rand(NODES)],
-        ...(j % 3 === 0 ? {} : { type: ['smoothstep', 'bezier'][j % 2] }),
-        ...(j % 4 === 0 ? {} : { data: { weight: j / 10, label: `e${j}` } }),
-      },
+    await server.makeEdge(alice, boardId, ids[rand(NODES)]!, ids[rand(NODES)]!, {
+      ...(j % 3 === 0 ? {} : { type: j % 2 === 0 ? 'smoothstep' : 'bezier' }),
+      ...(j % 4 === 0 ? {} : { data: { weight: j / 10, label: `e${j}` } }),
     });
-    assert.equal(res.status, 201, res.text);
   });
 
   const original = await flowOf(alice.token, boardId);
@@ -172,7 +161,7 @@ test('duplicating a board of 500 nodes and 1,000 edges copies the graph exactly'
   assert.equal(original.edges.length, EDGES);
   assert.equal(original.nodes.filter((n) => n.parentId).length, parented);
 
-  const dup = await server.request('POST', `/v1/boards/${boardId}/duplicate`, { token: alice.token });
+  const dup = await server.request<DuplicateBody>('POST', `/v1/boards/${boardId}/duplicate`, { token: alice.token });
   assert.equal(dup.status, 201, dup.text);
   assert.equal(dup.body.data.name, 'Big (Copy)');
   assert.deepEqual([dup.body.data.viewport_x, dup.body.data.viewport_y, dup.body.data.viewport_zoom], [12, -4, 0.75]);
@@ -181,8 +170,8 @@ test('duplicating a board of 500 nodes and 1,000 edges copies the graph exactly'
   const idMap = assertSameGraph(original, copy);
 
   // The node and edge lists of the copy keep the original's order (newest first, over pages).
-  const oldNodes = await listAll(alice.token, `/v1/boards/${boardId}/nodes`);
-  const newNodes = await listAll(alice.token, `/v1/boards/${copyId}/nodes`);
+  const oldNodes = await listAll<NodeList>(alice.token, `/v1/boards/${boardId}/nodes`);
+  const newNodes = await listAll<NodeList>(alice.token, `/v1/boards/${copyId}/nodes`);
   assert.equal(newNodes.length, NODES);
   assert.deepEqual(
     newNodes.map((n) => n.id),
@@ -196,8 +185,8 @@ test('duplicating a board of 500 nodes and 1,000 edges copies the graph exactly'
     newNodes.map((n) => n.node_type),
     oldNodes.map((n) => n.node_type),
   );
-  const oldEdges = await listAll(alice.token, `/v1/boards/${boardId}/edges`);
-  const newEdges = await listAll(alice.token, `/v1/boards/${copyId}/edges`);
+  const oldEdges = await listAll<EdgeList>(alice.token, `/v1/boards/${boardId}/edges`);
+  const newEdges = await listAll<EdgeList>(alice.token, `/v1/boards/${copyId}/edges`);
   assert.deepEqual(
     newEdges.map((e) => [e.source_node_id, e.target_node_id, e.edge_type, e.edge_data]),
     oldEdges.map((e) => [idMap.get(e.source_node_id), idMap.get(e.target_node_id), e.edge_type, e.edge_data]),
@@ -205,13 +194,13 @@ test('duplicating a board of 500 nodes and 1,000 edges copies the graph exactly'
   assert.ok(newEdges.every((e) => e.board_id === copyId));
 
   // The copy is independent: deleting a node there leaves the original whole.
-  const victim = newNodes[0].id;
+  const victim = newNodes[0]!.id;
   assert.equal((await server.request('DELETE', `/v1/boards/${copyId}/nodes/${victim}`, { token: alice.token })).status, 200);
   assert.deepEqual(await flowOf(alice.token, boardId), original);
 
   // Another user duplicates the board once it is public, and gets the same graph.
   assert.equal((await server.request('PATCH', `/v1/boards/${boardId}`, { token: alice.token, body: { is_public: true } })).status, 200);
-  const bobsDup = await server.request('POST', `/v1/boards/${boardId}/duplicate`, { token: bob.token });
+  const bobsDup = await server.request<DuplicateBody>('POST', `/v1/boards/${boardId}/duplicate`, { token: bob.token });
   assert.equal(bobsDup.status, 201);
   assertSameGraph(original, await flowOf(bob.token, bobsDup.body.data.id));
 });

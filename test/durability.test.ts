@@ -10,6 +10,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createApiKeyForSubject } from '../src/auth/api-key-service.js';
 import { openDatabase } from '../src/db/database.js';
+import type { BoardBody, BoardList, NodeBody } from './helpers/api-types.js';
 import { type ChildServer, startChildServer } from './helpers/child-server.js';
 import { wireRun } from './helpers/wire-database.js';
 
@@ -30,13 +31,14 @@ async function makeKey(dataDir: string): Promise<string> {
   }
 }
 
-async function call(child: ChildServer, token: string, method: string, urlPath: string, body?: unknown) {
+/** Sends a request to the child server; `T` is the body's type (see api-types.ts). */
+async function call<T>(child: ChildServer, token: string, method: string, urlPath: string, body?: unknown) {
   const res = await fetch(`${child.url}${urlPath}`, {
     method,
     headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  return { status: res.status, body: (await res.json()) as any };
+  return { status: res.status, body: (await res.json()) as T };
 }
 
 // One DATA_DIR for both tests (creating a database is the slow part); each test leaves it closed.
@@ -55,13 +57,13 @@ describe('durability of the embedded database', { skip }, () => {
     const boards: { id: string; name: string }[] = [];
     const nodes: { boardId: string; id: string; text: string }[] = [];
     for (let i = 0; i < 8; i++) {
-      const res = await call(child, token, 'POST', '/v1/boards', { name: `board ${i}` });
+      const res = await call<BoardBody>(child, token, 'POST', '/v1/boards', { name: `board ${i}` });
       assert.equal(res.status, 201);
       boards.push({ id: res.body.data.id, name: `board ${i}` });
     }
     for (let i = 0; i < 8; i++) {
       const boardId = boards[i % boards.length]!.id;
-      const res = await call(child, token, 'POST', `/v1/boards/${boardId}/nodes`, {
+      const res = await call<NodeBody>(child, token, 'POST', `/v1/boards/${boardId}/nodes`, {
         type: 'note',
         position: { x: i, y: -i },
         data: { text: `note ${i}` },
@@ -69,11 +71,13 @@ describe('durability of the embedded database', { skip }, () => {
       assert.equal(res.status, 201, JSON.stringify(res.body));
       nodes.push({ boardId, id: res.body.data.id, text: `note ${i}` });
     }
-    const renamed = await call(child, token, 'PATCH', `/v1/boards/${boards[0]!.id}`, { name: 'renamed' });
+    const renamed = await call<BoardBody>(child, token, 'PATCH', `/v1/boards/${boards[0]!.id}`, { name: 'renamed' });
     assert.equal(renamed.status, 200);
     boards[0]!.name = 'renamed';
     // A concurrent burst; the kill comes the moment the last answer is in.
-    const burst = await Promise.all(Array.from({ length: 6 }, (_, i) => call(child, token, 'POST', '/v1/boards', { name: `burst ${i}` })));
+    const burst = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => call<BoardBody>(child, token, 'POST', '/v1/boards', { name: `burst ${i}` })),
+    );
     child.proc.kill('SIGKILL');
     for (const [i, res] of burst.entries()) {
       assert.equal(res.status, 201);
@@ -84,20 +88,20 @@ describe('durability of the embedded database', { skip }, () => {
     // The lock of the killed process is stale; the restarted server takes over and recovers.
     const again = await startChildServer({ DATA_DIR: dataDir });
     for (const board of boards) {
-      const res = await call(again, token, 'GET', `/v1/boards/${board.id}`);
+      const res = await call<BoardBody>(again, token, 'GET', `/v1/boards/${board.id}`);
       assert.equal(res.status, 200, `board ${board.name} lost after kill -9`);
       assert.equal(res.body.data.name, board.name);
     }
     for (const node of nodes) {
-      const res = await call(again, token, 'GET', `/v1/boards/${node.boardId}/nodes/${node.id}`);
+      const res = await call<NodeBody>(again, token, 'GET', `/v1/boards/${node.boardId}/nodes/${node.id}`);
       assert.equal(res.status, 200, `node ${node.text} lost after kill -9`);
       assert.equal(res.body.data.node_data.text, node.text);
     }
-    const list = await call(again, token, 'GET', '/v1/boards?limit=100');
+    const list = await call<BoardList>(again, token, 'GET', '/v1/boards?limit=100');
     assert.equal(list.body.data.length, boards.length);
-    assert.deepEqual(new Set(list.body.data.map((b: { id: string }) => b.id)), new Set(boards.map((b) => b.id)));
+    assert.deepEqual(new Set(list.body.data.map((b) => b.id)), new Set(boards.map((b) => b.id)));
     // And it keeps taking writes.
-    assert.equal((await call(again, token, 'POST', '/v1/boards', { name: 'after restart' })).status, 201);
+    assert.equal((await call<BoardBody>(again, token, 'POST', '/v1/boards', { name: 'after restart' })).status, 201);
     again.proc.kill('SIGTERM');
     assert.equal(await again.exit, 0);
   });
@@ -148,7 +152,7 @@ describe('durability of the embedded database', { skip }, () => {
     request.end(body);
     const { status, text } = await answer;
     assert.equal(status, 201, text);
-    const created = JSON.parse(text).data as { id: string };
+    const created = (JSON.parse(text) as BoardBody).data;
     assert.equal(await child.exit, 0, child.log());
     assert.equal(fs.existsSync(path.join(dataDir, 'pg.lock')), false, 'pg.lock left behind');
 

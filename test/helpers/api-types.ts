@@ -61,3 +61,16 @@ export type Deleted =
   | BodyOf<'/v1/boards/{boardId}/chats/{chatId}', 'delete'>
   | BodyOf<'/v1/boards/{boardId}/assets/{id}', 'delete'>
   | BodyOf<'/v1/me/api-keys/{id}', 'delete'>;
+
+// group A
+
+/**
+ * An assistant message's metadata as the reply service writes it (the contract leaves `metadata`
+ * open, `{ [key]: unknown } | null`): usage, finish_reason, the chunk ids it drew on, retrieval.
+ */
+export type ReplyMetadata = {
+  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+  finish_reason: string;
+  sources: string[];
+  retrieval: 'ok' | 'unavailable';
+};
