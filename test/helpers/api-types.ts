@@ -102,3 +102,8 @@ export interface OpenApiDocument {
   openapi: string;
   paths: Record<string, Record<string, OpenApiOperation>>;
 }
+
+/** GET /v1/auth/config's answer: local accounts or an OpenID Connect provider. */
+export type AuthConfigBody = BodyOf<'/v1/auth/config', 'get'>;
+/** GET /v1/me's answer. */
+export type MeBody = BodyOf<'/v1/me', 'get'>;
