@@ -11,15 +11,13 @@ import { signUp } from '../src/accounts/accounts.js';
 import { hashPassword } from '../src/accounts/password.js';
 import { loadConfig } from '../src/config.js';
 import { PNG, uploadFile } from './helpers/assets.js';
-import type { ApiKeyCreated, AssetList, BodyOf, BoardBody, BoardList, ErrorBody } from './helpers/api-types.js';
+import type { ApiKeyCreated, AssetList, AuthConfigBody, BodyOf, BoardBody, BoardList, ErrorBody, MeBody } from './helpers/api-types.js';
 import { JWT_SECRET, isErrorEnvelope, startServer, type Response, type TestServer, useServer } from './helpers/harness.js';
 import { redisAvailable, startRedis, type RedisServer } from './helpers/redis.js';
 
 const PASSWORD = 'correct horse battery staple';
 /** A sign-in's answer: the access token and the user (signup, login and refresh answer the same). */
 type Session = BodyOf<'/v1/auth/login', 'post'>;
-type Me = BodyOf<'/v1/me', 'get'>;
-type AuthConfig = BodyOf<'/v1/auth/config', 'get'>;
 
 const email = (label = 'user') => `${label}-${randomBytes(5).toString('hex')}@Example.test`;
 
@@ -58,7 +56,7 @@ describe('local accounts', () => {
     });
 
   test('GET /v1/auth/config says local accounts with sign-up', async () => {
-    const res = await server.request<AuthConfig>('GET', '/v1/auth/config');
+    const res = await server.request<AuthConfigBody>('GET', '/v1/auth/config');
     assert.equal(res.status, 200, res.text);
     assert.deepEqual(res.body, { mode: 'local', signup: true });
   });
@@ -189,7 +187,7 @@ describe('local accounts', () => {
   test('the access token works on /v1/boards and /v1/me; users see only their own boards', async () => {
     const a = await signup({ email: email('alice'), password: PASSWORD });
     const b = await signup({ email: email('bob'), password: PASSWORD });
-    const me = await server.request<Me>('GET', '/v1/me', { token: a.body.access_token });
+    const me = await server.request<MeBody>('GET', '/v1/me', { token: a.body.access_token });
     assert.equal(me.status, 200, me.text);
     assert.deepEqual(me.body, { id: a.body.user.id, email: a.body.user.email, auth: 'jwt', scopes: ['read', 'write', 'admin'] });
     const board = await server.request<BoardBody>('POST', '/v1/boards', { token: a.body.access_token, body: { name: 'Alice private' } });
@@ -215,7 +213,7 @@ describe('local accounts', () => {
       body: { name: 'web', scopes: ['read'] },
     });
     assert.equal(key.status, 201, key.text);
-    const viaKey = await server.request<Me>('GET', '/v1/me', { token: key.body.data.raw_key });
+    const viaKey = await server.request<MeBody>('GET', '/v1/me', { token: key.body.data.raw_key });
     assert.deepEqual(viaKey.body, { id: a.body.user.id, email: a.body.user.email, auth: 'api_key', scopes: ['read'] });
   });
 
@@ -405,7 +403,7 @@ describe('login rate limit and sign-up switch', () => {
   });
 
   test('AUTH_LOCAL_SIGNUP=false: the config says so and sign-up is 403; existing accounts still sign in', async () => {
-    assert.deepEqual((await server.request<AuthConfig>('GET', '/v1/auth/config')).body, { mode: 'local', signup: false });
+    assert.deepEqual((await server.request<AuthConfigBody>('GET', '/v1/auth/config')).body, { mode: 'local', signup: false });
     assertError(await server.request('POST', '/v1/auth/signup', { body: { email: email(), password: PASSWORD } }), 403, 'forbidden');
     const account = await signUp(server.database.db, email('existing'), PASSWORD);
     // The public base URL is https: the cookie is Secure, and that origin is the server's own.

@@ -3,17 +3,16 @@
 // and the server keeps serving after each.
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { after, before, describe, test } from 'node:test';
-import { isErrorEnvelope, startServer, type Response, type TestServer, type TestUser } from './helpers/harness.js';
+import { before, describe, test } from 'node:test';
+import type { BoardBody, ErrorBody } from './helpers/api-types.js';
+import { isErrorEnvelope, type Response, type TestUser, useServer } from './helpers/harness.js';
 
-let server: TestServer;
+const server = useServer();
 let alice: TestUser;
 
 before(async () => {
-  server = await startServer();
   alice = await server.user();
 });
-after(() => server.close());
 
 // Internals a message must never carry: stack frames, SQL, file paths. ("at " as a word: field
 // names such as created_at contain "at " too.)
@@ -125,14 +124,14 @@ describe('body errors', () => {
       [{ name: 'x', colour: 'red' }, /colour/],
     ];
     for (const [body, field] of cases) {
-      const res = await server.request('POST', '/v1/boards', { token: alice.token, body });
+      const res = await server.request<ErrorBody>('POST', '/v1/boards', { token: alice.token, body });
       await expectError(res, 400, 'invalid_request');
       assert.match(res.body.message, field, JSON.stringify(body));
     }
-    const query = await server.request('GET', '/v1/boards?limit=abc', { token: alice.token });
+    const query = await server.request<ErrorBody>('GET', '/v1/boards?limit=abc', { token: alice.token });
     await expectError(query, 400, 'invalid_request');
     assert.match(query.body.message, /limit/);
-    const unknownQuery = await server.request('GET', '/v1/boards?colour=red', { token: alice.token });
+    const unknownQuery = await server.request<ErrorBody>('GET', '/v1/boards?colour=red', { token: alice.token });
     await expectError(unknownQuery, 400, 'invalid_request');
     assert.match(unknownQuery.body.message, /colour/);
   });
@@ -162,8 +161,8 @@ describe('values the database cannot store', () => {
         'invalid_request',
       );
     }
-    const board = (await server.request('POST', '/v1/boards', { token: alice.token, body: { name: 'ok' } })).body.data;
-    const res = await server.request('PATCH', `/v1/boards/${board.id}`, { token: alice.token, body: { name: 'x\u0000' } });
+    const board = (await server.request<BoardBody>('POST', '/v1/boards', { token: alice.token, body: { name: 'ok' } })).body.data;
+    const res = await server.request<ErrorBody>('PATCH', `/v1/boards/${board.id}`, { token: alice.token, body: { name: 'x\u0000' } });
     await expectError(res, 400, 'invalid_request');
     assert.match(res.body.message, /NUL/);
   });

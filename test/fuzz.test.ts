@@ -3,9 +3,10 @@
 // a 4xx error envelope (or a 2xx when the input happens to be valid), never a 5xx, and the server
 // must still be healthy at the end. Deterministic: seed 20240611 unless FUZZ_SEED is set.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import fc from 'fast-check';
-import { isErrorEnvelope, startServer, type TestServer, type TestUser } from './helpers/harness.js';
+import type { BoardBody, JsonSchema, OpenApiDocument } from './helpers/api-types.js';
+import { isErrorEnvelope, type TestUser, useServer } from './helpers/harness.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20240611);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 40);
@@ -13,7 +14,7 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 40);
 // match field names such as expires_at), SQL, file paths.
 const LEAKS = [/\bat \S.*:\d+:\d+/, /(^|\s)at (async )?[\w$.<>]+ \(/, /\/work/, /SELECT/, /node_modules/, /\/tmp\//];
 
-type Schema = Record<string, any>;
+type Schema = JsonSchema;
 interface Operation {
   method: string;
   path: string;
@@ -37,18 +38,17 @@ interface FuzzRequest {
   idempotencyKey: string | null;
 }
 
-let server: TestServer;
+const server = useServer();
 let alice: TestUser;
 let bob: TestUser;
 const operations: Operation[] = [];
 
 before(async () => {
-  server = await startServer();
   alice = await server.user();
   bob = await server.user();
-  const doc = (await server.request('GET', '/v1/openapi.json')).body;
-  for (const [path, methods] of Object.entries<Record<string, any>>(doc.paths)) {
-    for (const [method, op] of Object.entries<any>(methods)) {
+  const doc = (await server.request<OpenApiDocument>('GET', '/v1/openapi.json')).body;
+  for (const [path, methods] of Object.entries(doc.paths)) {
+    for (const [method, op] of Object.entries(methods)) {
       operations.push({
         method: method.toUpperCase(),
         path,
@@ -58,19 +58,18 @@ before(async () => {
     }
   }
 });
-after(() => server.close());
 
 /** Fresh resources per operation, so a fuzzed DELETE of a real id does not starve the next operation. */
 async function makeFixture(): Promise<Fixture> {
   const post = async (path: string, body: unknown, token = alice.token) => {
-    const res = await server.request('POST', path, { token, body });
+    const res = await server.request<BoardBody>('POST', path, { token, body });
     assert.ok(res.status === 201, `fixture ${path}: ${res.status} ${res.text}`);
-    return res.body.data.id as string;
+    return res.body.data.id;
   };
   const board = await post('/v1/boards', { name: 'fuzz' });
-  const node1 = await post(`/v1/boards/${board}/nodes`, { type: 'note', position: { x: 0, y: 0 }, data: { text: 'a' } });
-  const node2 = await post(`/v1/boards/${board}/nodes`, { type: 'url', position: { x: 1, y: 1 }, data: { url: 'https://example.com' } });
-  const edge = await post(`/v1/boards/${board}/edges`, { source_node_id: node1, target_node_id: node2 });
+  const node1 = (await server.makeNode(alice, board, { type: 'note', position: { x: 0, y: 0 }, data: { text: 'a' } })).id;
+  const node2 = (await server.makeNode(alice, board, { type: 'url', position: { x: 1, y: 1 }, data: { url: 'https://example.com' } })).id;
+  const edge = (await server.makeEdge(alice, board, node1, node2)).id;
   const key = (await alice.keyWith(['read'])).id;
   const foreign = await post('/v1/boards', { name: 'not yours' }, bob.token);
   const ids = { boards: [board], nodes: [node1, node2], edges: [edge], 'api-keys': [key] };
@@ -140,7 +139,7 @@ function valueFor(schema: Schema, fixture: Fixture, name = ''): fc.Arbitrary<unk
   if (schema.enum) return fc.constantFrom(...schema.enum);
   const alternatives = schema.anyOf ?? schema.oneOf;
   if (alternatives) return fc.oneof(...alternatives.map((s: Schema) => valueFor(s, fixture, name)));
-  if (schema.allOf) return valueFor(Object.assign({}, ...schema.allOf), fixture, name);
+  if (schema.allOf) return valueFor(Object.assign({}, ...schema.allOf) as Schema, fixture, name);
   switch (schema.type) {
     case 'string':
       if (schema.format === 'uuid') return idArbitrary(fixture, name.includes('node') ? 'nodes' : undefined);

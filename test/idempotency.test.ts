@@ -3,24 +3,20 @@
 // resource, and GET ignores the header.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
-import { isErrorEnvelope, startServer, type TestServer, type TestUser } from './helpers/harness.js';
+import { describe, test } from 'node:test';
+import type { BoardBody, BoardList, DuplicateBody } from './helpers/api-types.js';
+import { isErrorEnvelope, type TestUser, useServer } from './helpers/harness.js';
 
-let server: TestServer;
-
-before(async () => {
-  server = await startServer();
-});
-after(() => server.close());
+const server = useServer();
 
 async function boardNames(user: TestUser): Promise<string[]> {
-  const res = await server.request('GET', '/v1/boards?limit=100', { token: user.token });
+  const res = await server.request<BoardList>('GET', '/v1/boards?limit=100', { token: user.token });
   assert.equal(res.status, 200);
-  return res.body.data.map((b: { name: string }) => b.name);
+  return res.body.data.map((b) => b.name);
 }
 
-const post = (user: TestUser, path: string, key: string | undefined, body?: unknown) =>
-  server.request('POST', path, { token: user.token, body, headers: key === undefined ? {} : { 'idempotency-key': key } });
+const post = <T = BoardBody>(user: TestUser, path: string, key: string | undefined, body?: unknown) =>
+  server.request<T>('POST', path, { token: user.token, body, headers: key === undefined ? {} : { 'idempotency-key': key } });
 
 describe('idempotency keys', () => {
   test('same key and body: the first answer is replayed and one board is created', async () => {
@@ -45,13 +41,13 @@ describe('idempotency keys', () => {
     const user = await server.user();
     const key = randomUUID();
     assert.equal((await post(user, '/v1/boards', key, { name: 'A' })).status, 201);
-    const clash = await post(user, '/v1/boards', key, { name: 'B' });
+    const clash = await post<unknown>(user, '/v1/boards', key, { name: 'B' });
     assert.equal(clash.status, 409);
     assert.ok(isErrorEnvelope(clash.body, 409));
     assert.equal(clash.body.code, 'conflict');
     // The same key on another route is a different request too.
-    const board = (await server.request('GET', '/v1/boards', { token: user.token })).body.data[0];
-    const otherRoute = await post(user, `/v1/boards/${board.id}/duplicate`, key);
+    const board = (await server.request<BoardList>('GET', '/v1/boards', { token: user.token })).body.data[0];
+    const otherRoute = await post<unknown>(user, `/v1/boards/${board!.id}/duplicate`, key);
     assert.equal(otherRoute.status, 409);
     assert.deepEqual(await boardNames(user), ['A']);
   });
@@ -59,7 +55,7 @@ describe('idempotency keys', () => {
   test('a key of length 0 or over 255 is 400; 1 and 255 are accepted', async () => {
     const user = await server.user();
     for (const key of ['', 'k'.repeat(256), 'k'.repeat(1000)]) {
-      const res = await post(user, '/v1/boards', key, { name: 'bad key' });
+      const res = await post<unknown>(user, '/v1/boards', key, { name: 'bad key' });
       assert.equal(res.status, 400, `key of length ${key.length}`);
       assert.ok(isErrorEnvelope(res.body, 400));
       assert.match(res.body.message, /Idempotency-Key/);
@@ -90,7 +86,7 @@ describe('idempotency keys', () => {
     assert.deepEqual((await boardNames(bob)).sort(), ['Bob board', 'Same']);
     // Two API keys of one user share the key space.
     const second = await alice.keyWith(['read', 'write']);
-    const replay = await server.request('POST', '/v1/boards', {
+    const replay = await server.request<BoardBody>('POST', '/v1/boards', {
       token: second.raw_key,
       body: { name: 'Same' },
       headers: { 'idempotency-key': 'shared' },
@@ -102,14 +98,15 @@ describe('idempotency keys', () => {
   test('five concurrent retries create exactly one board', async () => {
     const user = await server.user();
     const key = randomUUID();
-    const answers = await Promise.all(Array.from({ length: 5 }, () => post(user, '/v1/boards', key, { name: 'Concurrent' })));
+    const answers = await Promise.all(Array.from({ length: 5 }, () => post<unknown>(user, '/v1/boards', key, { name: 'Concurrent' })));
     const created = answers.filter((r) => r.status === 201);
     assert.ok(created.length >= 1, `statuses: ${answers.map((r) => r.status)}`);
-    const id = created[0]!.body.data.id;
+    const id = (created[0]!.body as BoardBody).data.id;
     for (const res of answers) {
-      if (res.status === 201) assert.equal(res.body.data.id, id);
+      if (res.status === 201) assert.equal((res.body as BoardBody).data.id, id);
       else {
         assert.equal(res.status, 409, `unexpected ${res.status}: ${res.text}`);
+        assert.ok(isErrorEnvelope(res.body, 409), res.text);
         assert.equal(res.body.code, 'conflict');
       }
     }
@@ -122,17 +119,17 @@ describe('idempotency keys', () => {
     const other = await server.user();
     const board = (await post(owner, '/v1/boards', undefined, { name: 'Private' })).body.data;
     const key = randomUUID();
-    const first = await post(other, `/v1/boards/${board.id}/duplicate`, key);
+    const first = await post<unknown>(other, `/v1/boards/${board.id}/duplicate`, key);
     assert.equal(first.status, 404);
     // The board becomes visible, but the retry still gets the first outcome.
     assert.equal((await server.request('PATCH', `/v1/boards/${board.id}`, { token: owner.token, body: { is_public: true } })).status, 200);
-    const retry = await post(other, `/v1/boards/${board.id}/duplicate`, key);
+    const retry = await post<unknown>(other, `/v1/boards/${board.id}/duplicate`, key);
     assert.equal(retry.status, 404);
     assert.equal(retry.headers.get('idempotent-replayed'), 'true');
     assert.deepEqual(retry.body, first.body);
     assert.deepEqual(await boardNames(other), []);
     // A fresh key runs the request again.
-    assert.equal((await post(other, `/v1/boards/${board.id}/duplicate`, randomUUID())).status, 201);
+    assert.equal((await post<DuplicateBody>(other, `/v1/boards/${board.id}/duplicate`, randomUUID())).status, 201);
   });
 
   test('a request that fails validation keeps no outcome (as Stripe), so the key stays usable', async () => {
@@ -148,7 +145,7 @@ describe('idempotency keys', () => {
     const board = (await post(user, '/v1/boards', undefined, { name: 'deep' })).body.data;
     const deep = `${'{"k":'.repeat(20_000)}1${'}'.repeat(20_000)}`;
     const raw = `{"type":"note","position":{"x":0,"y":0},"data":{"text":"a","deep":${deep}}}`;
-    const res = await server.request('POST', `/v1/boards/${board.id}/nodes`, {
+    const res = await server.request<unknown>('POST', `/v1/boards/${board.id}/nodes`, {
       token: user.token,
       raw,
       headers: { 'content-type': 'application/json', 'idempotency-key': randomUUID() },
@@ -161,24 +158,27 @@ describe('idempotency keys', () => {
     const user = await server.user();
     const board = (await post(user, '/v1/boards', 'used', { name: 'G' })).body.data;
     for (const key of ['used', '', 'k'.repeat(300)]) {
-      const res = await server.request('GET', `/v1/boards/${board.id}`, { token: user.token, headers: { 'idempotency-key': key } });
+      const res = await server.request<BoardBody>('GET', `/v1/boards/${board.id}`, {
+        token: user.token,
+        headers: { 'idempotency-key': key },
+      });
       assert.equal(res.status, 200);
       assert.equal(res.headers.get('idempotent-replayed'), null);
     }
-    const p1 = await server.request('PATCH', `/v1/boards/${board.id}`, {
+    const p1 = await server.request<BoardBody>('PATCH', `/v1/boards/${board.id}`, {
       token: user.token,
       body: { name: 'G2' },
       headers: { 'idempotency-key': 'used' },
     });
     assert.equal(p1.status, 200);
     assert.equal(p1.body.data.name, 'G2');
-    const list = await server.request('GET', '/v1/boards', { token: user.token, headers: { 'idempotency-key': 'used' } });
+    const list = await server.request<BoardList>('GET', '/v1/boards', { token: user.token, headers: { 'idempotency-key': 'used' } });
     assert.equal(list.status, 200);
     assert.equal(list.body.object, 'list');
   });
 
   test('unauthenticated POSTs with a key are 401 and reserve nothing', async () => {
-    const res = await server.request('POST', '/v1/boards', { body: { name: 'x' }, headers: { 'idempotency-key': 'anon' } });
+    const res = await server.request<unknown>('POST', '/v1/boards', { body: { name: 'x' }, headers: { 'idempotency-key': 'anon' } });
     assert.equal(res.status, 401);
     const user = await server.user();
     assert.equal((await post(user, '/v1/boards', 'anon', { name: 'x' })).status, 201);

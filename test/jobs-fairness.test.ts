@@ -4,6 +4,7 @@
 // order they were taken up, never how long anything took.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import type { DocumentList, JobBody } from './helpers/api-types.js';
 import { startFakeEmbeddings, type FakeEmbeddings } from './helpers/fake-embeddings.js';
 import { isErrorEnvelope, startServer, type TestServer, type TestUser } from './helpers/harness.js';
 
@@ -16,7 +17,7 @@ before(async () => {
 after(() => fake.close());
 
 const start = (env: Record<string, string>) =>
-  startServer({
+  startServer<unknown>({
     EMBEDDINGS_PROVIDER: 'openai',
     OPENAI_BASE_URL: fake.url,
     OPENAI_API_KEY: 'sk-test',
@@ -45,12 +46,12 @@ async function heldRequests(count: number): Promise<void> {
   throw new Error(`the fake holds ${fake.held.length} requests, expected ${count}`);
 }
 
-async function vectorize(server: TestServer, user: TestUser, board: string, body: string) {
-  return server.request('POST', `/v1/boards/${board}/documents`, { token: user.token, body: { text: body } });
+async function vectorize(server: TestServer<unknown>, user: TestUser, board: string, body: string) {
+  return server.request<JobBody>('POST', `/v1/boards/${board}/documents`, { token: user.token, body: { text: body } });
 }
 
 describe('fair job claims', () => {
-  let server: TestServer;
+  let server: TestServer<unknown>;
   before(async () => {
     server = await start({ JOB_CONCURRENCY: '1' });
   });
@@ -139,14 +140,11 @@ describe('jobs for one node side by side', () => {
     try {
       const user = await server.user();
       const board = await server.makeBoard(user);
-      const node = await server.request('POST', `/v1/boards/${board}/nodes`, {
-        token: user.token,
-        body: { type: 'note', position: { x: 0, y: 0 }, data: { text: 'n' } },
-      });
+      const node = await server.makeNode(user, board, { data: { text: 'n' } });
       const post = (label: string) =>
-        server.request('POST', `/v1/boards/${board}/documents`, {
+        server.request<JobBody>('POST', `/v1/boards/${board}/documents`, {
           token: user.token,
-          body: { text: text(label, 1), node_id: node.body.data.id },
+          body: { text: text(label, 1), node_id: node.id },
         });
       fake.holding = true;
       const older = await post('older');
@@ -157,9 +155,9 @@ describe('jobs for one node side by side', () => {
       assert.equal((await server.waitForJob(newer.body.data.id, user.token)).status, 'completed');
       fake.release();
       assert.equal((await server.waitForJob(older.body.data.id, user.token)).status, 'completed');
-      const chunks = await server.request('GET', `/v1/boards/${board}/documents?node_id=${node.body.data.id}`, { token: user.token });
+      const chunks = await server.request<DocumentList>('GET', `/v1/boards/${board}/documents?node_id=${node.id}`, { token: user.token });
       assert.deepEqual(
-        chunks.body.data.map((c: any) => jobOf([c.content])),
+        chunks.body.data.map((c) => jobOf([c.content])),
         ['newer'],
       );
     } finally {
@@ -202,7 +200,7 @@ describe('queued jobs per user', () => {
       for (const res of [first, second]) assert.equal((await server.waitForJob(res.body.data.id, alice.token)).status, 'completed');
       assert.equal((await server.waitForJob(bobs.body.data.id, bob.token)).status, 'completed');
       // Finished jobs no longer count.
-      const again = await server.request('POST', `/v1/boards/${board}/documents`, {
+      const again = await server.request<JobBody>('POST', `/v1/boards/${board}/documents`, {
         token: alice.token,
         body: { text: text('three', 1) },
         headers: retryKey,

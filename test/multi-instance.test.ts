@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { createApiKeyForSubject, revokeApiKeyById } from '../src/auth/api-key-service.js';
 import { openDatabase, type DatabaseHandle } from '../src/db/database.js';
 import { newId } from '../src/lib/ids.js';
+import type { BoardBody, ErrorBody, JobBody, NodeBody } from './helpers/api-types.js';
 import { type ChildServer, startChildServer } from './helpers/child-server.js';
 import { redisAvailable, startRedis, type RedisServer } from './helpers/redis.js';
 import { realPostgres } from './helpers/wire-database.js';
@@ -19,13 +20,14 @@ const skip = !realPostgres
 
 const RATE_LIMIT = 20;
 
-async function call(server: ChildServer, token: string, method: string, path: string, body?: unknown) {
+/** Sends a request to one instance; `T` is the body's type (see api-types.ts). */
+async function call<T = unknown>(server: ChildServer, token: string, method: string, path: string, body?: unknown) {
   const res = await fetch(`${server.url}${path}`, {
     method,
     headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  return { status: res.status, headers: res.headers, body: (await res.json()) as any };
+  return { status: res.status, headers: res.headers, body: (await res.json()) as T };
 }
 
 describe('two instances on one PostgreSQL and one Redis', { skip }, () => {
@@ -64,7 +66,7 @@ describe('two instances on one PostgreSQL and one Redis', { skip }, () => {
       assert.equal(res.headers.get('ratelimit-remaining'), String(RATE_LIMIT - i));
     }
     for (const server of [one, two]) {
-      const res = await call(server, token, 'GET', '/v1/boards');
+      const res = await call<ErrorBody>(server, token, 'GET', '/v1/boards');
       assert.equal(res.status, 429, JSON.stringify(res.body));
       assert.equal(res.body.code, 'rate_limited');
     }
@@ -75,7 +77,7 @@ describe('two instances on one PostgreSQL and one Redis', { skip }, () => {
     assert.equal((await call(two, key.raw_key, 'GET', '/v1/boards')).status, 200);
     const revoked = await call(one, key.raw_key, 'DELETE', `/v1/me/api-keys/${key.id}`);
     assert.equal(revoked.status, 200, JSON.stringify(revoked.body));
-    const refused = await call(two, key.raw_key, 'GET', '/v1/boards');
+    const refused = await call<ErrorBody>(two, key.raw_key, 'GET', '/v1/boards');
     assert.equal(refused.status, 401, JSON.stringify(refused.body));
     assert.equal(refused.body.code, 'unauthorized');
   });
@@ -118,19 +120,19 @@ describe('two instances on one PostgreSQL and one Redis', { skip }, () => {
     const jobs: { id: string; node: string }[] = [];
     for (const [i, server] of [one, two].entries()) {
       const token = owners[i]!.raw_key;
-      const board = (await call(server, token, 'POST', '/v1/boards', { name: `board ${i}` })).body.data.id as string;
+      const board = (await call<BoardBody>(server, token, 'POST', '/v1/boards', { name: `board ${i}` })).body.data.id;
       for (let n = 0; n < 3; n++) {
         const node = (
-          await call(server, token, 'POST', `/v1/boards/${board}/nodes`, {
+          await call<NodeBody>(server, token, 'POST', `/v1/boards/${board}/nodes`, {
             type: 'note',
             position: { x: n * 300, y: 0 },
             data: { text: `note ${n}`, label: `Note ${n}` },
           })
-        ).body.data.id as string;
+        ).body.data.id;
         const text = Array.from({ length: 40 }, (_, p) => `Paragraph ${p} of note ${n} on board ${i} about harbours and engines.`).join(
           '\n\n',
         );
-        const posted = await call(server, token, 'POST', `/v1/boards/${board}/documents`, { text, node_id: node });
+        const posted = await call<JobBody>(server, token, 'POST', `/v1/boards/${board}/documents`, { text, node_id: node });
         assert.equal(posted.status, 202, JSON.stringify(posted.body));
         jobs.push({ id: posted.body.data.id, node });
       }

@@ -11,9 +11,25 @@ import { createLocalTokens } from '../src/accounts/local-tokens.js';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { newId } from '../src/lib/ids.js';
 import { startFakeOidc, pkcePair, type FakeOidc } from './helpers/fake-oidc.js';
-import { JWT_SECRET, isErrorEnvelope, startServer, type Response, type TestServer } from './helpers/harness.js';
+import type { AuthConfigBody, BoardBody, ErrorBody, MeBody } from './helpers/api-types.js';
+import { JWT_SECRET, isErrorEnvelope, startServer, type Response, type TestServer, useServer } from './helpers/harness.js';
 
-function assertError(res: Response, status: number, code: string, label = ''): void {
+/** What the fake provider's token endpoint answers. */
+interface TokenAnswer {
+  token_type: string;
+  id_token?: string;
+  access_token: string;
+}
+
+/** GET /v1/auth/config, which must describe a provider. */
+async function oidcConfig(server: TestServer<unknown>): Promise<Extract<AuthConfigBody, { mode: 'oidc' }>> {
+  const res = await server.request<AuthConfigBody>('GET', '/v1/auth/config');
+  assert.equal(res.status, 200, res.text);
+  assert.ok(res.body.mode === 'oidc', res.text);
+  return res.body;
+}
+
+function assertError(res: Response, status: number, code: string, label = ''): asserts res is Response<ErrorBody> {
   assert.equal(res.status, status, `${label} ${res.text}`);
   assert.ok(isErrorEnvelope(res.body, status), `${label} ${res.text}`);
   assert.equal(res.body.code, code, label);
@@ -66,11 +82,11 @@ async function codeFlow(
 
 describe('with an OpenID Connect provider (RS256, audience = client id by default)', () => {
   let idp: FakeOidc;
-  let server: TestServer;
+  let server: TestServer<unknown>;
 
   before(async () => {
     idp = await startFakeOidc({ alg: 'RS256' });
-    server = await startServer({ AUTH_OIDC_ISSUER: idp.issuer, AUTH_OIDC_CLIENT_ID: idp.clientId });
+    server = await startServer<unknown>({ AUTH_OIDC_ISSUER: idp.issuer, AUTH_OIDC_CLIENT_ID: idp.clientId });
   });
   after(async () => {
     await server?.close();
@@ -94,15 +110,15 @@ describe('with an OpenID Connect provider (RS256, audience = client id by defaul
   });
 
   test('the full authorization-code + PKCE flow gives an access token the API accepts', async () => {
-    const config = (await server.request('GET', '/v1/auth/config')).body;
+    const config = await oidcConfig(server);
     const hint = `carol-${randomBytes(3).toString('hex')}@example.test`;
     const flow = await codeFlow(config, hint);
-    const tokens = await (await flow.exchange(flow.verifier)).json();
+    const tokens = (await (await flow.exchange(flow.verifier)).json()) as TokenAnswer;
     assert.equal(tokens.token_type, 'Bearer');
     assert.ok(tokens.id_token);
-    const board = await server.request('POST', '/v1/boards', { token: tokens.access_token, body: { name: 'from the IdP' } });
+    const board = await server.request<BoardBody>('POST', '/v1/boards', { token: tokens.access_token, body: { name: 'from the IdP' } });
     assert.equal(board.status, 201, board.text);
-    const me = await server.request('GET', '/v1/me', { token: tokens.access_token });
+    const me = await server.request<MeBody>('GET', '/v1/me', { token: tokens.access_token });
     assert.equal(me.status, 200, me.text);
     assert.equal(me.body.email, hint);
     assert.equal(me.body.auth, 'jwt');
@@ -122,11 +138,11 @@ describe('with an OpenID Connect provider (RS256, audience = client id by defaul
   });
 
   test('the provider enforces PKCE and single-use codes (the fake is strict like a real one)', async () => {
-    const config = (await server.request('GET', '/v1/auth/config')).body;
+    const config = await oidcConfig(server);
     const wrong = await codeFlow(config, 'erin@example.test');
     const bad = await wrong.exchange(`${wrong.verifier.slice(0, -1)}${wrong.verifier.endsWith('A') ? 'B' : 'A'}`);
     assert.equal(bad.status, 400);
-    assert.equal((await bad.json()).error, 'invalid_grant');
+    assert.equal(((await bad.json()) as { error: string }).error, 'invalid_grant');
     assert.equal((await wrong.exchange(wrong.verifier)).status, 400, 'a code is spent even by a failed exchange');
     const flow = await codeFlow(config, 'erin@example.test');
     assert.equal((await flow.exchange(flow.verifier)).status, 200);
@@ -187,11 +203,11 @@ describe('with an OpenID Connect provider (RS256, audience = client id by defaul
 
 describe('with an ES256 provider and AUTH_OIDC_AUDIENCE', () => {
   let idp: FakeOidc;
-  let server: TestServer;
+  let server: TestServer<unknown>;
 
   before(async () => {
     idp = await startFakeOidc({ alg: 'ES256', audience: 'https://api.board.example' });
-    server = await startServer({
+    server = await startServer<unknown>({
       DATABASE_URL: '',
       AUTH_JWT_SECRET: '',
       AUTH_OIDC_ISSUER: `${idp.issuer}/`,
@@ -206,14 +222,14 @@ describe('with an ES256 provider and AUTH_OIDC_AUDIENCE', () => {
   });
 
   test('tokens for the configured audience work; the client id alone is not enough', async () => {
-    const config = (await server.request('GET', '/v1/auth/config')).body;
+    const config = await oidcConfig(server);
     assert.equal(config.scope, 'openid email offline_access');
     assert.equal(config.audience, 'https://api.board.example');
     // A trailing slash on AUTH_OIDC_ISSUER is forgiven; the discovered issuer is reported.
     assert.equal(config.issuer, idp.issuer);
     const flow = await codeFlow(config, 'frank@example.test');
-    const tokens = await (await flow.exchange(flow.verifier)).json();
-    assert.equal(JSON.parse(Buffer.from(tokens.access_token.split('.')[0], 'base64url').toString()).alg, 'ES256');
+    const tokens = (await (await flow.exchange(flow.verifier)).json()) as TokenAnswer;
+    assert.equal(JSON.parse(Buffer.from(tokens.access_token.split('.')[0]!, 'base64url').toString()).alg, 'ES256');
     assert.equal((await server.request('GET', '/v1/me', { token: tokens.access_token })).status, 200);
     const u = idp.user('frank@example.test');
     assertError(
@@ -226,13 +242,8 @@ describe('with an ES256 provider and AUTH_OIDC_AUDIENCE', () => {
 });
 
 describe('with a provider that cannot be reached', () => {
-  let server: TestServer;
-
-  before(async () => {
-    // A port nothing listens on: the service must still start.
-    server = await startServer({ DATABASE_URL: '', AUTH_OIDC_ISSUER: 'http://127.0.0.1:9', AUTH_OIDC_CLIENT_ID: 'web' });
-  });
-  after(() => server?.close());
+  // A port nothing listens on: the service must still start.
+  const server = useServer({ DATABASE_URL: '', AUTH_OIDC_ISSUER: 'http://127.0.0.1:9', AUTH_OIDC_CLIENT_ID: 'web' });
 
   test('/v1/auth/config is 503 with Retry-After; API keys still work', async () => {
     const res = await server.request('GET', '/v1/auth/config');

@@ -3,7 +3,8 @@
 // counters shared through Redis by two instances, and failing open when Redis goes away.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { isErrorEnvelope, startServer, type Response, type TestServer, type TestUser } from './helpers/harness.js';
+import type { ErrorBody } from './helpers/api-types.js';
+import { isErrorEnvelope, startServer, type Response, type TestServer, type TestUser, useServer } from './helpers/harness.js';
 import { redisAvailable, startRedis, type RedisServer } from './helpers/redis.js';
 
 function assertLimited(res: Response, limit: number): void {
@@ -21,16 +22,14 @@ function assertLimited(res: Response, limit: number): void {
 }
 
 describe('rate limits on one instance', () => {
-  let server: TestServer;
+  const server = useServer({ RATE_LIMIT_API_KEY_PER_MINUTE: '5', RATE_LIMIT_JWT_PER_MINUTE: '3' });
   let alice: TestUser;
   let bob: TestUser;
 
   before(async () => {
-    server = await startServer({ RATE_LIMIT_API_KEY_PER_MINUTE: '5', RATE_LIMIT_JWT_PER_MINUTE: '3' });
     alice = await server.user();
     bob = await server.user();
   });
-  after(() => server.close());
 
   test('the 6th API-key request in a minute is 429 with the envelope and headers', async () => {
     for (let i = 1; i <= 5; i++) {
@@ -76,16 +75,14 @@ describe('rate limits on one instance', () => {
 });
 
 describe("rate limits across one user's API keys", () => {
-  let server: TestServer;
+  const server = useServer({ RATE_LIMIT_API_KEY_PER_MINUTE: '5', RATE_LIMIT_USER_PER_MINUTE: '8', RATE_LIMIT_JWT_PER_MINUTE: '3' });
   let alice: TestUser;
   let bob: TestUser;
 
   before(async () => {
-    server = await startServer({ RATE_LIMIT_API_KEY_PER_MINUTE: '5', RATE_LIMIT_USER_PER_MINUTE: '8', RATE_LIMIT_JWT_PER_MINUTE: '3' });
     alice = await server.user();
     bob = await server.user();
   });
-  after(() => server.close());
 
   test('more keys do not mean more requests: the keys of one user share RATE_LIMIT_USER_PER_MINUTE', async () => {
     const keys = [alice.token, (await alice.keyWith(['read'])).raw_key, (await alice.keyWith(['read'])).raw_key];
@@ -128,8 +125,8 @@ describe("rate limits across one user's API keys", () => {
 
 describe('rate limits shared through Redis', { skip: redisAvailable() ? false : 'redis-server is not installed' }, () => {
   let redis: RedisServer;
-  let one: TestServer;
-  let two: TestServer;
+  let one: TestServer<unknown>;
+  let two: TestServer<unknown>;
   let rawKey: string;
   let otherKeys: string[];
 
@@ -141,8 +138,8 @@ describe('rate limits shared through Redis', { skip: redisAvailable() ? false : 
     // safe stand-in: its multiplexer interleaves the extended-protocol messages of concurrent
     // connections, so one connection's Parse can replace another's unnamed statement.
     const env = { REDIS_URL: redis.url, RATE_LIMIT_API_KEY_PER_MINUTE: '5', RATE_LIMIT_USER_PER_MINUTE: '7', DATABASE_URL: '' };
-    one = await startServer(env);
-    two = await startServer(env);
+    one = await startServer<unknown>(env);
+    two = await startServer<unknown>(env);
     const user = await one.user();
     rawKey = user.token;
     const userRow = await one.database.db.selectFrom('users').selectAll().where('id', '=', user.userId).executeTakeFirstOrThrow();
@@ -182,7 +179,7 @@ describe('rate limits shared through Redis', { skip: redisAvailable() ? false : 
   test("the per-user count of a user's keys is shared too", async () => {
     // The 7 requests above, on both instances, counted for the user too (the two the key's limit
     // refused included): the user's 8th, through another key, is over RATE_LIMIT_USER_PER_MINUTE.
-    const res = await one.request('GET', '/v1/boards', { token: otherKeys[0] });
+    const res = await one.request<ErrorBody>('GET', '/v1/boards', { token: otherKeys[0] });
     assert.equal(res.status, 429, res.text);
     assert.match(res.body.message, /Rate limit of 7 requests per minute across all of this user's API keys exceeded/);
     assert.equal((await two.request('GET', '/v1/boards', { token: otherKeys[1] })).status, 429);

@@ -3,11 +3,11 @@
 // admin (scopes nest: admin > write > read); a missing scope is 403 before any lookup; no token or
 // another scheme is 401; routes documented with `security: []` need nothing.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import type { Scope } from '../src/auth/principal.js';
 import { newId } from '../src/lib/ids.js';
-import type { ErrorBody } from './helpers/api-types.js';
-import { startServer, type Response, type TestServer } from './helpers/harness.js';
+import type { ErrorBody, OpenApiDocument } from './helpers/api-types.js';
+import { isErrorEnvelope, type Response, useServer } from './helpers/harness.js';
 
 interface Operation {
   method: string;
@@ -26,36 +26,35 @@ function requiredScope(op: Operation): Scope {
 /** Path parameters become random UUIDs: the scope check comes before any lookup. */
 const concrete = (path: string): string => path.replace(/\{[^}]+\}/g, () => newId());
 
-function assertEnvelope(res: Response<ErrorBody | undefined>, status: number, code: string, label: string): void {
+function assertEnvelope(res: Response, status: number, code: string, label: string): asserts res is Response<ErrorBody> {
   assert.equal(res.status, status, `${label}: ${res.text}`);
-  assert.deepEqual(Object.keys(res.body ?? {}).sort(), ['code', 'message', 'object', 'status'], label);
-  assert.equal(res.body?.object, 'error', label);
-  assert.equal(res.body?.status, status, label);
-  assert.equal(res.body?.code, code, label);
+  assert.ok(isErrorEnvelope(res.body, status), `${label}: not an error envelope: ${res.text}`);
+  assert.deepEqual(Object.keys(res.body).sort(), ['code', 'message', 'object', 'status'], label);
+  assert.equal(res.body.object, 'error', label);
+  assert.equal(res.body.status, status, label);
+  assert.equal(res.body.code, code, label);
 }
 
-let server: TestServer;
+const server = useServer();
 let operations: Operation[];
 const tokens = {} as Record<'read' | 'write' | 'admin' | 'jwt', string>;
 
 before(async () => {
-  server = await startServer();
   const user = await server.user();
   tokens.read = (await user.keyWith(['read'])).raw_key;
   tokens.write = (await user.keyWith(['write'])).raw_key;
   tokens.admin = (await user.keyWith(['admin'])).raw_key;
   tokens.jwt = await user.jwt();
-  const doc = await server.request('GET', '/v1/openapi.json');
+  const doc = await server.request<OpenApiDocument>('GET', '/v1/openapi.json');
   assert.equal(doc.status, 200);
   operations = [];
-  for (const [path, item] of Object.entries<Record<string, { security?: unknown[] }>>(doc.body.paths)) {
+  for (const [path, item] of Object.entries(doc.body.paths)) {
     for (const [method, op] of Object.entries(item)) {
       if (!METHODS.includes(method)) continue;
       operations.push({ method: method.toUpperCase(), path, public: Array.isArray(op.security) && op.security.length === 0 });
     }
   }
 });
-after(() => server.close());
 
 describe('scopes on every route', () => {
   test('the OpenAPI document lists the routes this test is about', () => {
@@ -104,7 +103,10 @@ describe('scopes on every route', () => {
         const allowed = principal === 'jwt' || rank[principal as Scope] >= rank[needed];
         if (allowed) {
           assert.notEqual(res.status, 401, `${label}: ${res.text}`);
-          assert.ok(!(res.status === 403 && /^Missing required scope/.test(res.body?.message)), `${label}: ${res.text}`);
+          assert.ok(
+            !(res.status === 403 && isErrorEnvelope(res.body, 403) && /^Missing required scope/.test(res.body.message)),
+            `${label}: ${res.text}`,
+          );
         } else {
           assertEnvelope(res, 403, 'forbidden', label);
           assert.equal(res.body.message, `Missing required scope: ${needed}`, label);

@@ -4,17 +4,18 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { indexSearch, prefersExactScan } from '../src/documents/search-service.js';
+import type { JobBody, SearchBody } from './helpers/api-types.js';
 import { hashedWordsVector, startFakeEmbeddings, type FakeEmbeddings } from './helpers/fake-embeddings.js';
 import { startServer, type TestServer, type TestUser } from './helpers/harness.js';
 
-let indexed: TestServer;
+let indexed: TestServer<unknown>;
 let user: TestUser;
 let fake: FakeEmbeddings;
 const DIMS = 128;
 
 before(async () => {
   fake = await startFakeEmbeddings(DIMS, hashedWordsVector);
-  indexed = await startServer({
+  indexed = await startServer<unknown>({
     JOB_POLL_MS: '50',
     SEARCH_EXACT_MAX_CHUNKS: '0',
     CHUNK_SIZE: '100',
@@ -44,7 +45,7 @@ test('one node of a large board: the node filter still yields `limit` results', 
     const node = await indexed.makeNode(user, board, { position: { x: n, y: 0 } });
     nodeIds.push(node.id);
     const text = Array.from({ length: 30 }, (_, i) => `Note ${n} part ${i} is about ${topics[n % 4]} number ${i}.`).join('\n\n');
-    const res = await indexed.request('POST', `/v1/boards/${board}/documents`, {
+    const res = await indexed.request<JobBody>('POST', `/v1/boards/${board}/documents`, {
       token: user.token,
       body: { text, node_id: node.id },
     });
@@ -54,32 +55,32 @@ test('one node of a large board: the node filter still yields `limit` results', 
   // Node 1 is about cooking; the query is about astronomy (nodes 0, 4, 8, …), so an unfiltered
   // index scan would find node 1's chunks far down the list.
   const target = nodeIds[1]!;
-  const res = await indexed.request('POST', `/v1/boards/${board}/documents/search`, {
+  const res = await indexed.request<SearchBody>('POST', `/v1/boards/${board}/documents/search`, {
     token: user.token,
     body: { query: 'astronomy stars telescopes', node_ids: [target], limit: 25, threshold: -1 },
   });
   assert.equal(res.status, 200, res.text);
   assert.equal(res.body.data.length, 25);
-  assert.ok(res.body.data.every((h: any) => h.node_id === target));
+  assert.ok(res.body.data.every((h) => h.node_id === target));
   assert.equal(res.body.has_more, true);
-  const rest = await indexed.request('POST', `/v1/boards/${board}/documents/search`, {
+  const rest = await indexed.request<SearchBody>('POST', `/v1/boards/${board}/documents/search`, {
     token: user.token,
     body: { query: 'astronomy stars telescopes', node_ids: [target], limit: 25, threshold: -1, cursor: res.body.cursor },
   });
   // The index is approximate: the continuation may miss a row, but never repeats one or leaves the node.
   assert.ok(rest.body.data.length >= 1 && rest.body.data.length <= 5, `${rest.body.data.length} more`);
-  assert.ok(rest.body.data.every((h: any) => h.node_id === target));
-  const ids = [...res.body.data, ...rest.body.data].map((h: any) => h.id);
+  assert.ok(rest.body.data.every((h) => h.node_id === target));
+  const ids = [...res.body.data, ...rest.body.data].map((h) => h.id);
   assert.equal(new Set(ids).size, ids.length);
 
-  const top = await indexed.request('POST', `/v1/boards/${board}/documents/search`, {
+  const top = await indexed.request<SearchBody>('POST', `/v1/boards/${board}/documents/search`, {
     token: user.token,
     body: { query: 'astronomy stars telescopes', limit: 10 },
   });
   assert.equal(top.body.data.length, 10);
-  const astronomyNodes = new Set(nodeIds.filter((_, i) => i % 4 === 0));
+  const astronomyNodes = new Set<string | null>(nodeIds.filter((_, i) => i % 4 === 0));
   assert.ok(
-    top.body.data.every((h: any) => astronomyNodes.has(h.node_id)),
+    top.body.data.every((h) => astronomyNodes.has(h.node_id)),
     'the best hits are astronomy notes',
   );
 
@@ -107,7 +108,7 @@ test('one node of a large board: the node filter still yields `limit` results', 
     [...distances].sort((a, b) => a - b),
   );
   const byIndex = new Set(direct.slice(0, 25).map((r) => r.id));
-  const overlap = res.body.data.filter((h: any) => byIndex.has(h.id)).length;
+  const overlap = res.body.data.filter((h) => byIndex.has(h.id)).length;
   assert.ok(overlap >= 20, `the index's first page agrees with the search's (${overlap} of 25)`);
 });
 

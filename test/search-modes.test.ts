@@ -4,40 +4,28 @@
 // crosses boards; the term statistics follow every change to a board's chunks.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import type { DocumentList, DuplicateBody, ErrorBody, JobBody, SearchBody } from './helpers/api-types.js';
 import { hashedWordsVector, startFakeEmbeddings, type FakeEmbeddings } from './helpers/fake-embeddings.js';
-import { startServer, type TestServer, type TestUser } from './helpers/harness.js';
+import { startServer, type TestServer, type TestUser, useServer } from './helpers/harness.js';
 
 const MODES = ['vector', 'keyword', 'hybrid'] as const;
 
-interface Hit {
-  id: string;
-  node_id: string | null;
-  content: string;
-  score: number;
-}
+type Hit = SearchBody['data'][number];
 
-function helpers(server: () => TestServer, user: () => TestUser) {
+function helpers(server: () => TestServer<unknown>, user: () => TestUser) {
   return {
     async note(board: string, text: string, label = 'note'): Promise<string> {
-      const node = await server().request('POST', `/v1/boards/${board}/nodes`, {
+      const node = await server().makeNode(user(), board, { data: { text, label } });
+      const job = await server().request<JobBody>('POST', `/v1/boards/${board}/documents`, {
         token: user().token,
-        body: { type: 'note', position: { x: 0, y: 0 }, data: { text, label } },
-      });
-      assert.equal(node.status, 201, node.text);
-      const job = await server().request('POST', `/v1/boards/${board}/documents`, {
-        token: user().token,
-        body: { text, node_id: node.body.data.id },
+        body: { text, node_id: node.id },
       });
       assert.equal(job.status, 202, job.text);
       assert.equal((await server().waitForJob(job.body.data.id, user().token)).status, 'completed');
-      return node.body.data.id;
+      return node.id;
     },
-    async search(
-      board: string,
-      body: Record<string, unknown>,
-      token = user().token,
-    ): Promise<{ data: Hit[]; has_more: boolean; cursor: string | null }> {
-      const res = await server().request('POST', `/v1/boards/${board}/documents/search`, { token, body });
+    async search(board: string, body: Record<string, unknown>, token = user().token): Promise<SearchBody> {
+      const res = await server().request<SearchBody>('POST', `/v1/boards/${board}/documents/search`, { token, body });
       assert.equal(res.status, 200, res.text);
       return res.body;
     },
@@ -45,7 +33,7 @@ function helpers(server: () => TestServer, user: () => TestUser) {
 }
 
 describe('the local model', () => {
-  let server: TestServer;
+  const server = useServer({ JOB_POLL_MS: '50' });
   let alice: TestUser;
   let bob: TestUser;
   const { note, search } = helpers(
@@ -53,11 +41,9 @@ describe('the local model', () => {
     () => alice,
   );
   before(async () => {
-    server = await startServer({ JOB_POLL_MS: '50' });
     alice = await server.user();
     bob = await server.user();
   });
-  after(() => server.close());
 
   test('a rare term outranks a common one, in every mode', async () => {
     const board = await server.makeBoard(alice);
@@ -118,7 +104,7 @@ describe('the local model', () => {
       const paged: Hit[] = [];
       let cursor: string | null = null;
       do {
-        const page: { data: Hit[]; has_more: boolean; cursor: string | null } = await search(board, {
+        const page: SearchBody = await search(board, {
           query: 'telescope comet',
           mode,
           limit: 3,
@@ -163,7 +149,10 @@ describe('the local model', () => {
   test('an unknown mode is 400 and names the field', async () => {
     const board = await server.makeBoard(alice);
     for (const mode of ['semantic', '', 7, null]) {
-      const res = await server.request('POST', `/v1/boards/${board}/documents/search`, { token: alice.token, body: { query: 'x', mode } });
+      const res = await server.request<ErrorBody>('POST', `/v1/boards/${board}/documents/search`, {
+        token: alice.token,
+        body: { query: 'x', mode },
+      });
       assert.equal(res.status, 400, String(mode));
       assert.equal(res.body.code, 'invalid_request', res.text);
       assert.match(res.body.message, /mode/);
@@ -200,14 +189,14 @@ describe('the local model', () => {
     const board = await server.makeBoard(alice);
     const counted = async (b: string) => {
       const row = await db.selectFrom('board_terms').select('df').where('board_id', '=', b).where('term', '=', 0).executeTakeFirst();
-      const live = await server.request('GET', `/v1/boards/${b}/documents?limit=100`, { token: alice.token });
-      return { stats: row?.df ?? 0, chunks: live.body.data.length as number };
+      const live = await server.request<DocumentList>('GET', `/v1/boards/${b}/documents?limit=100`, { token: alice.token });
+      return { stats: row?.df ?? 0, chunks: live.body.data.length };
     };
     const a = await note(board, 'Alpha text about rivers.');
     const b = await note(board, 'Beta text about mountains.');
     assert.deepEqual(await counted(board), { stats: 2, chunks: 2 });
     // Re-vectorizing replaces a node's chunks: still two.
-    const job = await server.request('POST', `/v1/boards/${board}/documents`, {
+    const job = await server.request<JobBody>('POST', `/v1/boards/${board}/documents`, {
       token: alice.token,
       body: { text: 'Alpha text, rewritten, about lakes.', node_id: a },
     });
@@ -216,7 +205,7 @@ describe('the local model', () => {
     assert.deepEqual((await search(board, { query: 'rivers', mode: 'keyword' })).data, [], 'the replaced words are gone');
     assert.equal((await search(board, { query: 'lakes', mode: 'keyword' })).data[0]!.node_id, a);
     // A duplicate counts its own chunks.
-    const dup = await server.request('POST', `/v1/boards/${board}/duplicate`, { token: alice.token });
+    const dup = await server.request<DuplicateBody>('POST', `/v1/boards/${board}/duplicate`, { token: alice.token });
     assert.deepEqual(await counted(dup.body.data.id), { stats: 2, chunks: 2 });
     // Deleting a node (its sets go with it) and deleting a node's chunks both subtract.
     assert.equal((await server.request('DELETE', `/v1/boards/${board}/nodes/${b}`, { token: alice.token })).status, 200);
@@ -232,7 +221,7 @@ describe('the local model', () => {
 
 describe('a dense model (an OpenAI-compatible embeddings server on loopback)', () => {
   let fake: FakeEmbeddings;
-  let server: TestServer;
+  let server: TestServer<unknown>;
   let alice: TestUser;
   const { note, search } = helpers(
     () => server,
@@ -242,7 +231,7 @@ describe('a dense model (an OpenAI-compatible embeddings server on loopback)', (
     // Like a real embedding model, this one does not tell one identifier from another: words with
     // digits are left out of its vectors.
     fake = await startFakeEmbeddings(64, (text, dims) => hashedWordsVector(text.replace(/\S*\d\S*/g, ' '), dims));
-    server = await startServer({
+    server = await startServer<unknown>({
       JOB_POLL_MS: '50',
       EMBEDDINGS_PROVIDER: 'openai',
       EMBEDDINGS_BASE_URL: fake.url,

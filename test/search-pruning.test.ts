@@ -5,14 +5,15 @@
 // pruning has something to prune. Also the candidate rule itself, as a property: no chunk whose
 // terms' bounds reach θ is ever left out; and migration 0008's rescaling of older embeddings.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { sql } from 'kysely';
 import { prng } from '../bench/lib/prng.js';
 import { unitEmbeddings } from '../src/db/migrations/0008-term-index.js';
 import { termKeysLiteral } from '../src/documents/search-service.js';
 import { candidateRule, seedTerms, type BoundedTerm, type CandidateRule } from '../src/documents/term-pruning.js';
-import { startServer, type TestServer, type TestUser } from './helpers/harness.js';
+import type { DuplicateBody, JobBody, SearchBody } from './helpers/api-types.js';
+import { startServer, type TestUser, useServer } from './helpers/harness.js';
 
 const random = prng(7);
 // Pronounceable distinct words, so stemming keeps them apart.
@@ -37,15 +38,15 @@ function word(): string {
 const sentence = (n: number) => Array.from({ length: n }, word).join(' ');
 
 describe('search through the term index', () => {
-  let server: TestServer;
+  const server = useServer({ JOB_POLL_MS: '50', CHUNK_SIZE: '160', CHUNK_OVERLAP: '0' });
   let alice: TestUser;
   let board: string;
   const nodes: string[] = [];
 
   const search = async (body: Record<string, unknown>) => {
-    const res = await server.request('POST', `/v1/boards/${board}/documents/search`, { token: alice.token, body });
+    const res = await server.request<SearchBody>('POST', `/v1/boards/${board}/documents/search`, { token: alice.token, body });
     assert.equal(res.status, 200, res.text);
-    return res.body as { data: { id: string; score: number }[]; has_more: boolean; cursor: string | null };
+    return res.body;
   };
   /** Every page of a search, with the term index (exactMax 0) or scoring every chunk. */
   async function pages(body: Record<string, unknown>, index: boolean, maxPages = 3) {
@@ -61,14 +62,13 @@ describe('search through the term index', () => {
   }
 
   before(async () => {
-    server = await startServer({ JOB_POLL_MS: '50', CHUNK_SIZE: '160', CHUNK_OVERLAP: '0' });
     alice = await server.user();
     board = await server.makeBoard(alice);
     for (let i = 0; i < 40; i++) {
       const text = Array.from({ length: 4 + Math.floor(random() * 8) }, () => `${sentence(6 + Math.floor(random() * 14))}.`).join(' ');
       const label = i % 3 === 0 ? sentence(2) : 'note';
       const node = await server.makeNode(alice, board, { position: { x: i, y: 0 }, data: { text, label } });
-      const job = await server.request('POST', `/v1/boards/${board}/documents`, {
+      const job = await server.request<JobBody>('POST', `/v1/boards/${board}/documents`, {
         token: alice.token,
         body: { text, node_id: node.id },
       });
@@ -77,7 +77,6 @@ describe('search through the term index', () => {
       nodes.push(node.id);
     }
   });
-  after(() => server.close());
 
   test('the board has common and rare terms (the test would prove nothing otherwise)', async () => {
     server.config.searchExactMaxChunks = 10_000_000;
@@ -124,7 +123,7 @@ describe('search through the term index', () => {
   });
 
   test("a duplicated board's chunks are found through the index under the new board, and only there", async () => {
-    const copy = await server.request('POST', `/v1/boards/${board}/duplicate`, { token: alice.token, body: {} });
+    const copy = await server.request<DuplicateBody>('POST', `/v1/boards/${board}/duplicate`, { token: alice.token, body: {} });
     assert.equal(copy.status, 201, copy.text);
     const query = { query: `${vocabulary[40]} ${vocabulary[90]} ${vocabulary[150]}`, mode: 'keyword', limit: 20 };
     const original = (await pages(query, true, 1))[0]!;
@@ -179,17 +178,21 @@ describe('search through the term index', () => {
 });
 
 test('migration 0008 scales the local embeddings written before it to unit length, and no score changes', async () => {
-  const server = await startServer({ JOB_POLL_MS: '50' });
+  const server = await startServer<unknown>({ JOB_POLL_MS: '50' });
   try {
     const user = await server.user();
     const board = await server.makeBoard(user);
     for (const text of ['Basalt columns form as lava cools and contracts.', 'Lava tubes drain as the flow crusts over.']) {
-      const job = await server.request('POST', `/v1/boards/${board}/documents`, { token: user.token, body: { text } });
+      const job = await server.request<JobBody>('POST', `/v1/boards/${board}/documents`, { token: user.token, body: { text } });
       assert.equal((await server.waitForJob(job.body.data.id, user.token)).status, 'completed');
     }
     const search = async () =>
-      (await server.request('POST', `/v1/boards/${board}/documents/search`, { token: user.token, body: { query: 'lava flow' } })).body
-        .data as { id: string; score: number }[];
+      (
+        await server.request<SearchBody>('POST', `/v1/boards/${board}/documents/search`, {
+          token: user.token,
+          body: { query: 'lava flow' },
+        })
+      ).body.data;
     const before = await search();
     const { db } = server.database;
     // Embeddings as 0007 wrote them: the same directions at norm 12.

@@ -5,14 +5,15 @@
 // it was. A route added to the document without a request here fails the first test, so every new
 // route is covered by the same suite.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
+import type { AssetBody, ChatBody, JobBody, OpenApiDocument } from './helpers/api-types.js';
 import { PNG, postParts } from './helpers/assets.js';
-import { startServer, type TestServer, type TestUser } from './helpers/harness.js';
+import { isErrorEnvelope, type Response, type TestUser, useServer } from './helpers/harness.js';
 
 /** Text only Alice's board holds: no answer to another user may contain it. */
 const CANARY = 'zanzibarquokka';
 
-let server: TestServer;
+const server = useServer({ JOB_POLL_MS: '50' });
 let alice: TestUser;
 let bob: TestUser;
 const ids = {} as Record<'board' | 'node' | 'node2' | 'edge' | 'chat' | 'asset' | 'job' | 'key', string>;
@@ -91,38 +92,27 @@ async function aliceState() {
 }
 
 before(async () => {
-  server = await startServer({ JOB_POLL_MS: '50' });
   alice = await server.user();
   bob = await server.user();
   ids.board = await server.makeBoard(alice);
   const b = `/v1/boards/${ids.board}`;
-  const note = async (text: string) => {
-    const res = await server.request('POST', `${b}/nodes`, {
-      token: alice.token,
-      body: { type: 'note', position: { x: 0, y: 0 }, data: { text } },
-    });
-    assert.equal(res.status, 201, res.text);
-    return res.body.data.id as string;
-  };
+  const note = async (text: string) => (await server.makeNode(alice, ids.board, { data: { text } })).id;
   ids.node = await note(`Notes on the ${CANARY}.`);
   ids.node2 = await note('A second note.');
-  const edge = await server.request('POST', `${b}/edges`, {
-    token: alice.token,
-    body: { source_node_id: ids.node, target_node_id: ids.node2 },
-  });
-  assert.equal(edge.status, 201, edge.text);
-  ids.edge = edge.body.data.id;
-  const job = await server.request('POST', `${b}/documents`, {
+  ids.edge = (await server.makeEdge(alice, ids.board, ids.node, ids.node2)).id;
+  const job = await server.request<JobBody>('POST', `${b}/documents`, {
     token: alice.token,
     body: { node_id: ids.node, text: `The ${CANARY} is small.` },
   });
   assert.equal(job.status, 202, job.text);
   ids.job = job.body.data.id;
   assert.equal((await server.waitForJob(ids.job, alice.token)).status, 'completed');
-  const asset = await postParts(server, alice.token, ids.board, [{ filename: `${CANARY}.png`, type: 'image/png', data: PNG }]);
+  const asset: Response<AssetBody> = await postParts(server, alice.token, ids.board, [
+    { filename: `${CANARY}.png`, type: 'image/png', data: PNG },
+  ]);
   assert.equal(asset.status, 201, asset.text);
   ids.asset = asset.body.data.id;
-  const chat = await server.request('POST', `${b}/chats`, { token: alice.token, body: { title: `About the ${CANARY}` } });
+  const chat = await server.request<ChatBody>('POST', `${b}/chats`, { token: alice.token, body: { title: `About the ${CANARY}` } });
   assert.equal(chat.status, 201, chat.text);
   ids.chat = chat.body.data.id;
   const message = await server.request('POST', `${b}/chats/${ids.chat}/messages`, {
@@ -132,9 +122,9 @@ before(async () => {
   assert.equal(message.status, 201, message.text);
   ids.key = (await alice.keyWith(['read'], { name: CANARY })).id;
 
-  const doc = await server.request('GET', '/v1/openapi.json');
+  const doc = await server.request<OpenApiDocument>('GET', '/v1/openapi.json');
   operations = [];
-  for (const [path, item] of Object.entries<Record<string, { security?: unknown[] }>>(doc.body.paths)) {
+  for (const [path, item] of Object.entries(doc.body.paths)) {
     for (const [method, op] of Object.entries(item)) {
       const isPublic = Array.isArray(op.security) && op.security.length === 0;
       if (['get', 'post', 'put', 'patch', 'delete'].includes(method) && !isPublic && path.includes('{'))
@@ -142,7 +132,6 @@ before(async () => {
     }
   }
 });
-after(() => server.close());
 
 describe("another user on every route that names Alice's resources", () => {
   test('every such route in the OpenAPI document has a request here', () => {
@@ -159,10 +148,11 @@ describe("another user on every route that names Alice's resources", () => {
         const spec = requestFor(op.method, op.path)!;
         const url = aliceUrl(op.path) + (spec.query ?? '');
         const label = `${op.method} ${url.replace(/[0-9a-f-]{36}/g, ':id')}`;
-        const res = spec.multipart
+        const res: Response = spec.multipart
           ? await postParts(server, token, ids.board, [{ filename: 'x.png', type: 'image/png', data: PNG }])
           : await server.request(op.method, url, { token, body: spec.body });
         assert.equal(res.status, 404, `${label}: ${res.status} ${res.text}`);
+        assert.ok(isErrorEnvelope(res.body, 404), `${label}: not an error envelope: ${res.text}`);
         assert.equal(res.body.code, 'not_found', label);
         assert.ok(!res.text.includes(CANARY), `${label} leaks Alice's text: ${res.text}`);
         for (const id of Object.values(ids)) assert.ok(!res.text.includes(id), `${label} names one of Alice's ids: ${res.text}`);

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { newId } from '../src/lib/ids.js';
 import { startFakeOidc, type FakeOidc } from './helpers/fake-oidc.js';
+import type { HealthBody, OpenApiDocument } from './helpers/api-types.js';
 import { isErrorEnvelope, startServer, type Response, type TestServer } from './helpers/harness.js';
 
 const INDEX =
@@ -60,11 +61,11 @@ function assertJson404(res: Response, label: string): void {
 
 describe('a built web app', () => {
   let dist: string;
-  let server: TestServer;
+  let server: TestServer<unknown>;
 
   before(async () => {
     dist = makeDist();
-    server = await startServer({ WEB_DIST_DIR: dist });
+    server = await startServer<unknown>({ WEB_DIST_DIR: dist });
   });
   after(async () => {
     await server?.close();
@@ -118,7 +119,7 @@ describe('a built web app', () => {
     const unauthorized = await server.request('GET', '/v1/boards');
     assert.equal(unauthorized.status, 401);
     assert.ok(isErrorEnvelope(unauthorized.body, 401));
-    assert.equal((await server.request('GET', '/healthz')).body.status, 'ok');
+    assert.equal((await server.request<HealthBody>('GET', '/healthz')).body.status, 'ok');
     assert.equal((await server.request('GET', '/v1/openapi.json')).status, 200);
     const docs = await fetch(`${server.url}/docs`, { redirect: 'manual' });
     assert.ok(docs.status === 200 || docs.status === 302, `/docs ${docs.status}`);
@@ -165,7 +166,7 @@ describe('a built web app', () => {
   });
 
   test('the app routes are not part of the API description', async () => {
-    const doc = (await server.request('GET', '/v1/openapi.json')).body;
+    const doc = (await server.request<OpenApiDocument>('GET', '/v1/openapi.json')).body;
     for (const p of Object.keys(doc.paths)) assert.match(p, /^\/(v1\/|healthz$)/, p);
   });
 });
@@ -173,12 +174,12 @@ describe('a built web app', () => {
 describe('a built web app with an identity provider', () => {
   let dist: string;
   let idp: FakeOidc;
-  let server: TestServer;
+  let server: TestServer<unknown>;
 
   before(async () => {
     dist = makeDist();
     idp = await startFakeOidc();
-    server = await startServer({
+    server = await startServer<unknown>({
       DATABASE_URL: '',
       WEB_DIST_DIR: dist,
       AUTH_OIDC_ISSUER: idp.issuer,
@@ -207,11 +208,11 @@ describe('a built web app with an identity provider', () => {
 
 describe('without a build', () => {
   let empty: string;
-  let server: TestServer;
+  let server: TestServer<unknown>;
 
   before(async () => {
     empty = fs.mkdtempSync(path.join(os.tmpdir(), 'bwk-web-empty-'));
-    server = await startServer({ DATABASE_URL: '', WEB_DIST_DIR: empty });
+    server = await startServer<unknown>({ DATABASE_URL: '', WEB_DIST_DIR: empty });
   });
   after(async () => {
     await server?.close();
@@ -231,11 +232,11 @@ describe('without a build', () => {
 
 describe('a built web app with WEB_SOURCE_MAPS=true', () => {
   let dist: string;
-  let server: TestServer;
+  let server: TestServer<unknown>;
 
   before(async () => {
     dist = makeDist();
-    server = await startServer({ WEB_DIST_DIR: dist, WEB_SOURCE_MAPS: 'true' });
+    server = await startServer<unknown>({ WEB_DIST_DIR: dist, WEB_SOURCE_MAPS: 'true' });
   });
   after(async () => {
     await server?.close();

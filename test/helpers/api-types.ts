@@ -62,8 +62,6 @@ export type Deleted =
   | BodyOf<'/v1/boards/{boardId}/assets/{id}', 'delete'>
   | BodyOf<'/v1/me/api-keys/{id}', 'delete'>;
 
-// group A
-
 /**
  * An assistant message's metadata as the reply service writes it (the contract leaves `metadata`
  * open, `{ [key]: unknown } | null`): usage, finish_reason, the chunk ids it drew on, retrieval.
@@ -74,3 +72,47 @@ export type ReplyMetadata = {
   sources: string[];
   retrieval: 'ok' | 'unavailable';
 };
+
+/** GET /healthz's answer. */
+export type HealthBody = BodyOf<'/healthz', 'get'>;
+
+/**
+ * A JSON schema as the OpenAPI document carries it (made by TypeBox): the keywords the tests read.
+ * The generated client does not type the document itself (GET /v1/openapi.json has no schema).
+ */
+export interface JsonSchema {
+  type?: string;
+  const?: unknown;
+  enum?: unknown[];
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  allOf?: JsonSchema[];
+  format?: string;
+  minLength?: number;
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+  items?: JsonSchema;
+  minItems?: number;
+  maxItems?: number;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+}
+
+/** One operation of the OpenAPI document, as far as the tests read it. */
+export interface OpenApiOperation {
+  security?: unknown[];
+  parameters?: { name: string; in: string; schema: JsonSchema }[];
+  requestBody?: { content?: Record<string, { schema?: JsonSchema } | undefined> };
+}
+
+/** GET /v1/openapi.json's answer, as far as the tests read it: each path's operations by method. */
+export interface OpenApiDocument {
+  openapi: string;
+  paths: Record<string, Record<string, OpenApiOperation>>;
+}
+
+/** GET /v1/auth/config's answer: local accounts or an OpenID Connect provider. */
+export type AuthConfigBody = BodyOf<'/v1/auth/config', 'get'>;
+/** GET /v1/me's answer. */
+export type MeBody = BodyOf<'/v1/me', 'get'>;
