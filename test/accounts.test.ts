@@ -485,14 +485,14 @@ test('TRUST_PROXY: addresses, CIDR ranges and named ranges are accepted, anythin
 
 describe('login rate limit shared through Redis', { skip: redisAvailable() ? false : 'redis-server is not installed' }, () => {
   let redis: RedisServer;
-  let one: TestServer<unknown>;
-  let two: TestServer<unknown>;
+  let one: TestServer;
+  let two: TestServer;
 
   before(async () => {
     redis = await startRedis();
     const env = { DATABASE_URL: '', AUTH_LOGIN_PER_MINUTE: '3', REDIS_URL: redis.url };
-    one = await startServer<unknown>(env);
-    two = await startServer<unknown>(env);
+    one = await startServer(env);
+    two = await startServer(env);
   });
   after(async () => {
     await one?.close();

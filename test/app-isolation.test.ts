@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import { after, before, test } from 'node:test';
+import type { JobBody } from './helpers/api-types.js';
 import { startServer, type TestServer, type TestUser } from './helpers/harness.js';
 
 let a: TestServer;
@@ -24,16 +25,11 @@ after(async () => {
 });
 
 async function note(server: TestServer, user: TestUser, boardId: string): Promise<string> {
-  const res = await server.request('POST', `/v1/boards/${boardId}/nodes`, {
-    token: user.token,
-    body: { type: 'note', position: { x: 0, y: 0 }, data: { text: 'a note' } },
-  });
-  assert.equal(res.status, 201, res.text);
-  return res.body.data.id;
+  return (await server.makeNode(user, boardId, { data: { text: 'a note' } })).id;
 }
 
 async function vectorize(server: TestServer, user: TestUser, boardId: string, nodeId: string): Promise<void> {
-  const res = await server.request('POST', `/v1/boards/${boardId}/documents`, {
+  const res = await server.request<JobBody>('POST', `/v1/boards/${boardId}/documents`, {
     token: user.token,
     body: { text: 'Text about comets and their tails.', node_id: nodeId },
   });

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { GIF, JPEG, makePdf, multipart, PNG, postParts, uploadFile, WEBP } from './helpers/assets.js';
-import type { AssetBody, AssetList, Deleted, ErrorBody, NodeBody } from './helpers/api-types.js';
+import type { AssetList, Deleted, ErrorBody, NodeBody } from './helpers/api-types.js';
 import {
   type Response as Answer,
   isErrorEnvelope,
@@ -23,17 +23,14 @@ import { startS3, type TestS3 } from './helpers/s3.js';
 
 const ASSET_FIELDS = ['content_type', 'created_at', 'filename', 'id', 'size', 'storage_path', 'url'];
 
-/** postParts with its answer typed: the asset when 201, else an error envelope (read through isErrorEnvelope). */
-const postAsset = (...args: Parameters<typeof postParts>): Promise<Answer<AssetBody>> => postParts(...args);
-
 /**
  * startServer, retried briefly when the wire-protocol run's socket server (one connection at a time)
  * has not yet noticed that the previous server's connection closed.
  */
-async function startFresh(env: Record<string, string>): Promise<TestServer<unknown>> {
+async function startFresh(env: Record<string, string>): Promise<TestServer> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startServer<unknown>(env);
+      return await startServer(env);
     } catch (error) {
       if (attempt >= 20 || !process.env.TEST_DATABASE_URL || !/Connection terminated|ECONNRESET/.test(String(error))) throw error;
       await sleep(100);
@@ -44,11 +41,11 @@ async function startFresh(env: Record<string, string>): Promise<TestServer<unkno
 interface Backend {
   name: string;
   /** Starts the service on this backend; `dataDir` fixes DATA_DIR (for restarts). */
-  start(env?: Record<string, string>, dataDir?: string): Promise<TestServer<unknown>>;
+  start(env?: Record<string, string>, dataDir?: string): Promise<TestServer>;
   /** Every stored path. */
-  files(server: TestServer<unknown>): Promise<string[]>;
+  files(server: TestServer): Promise<string[]>;
   /** Writes a file straight into storage, behind the service's back. */
-  plant(server: TestServer<unknown>, storagePath: string, data: Buffer): Promise<void>;
+  plant(server: TestServer, storagePath: string, data: Buffer): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -91,11 +88,11 @@ function s3Backend(): Backend {
         buckets.set(key, s3);
       }
       const server = await startFresh({ ...s3.env, ...env, ...(dataDir ? { DATA_DIR: dataDir } : {}) });
-      (server as TestServer<unknown> & { s3?: TestS3 }).s3 = s3;
+      (server as TestServer & { s3?: TestS3 }).s3 = s3;
       return server;
     },
-    files: (server) => (server as TestServer<unknown> & { s3: TestS3 }).s3.keys(),
-    plant: (server, storagePath, data) => (server as TestServer<unknown> & { s3: TestS3 }).s3.put(storagePath, data, 'image/png'),
+    files: (server) => (server as TestServer & { s3: TestS3 }).s3.keys(),
+    plant: (server, storagePath, data) => (server as TestServer & { s3: TestS3 }).s3.put(storagePath, data, 'image/png'),
     async close() {
       for (const s3 of buckets.values()) await s3.close();
     },
@@ -104,7 +101,7 @@ function s3Backend(): Backend {
 
 for (const backend of [localBackend(), s3Backend()]) {
   describe(`assets on ${backend.name}`, () => {
-    let server: TestServer<unknown>;
+    let server: TestServer;
     let alice: TestUser;
     let bob: TestUser;
 
@@ -129,7 +126,7 @@ for (const backend of [localBackend(), s3Backend()]) {
     test('upload, list, serve and delete a PNG', async () => {
       const boardId = await server.makeBoard(alice);
       const before = Date.now();
-      const res = await postAsset(server, alice.token, boardId, [{ filename: 'pixel.png', type: 'image/png', data: PNG }]);
+      const res = await postParts(server, alice.token, boardId, [{ filename: 'pixel.png', type: 'image/png', data: PNG }]);
       assert.equal(res.status, 201, res.text);
       assert.equal(res.body.object, 'asset');
       const asset = res.body.data;
@@ -260,7 +257,7 @@ for (const backend of [localBackend(), s3Backend()]) {
         ['archive.zip', Buffer.from('504b0304140000000800', 'hex'), 'application/zip'],
       ];
       for (const [filename, data, type] of cases) {
-        const res = await postAsset(server, alice.token, boardId, [
+        const res = await postParts(server, alice.token, boardId, [
           { filename, type, data: typeof data === 'string' ? Buffer.from(data) : data },
         ]);
         expectError(res, 415, 'unsupported_media_type');
@@ -291,7 +288,7 @@ for (const backend of [localBackend(), s3Backend()]) {
         [long, /^a{116}\.png$/],
       ];
       for (const [original, expected] of cases) {
-        const res = await postAsset(server, alice.token, boardId, [{ filename: original, type: 'image/png', data: PNG }]);
+        const res = await postParts(server, alice.token, boardId, [{ filename: original, type: 'image/png', data: PNG }]);
         assert.equal(res.status, 201, `${JSON.stringify(original)}: ${res.text}`);
         const name = res.body.data.filename.replace(/^\d{13}-/, '');
         if (typeof expected === 'string') assert.equal(name, expected, JSON.stringify(original));
@@ -327,7 +324,7 @@ for (const backend of [localBackend(), s3Backend()]) {
         [`${'q\u0303'.repeat(80)}.png`, `${'q\u0303'.repeat(58)}.png`],
       ];
       for (const [original, expected] of cases) {
-        const res = await postAsset(server, alice.token, boardId, [{ filename: original, type: 'image/png', data: PNG }]);
+        const res = await postParts(server, alice.token, boardId, [{ filename: original, type: 'image/png', data: PNG }]);
         assert.equal(res.status, 201, `${JSON.stringify(original)}: ${res.text}`);
         const name = res.body.data.filename.replace(/^\d{13}-/, '');
         assert.equal(name, expected, JSON.stringify(original));
@@ -376,7 +373,7 @@ for (const backend of [localBackend(), s3Backend()]) {
         ],
       ];
       for (const [label, parts, message] of cases) {
-        expectError(await postAsset(server, alice.token, boardId, parts), 400, 'invalid_request', message);
+        expectError(await postParts(server, alice.token, boardId, parts), 400, 'invalid_request', message);
         assert.deepEqual((await list(alice, boardId)).body.data, [], label);
       }
       assert.equal((await backend.files(server)).filter((p) => p.includes(boardId)).length, 0);
@@ -432,12 +429,12 @@ for (const backend of [localBackend(), s3Backend()]) {
       const { asset: privateAsset } = await uploadFile(server, alice, privateBoard, PNG, 'a.png', 'image/png');
       const { asset: publicAsset } = await uploadFile(server, alice, publicBoard, PNG, 'a.png', 'image/png');
       expectError(
-        await postAsset(server, bob.token, privateBoard, [{ filename: 'b.png', type: 'image/png', data: PNG }]),
+        await postParts(server, bob.token, privateBoard, [{ filename: 'b.png', type: 'image/png', data: PNG }]),
         404,
         'not_found',
         /Board not found/,
       );
-      expectError(await postAsset(server, bob.token, publicBoard, [{ filename: 'b.png', type: 'image/png', data: PNG }]), 403, 'forbidden');
+      expectError(await postParts(server, bob.token, publicBoard, [{ filename: 'b.png', type: 'image/png', data: PNG }]), 403, 'forbidden');
       expectError(await list(bob, privateBoard), 404, 'not_found', /Board not found/);
       expectError(await list(bob, publicBoard), 403, 'forbidden');
       expectError(await remove(bob, privateBoard, privateAsset.id), 404, 'not_found', /Board not found/);
@@ -447,19 +444,19 @@ for (const backend of [localBackend(), s3Backend()]) {
       expectError(await remove(bob, bobBoard, privateAsset.id), 404, 'not_found', /Asset not found/);
       expectError(await list(alice, MISSING_ID), 404, 'not_found');
       expectError(
-        await postAsset(server, alice.token, MISSING_ID, [{ filename: 'b.png', type: 'image/png', data: PNG }]),
+        await postParts(server, alice.token, MISSING_ID, [{ filename: 'b.png', type: 'image/png', data: PNG }]),
         404,
         'not_found',
       );
       const readOnly = (await alice.keyWith(['read'])).raw_key;
       expectError(
-        await postAsset(server, readOnly, privateBoard, [{ filename: 'b.png', type: 'image/png', data: PNG }]),
+        await postParts(server, readOnly, privateBoard, [{ filename: 'b.png', type: 'image/png', data: PNG }]),
         403,
         'forbidden',
         /scope: write/,
       );
       expectError(
-        await postAsset(server, 'bwk_test_nope', privateBoard, [{ filename: 'b.png', type: 'image/png', data: PNG }]),
+        await postParts(server, 'bwk_test_nope', privateBoard, [{ filename: 'b.png', type: 'image/png', data: PNG }]),
         401,
         'unauthorized',
       );
@@ -614,13 +611,13 @@ for (const backend of [localBackend(), s3Backend()]) {
         const boardId = await small.makeBoard(owner);
         // A PNG signature followed by padding: the type passes, the size does not.
         const big = Buffer.concat([PNG, Buffer.alloc(200_000, 7)]);
-        const res = await postAsset(small, owner.token, boardId, [{ filename: 'big.png', type: 'image/png', data: big }]);
+        const res = await postParts(small, owner.token, boardId, [{ filename: 'big.png', type: 'image/png', data: big }]);
         expectError(res, 413, 'payload_too_large', /4096 bytes/);
         assert.deepEqual(await backend.files(small), []);
         assert.deepEqual((await small.request<AssetList>('GET', `/v1/boards/${boardId}/assets`, { token: owner.token })).body.data, []);
         if (backend.name.startsWith('local')) assert.deepEqual(fs.readdirSync(path.join(small.config.dataDir, 'files', '.partial')), []);
         const exact = Buffer.concat([PNG, Buffer.alloc(4096 - PNG.length, 7)]);
-        const ok = await postAsset(small, owner.token, boardId, [{ filename: 'exact.png', type: 'image/png', data: exact }]);
+        const ok = await postParts(small, owner.token, boardId, [{ filename: 'exact.png', type: 'image/png', data: exact }]);
         assert.equal(ok.status, 201, ok.text);
         assert.equal(ok.body.data.size, 4096);
       } finally {
@@ -630,8 +627,8 @@ for (const backend of [localBackend(), s3Backend()]) {
 
     test('files a crash left behind are swept at start; live files and recent strays stay', async () => {
       const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bwk-sweep-'));
-      let first: TestServer<unknown> | undefined = await backend.start({}, dataDir);
-      let second: TestServer<unknown> | undefined;
+      let first: TestServer | undefined = await backend.start({}, dataDir);
+      let second: TestServer | undefined;
       try {
         const owner = await first.user();
         const boardId = await first.makeBoard(owner);
@@ -703,7 +700,7 @@ describe('assets when the S3 store fails', () => {
         assert.doesNotMatch(res.body.message, /database/i);
         assert.equal(res.headers.get('retry-after'), '5');
       };
-      expectStorageDown(await postAsset(server, owner.token, boardId, [{ filename: 'new.png', type: 'image/png', data: PNG }]));
+      expectStorageDown(await postParts(server, owner.token, boardId, [{ filename: 'new.png', type: 'image/png', data: PNG }]));
       expectStorageDown(await server.request('GET', asset.url.slice(server.url.length)));
       // The failed upload left no row behind; the database itself is fine.
       const listed = await server.request<AssetList>('GET', `/v1/boards/${boardId}/assets`, { token: owner.token });

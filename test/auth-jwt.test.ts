@@ -53,11 +53,11 @@ function breakSignature(token: string): string {
 
 describe('JWTs with AUTH_JWT_SECRET and AUTH_JWKS_URL', () => {
   let jwks: JwksServer;
-  let server: TestServer<unknown>;
+  let server: TestServer;
 
   before(async () => {
     jwks = await startJwksServer();
-    server = await startServer<unknown>({ AUTH_JWKS_URL: jwks.url });
+    server = await startServer({ AUTH_JWKS_URL: jwks.url });
   });
   after(async () => {
     await server?.close();
@@ -171,11 +171,11 @@ describe('JWTs with a JWKS only, and AUTH_ISSUER and AUTH_AUDIENCE', () => {
   const issuer = 'https://idp.example.test/';
   const audience = 'board-workspace';
   let jwks: JwksServer;
-  let server: TestServer<unknown>;
+  let server: TestServer;
 
   before(async () => {
     jwks = await startJwksServer();
-    server = await startServer<unknown>({ AUTH_JWT_SECRET: '', AUTH_JWKS_URL: jwks.url, AUTH_ISSUER: issuer, AUTH_AUDIENCE: audience });
+    server = await startServer({ AUTH_JWT_SECRET: '', AUTH_JWKS_URL: jwks.url, AUTH_ISSUER: issuer, AUTH_AUDIENCE: audience });
   });
   after(async () => {
     await server?.close();
@@ -219,11 +219,11 @@ describe('JWTs with a JWKS only, and AUTH_ISSUER and AUTH_AUDIENCE', () => {
 
 describe('without any JWT configuration', () => {
   let jwks: JwksServer;
-  let server: TestServer<unknown>;
+  let server: TestServer;
 
   before(async () => {
     jwks = await startJwksServer();
-    server = await startServer<unknown>({ AUTH_JWT_SECRET: '' });
+    server = await startServer({ AUTH_JWT_SECRET: '' });
   });
   after(async () => {
     await server?.close();

@@ -11,7 +11,7 @@ import { readEvents } from './helpers/fake-openai.js';
 import type { BodyOf, ChatBody, ErrorBody, Message, MessageCreated, MessageList } from './helpers/api-types.js';
 import { isErrorEnvelope, startServer, type TestServer, type TestUser, TIMESTAMP } from './helpers/harness.js';
 
-let server: TestServer<unknown>;
+let server: TestServer;
 let fake: FakeAnthropic;
 let alice: TestUser;
 
@@ -27,7 +27,7 @@ const ENV = {
 
 before(async () => {
   fake = await startFakeAnthropic();
-  server = await startServer<unknown>({ ...ENV, ANTHROPIC_BASE_URL: fake.url });
+  server = await startServer({ ...ENV, ANTHROPIC_BASE_URL: fake.url });
   alice = await server.user();
 });
 after(async () => {
@@ -40,7 +40,7 @@ const messagesPath = (boardId: string, chatId: string) => `/v1/boards/${boardId}
 async function makeChat(
   boardId: string,
   body: Record<string, unknown> = {},
-  s: TestServer<unknown> = server,
+  s: TestServer = server,
   user: TestUser = alice,
 ): Promise<string> {
   const res = await s.request<BodyOf<'/v1/boards/{boardId}/chats', 'post'>>('POST', `/v1/boards/${boardId}/chats`, {
@@ -64,7 +64,7 @@ function postStream(boardId: string, chatId: string, content: string, signal?: A
   });
 }
 
-async function messages(boardId: string, chatId: string, s: TestServer<unknown> = server, user: TestUser = alice): Promise<Message[]> {
+async function messages(boardId: string, chatId: string, s: TestServer = server, user: TestUser = alice): Promise<Message[]> {
   const res = await s.request<MessageList>('GET', `${messagesPath(boardId, chatId)}?limit=100`, { token: user.token });
   assert.equal(res.status, 200, res.text);
   return res.body.data;
@@ -338,10 +338,10 @@ describe('anthropic: the request the provider receives', () => {
 
 describe('anthropic: memory', () => {
   // Its own server with a small context budget; its own embedded database in the wire run too.
-  let small: TestServer<unknown>;
+  let small: TestServer;
   let user: TestUser;
   before(async () => {
-    small = await startServer<unknown>({
+    small = await startServer({
       ...ENV,
       ANTHROPIC_BASE_URL: fake.url,
       LLM_CONTEXT_TOKENS: '400',

@@ -131,14 +131,14 @@ describe('local model', () => {
 
 describe('embedding provider down', () => {
   let fake: FakeEmbeddings;
-  let withRemote: TestServer<unknown>;
+  let withRemote: TestServer;
   let bob: TestUser;
 
   before(async () => {
     fake = await startFakeEmbeddings(8);
     // Its own embedded database even in the wire run, whose server takes one connection at a time
     // and is held by this file's first server.
-    withRemote = await startServer<unknown>({
+    withRemote = await startServer({
       DATABASE_URL: '',
       EMBEDDINGS_PROVIDER: 'openai',
       EMBEDDINGS_BASE_URL: fake.url,

@@ -6,12 +6,12 @@ import type { BodyOf, ChatBody, MessageList } from './helpers/api-types.js';
 import { startServer, type TestServer } from './helpers/harness.js';
 import { startFakeOpenAi, type FakeOpenAi } from './helpers/fake-openai.js';
 
-let server: TestServer<unknown>;
+let server: TestServer;
 let fake: FakeOpenAi;
 
 before(async () => {
   fake = await startFakeOpenAi();
-  server = await startServer<unknown>({
+  server = await startServer({
     LLM_PROVIDER: 'openai',
     LLM_MODEL: 'fake-gpt',
     OPENAI_BASE_URL: fake.url,

@@ -3,18 +3,18 @@
 // disconnects, the one-reply-at-a-time lease, idempotency of streamed posts, and the prompt.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { ChatBody, ChatList, Deleted, ErrorBody, Message, MessageCreated, MessageList, NodeBody } from './helpers/api-types.js';
+import type { BodyOf, ChatBody, ChatList, Deleted, ErrorBody, Message, MessageCreated, MessageList, NodeBody } from './helpers/api-types.js';
 import { isErrorEnvelope, MISSING_ID, startServer, type TestServer, type TestUser, TIMESTAMP } from './helpers/harness.js';
 import { readEvents, startFakeOpenAi, type FakeOpenAi } from './helpers/fake-openai.js';
 
-let server: TestServer<unknown>;
+let server: TestServer;
 let fake: FakeOpenAi;
 let alice: TestUser;
 let bob: TestUser;
 
 before(async () => {
   fake = await startFakeOpenAi();
-  server = await startServer<unknown>({
+  server = await startServer({
     LLM_PROVIDER: 'openai',
     LLM_MODEL: 'fake-gpt',
     OPENAI_BASE_URL: fake.url,
@@ -33,8 +33,8 @@ after(async () => {
 
 const CHAT_FIELDS = ['created_at', 'id', 'last_message_at', 'node_id', 'title', 'updated_at'];
 
-async function makeChat(user: TestUser, boardId: string, body: Record<string, unknown> = {}): Promise<any> {
-  const res = await server.request<ChatBody>('POST', `/v1/boards/${boardId}/chats`, { token: user.token, body });
+async function makeChat(user: TestUser, boardId: string, body: Record<string, unknown> = {}) {
+  const res = await server.request<BodyOf<'/v1/boards/{boardId}/chats', 'post'>>('POST', `/v1/boards/${boardId}/chats`, { token: user.token, body });
   assert.equal(res.status, 201, res.text);
   return res.body.data;
 }

@@ -201,7 +201,7 @@ describe('cli: keys on the database a server then serves', () => {
   });
 
   test('the server accepts the key, as the same user a JWT with that sub is', async () => {
-    const server = await startServer<unknown>(serverEnv);
+    const server = await startServer(serverEnv);
     try {
       const board = await server.request<BoardBody>('POST', '/v1/boards', { token: raw, body: { name: 'made with a CLI key' } });
       assert.equal(board.status, 201, board.text);
@@ -234,7 +234,7 @@ describe('cli: keys on the database a server then serves', () => {
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /no API key with id/);
 
-    const server = await startServer<unknown>(serverEnv);
+    const server = await startServer(serverEnv);
     try {
       const res = await server.request<ErrorBody>('GET', '/v1/boards', { token: raw });
       assert.equal(res.status, 401);
@@ -279,7 +279,7 @@ describe('cli: local accounts on the database a server with sign-up off then ser
 
   after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
-  const login = (server: TestServer<unknown>, email: string, password: string) =>
+  const login = (server: TestServer, email: string, password: string) =>
     server.request<BodyOf<'/v1/auth/login', 'post'>>('POST', '/v1/auth/login', { body: { email, password } });
 
   test('npm run cli -- accounts create reads the password from the first line of stdin', async () => {
@@ -354,7 +354,7 @@ describe('cli: local accounts on the database a server with sign-up off then ser
   });
 
   test('the server (sign-up off) signs both accounts in with their passwords', async () => {
-    const server = await startServer<unknown>(serverEnv);
+    const server = await startServer(serverEnv);
     try {
       const signup = await server.request('POST', '/v1/auth/signup', {
         body: { email: `eve-${tag}@example.test`, password: 'long enough password' },
@@ -398,7 +398,7 @@ describe('cli: local accounts on the database a server with sign-up off then ser
     assert.match(unknown.stderr, new RegExp(`no local account with email nobody-${tag}@example.test`));
     assert.equal(unknown.stdout, '');
 
-    const server = await startServer<unknown>(serverEnv);
+    const server = await startServer(serverEnv);
     try {
       const refreshed = await server.request<ErrorBody>('POST', '/v1/auth/refresh', { headers: { cookie: `bw_refresh=${aliceRefresh}` } });
       assert.equal(refreshed.status, 401, refreshed.text);

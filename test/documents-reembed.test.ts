@@ -30,16 +30,15 @@ const corpus = {
   football: 'The football match ended with a late goal. The striker scored in the final minute of the game.',
 };
 
-const start = (env: Record<string, string>): Promise<TestServer<unknown>> =>
-  startServer<unknown>({ DATA_DIR: dataDir, JOB_POLL_MS: '50', ...env });
+const start = (env: Record<string, string>): Promise<TestServer> => startServer({ DATA_DIR: dataDir, JOB_POLL_MS: '50', ...env });
 
-async function chunksOf(server: TestServer<unknown>, board: string, token: string): Promise<DocumentChunk[]> {
+async function chunksOf(server: TestServer, board: string, token: string): Promise<DocumentChunk[]> {
   const res = await server.request<DocumentList>('GET', `/v1/boards/${board}/documents?limit=100`, { token });
   assert.equal(res.status, 200, res.text);
   return res.body.data;
 }
 
-async function reembedJobs(server: TestServer<unknown>, board: string) {
+async function reembedJobs(server: TestServer, board: string) {
   return server.database.db
     .selectFrom('jobs')
     .select(['id', 'status'])
@@ -56,7 +55,7 @@ const fakeModel = (fake: FakeEmbeddings) => ({
   EMBEDDINGS_DIMENSIONS: '8',
 });
 
-async function search(server: TestServer<unknown>, board: string, token: string, body: Record<string, unknown>) {
+async function search(server: TestServer, board: string, token: string, body: Record<string, unknown>) {
   const res = await server.request<SearchBody>('POST', `/v1/boards/${board}/documents/search`, { token, body });
   assert.equal(res.status, 200, res.text);
   return res.body.data;

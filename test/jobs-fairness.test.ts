@@ -17,7 +17,7 @@ before(async () => {
 after(() => fake.close());
 
 const start = (env: Record<string, string>) =>
-  startServer<unknown>({
+  startServer({
     EMBEDDINGS_PROVIDER: 'openai',
     OPENAI_BASE_URL: fake.url,
     OPENAI_API_KEY: 'sk-test',
@@ -46,12 +46,12 @@ async function heldRequests(count: number): Promise<void> {
   throw new Error(`the fake holds ${fake.held.length} requests, expected ${count}`);
 }
 
-async function vectorize(server: TestServer<unknown>, user: TestUser, board: string, body: string) {
+async function vectorize(server: TestServer, user: TestUser, board: string, body: string) {
   return server.request<JobBody>('POST', `/v1/boards/${board}/documents`, { token: user.token, body: { text: body } });
 }
 
 describe('fair job claims', () => {
-  let server: TestServer<unknown>;
+  let server: TestServer;
   before(async () => {
     server = await start({ JOB_CONCURRENCY: '1' });
   });

@@ -7,7 +7,7 @@ import { startServer } from './helpers/harness.js';
 
 describe('leases', () => {
   test('a job whose worker died is taken up again after its lease; past max attempts it fails', async () => {
-    const server = await startServer<unknown>({ JOB_POLL_MS: '50', JOB_LEASE_SECONDS: '5', JOB_MAX_ATTEMPTS: '2' });
+    const server = await startServer({ JOB_POLL_MS: '50', JOB_LEASE_SECONDS: '5', JOB_MAX_ATTEMPTS: '2' });
     try {
       const user = await server.user();
       const board = await server.makeBoard(user);

@@ -15,10 +15,10 @@ before(async () => {
 after(() => fake.close());
 
 describe('jobs with the openai embedder', () => {
-  let server: TestServer<unknown>;
+  let server: TestServer;
   let user: TestUser;
   before(async () => {
-    server = await startServer<unknown>({
+    server = await startServer({
       EMBEDDINGS_PROVIDER: 'openai',
       OPENAI_BASE_URL: fake.url,
       OPENAI_API_KEY: 'sk-test',

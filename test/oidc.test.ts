@@ -22,7 +22,7 @@ interface TokenAnswer {
 }
 
 /** GET /v1/auth/config, which must describe a provider. */
-async function oidcConfig(server: TestServer<unknown>): Promise<Extract<AuthConfigBody, { mode: 'oidc' }>> {
+async function oidcConfig(server: TestServer): Promise<Extract<AuthConfigBody, { mode: 'oidc' }>> {
   const res = await server.request<AuthConfigBody>('GET', '/v1/auth/config');
   assert.equal(res.status, 200, res.text);
   assert.ok(res.body.mode === 'oidc', res.text);
@@ -82,11 +82,11 @@ async function codeFlow(
 
 describe('with an OpenID Connect provider (RS256, audience = client id by default)', () => {
   let idp: FakeOidc;
-  let server: TestServer<unknown>;
+  let server: TestServer;
 
   before(async () => {
     idp = await startFakeOidc({ alg: 'RS256' });
-    server = await startServer<unknown>({ AUTH_OIDC_ISSUER: idp.issuer, AUTH_OIDC_CLIENT_ID: idp.clientId });
+    server = await startServer({ AUTH_OIDC_ISSUER: idp.issuer, AUTH_OIDC_CLIENT_ID: idp.clientId });
   });
   after(async () => {
     await server?.close();
@@ -203,11 +203,11 @@ describe('with an OpenID Connect provider (RS256, audience = client id by defaul
 
 describe('with an ES256 provider and AUTH_OIDC_AUDIENCE', () => {
   let idp: FakeOidc;
-  let server: TestServer<unknown>;
+  let server: TestServer;
 
   before(async () => {
     idp = await startFakeOidc({ alg: 'ES256', audience: 'https://api.board.example' });
-    server = await startServer<unknown>({
+    server = await startServer({
       DATABASE_URL: '',
       AUTH_JWT_SECRET: '',
       AUTH_OIDC_ISSUER: `${idp.issuer}/`,

@@ -125,8 +125,8 @@ describe("rate limits across one user's API keys", () => {
 
 describe('rate limits shared through Redis', { skip: redisAvailable() ? false : 'redis-server is not installed' }, () => {
   let redis: RedisServer;
-  let one: TestServer<unknown>;
-  let two: TestServer<unknown>;
+  let one: TestServer;
+  let two: TestServer;
   let rawKey: string;
   let otherKeys: string[];
 
@@ -138,8 +138,8 @@ describe('rate limits shared through Redis', { skip: redisAvailable() ? false : 
     // safe stand-in: its multiplexer interleaves the extended-protocol messages of concurrent
     // connections, so one connection's Parse can replace another's unnamed statement.
     const env = { REDIS_URL: redis.url, RATE_LIMIT_API_KEY_PER_MINUTE: '5', RATE_LIMIT_USER_PER_MINUTE: '7', DATABASE_URL: '' };
-    one = await startServer<unknown>(env);
-    two = await startServer<unknown>(env);
+    one = await startServer(env);
+    two = await startServer(env);
     const user = await one.user();
     rawKey = user.token;
     const userRow = await one.database.db.selectFrom('users').selectAll().where('id', '=', user.userId).executeTakeFirstOrThrow();

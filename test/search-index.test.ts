@@ -8,14 +8,14 @@ import type { JobBody, SearchBody } from './helpers/api-types.js';
 import { hashedWordsVector, startFakeEmbeddings, type FakeEmbeddings } from './helpers/fake-embeddings.js';
 import { startServer, type TestServer, type TestUser } from './helpers/harness.js';
 
-let indexed: TestServer<unknown>;
+let indexed: TestServer;
 let user: TestUser;
 let fake: FakeEmbeddings;
 const DIMS = 128;
 
 before(async () => {
   fake = await startFakeEmbeddings(DIMS, hashedWordsVector);
-  indexed = await startServer<unknown>({
+  indexed = await startServer({
     JOB_POLL_MS: '50',
     SEARCH_EXACT_MAX_CHUNKS: '0',
     CHUNK_SIZE: '100',

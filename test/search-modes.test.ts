@@ -12,7 +12,7 @@ const MODES = ['vector', 'keyword', 'hybrid'] as const;
 
 type Hit = SearchBody['data'][number];
 
-function helpers(server: () => TestServer<unknown>, user: () => TestUser) {
+function helpers(server: () => TestServer, user: () => TestUser) {
   return {
     async note(board: string, text: string, label = 'note'): Promise<string> {
       const node = await server().makeNode(user(), board, { data: { text, label } });
@@ -221,7 +221,7 @@ describe('the local model', () => {
 
 describe('a dense model (an OpenAI-compatible embeddings server on loopback)', () => {
   let fake: FakeEmbeddings;
-  let server: TestServer<unknown>;
+  let server: TestServer;
   let alice: TestUser;
   const { note, search } = helpers(
     () => server,
@@ -231,7 +231,7 @@ describe('a dense model (an OpenAI-compatible embeddings server on loopback)', (
     // Like a real embedding model, this one does not tell one identifier from another: words with
     // digits are left out of its vectors.
     fake = await startFakeEmbeddings(64, (text, dims) => hashedWordsVector(text.replace(/\S*\d\S*/g, ' '), dims));
-    server = await startServer<unknown>({
+    server = await startServer({
       JOB_POLL_MS: '50',
       EMBEDDINGS_PROVIDER: 'openai',
       EMBEDDINGS_BASE_URL: fake.url,

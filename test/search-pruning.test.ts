@@ -178,7 +178,7 @@ describe('search through the term index', () => {
 });
 
 test('migration 0008 scales the local embeddings written before it to unit length, and no score changes', async () => {
-  const server = await startServer<unknown>({ JOB_POLL_MS: '50' });
+  const server = await startServer({ JOB_POLL_MS: '50' });
   try {
     const user = await server.user();
     const board = await server.makeBoard(user);

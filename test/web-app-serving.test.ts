@@ -61,11 +61,11 @@ function assertJson404(res: Response, label: string): void {
 
 describe('a built web app', () => {
   let dist: string;
-  let server: TestServer<unknown>;
+  let server: TestServer;
 
   before(async () => {
     dist = makeDist();
-    server = await startServer<unknown>({ WEB_DIST_DIR: dist });
+    server = await startServer({ WEB_DIST_DIR: dist });
   });
   after(async () => {
     await server?.close();
@@ -174,12 +174,12 @@ describe('a built web app', () => {
 describe('a built web app with an identity provider', () => {
   let dist: string;
   let idp: FakeOidc;
-  let server: TestServer<unknown>;
+  let server: TestServer;
 
   before(async () => {
     dist = makeDist();
     idp = await startFakeOidc();
-    server = await startServer<unknown>({
+    server = await startServer({
       DATABASE_URL: '',
       WEB_DIST_DIR: dist,
       AUTH_OIDC_ISSUER: idp.issuer,
@@ -208,11 +208,11 @@ describe('a built web app with an identity provider', () => {
 
 describe('without a build', () => {
   let empty: string;
-  let server: TestServer<unknown>;
+  let server: TestServer;
 
   before(async () => {
     empty = fs.mkdtempSync(path.join(os.tmpdir(), 'bwk-web-empty-'));
-    server = await startServer<unknown>({ DATABASE_URL: '', WEB_DIST_DIR: empty });
+    server = await startServer({ DATABASE_URL: '', WEB_DIST_DIR: empty });
   });
   after(async () => {
     await server?.close();
@@ -232,11 +232,11 @@ describe('without a build', () => {
 
 describe('a built web app with WEB_SOURCE_MAPS=true', () => {
   let dist: string;
-  let server: TestServer<unknown>;
+  let server: TestServer;
 
   before(async () => {
     dist = makeDist();
-    server = await startServer<unknown>({ WEB_DIST_DIR: dist, WEB_SOURCE_MAPS: 'true' });
+    server = await startServer({ WEB_DIST_DIR: dist, WEB_SOURCE_MAPS: 'true' });
   });
   after(async () => {
     await server?.close();

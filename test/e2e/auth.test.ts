@@ -10,6 +10,7 @@ import type { Page } from 'playwright-core';
 import type { TestServer } from '../helpers/harness.js';
 import { startFakeOidc, type FakeOidc } from '../helpers/fake-oidc.js';
 import { boardsVisible, eventually, launchBrowser, saveScreenshot, startWebServer, uniqueEmail } from './helpers/browser.js';
+import type { AuthConfigBody } from '../helpers/api-types.js';
 
 const PASSWORD = 'a long enough password';
 
@@ -215,7 +216,8 @@ describe('OpenID Connect', () => {
   });
 
   test("Sign out goes through the provider's end_session_endpoint and back to the app, signed out", async () => {
-    const config = await server.request('GET', '/v1/auth/config');
+    const config = await server.request<AuthConfigBody>('GET', '/v1/auth/config');
+    assert.ok(config.body.mode === 'oidc', config.text);
     assert.equal(config.body.end_session_endpoint, `${idp.issuer}/logout`);
 
     const browser = await launchBrowser();

@@ -14,6 +14,7 @@ import {
   signUp,
   startWebServer,
 } from './helpers/browser.js';
+import type { BoardBody, BoardList } from '../helpers/api-types.js';
 
 let server: TestServer;
 before(async () => {
@@ -24,7 +25,7 @@ after(async () => server?.close());
 const row = (page: Page, name: string) => page.getByRole('listitem').filter({ has: page.getByRole('link', { name, exact: true }) });
 
 async function apiBoards(token: string): Promise<{ id: string; name: string; is_public: boolean }[]> {
-  const res = await server.request('GET', '/v1/boards?limit=100', { token });
+  const res = await server.request<BoardList>('GET', '/v1/boards?limit=100', { token });
   assert.equal(res.status, 200);
   return res.body.data;
 }
@@ -154,7 +155,7 @@ test('make a board public, copy its link, open it as a second account', async ()
     await dialog.getByRole('button', { name: 'Save' }).click();
     await dialog.waitFor({ state: 'hidden' });
     await row(page, 'Launch plan').getByText('Public · view only').waitFor();
-    const stored = await server.request('GET', `/v1/boards/${boardId}`, { token: owner.account.accessToken });
+    const stored = await server.request<BoardBody>('GET', `/v1/boards/${boardId}`, { token: owner.account.accessToken });
     assert.equal(stored.body.data.is_public, true);
     assert.equal(stored.body.data.public_access_level, 'view');
 
@@ -191,7 +192,7 @@ test('make a board public, copy its link, open it as a second account', async ()
     await visitor.page.waitForURL(link);
     await visitor.page.locator('.account-email').getByText(second.email).waitFor();
     // The board page (web/src/board) shows the public board; the API lets the visitor read it.
-    const asVisitor = await server.request('GET', `/v1/boards/${boardId}`, { token: second.accessToken });
+    const asVisitor = await server.request<BoardBody>('GET', `/v1/boards/${boardId}`, { token: second.accessToken });
     assert.equal(asVisitor.status, 200);
     assert.equal(asVisitor.body.data.name, 'Launch plan');
     await visitor.page.getByText('Launch plan').first().waitFor();

@@ -8,6 +8,7 @@ import type { Request } from 'playwright-core';
 import { setPassword } from '../../src/accounts/accounts.js';
 import type { TestServer } from '../helpers/harness.js';
 import { boardsVisible, eventually, signedInBrowser, startWebServer } from './helpers/browser.js';
+import type { BodyOf, BoardList } from '../helpers/api-types.js';
 
 const NEW_PASSWORD = 'a different long password';
 
@@ -63,9 +64,11 @@ describe('a local sign-in revoked on the server', () => {
       );
       assert.equal(await page.getByRole('link', { name: draft }).count(), 0, 'nothing was created without a session');
       // Nothing was saved on the server either.
-      const login = await server.request('POST', '/v1/auth/login', { body: { email: account.email, password: NEW_PASSWORD } });
+      const login = await server.request<BodyOf<'/v1/auth/login', 'post'>>('POST', '/v1/auth/login', {
+        body: { email: account.email, password: NEW_PASSWORD },
+      });
       assert.equal(login.status, 200, login.text);
-      const listed = await server.request('GET', '/v1/boards', { token: login.body.access_token });
+      const listed = await server.request<BoardList>('GET', '/v1/boards', { token: login.body.access_token });
       assert.equal(listed.status, 200, listed.text);
       assert.deepEqual(listed.body.data, []);
 

@@ -3,6 +3,7 @@
 // as sent), and an upload helper that returns the asset and the node data pointing at it.
 import assert from 'node:assert/strict';
 import { PDFDocument } from 'pdf-lib';
+import type { AssetBody } from './api-types.js';
 import type { TestServer, TestUser } from './harness.js';
 
 export const PNG = Buffer.from(
@@ -54,9 +55,10 @@ export function multipart(parts: Part[]): { body: Uint8Array<ArrayBuffer>; conte
   return { body: new Uint8Array(Buffer.concat(chunks)), contentType: `multipart/form-data; boundary=${boundary}` };
 }
 
+/** POST /v1/boards/{boardId}/assets; the body is the asset when 201, else an error envelope. */
 export function postParts(server: TestServer, token: string, boardId: string, parts: Part[]) {
   const { body, contentType } = multipart(parts);
-  return server.request('POST', `/v1/boards/${boardId}/assets`, { token, raw: body, headers: { 'content-type': contentType } });
+  return server.request<AssetBody>('POST', `/v1/boards/${boardId}/assets`, { token, raw: body, headers: { 'content-type': contentType } });
 }
 
 /** Uploads a file (asserting 201; `type` undefined sends the part without a Content-Type); returns the asset and the pdf/image node data naming it. */

@@ -39,12 +39,8 @@ export interface Response<T = unknown> {
   text: string;
 }
 
-/**
- * A running server. `Body` is what `request` reads bodies as when the caller names no type:
- * `unknown` from useServer (so a test names the type it reads), `any` from startServer by default
- * for the files not yet typed (issue 15).
- */
-export interface TestServer<Body = any> {
+/** A running server; `request` reads bodies as `unknown` unless the caller names their type (api-types.ts). */
+export interface TestServer {
   url: string;
   config: Config;
   built: BuiltApp;
@@ -60,7 +56,7 @@ export interface TestServer<Body = any> {
   /** Polls GET /v1/jobs/{id} until the job is no longer processing and returns it. */
   waitForJob(id: string, token: string, timeoutMs?: number): Promise<Job>;
   /** Sends a request; `T` is the body's type, usually one from api-types.ts. */
-  request<T = Body>(
+  request<T = unknown>(
     method: string,
     path: string,
     options?: { token?: string; body?: unknown; headers?: Record<string, string>; raw?: string | Uint8Array<ArrayBuffer> },
@@ -83,7 +79,7 @@ async function openWithRetry(config: Config): Promise<DatabaseHandle> {
   }
 }
 
-export async function startServer<Body = any>(env: Record<string, string> = {}): Promise<TestServer<Body>> {
+export async function startServer(env: Record<string, string> = {}): Promise<TestServer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bwk-test-'));
   const config = loadConfig({
     DATA_DIR: dataDir,
@@ -101,7 +97,7 @@ export async function startServer<Body = any>(env: Record<string, string> = {}):
   const built = await buildApp(config, database);
   const address = await built.app.listen({ port: 0, host: '127.0.0.1' });
 
-  const request: TestServer<Body>['request'] = async (method, urlPath, options = {}) => {
+  const request: TestServer['request'] = async (method, urlPath, options = {}) => {
     const headers: Record<string, string> = { ...(options.headers ?? {}) };
     if (options.token) headers.authorization = `Bearer ${options.token}`;
     let body: string | Uint8Array<ArrayBuffer> | undefined = options.raw;
@@ -202,17 +198,17 @@ export async function startServer<Body = any>(env: Record<string, string> = {}):
  * server, so it can be declared where the tests can see it before the hook has run. Share one only
  * where no test depends on a fresh database (counts of every row) or on a configuration of its own.
  */
-export function useServer(env: Record<string, string> = {}): TestServer<unknown> {
-  let starting: Promise<TestServer<unknown>> | undefined;
-  let started: TestServer<unknown> | undefined;
+export function useServer(env: Record<string, string> = {}): TestServer {
+  let starting: Promise<TestServer> | undefined;
+  let started: TestServer | undefined;
   // Started on first use as well as in the hook: Node 20 runs a file's top-level before hooks side
   // by side, so the file's own hook (making users, say) may call in before this one has finished.
-  const ready = (): Promise<TestServer<unknown>> =>
-    (starting ??= startServer<unknown>(env).then((server) => {
+  const ready = (): Promise<TestServer> =>
+    (starting ??= startServer(env).then((server) => {
       started = server;
       return server;
     }));
-  const current = (): TestServer<unknown> => {
+  const current = (): TestServer => {
     if (!started) throw new Error('useServer: the server starts in a before hook; use it inside a test or hook');
     return started;
   };
