@@ -3,7 +3,17 @@
 // disconnects, the one-reply-at-a-time lease, idempotency of streamed posts, and the prompt.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { BodyOf, ChatBody, ChatList, Deleted, ErrorBody, Message, MessageCreated, MessageList, NodeBody } from './helpers/api-types.js';
+import type {
+  BodyOf,
+  ChatBody,
+  ChatList,
+  Deleted,
+  ErrorBody,
+  Message,
+  MessageCreated,
+  MessageList,
+  NodeBody,
+} from './helpers/api-types.js';
 import { isErrorEnvelope, MISSING_ID, startServer, type TestServer, type TestUser, TIMESTAMP } from './helpers/harness.js';
 import { readEvents, startFakeOpenAi, type FakeOpenAi } from './helpers/fake-openai.js';
 
@@ -34,7 +44,10 @@ after(async () => {
 const CHAT_FIELDS = ['created_at', 'id', 'last_message_at', 'node_id', 'title', 'updated_at'];
 
 async function makeChat(user: TestUser, boardId: string, body: Record<string, unknown> = {}) {
-  const res = await server.request<BodyOf<'/v1/boards/{boardId}/chats', 'post'>>('POST', `/v1/boards/${boardId}/chats`, { token: user.token, body });
+  const res = await server.request<BodyOf<'/v1/boards/{boardId}/chats', 'post'>>('POST', `/v1/boards/${boardId}/chats`, {
+    token: user.token,
+    body,
+  });
   assert.equal(res.status, 201, res.text);
   return res.body.data;
 }
