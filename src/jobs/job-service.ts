@@ -2,13 +2,11 @@
 // Queueing is bounded per user (JOB_MAX_QUEUED_PER_USER), so no user can fill the queue.
 import { sql } from 'kysely';
 import type { Principal } from '../auth/principal.js';
-import type { Executor, JobsTable } from '../db/schema.js';
+import type { Executor } from '../db/schema.js';
 import { ApiError, notFound } from '../errors.js';
 import { newId, now } from '../lib/ids.js';
 import { fieldsOf } from '../contract/common.js';
 import { Job } from '../contract/jobs.js';
-
-export type JobStatus = JobsTable['status'];
 
 /** The job's columns, in the order of its schema. */
 const columns = fieldsOf(Job);
