@@ -19,6 +19,7 @@ import { ErrorEnvelope } from './http/schemas/common.js';
 import type { App, Services } from './http/types.js';
 import { addSharedSchema, validatorCompiler } from './http/validation.js';
 import { Background } from './jobs/background.js';
+import { BoardEventHub } from './events/event-hub.js';
 import { Foreground } from './jobs/foreground.js';
 import { JobWorker } from './jobs/worker.js';
 import type { JobDeps } from './modules/app-module.js';
@@ -75,6 +76,7 @@ export async function buildApp(config: Config, database: DatabaseHandle): Promis
     purger: new ChunkPurger(database.db, foreground, app.log),
     ...(embedded ? { nodeCache: new NodeReadCache() } : {}),
     background: new Background(app.log),
+    events: new BoardEventHub(database.db, database.notifications),
   };
   const jobs = new JobWorker(
     database.db,

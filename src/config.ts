@@ -79,6 +79,10 @@ export interface Config {
   llmMaxRetries: number;
   /** Interval of the keep-alive comment lines on a streamed reply. */
   sseKeepAliveMs: number;
+  /** Days a board's events are kept for streams to resume from (EVENT_RETENTION_DAYS). */
+  eventRetentionDays: number;
+  /** Event streams one user may hold open on one instance (EVENT_STREAMS_PER_USER). */
+  eventStreamsPerUser: number;
   /** S3-compatible asset storage when S3_BUCKET is set; otherwise files live under DATA_DIR/files. */
   s3: S3Config | undefined;
   /** External sign-in (OpenID Connect) for the web app; when set, local accounts are off. */
@@ -276,6 +280,8 @@ export function loadConfig(env: Env = process.env): Config {
     jobConcurrency: int(env, 'JOB_CONCURRENCY', defaultJobConcurrency(env), 1, 64),
     jobMaxQueuedPerUser: int(env, 'JOB_MAX_QUEUED_PER_USER', 20, 1, 1_000_000),
     searchExactMaxChunks: int(env, 'SEARCH_EXACT_MAX_CHUNKS', 3000, 0, 10_000_000),
+    eventRetentionDays: int(env, 'EVENT_RETENTION_DAYS', 7, 1, 3650),
+    eventStreamsPerUser: int(env, 'EVENT_STREAMS_PER_USER', 100, 1, 100_000),
     ...llmConfig(env),
     ...authConfig(env),
   };

@@ -2271,6 +2271,154 @@ export interface paths {
         };
         trace?: never;
     };
+    "/v1/boards/{boardId}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow a board's changes
+         * @description With `Accept: text/event-stream`, a stream of the board's events as they commit: each has
+         *     `id:` its sequence number, `event:` its type and `data:` the event as JSON. It starts after
+         *     `Last-Event-ID` (or `after`), or from now with a `ready` event carrying `latest_seq`; a point older than
+         *     the events kept (EVENT_RETENTION_DAYS) gets a `reset` event: reload the board. Comment lines keep it alive.
+         *     It ends after `board.deleted`, when the board is made private (for others than its owner), or when the
+         *     caller's key is revoked. Otherwise a page of the events after `after` as JSON, for clients that poll.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Events after this sequence number (a stream: as Last-Event-ID) */
+                    after?: number;
+                    /** @description Page size of the list, 1..500 */
+                    limit?: number;
+                };
+                header?: never;
+                path: {
+                    /** @description UUID */
+                    boardId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The events, as a list or (Accept: text/event-stream) a stream */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            object: "list";
+                            data: {
+                                /** @description The event's number on its board: 1, 2, 3, … in commit order, without gaps */
+                                seq: number;
+                                /** @description What changed */
+                                type: "node.created" | "node.updated" | "node.deleted" | "edge.created" | "edge.updated" | "edge.deleted" | "board.updated" | "board.deleted" | "asset.created" | "asset.deleted" | "document.completed" | "document.failed";
+                                /**
+                                 * Format: uuid
+                                 * @description UUID
+                                 */
+                                board_id: string;
+                                /** @description The user who made the change (for a job, who queued it) */
+                                actor_id: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                created_at: string;
+                                /** @description The resource as the API answers it (node, edge, board, asset, or the job with its node_id); for a deletion { id } */
+                                data: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                            has_more: boolean;
+                            /** @description The last sequence number listed, for the next `after`; null when none */
+                            cursor: string | null;
+                            /** @description The board's latest sequence number */
+                            latest_seq: number;
+                            /** @description true when `after` is older than the events kept (or ahead of the board): reload the board, then list from latest_seq */
+                            reset: boolean;
+                        };
+                        "text/event-stream": string;
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error envelope */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error envelope */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error envelope */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/me/api-keys": {
         parameters: {
             query?: never;

@@ -13,6 +13,7 @@ import { now } from '../lib/ids.js';
 import { assertSafePath, type Storage } from '../providers/storage/storage.js';
 import { allowedTypes, declaredType, safeOriginalName } from './file-names.js';
 import type { Asset } from '../contract/assets.js';
+import { type BoardChange, recordChanges } from '../events/record.js';
 
 export interface AssetDeps {
   db: Db;
@@ -47,6 +48,9 @@ const toAsset = (row: AssetRow, baseUrl: string): Asset => ({
   content_type: row.content_type,
   created_at: row.created_at,
 });
+
+/** Only the owner may list a board's assets, so only the owner's streams carry their events. */
+const ownerEvent = (type: 'asset.created' | 'asset.deleted', data: unknown): BoardChange => ({ type, data, audience: 'owner' });
 
 /** The board, when the caller owns it: others get 404 on a private board and 403 on a public one. */
 export async function assertAssetOwner(db: Executor, principal: Principal, boardId: string): Promise<void> {
@@ -198,7 +202,9 @@ export async function uploadAsset(
   try {
     done = await deps.db.transaction().execute(async (trx) => {
       await assertAssetRoom(trx, boardId, bounds, size);
-      return trx.updateTable('assets').set({ size }).where('storage_path', '=', path).returningAll().executeTakeFirst();
+      const stored = await trx.updateTable('assets').set({ size }).where('storage_path', '=', path).returningAll().executeTakeFirst();
+      if (stored) await recordChanges(trx, boardId, principal.userId, [ownerEvent('asset.created', toAsset({ ...stored, size }, baseUrl))]);
+      return stored;
     });
   } catch (error) {
     await deps.storage.delete(path).catch(() => {});
@@ -238,6 +244,7 @@ export async function deleteAsset(db: Db, principal: Principal, boardId: string,
       .returning('storage_path')
       .executeTakeFirst();
     if (!gone) throw notFound('Asset');
+    await recordChanges(trx, boardId, principal.userId, [ownerEvent('asset.deleted', { id })]);
     return gone.storage_path;
   });
 }

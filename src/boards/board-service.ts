@@ -9,6 +9,7 @@ import { assertOwner, findVisibleBoard, isOwner } from './access.js';
 import { assertCopyFits, assertWithinBounds, type BoardBounds } from './board-bounds.js';
 import { invalidatingBoard, type NodeStore } from '../nodes/node-cache.js';
 import { copyBoardChunks } from '../documents/chunk-copy.js';
+import { recordChanges } from '../events/record.js';
 import { type AccessLevel, Board, type BoardListItem, type CreateBoardBody, type UpdateBoardBody } from '../contract/boards.js';
 import { fieldsOf, pickShape } from '../contract/common.js';
 
@@ -102,7 +103,8 @@ export async function updateBoard(store: NodeStore, principal: Principal, boardI
     store.db.transaction().execute(async (trx) => {
       const board = await findVisibleBoard(trx, principal, boardId);
       assertOwner(board, principal);
-      return trx
+      const at = now();
+      const updated = await trx
         .updateTable('boards')
         .set({
           ...(input.name !== undefined ? { name: input.name } : {}),
@@ -110,11 +112,13 @@ export async function updateBoard(store: NodeStore, principal: Principal, boardI
           ...(input.viewport_y !== undefined ? { viewport_y: input.viewport_y } : {}),
           ...(input.viewport_zoom !== undefined ? { viewport_zoom: input.viewport_zoom } : {}),
           ...publicSettings(board, input),
-          updated_at: now(),
+          updated_at: at,
         })
         .where('id', '=', boardId)
         .returning(boardColumns)
         .executeTakeFirstOrThrow();
+      await recordChanges(trx, boardId, principal.userId, [{ type: 'board.updated', data: updated }], at);
+      return updated;
     }),
   );
 }
@@ -193,6 +197,9 @@ export async function deleteBoard(store: NodeStore, principal: Principal, boardI
       const board = await findVisibleBoard(trx, principal, boardId);
       assertOwner(board, principal);
       const files = await trx.deleteFrom('assets').where('board_id', '=', boardId).returning('storage_path').execute();
+      // The board's last event outlives it (streams end on it); the earlier ones go with the board.
+      const last = await recordChanges(trx, boardId, principal.userId, [{ type: 'board.deleted', data: { id: boardId } }]);
+      await trx.deleteFrom('board_events').where('board_id', '=', boardId).where('seq', '<', last!).execute();
       await trx.deleteFrom('boards').where('id', '=', boardId).execute();
       return files.map((f) => f.storage_path);
     }),

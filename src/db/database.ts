@@ -7,6 +7,7 @@ import type { Config } from '../config.js';
 import type { Database, Db } from './schema.js';
 import { startEmbeddedPostgres } from './embedded.js';
 import { PreparedStatementPool } from './prepared-pool.js';
+import { clientNotifications, poolNotifications, type Notifications } from './notifications.js';
 import * as m0001 from './migrations/0001-core.js';
 import * as m0002 from './migrations/0002-documents-jobs.js';
 import * as m0003 from './migrations/0003-assets.js';
@@ -17,6 +18,7 @@ import * as m0007 from './migrations/0007-lexical.js';
 import * as m0008 from './migrations/0008-term-index.js';
 import * as m0009 from './migrations/0009-job-turns.js';
 import * as m0010 from './migrations/0010-board-totals.js';
+import * as m0011 from './migrations/0011-board-events.js';
 
 const migrations: Record<string, Migration> = {
   '0001-core': m0001,
@@ -29,6 +31,7 @@ const migrations: Record<string, Migration> = {
   '0008-term-index': m0008,
   '0009-job-turns': m0009,
   '0010-board-totals': m0010,
+  '0011-board-events': m0011,
 };
 
 // Keep int8 (counts) as numbers: our counts are far below 2^53.
@@ -38,6 +41,8 @@ export interface DatabaseHandle {
   db: Db;
   pool: pg.Pool;
   embedded: boolean;
+  /** LISTEN/NOTIFY on this database (notifications.ts). */
+  notifications: Notifications;
   close(): Promise<void>;
 }
 
@@ -53,6 +58,8 @@ export async function openDatabase(
   });
   // An idle client that loses its server must not crash the process; the pool replaces it.
   pool.on('error', () => {});
+  // Before the first connection, which the embedded database's notifications arrive on.
+  const notifications = embedded ? poolNotifications(pool) : clientNotifications(config.databaseUrl!);
   // No parallel workers for our statements: starting them costs a search more than the few
   // thousand rows it reads (measured: p95 12 against 8 ms at 100,000 chunks, BENCHMARKS.md), and
   // one request should not take every core of a server that other tenants share. Queued ahead of
@@ -83,8 +90,10 @@ export async function openDatabase(
     db,
     pool,
     embedded: embedded !== undefined,
+    notifications,
     close() {
       closed ??= (async () => {
+        await notifications.close();
         await db.destroy();
         await embedded?.stop();
       })();

@@ -38,8 +38,20 @@ export interface BoardsTable {
   edge_count: ColumnType<number, never, never>;
   /** Bytes of node and edge data (the length of their JSON text). */
   data_bytes: ColumnType<number, never, never>;
+  /** The sequence number of the board's latest event (0011-board-events.ts). */
+  event_seq: ColumnType<number, never, never>;
   created_at: Date;
   updated_at: Date;
+}
+
+export interface BoardEventsTable {
+  board_id: string;
+  seq: number;
+  type: string;
+  actor_id: string | null;
+  audience: 'all' | 'owner';
+  data: unknown;
+  created_at: Date;
 }
 
 export interface NodesTable {
@@ -217,6 +229,7 @@ export interface Database {
   boards: BoardsTable;
   nodes: NodesTable;
   edges: EdgesTable;
+  board_events: BoardEventsTable;
   idempotency_keys: IdempotencyKeysTable;
   jobs: JobsTable;
   job_turns: JobTurnsTable;

@@ -52,6 +52,11 @@ export function documentJobHandler(deps: DocumentJobDeps): JobHandler {
   const { db, embedder } = deps;
   return {
     cleanup: (executor, job) => retireJobSet(executor, deps.purger, job.id),
+    outcome: {
+      completed: 'document.completed',
+      failed: 'document.failed',
+      extra: (job) => ({ node_id: (job.payload as unknown as DocumentJobPayload).nodeId }),
+    },
     async run(job, signal, log): Promise<JobOutcome> {
       const payload = job.payload as unknown as DocumentJobPayload;
       if (!job.board_id) throw new JobError('The board was deleted');

@@ -8,6 +8,7 @@ import { invalid, notFound } from '../errors.js';
 import { newId, now } from '../lib/ids.js';
 import { applyPage, toPage, type Page, type PageRequest } from '../lib/pagination.js';
 import { beginContentWrite } from '../nodes/content-write.js';
+import { recordChanges } from '../events/record.js';
 import { isStorableText, toStoredJson } from '../nodes/json-data.js';
 import { fieldsOf } from '../contract/common.js';
 import { type CreateEdgeBody, Edge, type UpdateEdgeBody } from '../contract/edges.js';
@@ -61,6 +62,7 @@ export async function createEdge(db: Db, principal: Principal, boardId: string, 
       .returning(columns)
       .executeTakeFirstOrThrow();
     await assertWithinBounds(trx, boardId, bounds, board);
+    await recordChanges(trx, boardId, principal.userId, [{ type: 'edge.created', data: row }], at);
     return row;
   });
 }
@@ -116,14 +118,17 @@ export async function updateEdge(
       .executeTakeFirstOrThrow();
     // Larger data may take the board past its bound on bytes.
     if (data !== undefined) await assertWithinBounds(trx, boardId, bounds, board);
+    await recordChanges(trx, boardId, principal.userId, [{ type: 'edge.updated', data: row }], at);
     return row;
   });
 }
 
 export async function deleteEdge(db: Db, principal: Principal, boardId: string, edgeId: string): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    await beginContentWrite(trx, principal, boardId, now());
+    const at = now();
+    await beginContentWrite(trx, principal, boardId, at);
     await findEdge(trx, boardId, edgeId);
     await trx.deleteFrom('edges').where('id', '=', edgeId).execute();
+    await recordChanges(trx, boardId, principal.userId, [{ type: 'edge.deleted', data: { id: edgeId } }], at);
   });
 }

@@ -10,6 +10,7 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/schema.js';
 import type { ChunkPurger } from '../documents/chunk-purge.js';
 import type { Background } from '../jobs/background.js';
+import type { BoardEventHub } from '../events/event-hub.js';
 import type { Foreground } from '../jobs/foreground.js';
 import type { JobWorker } from '../jobs/worker.js';
 import type { NodeReadCache } from '../nodes/node-cache.js';
@@ -46,4 +47,6 @@ export interface Services {
   nodeCache?: NodeReadCache;
   /** This app's background tasks, started with it and stopped when it closes. */
   background: Background;
+  /** This app's event streams, woken by the database's notifications of committed changes. */
+  events: BoardEventHub;
 }

@@ -26,6 +26,17 @@ export class Foreground {
     if (this.inFlight === 0) this.release();
   };
 
+  /**
+   * A reply that stays open (an event stream) stops counting as in flight once its headers are
+   * out: it makes no queries while it waits, and background work must not wait for it.
+   */
+  stopCounting(res: import('node:http').ServerResponse): void {
+    if (res.listeners('close').includes(this.leave)) {
+      res.removeListener('close', this.leave);
+      this.leave();
+    }
+  }
+
   /** Lets every waiting writer go (no request in flight, or the app is closing). */
   release(): void {
     const ready = this.waiters;

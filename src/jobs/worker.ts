@@ -15,6 +15,13 @@ import type { Db, Executor } from '../db/schema.js';
 import { ApiError } from '../errors.js';
 import { ProviderError } from '../providers/provider-error.js';
 import { now } from '../lib/ids.js';
+import { fieldsOf } from '../contract/common.js';
+import { Job } from '../contract/jobs.js';
+import { recordChanges } from '../events/record.js';
+import type { BoardEventType } from '../contract/events.js';
+
+/** The job's columns as the API answers them, which its board event carries. */
+const jobColumns = fieldsOf(Job);
 
 export interface ClaimedJob {
   id: string;
@@ -37,6 +44,11 @@ export interface JobHandler {
   run(job: ClaimedJob, signal: AbortSignal, log: FastifyBaseLogger): Promise<JobOutcome>;
   /** Cleans up after a failed attempt (e.g. removes chunks written so far). */
   cleanup?(db: Executor, job: ClaimedJob): Promise<void>;
+  /**
+   * The board events a job of this type ends with (when it has a board), and what they carry
+   * beside the job as the API answers it.
+   */
+  outcome?: { completed: BoardEventType; failed: BoardEventType; extra(job: ClaimedJob): Record<string, unknown> };
 }
 
 export interface JobWorkerOptions {
@@ -158,6 +170,7 @@ export class JobWorker {
       await this.fail(
         job,
         `The job was interrupted ${this.options.maxAttempts} times (the server stopped or crashed while it ran) and was given up; submit it again`,
+        handler,
       );
       return true;
     }
@@ -182,8 +195,10 @@ export class JobWorker {
           .where('id', '=', job.id)
           .where('attempts', '=', job.attempts)
           .where('status', '=', 'processing')
+          .returning(jobColumns)
           .executeTakeFirst();
-        if (Number(done.numUpdatedRows) !== 1) throw new LeaseLost();
+        if (!done) throw new LeaseLost();
+        await recordOutcome(trx, handler, job, done);
       });
       outcome.committed?.();
     } catch (error) {
@@ -195,7 +210,7 @@ export class JobWorker {
         const message = shown ? error.message : 'The job failed with an internal error';
         if (!shown) this.log.error({ err: error, jobId: job.id }, 'job failed');
         await handler.cleanup?.(this.db, job).catch(() => {});
-        await this.fail(job, message);
+        await this.fail(job, message, handler);
       }
     } finally {
       clearInterval(renew);
@@ -215,14 +230,18 @@ export class JobWorker {
     }
   }
 
-  private async fail(job: ClaimedJob, message: string): Promise<void> {
-    await this.db
-      .updateTable('jobs')
-      .set({ status: 'failed', error: message, result: null, payload: null, lease_until: null, updated_at: now() })
-      .where('id', '=', job.id)
-      .where('attempts', '=', job.attempts)
-      .where('status', '=', 'processing')
-      .execute();
+  private async fail(job: ClaimedJob, message: string, handler?: JobHandler): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      const failed = await trx
+        .updateTable('jobs')
+        .set({ status: 'failed', error: message, result: null, payload: null, lease_until: null, updated_at: now() })
+        .where('id', '=', job.id)
+        .where('attempts', '=', job.attempts)
+        .where('status', '=', 'processing')
+        .returning(jobColumns)
+        .executeTakeFirst();
+      if (failed) await recordOutcome(trx, handler, job, failed);
+    });
   }
 
   /** A job interrupted by a clean shutdown does not count as an attempt. */
@@ -239,3 +258,10 @@ export class JobWorker {
 }
 
 class LeaseLost extends Error {}
+
+/** Records the job's end on its board's change log, when its type has outcome events. */
+async function recordOutcome(trx: Executor, handler: JobHandler | undefined, job: ClaimedJob, row: Job): Promise<void> {
+  if (!handler?.outcome || !job.board_id) return;
+  const type = row.status === 'completed' ? handler.outcome.completed : handler.outcome.failed;
+  await recordChanges(trx, job.board_id, job.user_id, [{ type, data: { ...row, ...handler.outcome.extra(job) } }]);
+}

@@ -12,12 +12,14 @@ import { accountsModule } from './accounts.js';
 import type { AppModule } from './app-module.js';
 import { assetsModule } from './assets.js';
 import { documentsModule } from './documents.js';
+import { eventsModule } from './events.js';
 
 export const appModules: AppModule[] = [
   { routes: metaRoutes },
   { routes: boardRoutes },
   { routes: nodeRoutes },
   { routes: edgeRoutes },
+  eventsModule,
   { routes: apiKeyRoutes },
   documentsModule,
   { routes: jobRoutes },

@@ -11,6 +11,7 @@ import { applyPage, toPage, type Page, type PageRequest } from '../lib/paginatio
 import { assertNodeAsset } from '../assets/asset-service.js';
 import { assertWithinBounds, type BoardBounds } from '../boards/board-bounds.js';
 import { beginContentWrite } from './content-write.js';
+import { recordChanges } from '../events/record.js';
 import { invalidatingBoard, type NodeStore } from './node-cache.js';
 import { mergeNodeData, storedNodeData } from './node-data.js';
 import { fieldsOf } from '../contract/common.js';
@@ -82,6 +83,7 @@ export async function createNode(
       .returning(columns)
       .executeTakeFirstOrThrow();
     await assertWithinBounds(trx, boardId, bounds, board);
+    await recordChanges(trx, boardId, principal.userId, [{ type: 'node.created', data: row }], at);
     return row;
   });
 }
@@ -164,14 +166,16 @@ export async function updateNode(
         .executeTakeFirstOrThrow();
       // Larger data may take the board past its bound on bytes.
       if (data !== undefined) await assertWithinBounds(trx, boardId, bounds, board);
+      await recordChanges(trx, boardId, principal.userId, [{ type: 'node.updated', data: row }], at);
       return row;
     }),
   );
 }
 
 /**
- * Deletes a node. Its edges go by the foreign key's cascade; its children are detached here rather
- * than by the foreign key's SET NULL so that their updated_at records the change.
+ * Deletes a node with its edges. Its children are detached here rather than by the foreign key's
+ * SET NULL, and its edges deleted here rather than by the cascade, so that the change log records
+ * each of them (and the children's updated_at the change).
  */
 export async function deleteNode(store: NodeStore, principal: Principal, boardId: string, nodeId: string): Promise<void> {
   await invalidatingBoard(store, boardId, () =>
@@ -179,8 +183,30 @@ export async function deleteNode(store: NodeStore, principal: Principal, boardId
       const at = now();
       await beginContentWrite(trx, principal, boardId, at);
       await findNode(trx, boardId, nodeId);
-      await trx.updateTable('nodes').set({ parent_node_id: null, updated_at: at }).where('parent_node_id', '=', nodeId).execute();
+      const children = await trx
+        .updateTable('nodes')
+        .set({ parent_node_id: null, updated_at: at })
+        .where('parent_node_id', '=', nodeId)
+        .returning(columns)
+        .execute();
+      const edges = await trx
+        .deleteFrom('edges')
+        .where('board_id', '=', boardId)
+        .where((eb) => eb.or([eb('source_node_id', '=', nodeId), eb('target_node_id', '=', nodeId)]))
+        .returning('id')
+        .execute();
       await trx.deleteFrom('nodes').where('id', '=', nodeId).execute();
+      await recordChanges(
+        trx,
+        boardId,
+        principal.userId,
+        [
+          ...edges.map(({ id }) => ({ type: 'edge.deleted' as const, data: { id } })),
+          ...children.map((child) => ({ type: 'node.updated' as const, data: child })),
+          { type: 'node.deleted', data: { id: nodeId } },
+        ],
+        at,
+      );
     }),
   );
 }

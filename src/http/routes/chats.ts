@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 import { createChat, deleteChat, getChat, listChats, listMessages, renameChat } from '../../chats/chat-service.js';
 import { generateReply, startReply, type ReplyDeps } from '../../chats/reply-service.js';
 import { boardRetriever } from '../../chats/retrieval.js';
-import { SseWriter } from '../../chats/sse.js';
+import { SseWriter } from '../../lib/sse.js';
 import { ApiError } from '../../errors.js';
 import { ProviderError } from '../../providers/provider-error.js';
 import { toApiError } from '../plugins/errors.js';

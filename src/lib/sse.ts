@@ -28,8 +28,15 @@ export class SseWriter {
     return !this.res.writableEnded && !this.res.destroyed;
   }
 
-  event(name: string, data: unknown): void {
-    this.write(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
+  /** `data` is serialised as JSON unless it is JSON text already; `id` sets the client's Last-Event-ID. */
+  event(name: string, data: unknown, id?: number): void {
+    const json = typeof data === 'string' ? data : JSON.stringify(data);
+    this.write(`${id === undefined ? '' : `id: ${id}\n`}event: ${name}\ndata: ${json}\n\n`);
+  }
+
+  /** Bytes written but not yet taken by the client: a reader that falls this far behind is cut off. */
+  get backlog(): number {
+    return this.res.writableLength;
   }
 
   end(): void {

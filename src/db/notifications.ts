@@ -1,0 +1,112 @@
+// PostgreSQL notifications (LISTEN/NOTIFY) for the whole app: handlers per channel, fed by one
+// listening connection. On an external PostgreSQL that is a connection of its own, reconnected with
+// a growing pause when it drops; on the embedded database it is the pool's one connection, which
+// the wire bridge keeps open. A notification sent in a transaction is delivered only when it
+// commits, to every instance listening on the database, this one included.
+import pg from 'pg';
+
+type Handler = (payload: string) => void;
+
+export interface Notifications {
+  /** Calls `handler` with the payload of every notification on `channel` from now on. */
+  on(channel: string, handler: Handler): void;
+  /** Calls `handler` whenever listening resumes after a lost connection (notifications may have been missed). */
+  onResume(handler: () => void): void;
+  close(): Promise<void>;
+}
+
+const quote = (channel: string) => `"${channel.replaceAll('"', '""')}"`;
+
+class ChannelHandlers {
+  readonly channels = new Map<string, Set<Handler>>();
+  readonly resumed = new Set<() => void>();
+
+  /** True when the channel is new (the connection must LISTEN to it). */
+  add(channel: string, handler: Handler): boolean {
+    const handlers = this.channels.get(channel);
+    if (handlers) {
+      handlers.add(handler);
+      return false;
+    }
+    this.channels.set(channel, new Set([handler]));
+    return true;
+  }
+
+  dispatch = (message: pg.Notification): void => {
+    for (const handler of this.channels.get(message.channel) ?? []) handler(message.payload ?? '');
+  };
+
+  listenAll(client: pg.ClientBase): Promise<unknown> {
+    return Promise.all([...this.channels.keys()].map((channel) => client.query(`LISTEN ${quote(channel)}`)));
+  }
+}
+
+/** Listens on the embedded database's pool, whose single connection serves every query. */
+export function poolNotifications(pool: pg.Pool): Notifications {
+  const handlers = new ChannelHandlers();
+  pool.on('connect', (client) => {
+    client.on('notification', handlers.dispatch);
+    // Queued ahead of the connection's first query; a new connection follows a lost one.
+    void handlers.listenAll(client).catch(() => {});
+    for (const resume of handlers.resumed) resume();
+  });
+  return {
+    on(channel, handler) {
+      if (handlers.add(channel, handler)) void pool.query(`LISTEN ${quote(channel)}`).catch(() => {});
+    },
+    onResume: (handler) => handlers.resumed.add(handler),
+    close: async () => {},
+  };
+}
+
+const RETRY_MIN_MS = 250;
+const RETRY_MAX_MS = 10_000;
+
+/** Listens on a connection of its own to an external PostgreSQL, opened at the first `on`. */
+export function clientNotifications(connectionString: string): Notifications {
+  const handlers = new ChannelHandlers();
+  let client: pg.Client | undefined;
+  let closed = false;
+  let retryMs = RETRY_MIN_MS;
+  let retry: NodeJS.Timeout | undefined;
+
+  const connect = async (resuming: boolean): Promise<void> => {
+    const next = new pg.Client({ connectionString });
+    next.on('notification', handlers.dispatch);
+    next.on('error', () => lost(next));
+    next.on('end', () => lost(next));
+    client = next;
+    try {
+      await next.connect();
+      await handlers.listenAll(next);
+      retryMs = RETRY_MIN_MS;
+      if (resuming) for (const resume of handlers.resumed) resume();
+    } catch {
+      lost(next);
+    }
+  };
+  const lost = (which: pg.Client) => {
+    if (closed || client !== which) return;
+    client = undefined;
+    which.end().catch(() => {});
+    retry = setTimeout(() => {
+      retry = undefined;
+      void connect(true);
+    }, retryMs);
+    retryMs = Math.min(retryMs * 2, RETRY_MAX_MS);
+  };
+
+  return {
+    on(channel, handler) {
+      if (!handlers.add(channel, handler)) return;
+      if (!client && !retry) void connect(false);
+      else client?.query(`LISTEN ${quote(channel)}`).catch(() => {});
+    },
+    onResume: (handler) => handlers.resumed.add(handler),
+    async close() {
+      closed = true;
+      clearTimeout(retry);
+      await client?.end().catch(() => {});
+    },
+  };
+}

@@ -1,0 +1,79 @@
+// /v1/boards/{boardId}/events: the board's change log, as a server-sent event stream (Accept:
+// text/event-stream) or as a list to poll.
+import { ApiError, invalid } from '../../errors.js';
+import { BoardEventPage, BoardEventQuery } from '../../contract/events.js';
+import { listEvents, startPoint } from '../../events/event-service.js';
+import { BoardEventStream } from '../../events/event-stream.js';
+import { SseWriter } from '../../lib/sse.js';
+import { principalOf } from '../plugins/auth.js';
+import { BoardParams, errorResponses } from '../schemas/common.js';
+import type { App, Services } from '../types.js';
+
+/** How often an open stream checks again that its caller may still read the board. */
+const RECHECK_MS = 60_000;
+
+const description = `With \`Accept: text/event-stream\`, a stream of the board's events as they commit: each has
+\`id:\` its sequence number, \`event:\` its type and \`data:\` the event as JSON. It starts after
+\`Last-Event-ID\` (or \`after\`), or from now with a \`ready\` event carrying \`latest_seq\`; a point older than
+the events kept (EVENT_RETENTION_DAYS) gets a \`reset\` event: reload the board. Comment lines keep it alive.
+It ends after \`board.deleted\`, when the board is made private (for others than its owner), or when the
+caller's key is revoked. Otherwise a page of the events after \`after\` as JSON, for clients that poll.`;
+
+function lastEventId(header: string | string[] | undefined): number | undefined {
+  if (header === undefined) return undefined;
+  const value = Array.isArray(header) ? header[0]! : header;
+  if (!/^\d{1,15}$/.test(value.trim())) throw invalid('Last-Event-ID must be an event sequence number');
+  return Number(value.trim());
+}
+
+export function eventRoutes(app: App, services: Services): void {
+  const { db, config, events: hub, foreground } = services;
+  app.get(
+    '/v1/boards/:boardId/events',
+    {
+      schema: {
+        tags: ['events'],
+        summary: "Follow a board's changes",
+        description,
+        params: BoardParams,
+        querystring: BoardEventQuery,
+        response: {
+          200: {
+            description: 'The events, as a list or (Accept: text/event-stream) a stream',
+            content: {
+              'application/json': { schema: BoardEventPage },
+              'text/event-stream': { schema: { type: 'string' } },
+            },
+          },
+          ...errorResponses,
+        },
+      },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const { boardId } = request.params;
+      if (!request.headers.accept?.includes('text/event-stream')) {
+        return listEvents(hub, db, principal, boardId, request.query.after, request.query.limit ?? 100);
+      }
+      if (hub.streamsOf(principal.userId) >= config.eventStreamsPerUser) {
+        throw new ApiError('rate_limited', `At most ${config.eventStreamsPerUser} event streams may be open at once; close one first`);
+      }
+      const after = lastEventId(request.headers['last-event-id']) ?? request.query.after;
+      const start = await startPoint(db, principal, boardId, after);
+      reply.hijack();
+      const sse = new SseWriter(reply.raw, reply.getHeaders() as Record<string, string>, config.sseKeepAliveMs);
+      // An open stream waits without querying: background work must not wait for it to end.
+      foreground.stopCounting(reply.raw);
+      if (start.reset)
+        sse.event(
+          'reset',
+          { latest_seq: start.latest, reason: 'The events after this point are no longer kept: reload the board' },
+          start.latest,
+        );
+      else if (after === undefined) sse.event('ready', { latest_seq: start.latest }, start.latest);
+      const stream = new BoardEventStream(hub, db, principal, start.board, start.from, sse, { recheckMs: RECHECK_MS });
+      reply.raw.on('close', () => stream.end());
+      stream.start();
+    },
+  );
+}

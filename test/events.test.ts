@@ -1,0 +1,349 @@
+// The board change log and its event stream: every committed change once, in order, resumable;
+// nothing for a rolled-back write; the stream ends when the caller may no longer read the board.
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+import { sql } from 'kysely';
+import { follow, type FollowedStream } from './helpers/event-stream.js';
+import { useServer, startServer, isErrorEnvelope } from './helpers/harness.js';
+
+const server = useServer();
+const open: FollowedStream[] = [];
+after(() => {
+  for (const stream of open) stream.close();
+});
+const watch = (...args: Parameters<typeof follow>) => {
+  const stream = follow(...args);
+  open.push(stream);
+  return stream;
+};
+
+interface EventPage {
+  data: { seq: number; type: string; board_id: string; actor_id: string | null; created_at: string; data: Record<string, unknown> }[];
+  has_more: boolean;
+  cursor: string | null;
+  latest_seq: number;
+  reset: boolean;
+}
+
+describe('the event stream', () => {
+  test('streams each change once, in order, with the resource as the API answers it', async () => {
+    const alice = await server.user();
+    const boardId = await server.makeBoard(alice);
+    const stream = watch(server.url, boardId, alice.token);
+    const ready = await stream.waitFor((e) => e.type === 'ready');
+    assert.deepEqual(ready.data, { latest_seq: 0 });
+
+    const a = await server.makeNode(alice, boardId, { data: { label: 'a', text: 'first' } });
+    const b = await server.makeNode(alice, boardId);
+    const edge = await server.makeEdge(alice, boardId, a.id, b.id);
+    const moved = await server.request<{ data: Record<string, unknown> }>('PATCH', `/v1/boards/${boardId}/nodes/${a.id}`, {
+      token: alice.token,
+      body: { position: { x: 40, y: 50 } },
+    });
+    assert.equal(moved.status, 200);
+    const renamed = await server.request<{ data: Record<string, unknown> }>('PATCH', `/v1/boards/${boardId}`, {
+      token: alice.token,
+      body: { name: 'Renamed' },
+    });
+    assert.equal(renamed.status, 200);
+    assert.equal((await server.request('DELETE', `/v1/boards/${boardId}/edges/${edge.id}`, { token: alice.token })).status, 200);
+
+    await stream.waitFor((e) => e.type === 'edge.deleted');
+    const changes = stream.events.filter((e) => e.type !== 'ready');
+    assert.deepEqual(
+      changes.map((e) => [e.id, e.type]),
+      [
+        ['1', 'node.created'],
+        ['2', 'node.created'],
+        ['3', 'edge.created'],
+        ['4', 'node.updated'],
+        ['5', 'board.updated'],
+        ['6', 'edge.deleted'],
+      ],
+    );
+    for (const e of changes) {
+      assert.equal(e.data.board_id, boardId);
+      assert.equal(e.data.actor_id, alice.userId);
+      assert.equal(e.data.seq, Number(e.id));
+    }
+    // The resource exactly as the API answered it.
+    assert.deepEqual(changes[0]!.data.data, JSON.parse(JSON.stringify(a)));
+    assert.deepEqual(changes[2]!.data.data, JSON.parse(JSON.stringify(edge)));
+    assert.deepEqual(changes[3]!.data.data, moved.body.data);
+    assert.deepEqual(changes[4]!.data.data, renamed.body.data);
+    assert.deepEqual(changes[5]!.data.data, { id: edge.id });
+  });
+
+  test('a refused or rolled-back write records nothing; numbers stay without gaps', async () => {
+    const alice = await server.user();
+    const boardId = await server.makeBoard(alice);
+    const otherBoard = await server.makeBoard(alice);
+    const a = await server.makeNode(alice, boardId);
+    const foreign = await server.makeNode(alice, otherBoard);
+    // Fails inside the transaction, after the board lock: an edge to another board's node.
+    const refused = await server.request('POST', `/v1/boards/${boardId}/edges`, {
+      token: alice.token,
+      body: { source_node_id: a.id, target_node_id: foreign.id },
+    });
+    assert.equal(refused.status, 400);
+    await server.makeNode(alice, boardId);
+    const page = await server.request<EventPage>('GET', `/v1/boards/${boardId}/events?after=0`, { token: alice.token });
+    assert.equal(page.status, 200, page.text);
+    assert.deepEqual(
+      page.body.data.map((e) => [e.seq, e.type]),
+      [
+        [1, 'node.created'],
+        [2, 'node.created'],
+      ],
+    );
+    assert.equal(page.body.latest_seq, 2);
+  });
+
+  test('concurrent writes get distinct, consecutive numbers', async () => {
+    const alice = await server.user();
+    const boardId = await server.makeBoard(alice);
+    const nodes = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => server.makeNode(alice, boardId, { data: { label: `n${i}`, text: '' } })),
+    );
+    const page = await server.request<EventPage>('GET', `/v1/boards/${boardId}/events?limit=100`, { token: alice.token });
+    assert.deepEqual(
+      page.body.data.map((e) => e.seq),
+      Array.from({ length: 20 }, (_, i) => i + 1),
+    );
+    assert.deepEqual(new Set(page.body.data.map((e) => e.data.id)), new Set(nodes.map((n) => n.id)));
+  });
+
+  test('deleting a node records its edges and detached children', async () => {
+    const alice = await server.user();
+    const boardId = await server.makeBoard(alice);
+    const parent = await server.makeNode(alice, boardId);
+    const child = await server.makeNode(alice, boardId, { parent_node_id: parent.id });
+    const other = await server.makeNode(alice, boardId);
+    const edge = await server.makeEdge(alice, boardId, other.id, parent.id);
+    assert.equal((await server.request('DELETE', `/v1/boards/${boardId}/nodes/${parent.id}`, { token: alice.token })).status, 200);
+    const page = await server.request<EventPage>('GET', `/v1/boards/${boardId}/events?after=4`, { token: alice.token });
+    assert.deepEqual(
+      page.body.data.map((e) => [e.type, e.data.id, e.data.parent_node_id]),
+      [
+        ['edge.deleted', edge.id, undefined],
+        ['node.updated', child.id, null],
+        ['node.deleted', parent.id, undefined],
+      ],
+    );
+  });
+
+  test('resumes after Last-Event-ID, and after ?after=', async () => {
+    const alice = await server.user();
+    const boardId = await server.makeBoard(alice);
+    const nodes = [];
+    for (let i = 0; i < 5; i++) nodes.push(await server.makeNode(alice, boardId));
+    const resumed = watch(server.url, boardId, alice.token, { lastEventId: '3' });
+    await resumed.waitFor((e) => e.id === '5');
+    assert.deepEqual(
+      resumed.events.map((e) => e.id),
+      ['4', '5'],
+    );
+    const fromQuery = watch(server.url, boardId, alice.token, { after: 4 });
+    await fromQuery.waitFor((e) => e.id === '5');
+    await server.makeNode(alice, boardId);
+    await fromQuery.waitFor((e) => e.id === '6');
+    assert.deepEqual(
+      fromQuery.events.map((e) => e.id),
+      ['5', '6'],
+    );
+    const bad = await server.request('GET', `/v1/boards/${boardId}/events`, {
+      token: alice.token,
+      headers: { accept: 'text/event-stream', 'last-event-id': 'abc' },
+    });
+    assert.ok(isErrorEnvelope(bad.body, 400), bad.text);
+  });
+
+  test('a point older than the events kept gets a reset; so does one ahead of the board', async () => {
+    const alice = await server.user();
+    const boardId = await server.makeBoard(alice);
+    for (let i = 0; i < 4; i++) await server.makeNode(alice, boardId);
+    // As the retention sweep would: events 1 and 2 are gone.
+    await server.database.db.deleteFrom('board_events').where('board_id', '=', boardId).where('seq', '<=', 2).execute();
+    const stale = watch(server.url, boardId, alice.token, { lastEventId: '1' });
+    const reset = await stale.waitFor((e) => e.type === 'reset');
+    assert.equal(reset.id, '4');
+    assert.equal(reset.data.latest_seq, 4);
+    await server.makeNode(alice, boardId);
+    await stale.waitFor((e) => e.id === '5');
+    // after=2 needs events from 3 on, which are kept.
+    const fine = await server.request<EventPage>('GET', `/v1/boards/${boardId}/events?after=2`, { token: alice.token });
+    assert.equal(fine.body.reset, false);
+    assert.deepEqual(
+      fine.body.data.map((e) => e.seq),
+      [3, 4, 5],
+    );
+    const old = await server.request<EventPage>('GET', `/v1/boards/${boardId}/events?after=1`, { token: alice.token });
+    assert.equal(old.body.reset, true);
+    assert.deepEqual(old.body.data, []);
+    const ahead = await server.request<EventPage>('GET', `/v1/boards/${boardId}/events?after=99`, { token: alice.token });
+    assert.equal(ahead.body.reset, true);
+  });
+
+  test('the list pages with after and limit', async () => {
+    const alice = await server.user();
+    const boardId = await server.makeBoard(alice);
+    for (let i = 0; i < 5; i++) await server.makeNode(alice, boardId);
+    const first = await server.request<EventPage>('GET', `/v1/boards/${boardId}/events?limit=2`, { token: alice.token });
+    assert.deepEqual(
+      first.body.data.map((e) => e.seq),
+      [1, 2],
+    );
+    assert.equal(first.body.has_more, true);
+    assert.equal(first.body.cursor, '2');
+    const rest = await server.request<EventPage>('GET', `/v1/boards/${boardId}/events?limit=10&after=${first.body.cursor}`, {
+      token: alice.token,
+    });
+    assert.deepEqual(
+      rest.body.data.map((e) => e.seq),
+      [3, 4, 5],
+    );
+    assert.equal(rest.body.has_more, false);
+    for (const query of ['limit=0', 'limit=501', 'after=-1', 'after=x']) {
+      const bad = await server.request('GET', `/v1/boards/${boardId}/events?${query}`, { token: alice.token });
+      assert.ok(isErrorEnvelope(bad.body, 400), `${query}: ${bad.text}`);
+    }
+  });
+});
+
+describe('who receives what', () => {
+  test("others' private boards are not found; a read-only key follows a public board", async () => {
+    const alice = await server.user();
+    const bob = await server.user();
+    const boardId = await server.makeBoard(alice);
+    const hidden = await server.request('GET', `/v1/boards/${boardId}/events`, {
+      token: bob.token,
+      headers: { accept: 'text/event-stream' },
+    });
+    assert.ok(isErrorEnvelope(hidden.body, 404), hidden.text);
+    const listed = await server.request('GET', `/v1/boards/${boardId}/events`, { token: bob.token });
+    assert.ok(isErrorEnvelope(listed.body, 404), listed.text);
+    await server.request('PATCH', `/v1/boards/${boardId}`, { token: alice.token, body: { is_public: true } });
+    const readOnly = await bob.keyWith(['read']);
+    const stream = watch(server.url, boardId, readOnly.raw_key);
+    await stream.waitFor((e) => e.type === 'ready');
+    const node = await server.makeNode(alice, boardId);
+    const seen = await stream.waitFor((e) => e.type === 'node.created');
+    assert.equal(seen.data.actor_id, alice.userId);
+    assert.equal((seen.data.data as { id: string }).id, node.id);
+  });
+
+  test("asset events reach only the owner's streams", async () => {
+    const alice = await server.user();
+    const bob = await server.user();
+    const boardId = await server.makeBoard(alice, { is_public: true });
+    const owners = watch(server.url, boardId, alice.token);
+    const viewers = watch(server.url, boardId, bob.token);
+    await owners.waitFor((e) => e.type === 'ready');
+    await viewers.waitFor((e) => e.type === 'ready');
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+    const form = new FormData();
+    form.append('file', new Blob([png], { type: 'image/png' }), 'dot.png');
+    const uploaded = await fetch(`${server.url}/v1/boards/${boardId}/assets`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${alice.token}` },
+      body: form,
+    });
+    assert.equal(uploaded.status, 201, await uploaded.clone().text());
+    const asset = ((await uploaded.json()) as { data: { id: string } }).data;
+    const created = await owners.waitFor((e) => e.type === 'asset.created');
+    assert.deepEqual(created.data.data, JSON.parse(JSON.stringify(asset)));
+    await server.makeNode(alice, boardId);
+    await viewers.waitFor((e) => e.type === 'node.created');
+    assert.deepEqual(
+      viewers.events.map((e) => e.type),
+      ['ready', 'node.created'],
+    );
+    assert.equal(viewers.events[1]!.id, '2');
+    const list = await server.request<EventPage>('GET', `/v1/boards/${boardId}/events`, { token: bob.token });
+    assert.deepEqual(
+      list.body.data.map((e) => e.type),
+      ['node.created'],
+    );
+  });
+});
+
+describe('when a stream ends', () => {
+  test('after board.deleted', async () => {
+    const alice = await server.user();
+    const boardId = await server.makeBoard(alice);
+    const stream = watch(server.url, boardId, alice.token);
+    await stream.waitFor((e) => e.type === 'ready');
+    await server.makeNode(alice, boardId);
+    assert.equal((await server.request('DELETE', `/v1/boards/${boardId}`, { token: alice.token })).status, 200);
+    const deleted = await stream.waitFor((e) => e.type === 'board.deleted');
+    assert.deepEqual(deleted.data.data, { id: boardId });
+    assert.equal(deleted.id, '2');
+    await stream.ended();
+    // Only the last event outlives the board.
+    const { rows } = await sql<{ seq: number }>`SELECT seq FROM board_events WHERE board_id = ${boardId}`.execute(server.database.db);
+    assert.deepEqual(
+      rows.map((r) => Number(r.seq)),
+      [2],
+    );
+  });
+
+  test("when the board is made private: others' streams end, the owner's goes on", async () => {
+    const alice = await server.user();
+    const bob = await server.user();
+    const boardId = await server.makeBoard(alice, { is_public: true });
+    const owners = watch(server.url, boardId, alice.token);
+    const others = watch(server.url, boardId, bob.token);
+    await others.waitFor((e) => e.type === 'ready');
+    await owners.waitFor((e) => e.type === 'ready');
+    await server.request('PATCH', `/v1/boards/${boardId}`, { token: alice.token, body: { is_public: false } });
+    await others.ended();
+    assert.ok(!others.events.some((e) => e.type === 'board.updated'), 'the private board is not shown to others');
+    await owners.waitFor((e) => e.type === 'board.updated');
+    await server.makeNode(alice, boardId);
+    await owners.waitFor((e) => e.type === 'node.created');
+  });
+
+  test('when its API key is revoked', async () => {
+    const alice = await server.user();
+    const boardId = await server.makeBoard(alice);
+    const key = await alice.keyWith(['read']);
+    const stream = watch(server.url, boardId, key.raw_key);
+    await stream.waitFor((e) => e.type === 'ready');
+    assert.equal((await server.request('DELETE', `/v1/me/api-keys/${key.id}`, { token: alice.token })).status, 200);
+    await stream.ended();
+  });
+});
+
+describe('limits', () => {
+  test('a user holds at most EVENT_STREAMS_PER_USER streams on an instance', async () => {
+    const limited = await startServer({ EVENT_STREAMS_PER_USER: '2' });
+    try {
+      const alice = await limited.user();
+      const boardId = await limited.makeBoard(alice);
+      const streams = [watch(limited.url, boardId, alice.token), watch(limited.url, boardId, alice.token)];
+      await Promise.all(streams.map((s) => s.waitFor((e) => e.type === 'ready')));
+      const third = await limited.request('GET', `/v1/boards/${boardId}/events`, {
+        token: alice.token,
+        headers: { accept: 'text/event-stream' },
+      });
+      assert.ok(isErrorEnvelope(third.body, 429), third.text);
+      streams[0]!.close();
+      // The server notices the closed connection shortly.
+      let fourth = 429;
+      for (let i = 0; i < 50 && fourth === 429; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        const s = watch(limited.url, boardId, alice.token);
+        try {
+          await s.waitFor((e) => e.type === 'ready', 1000);
+          fourth = 200;
+        } catch {
+          fourth = 429;
+        }
+      }
+      assert.equal(fourth, 200);
+    } finally {
+      for (const stream of open) stream.close();
+      await limited.close();
+    }
+  });
+});
