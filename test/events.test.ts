@@ -3,6 +3,8 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { sql } from 'kysely';
+import { PDFDocument } from 'pdf-lib';
+import { uploadFile } from './helpers/assets.js';
 import { follow, type FollowedStream } from './helpers/event-stream.js';
 import { useServer, startServer, isErrorEnvelope } from './helpers/harness.js';
 
@@ -207,6 +209,40 @@ describe('the event stream', () => {
       const bad = await server.request('GET', `/v1/boards/${boardId}/events?${query}`, { token: alice.token });
       assert.ok(isErrorEnvelope(bad.body, 400), `${query}: ${bad.text}`);
     }
+  });
+});
+
+describe('jobs', () => {
+  test("a vectorize job's end is recorded on its board: completed, and failed", async () => {
+    const alice = await server.user();
+    const boardId = await server.makeBoard(alice);
+    const stream = watch(server.url, boardId, alice.token);
+    await stream.waitFor((e) => e.type === 'ready');
+    const node = await server.makeNode(alice, boardId, { data: { text: 'Harbours and engines, a note long enough to chunk.' } });
+    const posted = await server.request<{ data: { id: string } }>('POST', `/v1/boards/${boardId}/documents`, {
+      token: alice.token,
+      body: { text: 'Harbours and engines. Tides and the moon.', node_id: node.id },
+    });
+    assert.equal(posted.status, 202, posted.text);
+    const job = await server.waitForJob(posted.body.data.id, alice.token);
+    const done = await stream.waitFor((e) => e.type === 'document.completed');
+    assert.deepEqual(done.data.data, { ...JSON.parse(JSON.stringify(job)), node_id: node.id });
+    assert.equal(done.data.actor_id, alice.userId);
+
+    // A pdf whose one page has no text: the job fails.
+    const blank = await PDFDocument.create();
+    blank.addPage([600, 400]);
+    const { nodeData } = await uploadFile(server, alice, boardId, Buffer.from(await blank.save()), 'blank.pdf', 'application/pdf');
+    const pdf = await server.makeNode(alice, boardId, { type: 'pdf', data: nodeData });
+    const failing = await server.request<{ data: { id: string } }>('POST', `/v1/boards/${boardId}/documents`, {
+      token: alice.token,
+      body: { node_id: pdf.id },
+    });
+    assert.equal(failing.status, 202, failing.text);
+    const failedJob = await server.waitForJob(failing.body.data.id, alice.token);
+    const failed = await stream.waitFor((e) => e.type === 'document.failed');
+    assert.deepEqual(failed.data.data, { ...JSON.parse(JSON.stringify(failedJob)), node_id: pdf.id });
+    assert.equal(failedJob.status, 'failed');
   });
 });
 
