@@ -76,6 +76,7 @@ export function assetRoutes(app: App, services: Services): void {
       {
         schema: {
           tags: ['assets'],
+          operationId: 'uploadAsset',
           summary: 'Upload a file (PDF, PNG, JPEG, GIF or WebP) to a board',
           description: `multipart/form-data with one part, the field "file". The type is judged by the bytes and must match the part's declared type. At most ${config.assetMaxBytes} bytes (ASSET_MAX_BYTES). Only the board's owner may upload.`,
           consumes: ['multipart/form-data'],
@@ -147,6 +148,7 @@ export function assetRoutes(app: App, services: Services): void {
     {
       schema: {
         tags: ['assets'],
+        operationId: 'listAssets',
         summary: "List all of a board's assets (not paginated; owner only)",
         params: BoardParams,
         response: { 200: List(Asset), ...errorResponses },
@@ -165,6 +167,7 @@ export function assetRoutes(app: App, services: Services): void {
     {
       schema: {
         tags: ['assets'],
+        operationId: 'deleteAsset',
         summary: 'Delete an asset and its file; nodes pointing at it stay (owner only)',
         params: AssetParams,
         response: { 200: Deleted, ...errorResponses },
@@ -183,6 +186,7 @@ export function assetRoutes(app: App, services: Services): void {
       config: { public: true, rateLimit: false },
       schema: {
         tags: ['assets'],
+        operationId: 'getAssetFile',
         summary: "An asset's file, at the url the asset gives (no Authorization needed: the token in the url is the key)",
         security: [],
         params: Type.Object({ '*': Type.String({ maxLength: 2048, description: 'The storage path' }) }),

@@ -39,6 +39,7 @@ export function eventRoutes(app: App, services: Services): void {
     {
       schema: {
         tags: ['events'],
+        operationId: 'listBoardEvents',
         summary: "Follow a board's changes",
         description,
         params: BoardParams,
@@ -106,6 +107,7 @@ export function eventRoutes(app: App, services: Services): void {
       config: presenceLimit,
       schema: {
         tags: ['events'],
+        operationId: 'announcePresence',
         summary: 'Announce your presence on a board',
         description: `Tells the board's other viewers that this session is there, with its cursor and selection (event
 \`presence\` on their streams). Announce every few seconds: a session not heard from for 15 seconds has left.
@@ -130,6 +132,7 @@ Needs only read access; not stored. Its own budget of ${PRESENCE_PER_MINUTE} a m
       config: presenceLimit,
       schema: {
         tags: ['events'],
+        operationId: 'leaveBoard',
         summary: 'Leave a board',
         params: Type.Object({ boardId: BoardParams.properties.boardId, sessionId: PresenceSessionId }),
         response: { 200: Single('presence', Presence), ...errorResponses },
