@@ -19,6 +19,7 @@ import { ApiError, invalid, notFound } from '../../errors.js';
 import type { ByteRange } from '../../providers/storage/storage.js';
 import { principalOf } from '../plugins/auth.js';
 import { Asset } from '../../contract/assets.js';
+import { allowedTypes } from '../../assets/file-names.js';
 import { Uuid } from '../../contract/common.js';
 import { BoardParams, errorResponses, List, Single } from '../schemas/common.js';
 import type { App, Services } from '../types.js';
@@ -61,6 +62,9 @@ function multipartError(error: unknown): ApiError {
   if (code === 'FST_REQ_FILE_TOO_LARGE') return new ApiError('payload_too_large', 'The file is larger than the upload limit');
   return invalid(`The multipart/form-data body is malformed${error instanceof Error && error.message ? `: ${error.message}` : ''}`);
 }
+
+/** The media types a stored file is served with: those an upload may have. */
+const FILE_TYPES = Object.keys(allowedTypes);
 
 export function assetRoutes(app: App, services: Services): void {
   const { db, storage, config } = services;
@@ -192,11 +196,15 @@ export function assetRoutes(app: App, services: Services): void {
         params: Type.Object({ '*': Type.String({ maxLength: 2048, description: 'The storage path' }) }),
         querystring: Type.Object({ token: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: false }),
         response: {
-          200: Type.String({ format: 'binary', description: 'The file, with its stored Content-Type' }),
-          206: Type.String({
-            format: 'binary',
+          // Sent as a stream, never serialised: the media types document what arrives.
+          200: {
+            description: 'The file, with its stored Content-Type',
+            content: Object.fromEntries(FILE_TYPES.map((type) => [type, { schema: Type.String({ format: 'binary' }) }])),
+          },
+          206: {
             description: 'The bytes a `Range: bytes=…` header asked for (one range), with Content-Range',
-          }),
+            content: Object.fromEntries(FILE_TYPES.map((type) => [type, { schema: Type.String({ format: 'binary' }) }])),
+          },
           400: Type.Ref('Error'),
           404: Type.Ref('Error'),
           416: Type.Ref('Error'),
