@@ -57,7 +57,7 @@ export class ResponseValidator {
   private readonly routes: { method: string; template: string; pattern: RegExp; params: number; op: Operation }[] = [];
   private readonly compiled = new Map<unknown, ValidateFunction>();
 
-  constructor(private readonly doc: Document) {
+  constructor(doc: Document) {
     this.ajv = new Ajv2020({ strict: false, allErrors: true });
     addFormats(this.ajv);
     this.ajv.addFormat('binary', true);
