@@ -160,6 +160,11 @@ test('boards, nodes, edges, events and presence', async () => {
   expect(await call('DELETE', e), 404);
   expect(await call('DELETE', n), 200);
   expect(await call('DELETE', n), 404);
+  const exported = await call('GET', `${b}/export?format=jsoncanvas`);
+  expect(exported, 200);
+  expect(await call('GET', `${b}/export?format=pdf`), 400);
+  expect(await call('POST', '/v1/boards/import?name=Imported', { body: exported.body }), 201);
+  expect(await call('POST', '/v1/boards/import', { body: { nodes: [{ id: 'a', type: 'text' }] } }), 400);
   const copy = await call<BoardBody>('POST', `${b}/duplicate`);
   expect(copy, 201);
   expect(await call('POST', `/v1/boards/${MISSING_ID}/duplicate`), 404);

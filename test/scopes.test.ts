@@ -87,7 +87,7 @@ describe('scopes on every route', () => {
         '/v1/auth/logout',
         '/v1/auth/refresh',
         '/v1/auth/signup',
-        '/v1/files/{*}',
+        '/v1/files/{path}',
         '/v1/openapi.json',
         '/v1/ping',
       ],
@@ -145,7 +145,7 @@ describe('scopes on every route', () => {
     // A file url without its token names nothing (test/assets.test.ts serves real ones); sign-in
     // routes without a body or cookie answer for that (test/accounts.test.ts signs in for real).
     const expected: Record<string, number> = {
-      'GET /v1/files/{*}': 404,
+      'GET /v1/files/{path}': 404,
       'POST /v1/auth/signup': 400,
       'POST /v1/auth/login': 400,
       'POST /v1/auth/refresh': 401,

@@ -106,6 +106,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/boards/{boardId}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Export a board as a JSON Canvas 1.0 file (.canvas) */
+        get: operations["exportBoard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/boards/{boardId}/nodes": {
         parameters: {
             query?: never;
@@ -1749,6 +1766,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/boards/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a board from a JSON Canvas 1.0 document
+         * @description The document as the JSON body (name in `?name=`), or multipart/form-data with the `.canvas` file in the field "file" (and an optional field "name"). At most 1048576 bytes. All or nothing: a document that is not valid JSON Canvas 1.0 is 400 naming the JSON pointer of the first problem; what could not be kept as it was is listed in `warnings`.
+         */
+        post: operations["importBoard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/auth/config": {
         parameters: {
             query?: never;
@@ -2666,6 +2703,182 @@ export interface operations {
             };
             /** @description Error envelope */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exportBoard: {
+        parameters: {
+            query: {
+                /** @description jsoncanvas (JSON Canvas 1.0) */
+                format: "jsoncanvas";
+            };
+            header?: never;
+            path: {
+                /** @description UUID */
+                boardId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A JSON Canvas 1.0 document */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        nodes?: ({
+                            id: string;
+                            x: number;
+                            y: number;
+                            width: number;
+                            height: number;
+                            /** @description A preset colour "1".."6" (red, orange, yellow, green, cyan, purple) or #rrggbb */
+                            color?: string;
+                            /** @enum {string} */
+                            type: "text";
+                            text: string;
+                        } | {
+                            id: string;
+                            x: number;
+                            y: number;
+                            width: number;
+                            height: number;
+                            /** @description A preset colour "1".."6" (red, orange, yellow, green, cyan, purple) or #rrggbb */
+                            color?: string;
+                            /** @enum {string} */
+                            type: "file";
+                            file: string;
+                            subpath?: string;
+                        } | {
+                            id: string;
+                            x: number;
+                            y: number;
+                            width: number;
+                            height: number;
+                            /** @description A preset colour "1".."6" (red, orange, yellow, green, cyan, purple) or #rrggbb */
+                            color?: string;
+                            /** @enum {string} */
+                            type: "link";
+                            url: string;
+                        } | {
+                            id: string;
+                            x: number;
+                            y: number;
+                            width: number;
+                            height: number;
+                            /** @description A preset colour "1".."6" (red, orange, yellow, green, cyan, purple) or #rrggbb */
+                            color?: string;
+                            /** @enum {string} */
+                            type: "group";
+                            label?: string;
+                            background?: string;
+                            backgroundStyle?: "cover" | "ratio" | "repeat";
+                        })[];
+                        edges?: {
+                            id: string;
+                            fromNode: string;
+                            toNode: string;
+                            fromSide?: "top" | "right" | "bottom" | "left";
+                            toSide?: "top" | "right" | "bottom" | "left";
+                            fromEnd?: "none" | "arrow";
+                            toEnd?: "none" | "arrow";
+                            /** @description A preset colour "1".."6" (red, orange, yellow, green, cyan, purple) or #rrggbb */
+                            color?: string;
+                            label?: string;
+                        }[];
+                        "x-board-workspace"?: {
+                            /** @enum {number} */
+                            version: 1;
+                            board: {
+                                name: string;
+                            };
+                            nodes: {
+                                [key: string]: {
+                                    type: string;
+                                    data: {
+                                        [key: string]: unknown;
+                                    };
+                                    parent: string | null;
+                                };
+                            };
+                            edges: {
+                                [key: string]: {
+                                    type: string;
+                                    data: {
+                                        [key: string]: unknown;
+                                    };
+                                };
+                            };
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5364,6 +5577,245 @@ export interface operations {
             };
             /** @description Error envelope */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    importBoard: {
+        parameters: {
+            query?: {
+                /** @description The new board's name; default: the name the export carries, or the file's */
+                name?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    nodes?: ({
+                        id: string;
+                        x: number;
+                        y: number;
+                        width: number;
+                        height: number;
+                        /** @description A preset colour "1".."6" (red, orange, yellow, green, cyan, purple) or #rrggbb */
+                        color?: string;
+                        /** @enum {string} */
+                        type: "text";
+                        text: string;
+                    } | {
+                        id: string;
+                        x: number;
+                        y: number;
+                        width: number;
+                        height: number;
+                        /** @description A preset colour "1".."6" (red, orange, yellow, green, cyan, purple) or #rrggbb */
+                        color?: string;
+                        /** @enum {string} */
+                        type: "file";
+                        file: string;
+                        subpath?: string;
+                    } | {
+                        id: string;
+                        x: number;
+                        y: number;
+                        width: number;
+                        height: number;
+                        /** @description A preset colour "1".."6" (red, orange, yellow, green, cyan, purple) or #rrggbb */
+                        color?: string;
+                        /** @enum {string} */
+                        type: "link";
+                        url: string;
+                    } | {
+                        id: string;
+                        x: number;
+                        y: number;
+                        width: number;
+                        height: number;
+                        /** @description A preset colour "1".."6" (red, orange, yellow, green, cyan, purple) or #rrggbb */
+                        color?: string;
+                        /** @enum {string} */
+                        type: "group";
+                        label?: string;
+                        background?: string;
+                        backgroundStyle?: "cover" | "ratio" | "repeat";
+                    })[];
+                    edges?: {
+                        id: string;
+                        fromNode: string;
+                        toNode: string;
+                        fromSide?: "top" | "right" | "bottom" | "left";
+                        toSide?: "top" | "right" | "bottom" | "left";
+                        fromEnd?: "none" | "arrow";
+                        toEnd?: "none" | "arrow";
+                        /** @description A preset colour "1".."6" (red, orange, yellow, green, cyan, purple) or #rrggbb */
+                        color?: string;
+                        label?: string;
+                    }[];
+                    "x-board-workspace"?: {
+                        /** @enum {number} */
+                        version: 1;
+                        board: {
+                            name: string;
+                        };
+                        nodes: {
+                            [key: string]: {
+                                type: string;
+                                data: {
+                                    [key: string]: unknown;
+                                };
+                                parent: string | null;
+                            };
+                        };
+                        edges: {
+                            [key: string]: {
+                                type: string;
+                                data: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                } & {
+                    [key: string]: unknown;
+                };
+                "multipart/form-data": {
+                    /** Format: binary */
+                    file: string;
+                    /** @description The new board's name; default: the name the export carries, or the file's */
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "board_import";
+                        data: {
+                            board: {
+                                /**
+                                 * Format: uuid
+                                 * @description UUID
+                                 */
+                                id: string;
+                                name: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updated_at: string;
+                                is_public: boolean;
+                                public_access_level: ("view" | "edit") | null;
+                                viewport_x: number;
+                                viewport_y: number;
+                                viewport_zoom: number;
+                            };
+                            /** @description Nodes created */
+                            nodes: number;
+                            /** @description Edges created */
+                            edges: number;
+                            /** @description What could not be kept as it was, by where it is in the document */
+                            warnings: {
+                                /** @description JSON pointer into the imported document */
+                                path: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -13,10 +13,12 @@ import type { AppModule } from './app-module.js';
 import { assetsModule } from './assets.js';
 import { documentsModule } from './documents.js';
 import { eventsModule } from './events.js';
+import { interchangeRoutes } from '../http/routes/interchange.js';
 
 export const appModules: AppModule[] = [
   { routes: metaRoutes },
   { routes: boardRoutes },
+  { routes: interchangeRoutes },
   { routes: nodeRoutes },
   { routes: edgeRoutes },
   eventsModule,
