@@ -1,6 +1,6 @@
 // A note: its text is edited in place. Typing is saved after a pause (debounced); until the
 // service has it, the text is also kept in localStorage, so a failed save (shown with a Retry)
-// or a reload loses nothing.
+// or a reload loses nothing. Someone else's edit replaces the text shown when nothing typed here waits.
 import { useEffect, useRef, useState } from 'react';
 import type { NodeProps } from '@xyflow/react';
 import { draftKey, readDraft, useBoardActions, type BoardFlowNode } from '../board-context';
@@ -16,6 +16,16 @@ export function NoteNode({ id, data, selected }: NodeProps<BoardFlowNode>) {
   const status = useSaveStatus(tracker);
   const failure = status.failures.find((f) => f.key === `note:${id}`);
   const ref = useRef<HTMLTextAreaElement>(null);
+
+  // The saved text changed (someone else's edit, or this person's save answered): shown, unless
+  // something typed here is still waiting to be saved.
+  const lastSaved = useRef(saved);
+  useEffect(() => {
+    if (saved === lastSaved.current) return;
+    const previous = lastSaved.current;
+    lastSaved.current = saved;
+    setDraft((current) => (current === previous ? saved : current));
+  }, [saved]);
 
   // A draft left over from an earlier visit (a save that never reached the service) is sent again.
   useEffect(() => {
