@@ -4,8 +4,9 @@
 // sharing) go to `onBoard`; presence events to `onPresence`. Subscribing comes first: on `ready`
 // (and on `reset`, when the point to resume from is no longer kept) the board's contents are
 // loaded again, with the events that arrive meanwhile applied after them, so nothing between the
-// page's load and the subscription is lost. A dropped connection is resumed from the last sequence
-// number (Last-Event-ID), after a growing pause. The stream stops for good after `board.deleted`
+// page's load and the subscription is lost. A dropped connection (also: the browser went offline,
+// or the stream fell silent) is resumed from the last sequence number (Last-Event-ID), after a
+// growing pause, or at once when the browser is back online. The stream stops for good after `board.deleted`
 // or when the board can no longer be read (404/403).
 import { useEffect, useRef } from 'react';
 import {
@@ -25,6 +26,8 @@ import type { CanvasGraph } from './use-board-graph';
 
 /** Pauses before reconnecting, by the number of failures in a row (the last one repeats). */
 const RETRY_MS = [500, 1_000, 2_000, 4_000, 8_000, 15_000];
+/** A stream silent this long (the service sends a keep-alive every 15 s) is taken for dead. */
+const SILENCE_MS = 40_000;
 
 export type StreamStatus = 'connecting' | 'live' | 'reconnecting' | 'stopped';
 
@@ -141,12 +144,31 @@ export function useBoardEvents(options: BoardEventsOptions): void {
       else apply(event);
     };
 
+    // The connection in use; cut when the browser goes offline or nothing (not even the
+    // service's keep-alive comment) has come for a while, so a dead connection is not waited on.
+    let connection: AbortController | undefined;
+    let wake: (() => void) | undefined;
+    const cut = () => connection?.abort();
+    const online = () => wake?.();
+    window.addEventListener('offline', cut);
+    window.addEventListener('online', online);
+
     void (async () => {
       let failures = 0;
       while (!signal.aborted && !stopped) {
         call().onStatus?.(failures === 0 && lastSeq === undefined ? 'connecting' : 'reconnecting');
+        const current = new AbortController();
+        connection = current;
+        const stop = () => current.abort();
+        signal.addEventListener('abort', stop, { once: true });
+        let watchdog: ReturnType<typeof setTimeout> | undefined;
+        const alive = () => {
+          clearTimeout(watchdog);
+          watchdog = setTimeout(stop, SILENCE_MS);
+        };
         try {
-          const response = await openBoardEvents(boardId, { after: lastSeq, sessionId, signal });
+          alive();
+          const response = await openBoardEvents(boardId, { after: lastSeq, sessionId, signal: current.signal });
           if (response.status === 404 || response.status === 403) {
             stopped = true;
             call().onGone('This board is no longer shared with you, or it has been deleted.');
@@ -156,17 +178,39 @@ export function useBoardEvents(options: BoardEventsOptions): void {
           failures = 0;
           call().onStatus?.('live');
           call().onConnected();
-          await readServerSentEvents(response.body, receive);
+          const body = response.body.pipeThrough(
+            new TransformStream<Uint8Array, Uint8Array>({
+              transform(chunk, out) {
+                alive();
+                out.enqueue(chunk);
+              },
+            }),
+          );
+          await readServerSentEvents(body, receive);
         } catch {
-          if (signal.aborted) break;
+          // cut, offline, or refused: tried again below
+        } finally {
+          clearTimeout(watchdog);
+          signal.removeEventListener('abort', stop);
+          current.abort();
         }
         if (stopped || signal.aborted) break;
-        await pause(RETRY_MS[Math.min(failures++, RETRY_MS.length - 1)]!, signal);
+        // Back online: at once; otherwise after a pause that grows with each failure.
+        const delay = navigator.onLine ? RETRY_MS[Math.min(failures++, RETRY_MS.length - 1)]! : SILENCE_MS;
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          void pause(delay, signal).then(resolve);
+        });
+        wake = undefined;
       }
       if (!signal.aborted) call().onStatus?.('stopped');
     })();
 
-    return () => controller.abort();
+    return () => {
+      window.removeEventListener('offline', cut);
+      window.removeEventListener('online', online);
+      controller.abort();
+    };
   }, [boardId, sessionId]);
 }
 
