@@ -23,6 +23,8 @@ const timeOf = (record: NodeRecord) => Date.parse(record.updated_at as unknown a
 
 export class ServerSync {
   private readonly dragging = new Set<string>();
+  /** Nodes the service deleted: a late save answer or an older state must not bring them back. */
+  private readonly deleted = new Set<string>();
   /** The newest state the service sent of a busy node, not shown yet. */
   private readonly held = new Map<string, NodeRecord>();
   /** updated_at of each state held for a busy node (to tell whether a save's echo came already). */
@@ -69,6 +71,7 @@ export class ServerSync {
   /** The service answered one of the person's saves of a node with `record`. */
   saved(record: NodeRecord): void {
     const id = record.id;
+    if (this.deleted.has(id)) return;
     const at = timeOf(record);
     this.answers.set(id, record);
     const previous = this.awaiting.get(id);
@@ -87,6 +90,7 @@ export class ServerSync {
   /** A node as the service has it now (an event, or a reload). */
   node(record: NodeRecord): void {
     const id = record.id;
+    if (this.deleted.has(id)) return;
     if (!this.busy(id)) {
       this.graph.applyNode(toFlowNode(record));
       return;
@@ -108,6 +112,7 @@ export class ServerSync {
   /** Nodes the service no longer has (deleted by someone, or missing after a reload). */
   nodesDeleted(ids: string[]): void {
     for (const id of ids) {
+      this.deleted.add(id);
       this.forget(id);
       this.dragging.delete(id);
       this.tracker.cancel(noteKey(id));
