@@ -2,7 +2,8 @@
 // and a visitor) on one public board shared with edit access. What one does (add a note, type in
 // it, move it, connect it, delete a node) appears on the other's canvas without a reload; a stream
 // cut while the browser is offline resumes and brings what happened meanwhile; both dragging one
-// node at the same time end showing the same position, the one the service has; and presence shows
+// node at the same time end showing the same position, the one the service has; the board's new
+// name shows and its saved view moves no one's canvas; and presence shows
 // the other person's avatar, pointer and selection, gone soon after their page closes.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -157,6 +158,19 @@ test("notes added, typed in, moved, connected and deleted in one browser appear 
     );
     // The page was not reloaded: B's first stream started fresh, the later ones resumed.
     assert.equal(await b.locator('.react-flow__node').count(), 2);
+
+    // The board itself changes: its new name shows in both headers, the saved view moves neither
+    // canvas, and when edit access is withdrawn B's editing tools go.
+    const viewOf = (page: Page) => page.locator('.react-flow__viewport').getAttribute('style');
+    const [viewA, viewB] = [await viewOf(a), await viewOf(b)];
+    await api('PATCH', `/v1/boards/${boardId}`, { name: 'Live board, renamed', viewport_x: 300, viewport_y: -200, viewport_zoom: 0.5 });
+    await b.getByRole('heading', { name: 'Live board, renamed', level: 1 }).waitFor({ timeout: 5_000 });
+    await a.getByRole('heading', { name: 'Live board, renamed', level: 1 }).waitFor({ timeout: 5_000 });
+    assert.equal(await viewOf(a), viewA);
+    assert.equal(await viewOf(b), viewB);
+    await api('PATCH', `/v1/boards/${boardId}`, { public_access_level: 'view' });
+    await b.getByText('View only').waitFor({ timeout: 5_000 });
+    assert.equal(await b.getByRole('button', { name: 'Add note' }).count(), 0);
   } finally {
     await close();
   }
