@@ -18,14 +18,15 @@ export function NoteNode({ id, data, selected }: NodeProps<BoardFlowNode>) {
   const ref = useRef<HTMLTextAreaElement>(null);
 
   // The saved text changed (someone else's edit, or this person's save answered): shown, unless
-  // something typed here is still waiting to be saved.
+  // something typed here is still waiting to be saved or its save failed (the canvas holds back
+  // the service's states of a note while its save waits: canvas/server-sync.ts).
   const lastSaved = useRef(saved);
+  const failed = failure !== undefined;
   useEffect(() => {
     if (saved === lastSaved.current) return;
-    const previous = lastSaved.current;
     lastSaved.current = saved;
-    setDraft((current) => (current === previous ? saved : current));
-  }, [saved]);
+    if (!tracker.isPending(`note:${id}`) && !failed) setDraft(saved);
+  }, [saved, tracker, id, failed]);
 
   // A draft left over from an earlier visit (a save that never reached the service) is sent again.
   useEffect(() => {
