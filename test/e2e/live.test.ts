@@ -140,6 +140,7 @@ test("notes added, typed in, moved, connected and deleted in one browser appear 
     });
     await visitor.context.setOffline(true);
     await eventually('B offline', async () => (await b.evaluate(() => navigator.onLine)) === false, 5_000);
+    await b.getByText('Reconnecting…').waitFor({ timeout: 5_000 });
     const late = (
       await api('POST', `/v1/boards/${boardId}/nodes`, {
         type: 'note',
@@ -151,6 +152,7 @@ test("notes added, typed in, moved, connected and deleted in one browser appear 
     await visitor.context.setOffline(false);
     await b.getByTestId(`node-${late}`).waitFor({ timeout: 10_000 });
     await eventually('the offline edit on B', async () => (await bText.inputValue()) === 'Changed while B was offline', 5_000);
+    await b.getByText('Reconnecting…').waitFor({ state: 'detached', timeout: 5_000 });
     assert.ok(resumed.length > 0, 'B opened its stream again');
     assert.ok(
       resumed.every((seq) => /^\d+$/.test(seq)),
@@ -202,6 +204,36 @@ test('both people dragging the same node at the same time end showing the same p
       assert.ok(near(await flowPosition(visitor.page, id), settled), 'B keeps the position');
       assert.deepEqual(await notePosition(api, boardId, id), settled);
     }
+
+    // A holds the node mid-drag while it is moved elsewhere by someone else: B shows that move, A's
+    // node stays under A's pointer; A's drop is saved last and both end there.
+    const title = await owner.page.getByTestId(`node-${id}`).locator('.bw-node__title').boundingBox();
+    assert.ok(title);
+    const grip = { x: title.x + 10, y: title.y + title.height / 2 };
+    await owner.page.mouse.move(grip.x, grip.y);
+    await owner.page.mouse.down();
+    await owner.page.mouse.move(grip.x + 60, grip.y + 20, { steps: 8 });
+    const held = await flowPosition(owner.page, id);
+    assert.ok(held);
+    const elsewhere = { x: held.x - 300, y: held.y + 250 };
+    await api('PATCH', `/v1/boards/${boardId}/nodes/${id}`, { position: elsewhere });
+    await eventually('the other move on B', async () => near(await flowPosition(visitor.page, id), elsewhere), 5_000);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.ok(near(await flowPosition(owner.page, id), held), 'A’s dragged node is not yanked away');
+    await owner.page.mouse.move(grip.x + 100, grip.y + 50, { steps: 8 });
+    const final = await flowPosition(owner.page, id);
+    assert.ok(final && !near(final, held), 'A’s drag went on');
+    await owner.page.mouse.up();
+    const dropped = await eventually('A’s drop saved', async () => {
+      const p = await notePosition(api, boardId, id);
+      return p.x !== elsewhere.x ? p : undefined;
+    });
+    assert.ok(near(dropped, final), `saved where A dropped it: ${JSON.stringify(dropped)} vs ${JSON.stringify(final)}`);
+    await eventually(
+      'both canvases showing A’s drop',
+      async () => near(await flowPosition(owner.page, id), dropped) && near(await flowPosition(visitor.page, id), dropped),
+      10_000,
+    );
   } finally {
     await close();
   }

@@ -127,7 +127,16 @@ export function BoardCanvas({ board: openedBoard, initialNodes, initialEdges, is
                 tracker={tracker}
                 chatOpen={chatOpen}
                 onToggleChat={() => setChatOpen(!chatOpen)}
-                presence={<PresenceAvatars others={live.presence.others} />}
+                presence={
+                  <>
+                    {live.reconnecting && (
+                      <span className="bw-badge" title="Changes by others will appear once the connection is back">
+                        Reconnecting…
+                      </span>
+                    )}
+                    <PresenceAvatars others={live.presence.others} />
+                  </>
+                }
               />
               <div className="bw-board__main">
                 <div

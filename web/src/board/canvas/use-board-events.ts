@@ -156,7 +156,6 @@ export function useBoardEvents(options: BoardEventsOptions): void {
     void (async () => {
       let failures = 0;
       while (!signal.aborted && !stopped) {
-        call().onStatus?.(failures === 0 && lastSeq === undefined ? 'connecting' : 'reconnecting');
         const current = new AbortController();
         connection = current;
         const stop = () => current.abort();
@@ -195,6 +194,7 @@ export function useBoardEvents(options: BoardEventsOptions): void {
           current.abort();
         }
         if (stopped || signal.aborted) break;
+        call().onStatus?.('reconnecting');
         // Back online: at once; otherwise after a pause that grows with each failure.
         const delay = navigator.onLine ? RETRY_MS[Math.min(failures++, RETRY_MS.length - 1)]! : SILENCE_MS;
         await new Promise<void>((resolve) => {

@@ -8,7 +8,7 @@ import type { Board } from '../board-api';
 import type { BoardFlowNode } from '../board-context';
 import type { SaveTracker } from '../save-tracker';
 import { ServerSync } from './server-sync';
-import { useBoardEvents } from './use-board-events';
+import { type StreamStatus, useBoardEvents } from './use-board-events';
 import type { CanvasGraph } from './use-board-graph';
 import { newSessionId, usePresence } from './use-presence';
 
@@ -29,6 +29,7 @@ export function useLiveBoard({ board: initial, graph, tracker, selection, notify
   useEffect(() => sync.start(), [sync]);
   const [board, setBoard] = useState(initial);
   const [gone, setGone] = useState(false);
+  const [status, setStatus] = useState<StreamStatus>('connecting');
   const presence = usePresence({ boardId, sessionId, selection });
 
   useBoardEvents({
@@ -44,6 +45,7 @@ export function useLiveBoard({ board: initial, graph, tracker, selection, notify
     },
     onPresence: presence.receive,
     onConnected: presence.reannounce,
+    onStatus: setStatus,
     notify,
   });
 
@@ -54,5 +56,7 @@ export function useLiveBoard({ board: initial, graph, tracker, selection, notify
   );
   const onPointerLeave = useCallback(() => moveCursor(null), [moveCursor]);
 
-  return { sync, board, gone, presence, onPointerMove, onPointerLeave };
+  /** Other people's changes are not arriving (the stream is being reconnected). */
+  const reconnecting = status === 'reconnecting' && !gone;
+  return { sync, board, gone, reconnecting, presence, onPointerMove, onPointerLeave };
 }
