@@ -28,6 +28,8 @@ import type { CanvasGraph } from './use-board-graph';
 const RETRY_MS = [500, 1_000, 2_000, 4_000, 8_000, 15_000];
 /** A stream silent this long (the service sends a keep-alive every 15 s) is taken for dead. */
 const SILENCE_MS = 40_000;
+/** A stream open this long counts as a success: the next reconnect starts with the shortest pause. */
+const STEADY_MS = 10_000;
 
 export type StreamStatus = 'connecting' | 'live' | 'reconnecting' | 'stopped';
 
@@ -161,6 +163,7 @@ export function useBoardEvents(options: BoardEventsOptions): void {
         const stop = () => current.abort();
         signal.addEventListener('abort', stop, { once: true });
         let watchdog: ReturnType<typeof setTimeout> | undefined;
+        let opened: number | undefined;
         const alive = () => {
           clearTimeout(watchdog);
           watchdog = setTimeout(stop, SILENCE_MS);
@@ -174,7 +177,7 @@ export function useBoardEvents(options: BoardEventsOptions): void {
             break;
           }
           if (!response.ok || !response.body) throw new Error(`the stream answered ${response.status}`);
-          failures = 0;
+          opened = Date.now();
           call().onStatus?.('live');
           call().onConnected();
           const body = response.body.pipeThrough(
@@ -194,6 +197,8 @@ export function useBoardEvents(options: BoardEventsOptions): void {
           current.abort();
         }
         if (stopped || signal.aborted) break;
+        // A stream that stayed open a while was a success; one that keeps ending at once backs off.
+        if (opened !== undefined && Date.now() - opened > STEADY_MS) failures = 0;
         call().onStatus?.('reconnecting');
         // Back online: at once; otherwise after a pause that grows with each failure.
         const delay = navigator.onLine ? RETRY_MS[Math.min(failures++, RETRY_MS.length - 1)]! : SILENCE_MS;
