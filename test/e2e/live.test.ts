@@ -3,8 +3,9 @@
 // it, move it, connect it, delete a node) appears on the other's canvas without a reload; a stream
 // cut while the browser is offline resumes and brings what happened meanwhile; both dragging one
 // node at the same time end showing the same position, the one the service has; the board's new
-// name shows and its saved view moves no one's canvas; and presence shows
-// the other person's avatar, pointer and selection, gone soon after their page closes.
+// name shows and its saved view moves no one's canvas; its deletion is told on both pages; and
+// presence shows the other person's avatar, pointer and selection, gone soon after their page
+// closes.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
@@ -173,6 +174,12 @@ test("notes added, typed in, moved, connected and deleted in one browser appear 
     await api('PATCH', `/v1/boards/${boardId}`, { public_access_level: 'view' });
     await b.getByText('View only').waitFor({ timeout: 5_000 });
     assert.equal(await b.getByRole('button', { name: 'Add note' }).count(), 0);
+
+    // The board is deleted: both pages say so, and A's editing tools go too.
+    await api('DELETE', `/v1/boards/${boardId}`);
+    await b.getByRole('alert').filter({ hasText: 'This board has been deleted.' }).waitFor({ timeout: 5_000 });
+    await a.getByRole('alert').filter({ hasText: 'This board has been deleted.' }).waitFor({ timeout: 5_000 });
+    assert.equal(await a.getByRole('button', { name: 'Add note' }).count(), 0);
   } finally {
     await close();
   }
