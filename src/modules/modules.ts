@@ -13,6 +13,7 @@ import type { AppModule } from './app-module.js';
 import { assetsModule } from './assets.js';
 import { documentsModule } from './documents.js';
 import { eventsModule } from './events.js';
+import { mcpModule } from './mcp.js';
 
 export const appModules: AppModule[] = [
   { routes: metaRoutes },
@@ -27,4 +28,5 @@ export const appModules: AppModule[] = [
   { routes: chatRoutes },
   { routes: meRoutes },
   accountsModule,
+  mcpModule,
 ];
