@@ -2,6 +2,9 @@
 // full key see, every tool's text and structured answer against what the REST API says, scopes,
 // tenancy (another user's board is "Board not found" and nothing changes), bad arguments, and no token.
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -340,5 +343,33 @@ describe("another user's board", () => {
       await client.close();
     }
     assert.deepEqual(await state(), before);
+  });
+});
+
+describe('the MCP Inspector command line (@modelcontextprotocol/inspector --cli)', () => {
+  const inspector = path.resolve('node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js');
+  const run = async (token: string, args: string[]) => {
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [inspector, '--cli', `${server.url}/v1/mcp`, '--transport', 'http', '--header', `Authorization: Bearer ${token}`, ...args],
+      // Its catalog of servers goes to the test's data directory, not the home directory.
+      { timeout: 120_000, env: { ...process.env, MCP_CATALOG_PATH: path.join(server.dataDir, 'inspector-catalog.json') } },
+    );
+    return JSON.parse(stdout);
+  };
+
+  test('lists the tools a read key may use, and calls one', async () => {
+    const listed = (await run(readKey, ['--method', 'tools/list'])) as { tools: { name: string }[] };
+    assert.deepEqual(listed.tools.map((t) => t.name).sort(), READ_TOOLS);
+    const called = (await run(readKey, [
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'list_boards',
+      '--tool-arg',
+      'limit=5',
+    ])) as CallToolResult;
+    assert.ok(!called.isError, JSON.stringify(called));
+    assert.ok(Array.isArray((called.structuredContent as { boards: unknown[] }).boards));
   });
 });
