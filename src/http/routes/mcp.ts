@@ -15,6 +15,9 @@ import { assetBaseUrl } from './assets.js';
 /** The MCP server's version as it introduces itself (the API's version). */
 const MCP_VERSION = '1.0.0';
 
+/** As the vectorize route: vectorize_node carries up to 5,000,000 characters of text. */
+const MCP_BODY_LIMIT = 10 * 1024 * 1024;
+
 const JsonRpcMessage = Type.Object(
   { jsonrpc: Type.Literal('2.0') },
   { additionalProperties: true, description: 'A JSON-RPC 2.0 message of the Model Context Protocol (request, notification or response)' },
@@ -30,6 +33,7 @@ export function mcpRoutes(app: App, services: Services): void {
     {
       // Read keys may connect: the tools offered follow the caller's scopes.
       config: { scope: 'read' },
+      bodyLimit: MCP_BODY_LIMIT,
       schema: {
         tags: ['mcp'],
         operationId: 'mcp',
