@@ -11,6 +11,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { BoardList, EdgeList, ErrorBody, MessageList, NodeBody, NodeList, SearchBody } from './helpers/api-types.js';
 import { MISSING_ID, type TestUser, useServer } from './helpers/harness.js';
+import { ApiError, notFound } from '../src/errors.js';
+import type { McpCall } from '../src/mcp/context.js';
+import { guarded } from '../src/mcp/results.js';
 
 const READ_TOOLS = ['ask_board', 'get_nodes', 'list_boards', 'read_board', 'search_board'];
 const WRITE_TOOLS = ['connect_nodes', 'create_nodes', 'delete_edges', 'delete_nodes', 'update_edges', 'update_nodes', 'vectorize_node'];
@@ -90,6 +93,9 @@ describe('the transport', () => {
     assert.match(result.text, /create_nodes not found/);
     const nodes = await server.request<NodeList>('GET', `/v1/boards/${boardId}/nodes`, { token: alice.token });
     assert.equal(nodes.body.data.length, 0);
+    // The read tools work with it.
+    assert.match((await ok(reader, 'read_board', { board_id: boardId })).text, /^Board \[/);
+    assert.equal((await ok(reader, 'search_board', { board_id: boardId, query: 'anything' })).text, 'No matches.');
     await reader.close();
   });
 });
@@ -294,6 +300,27 @@ describe('the tools', () => {
     assert.equal(missing.text, 'Board not found');
     await ok(client, 'list_boards', {});
   });
+});
+
+test('an unexpected failure is logged and shown as "internal error"; an API error keeps its message', async () => {
+  const logged: object[] = [];
+  const call: McpCall = {
+    principal: { userId: MISSING_ID, kind: 'api_key', scopes: ['read'] },
+    assetBaseUrl: 'http://x',
+    log: { error: (details) => logged.push(details) },
+    errorOf: (error) => (error instanceof ApiError ? error : new ApiError('internal_error', 'An unexpected error occurred')),
+  };
+  const crash = await guarded(call, async () => {
+    throw new TypeError('secret detail');
+  });
+  assert.equal(crash.isError, true);
+  assert.deepEqual(crash.content, [{ type: 'text', text: 'internal error' }]);
+  assert.equal(logged.length, 1);
+  const known = await guarded(call, async () => {
+    throw notFound('Board');
+  });
+  assert.deepEqual(known.content, [{ type: 'text', text: 'Board not found' }]);
+  assert.equal(logged.length, 1);
 });
 
 describe("another user's board", () => {
