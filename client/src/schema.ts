@@ -5886,9 +5886,7 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": unknown;
-                };
+                content?: never;
             };
             /** @description An invalid request (an error envelope or a JSON-RPC error) */
             400: {
@@ -5931,7 +5929,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A JSON-RPC 2.0 message of the Model Context Protocol (request, notification or response) */
+            /** @description The Accept header lacks application/json and text/event-stream (a JSON-RPC error) */
             406: {
                 headers: {
                     [name: string]: unknown;
