@@ -63,6 +63,15 @@ describe('the transport', () => {
     assert.equal(get.status, 405, get.text);
     const bad = await server.request('POST', '/v1/mcp', { token: 'bwk_test_nonsense' });
     assert.equal(bad.status, 401);
+    // An answer written by the SDK's transport still carries the rate-limit headers.
+    const listed = await server.request('POST', '/v1/mcp', {
+      token: alice.token,
+      body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      headers: { accept: 'application/json, text/event-stream' },
+    });
+    assert.equal(listed.status, 200, listed.text);
+    assert.ok(listed.headers.get('ratelimit-limit'), [...listed.headers.keys()].join());
+    assert.ok((listed.body as { result: { tools: unknown[] } }).result.tools.length > 0);
   });
 
   test('a read key sees only the read tools; a full key, a write key and a JWT see all', async () => {
