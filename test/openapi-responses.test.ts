@@ -235,6 +235,22 @@ test('chats', async () => {
   expect(await call('DELETE', c), 404);
 });
 
+test('mcp', async () => {
+  const accept = { accept: 'application/json, text/event-stream' };
+  const initialize = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'session', version: '1.0.0' } },
+  };
+  expect(await call('POST', '/v1/mcp', { body: initialize, headers: accept }), 200);
+  expect(await call('POST', '/v1/mcp', { body: { jsonrpc: '2.0', method: 'notifications/initialized' }, headers: accept }), 202);
+  expect(await call('POST', '/v1/mcp', { body: { jsonrpc: '2.0', id: 2, method: 'tools/list' }, headers: accept }), 200);
+  expect(await call('POST', '/v1/mcp', { body: { id: 3 }, headers: accept }), 400);
+  expect(await call('POST', '/v1/mcp', { body: initialize, headers: { accept: 'text/html' } }), 406);
+  expect(await call('POST', '/v1/mcp', { token: null, body: initialize, headers: accept }), 401);
+});
+
 test('every answer matched the document, and every route was reached', () => {
   assert.deepEqual(problems, []);
   const missing: string[] = [];

@@ -22,6 +22,8 @@ function requiredScope(op: Operation): Scope {
   if (op.path.startsWith('/v1/me/api-keys')) return 'admin';
   // Presence is announced by anyone who may read the board.
   if (op.path.includes('/presence')) return 'read';
+  // MCP: a read key connects and is offered the read tools only (test/mcp.test.ts).
+  if (op.path === '/v1/mcp') return 'read';
   return op.method === 'GET' ? 'read' : 'write';
 }
 

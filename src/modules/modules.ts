@@ -14,6 +14,7 @@ import { assetsModule } from './assets.js';
 import { documentsModule } from './documents.js';
 import { eventsModule } from './events.js';
 import { interchangeRoutes } from '../http/routes/interchange.js';
+import { mcpModule } from './mcp.js';
 
 export const appModules: AppModule[] = [
   { routes: metaRoutes },
@@ -29,4 +30,5 @@ export const appModules: AppModule[] = [
   { routes: chatRoutes },
   { routes: meRoutes },
   accountsModule,
+  mcpModule,
 ];
