@@ -49,9 +49,9 @@ export async function recordChanges(
 
 /**
  * The same for one change, the case of nearly every write, in a plainer statement: no arrays to
- * build, send and unnest, and the event's JSON sent as one jsonb parameter. Measured with a node
- * create's transaction on PostgreSQL 15 (BENCHMARKS.md, "Board events"), the general statement cost
- * about a quarter of the transactions per second, this one about half of that.
+ * build, send and unnest, and the event's JSON sent as one jsonb parameter. Measured on a node
+ * create's transaction alone it gave back about 40% of what recording cost there; through the whole
+ * HTTP request the difference was lost in the noise of a loaded machine (BENCHMARKS.md, "Board events").
  */
 async function recordOne(
   trx: Executor,
