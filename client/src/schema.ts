@@ -294,6 +294,8 @@ export interface paths {
                 /** @description Default Response */
                 201: {
                     headers: {
+                        /** @description Strong entity tag of this representation (RFC 9110): send it as If-Match to change or delete only what you read */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -419,7 +421,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description The ETag(s) of the copy the client holds: 304 with no body when it is still current */
+                    "if-none-match"?: string;
+                };
                 path: {
                     /** @description UUID */
                     boardId: string;
@@ -433,6 +438,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description Strong entity tag of this representation (RFC 9110): send it as If-Match to change or delete only what you read */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -466,6 +473,13 @@ export interface paths {
                             };
                         };
                     };
+                };
+                /** @description Not modified: If-None-Match names the current ETag (no body) */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description Error envelope */
                 400: {
@@ -538,7 +552,10 @@ export interface paths {
         delete: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Write only if the resource is unchanged: its ETag as last read (a list of tags, or * for any current one). Otherwise 412 precondition_failed and nothing is written. Weak tags (W/"…") never match */
+                    "if-match"?: string;
+                };
                 path: {
                     /** @description UUID */
                     boardId: string;
@@ -607,6 +624,15 @@ export interface paths {
                     };
                 };
                 /** @description Error envelope */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error envelope */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -641,7 +667,10 @@ export interface paths {
         patch: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Write only if the resource is unchanged: its ETag as last read (a list of tags, or * for any current one). Otherwise 412 precondition_failed and nothing is written. Weak tags (W/"…") never match */
+                    "if-match"?: string;
+                };
                 path: {
                     /** @description UUID */
                     boardId: string;
@@ -671,6 +700,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description Strong entity tag of this representation (RFC 9110): send it as If-Match to change or delete only what you read */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -743,6 +774,15 @@ export interface paths {
                 };
                 /** @description Error envelope */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error envelope */
+                412: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -966,6 +1006,8 @@ export interface paths {
                 /** @description Default Response */
                 201: {
                     headers: {
+                        /** @description Strong entity tag of this representation (RFC 9110): send it as If-Match to change or delete only what you read */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1102,7 +1144,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description The ETag(s) of the copy the client holds: 304 with no body when it is still current */
+                    "if-none-match"?: string;
+                };
                 path: {
                     /** @description UUID */
                     boardId: string;
@@ -1116,6 +1161,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description Strong entity tag of this representation (RFC 9110): send it as If-Match to change or delete only what you read */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1160,6 +1207,13 @@ export interface paths {
                             };
                         };
                     };
+                };
+                /** @description Not modified: If-None-Match names the current ETag (no body) */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description Error envelope */
                 400: {
@@ -1241,7 +1295,10 @@ export interface paths {
         delete: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Write only if the resource is unchanged: its ETag as last read (a list of tags, or * for any current one). Otherwise 412 precondition_failed and nothing is written. Weak tags (W/"…") never match */
+                    "if-match"?: string;
+                };
                 path: {
                     /** @description UUID */
                     boardId: string;
@@ -1310,6 +1367,15 @@ export interface paths {
                     };
                 };
                 /** @description Error envelope */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error envelope */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -1344,7 +1410,10 @@ export interface paths {
         patch: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Write only if the resource is unchanged: its ETag as last read (a list of tags, or * for any current one). Otherwise 412 precondition_failed and nothing is written. Weak tags (W/"…") never match */
+                    "if-match"?: string;
+                };
                 path: {
                     /** @description UUID */
                     boardId: string;
@@ -1369,6 +1438,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description Strong entity tag of this representation (RFC 9110): send it as If-Match to change or delete only what you read */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1443,6 +1514,15 @@ export interface paths {
                 };
                 /** @description Error envelope */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error envelope */
+                412: {
                     headers: {
                         [name: string]: unknown;
                     };
