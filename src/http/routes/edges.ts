@@ -20,6 +20,7 @@ export function edgeRoutes(app: App, { db, config }: Services): void {
     {
       schema: {
         tags: ['edges'],
+        operationId: 'createEdge',
         summary: 'Create an edge between two nodes of the board',
         params: BoardParams,
         body: CreateEdgeBody,
@@ -38,6 +39,7 @@ export function edgeRoutes(app: App, { db, config }: Services): void {
     {
       schema: {
         tags: ['edges'],
+        operationId: 'listEdges',
         summary: "List a board's edges",
         params: BoardParams,
         querystring: EdgeListQuery,
@@ -59,6 +61,7 @@ export function edgeRoutes(app: App, { db, config }: Services): void {
     {
       schema: {
         tags: ['edges'],
+        operationId: 'getEdge',
         summary: 'Get an edge',
         params: BoardChildParams,
         headers: IfNoneMatchHeaders,
@@ -77,6 +80,7 @@ export function edgeRoutes(app: App, { db, config }: Services): void {
     {
       schema: {
         tags: ['edges'],
+        operationId: 'updateEdge',
         summary: "Update an edge's type and/or data (each replaced as given)",
         params: BoardChildParams,
         headers: IfMatchHeaders,
@@ -97,6 +101,7 @@ export function edgeRoutes(app: App, { db, config }: Services): void {
     {
       schema: {
         tags: ['edges'],
+        operationId: 'deleteEdge',
         summary: 'Delete an edge (permanent)',
         params: BoardChildParams,
         headers: IfMatchHeaders,

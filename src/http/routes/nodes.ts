@@ -25,6 +25,7 @@ export function nodeRoutes(app: App, services: Services): void {
     {
       schema: {
         tags: ['nodes'],
+        operationId: 'createNode',
         summary: 'Create a node',
         params: BoardParams,
         body: CreateNodeBody,
@@ -51,6 +52,7 @@ export function nodeRoutes(app: App, services: Services): void {
     {
       schema: {
         tags: ['nodes'],
+        operationId: 'listNodes',
         summary: "List a board's nodes",
         params: BoardParams,
         querystring: NodeListQuery,
@@ -72,6 +74,7 @@ export function nodeRoutes(app: App, services: Services): void {
     {
       schema: {
         tags: ['nodes'],
+        operationId: 'getNode',
         summary: 'Get a node',
         params: BoardChildParams,
         headers: IfNoneMatchHeaders,
@@ -90,6 +93,7 @@ export function nodeRoutes(app: App, services: Services): void {
     {
       schema: {
         tags: ['nodes'],
+        operationId: 'updateNode',
         summary: 'Update a node (position, data by shallow merge, parent)',
         params: BoardChildParams,
         headers: IfMatchHeaders,
@@ -118,6 +122,7 @@ export function nodeRoutes(app: App, services: Services): void {
     {
       schema: {
         tags: ['nodes'],
+        operationId: 'deleteNode',
         summary: 'Delete a node, its edges; its children are detached',
         params: BoardChildParams,
         headers: IfMatchHeaders,
