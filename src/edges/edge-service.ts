@@ -44,27 +44,37 @@ async function assertNodesOnBoard(trx: Executor, boardId: string, input: CreateE
   }
 }
 
-export async function createEdge(db: Db, principal: Principal, boardId: string, input: CreateEdgeBody, bounds: BoardBounds): Promise<Edge> {
+/**
+ * The steps of edge writes inside a content write (the board locked by beginContentWrite), shared
+ * by the single-edge routes and the batch (batch-service.ts).
+ */
+export async function insertEdge(trx: Executor, boardId: string, input: CreateEdgeBody, at: Date): Promise<Edge> {
   const type = storedType(input.type ?? 'default');
   const data = toStoredJson(input.data ?? {}, 'data');
+  await assertNodesOnBoard(trx, boardId, input);
+  return trx
+    .insertInto('edges')
+    .values({
+      id: newId(),
+      board_id: boardId,
+      source_node_id: input.source_node_id,
+      target_node_id: input.target_node_id,
+      edge_type: type,
+      edge_data: data,
+      created_at: at,
+      updated_at: at,
+    })
+    .returning(columns)
+    .executeTakeFirstOrThrow();
+}
+
+export async function createEdge(db: Db, principal: Principal, boardId: string, input: CreateEdgeBody, bounds: BoardBounds): Promise<Edge> {
+  storedType(input.type ?? 'default'); // refused before the board is locked
+  toStoredJson(input.data ?? {}, 'data');
   return db.transaction().execute(async (trx) => {
     const at = now();
     const board = await beginContentWrite(trx, principal, boardId, at);
-    await assertNodesOnBoard(trx, boardId, input);
-    const row = await trx
-      .insertInto('edges')
-      .values({
-        id: newId(),
-        board_id: boardId,
-        source_node_id: input.source_node_id,
-        target_node_id: input.target_node_id,
-        edge_type: type,
-        edge_data: data,
-        created_at: at,
-        updated_at: at,
-      })
-      .returning(columns)
-      .executeTakeFirstOrThrow();
+    const row = await insertEdge(trx, boardId, input, at);
     await assertWithinBounds(trx, boardId, bounds, board);
     await recordChanges(trx, boardId, principal.userId, [{ type: 'edge.created', data: row }], at);
     return row;
@@ -100,6 +110,28 @@ export async function getEdge(db: Db, principal: Principal, boardId: string, edg
   throw notFound('Edge');
 }
 
+/** Changes an edge (see insertEdge); `grew`: its data changed, so the board's bound on bytes is checked. */
+export async function modifyEdge(
+  trx: Executor,
+  boardId: string,
+  edgeId: string,
+  input: UpdateEdgeBody,
+  at: Date,
+  ifMatch?: TagCondition,
+): Promise<{ edge: Edge; grew: boolean }> {
+  const type = input.type === undefined ? undefined : storedType(input.type);
+  const data = input.data === undefined ? undefined : toStoredJson(input.data, 'data');
+  // Behind the board lock: of two writers holding the same tag, the second sees the first's change.
+  assertIfMatch(ifMatch, edgeTag(await findEdge(trx, boardId, edgeId)), 'edge');
+  const edge = await trx
+    .updateTable('edges')
+    .set({ ...(type !== undefined ? { edge_type: type } : {}), ...(data !== undefined ? { edge_data: data } : {}), updated_at: at })
+    .where('id', '=', edgeId)
+    .returning(columns)
+    .executeTakeFirstOrThrow();
+  return { edge, grew: data !== undefined };
+}
+
 export async function updateEdge(
   db: Db,
   principal: Principal,
@@ -109,32 +141,27 @@ export async function updateEdge(
   bounds: BoardBounds,
   ifMatch?: TagCondition,
 ): Promise<Edge> {
-  const type = input.type === undefined ? undefined : storedType(input.type);
-  const data = input.data === undefined ? undefined : toStoredJson(input.data, 'data');
   return db.transaction().execute(async (trx) => {
     const at = now();
     const board = await beginContentWrite(trx, principal, boardId, at);
-    // Behind the board lock: of two writers holding the same tag, the second sees the first's change.
-    assertIfMatch(ifMatch, edgeTag(await findEdge(trx, boardId, edgeId)), 'edge');
-    const row = await trx
-      .updateTable('edges')
-      .set({ ...(type !== undefined ? { edge_type: type } : {}), ...(data !== undefined ? { edge_data: data } : {}), updated_at: at })
-      .where('id', '=', edgeId)
-      .returning(columns)
-      .executeTakeFirstOrThrow();
+    const { edge, grew } = await modifyEdge(trx, boardId, edgeId, input, at, ifMatch);
     // Larger data may take the board past its bound on bytes.
-    if (data !== undefined) await assertWithinBounds(trx, boardId, bounds, board);
-    await recordChanges(trx, boardId, principal.userId, [{ type: 'edge.updated', data: row }], at);
-    return row;
+    if (grew) await assertWithinBounds(trx, boardId, bounds, board);
+    await recordChanges(trx, boardId, principal.userId, [{ type: 'edge.updated', data: edge }], at);
+    return edge;
   });
+}
+
+export async function removeEdge(trx: Executor, boardId: string, edgeId: string, ifMatch?: TagCondition): Promise<void> {
+  assertIfMatch(ifMatch, edgeTag(await findEdge(trx, boardId, edgeId)), 'edge');
+  await trx.deleteFrom('edges').where('id', '=', edgeId).execute();
 }
 
 export async function deleteEdge(db: Db, principal: Principal, boardId: string, edgeId: string, ifMatch?: TagCondition): Promise<void> {
   await db.transaction().execute(async (trx) => {
     const at = now();
     await beginContentWrite(trx, principal, boardId, at);
-    assertIfMatch(ifMatch, edgeTag(await findEdge(trx, boardId, edgeId)), 'edge');
-    await trx.deleteFrom('edges').where('id', '=', edgeId).execute();
+    await removeEdge(trx, boardId, edgeId, ifMatch);
     await recordChanges(trx, boardId, principal.userId, [{ type: 'edge.deleted', data: { id: edgeId } }], at);
   });
 }

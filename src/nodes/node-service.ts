@@ -11,7 +11,7 @@ import { applyPage, toPage, type Page, type PageRequest } from '../lib/paginatio
 import { assertNodeAsset } from '../assets/asset-service.js';
 import { assertWithinBounds, type BoardBounds } from '../boards/board-bounds.js';
 import { beginContentWrite } from './content-write.js';
-import { recordChanges } from '../events/record.js';
+import { type BoardChange, recordChanges } from '../events/record.js';
 import { invalidatingBoard, type NodeStore } from './node-cache.js';
 import { mergeNodeData, storedNodeData } from './node-data.js';
 import { assertIfMatch, entityTag, type TagCondition } from '../lib/etag.js';
@@ -56,7 +56,32 @@ async function wouldCycle(trx: Executor, nodeId: string, parentId: string): Prom
   return rows.length > 0;
 }
 
-/** `assetBaseUrl`: the base of asset urls for this request, which a pdf or image node's publicUrl must use. */
+/**
+ * The steps of node writes inside a content write (the board locked by beginContentWrite), shared by
+ * the single-node routes and the batch (batch-service.ts): each returns the changes to record.
+ * `assetBaseUrl`: the base of asset urls for this request, which a pdf or image node's publicUrl must use.
+ */
+export async function insertNode(trx: Executor, boardId: string, input: CreateNodeInput, assetBaseUrl: string, at: Date): Promise<Node> {
+  const data = storedNodeData(input.type, input.data);
+  if (input.parent_node_id) await assertParentOnBoard(trx, boardId, input.parent_node_id);
+  if (input.type === 'pdf' || input.type === 'image') await assertNodeAsset(trx, boardId, input.type, input.data, assetBaseUrl);
+  return trx
+    .insertInto('nodes')
+    .values({
+      id: newId(),
+      board_id: boardId,
+      node_type: input.type,
+      position_x: input.position.x,
+      position_y: input.position.y,
+      node_data: data,
+      parent_node_id: input.parent_node_id ?? null,
+      created_at: at,
+      updated_at: at,
+    })
+    .returning(columns)
+    .executeTakeFirstOrThrow();
+}
+
 export async function createNode(
   db: Db,
   principal: Principal,
@@ -65,27 +90,11 @@ export async function createNode(
   bounds: BoardBounds,
   assetBaseUrl: string,
 ): Promise<Node> {
-  const data = storedNodeData(input.type, input.data);
+  storedNodeData(input.type, input.data); // refused before the board is locked
   return db.transaction().execute(async (trx) => {
     const at = now();
     const board = await beginContentWrite(trx, principal, boardId, at);
-    if (input.parent_node_id) await assertParentOnBoard(trx, boardId, input.parent_node_id);
-    if (input.type === 'pdf' || input.type === 'image') await assertNodeAsset(trx, boardId, input.type, input.data, assetBaseUrl);
-    const row = await trx
-      .insertInto('nodes')
-      .values({
-        id: newId(),
-        board_id: boardId,
-        node_type: input.type,
-        position_x: input.position.x,
-        position_y: input.position.y,
-        node_data: data,
-        parent_node_id: input.parent_node_id ?? null,
-        created_at: at,
-        updated_at: at,
-      })
-      .returning(columns)
-      .executeTakeFirstOrThrow();
+    const row = await insertNode(trx, boardId, input, assetBaseUrl, at);
     await assertWithinBounds(trx, boardId, bounds, board);
     await recordChanges(trx, boardId, principal.userId, [{ type: 'node.created', data: row }], at);
     return row;
@@ -130,6 +139,46 @@ export async function getNode(store: NodeStore, principal: Principal, boardId: s
   throw notFound('Node');
 }
 
+/** Changes a node (see insertNode); `grew`: its data changed, so the board's bound on bytes is checked. */
+export async function modifyNode(
+  trx: Executor,
+  boardId: string,
+  nodeId: string,
+  input: UpdateNodeBody,
+  assetBaseUrl: string,
+  at: Date,
+  ifMatch?: TagCondition,
+): Promise<{ node: Node; grew: boolean }> {
+  const node = await findNode(trx, boardId, nodeId);
+  // Behind the board lock: of two writers holding the same tag, the second sees the first's change.
+  assertIfMatch(ifMatch, nodeTag(node), 'node');
+  const merged = input.data === undefined ? undefined : mergeNodeData(node.node_data, input.data);
+  const data = merged === undefined ? undefined : storedNodeData(node.node_type as NodeType, merged);
+  // The asset reference is checked when it changes: a node may outlive its deleted asset.
+  const touchesAsset =
+    input.data !== undefined && ['storagePath', 'publicUrl', 'fileSize'].some((key) => Object.hasOwn(input.data!, key));
+  if (merged && touchesAsset && (node.node_type === 'pdf' || node.node_type === 'image'))
+    await assertNodeAsset(trx, boardId, node.node_type, merged, assetBaseUrl);
+  if (input.parent_node_id) {
+    await assertParentOnBoard(trx, boardId, input.parent_node_id);
+    if (await wouldCycle(trx, nodeId, input.parent_node_id)) {
+      throw invalid('parent_node_id would make the node its own ancestor');
+    }
+  }
+  const row = await trx
+    .updateTable('nodes')
+    .set({
+      ...(input.position ? { position_x: input.position.x, position_y: input.position.y } : {}),
+      ...(data !== undefined ? { node_data: data } : {}),
+      ...(input.parent_node_id !== undefined ? { parent_node_id: input.parent_node_id } : {}),
+      updated_at: at,
+    })
+    .where('id', '=', nodeId)
+    .returning(columns)
+    .executeTakeFirstOrThrow();
+  return { node: row, grew: data !== undefined };
+}
+
 export async function updateNode(
   store: NodeStore,
   principal: Principal,
@@ -144,37 +193,11 @@ export async function updateNode(
     store.db.transaction().execute(async (trx) => {
       const at = now();
       const board = await beginContentWrite(trx, principal, boardId, at);
-      const node = await findNode(trx, boardId, nodeId);
-      // Behind the board lock: of two writers holding the same tag, the second sees the first's change.
-      assertIfMatch(ifMatch, nodeTag(node), 'node');
-      const merged = input.data === undefined ? undefined : mergeNodeData(node.node_data, input.data);
-      const data = merged === undefined ? undefined : storedNodeData(node.node_type as NodeType, merged);
-      // The asset reference is checked when it changes: a node may outlive its deleted asset.
-      const touchesAsset =
-        input.data !== undefined && ['storagePath', 'publicUrl', 'fileSize'].some((key) => Object.hasOwn(input.data!, key));
-      if (merged && touchesAsset && (node.node_type === 'pdf' || node.node_type === 'image'))
-        await assertNodeAsset(trx, boardId, node.node_type, merged, assetBaseUrl);
-      if (input.parent_node_id) {
-        await assertParentOnBoard(trx, boardId, input.parent_node_id);
-        if (await wouldCycle(trx, nodeId, input.parent_node_id)) {
-          throw invalid('parent_node_id would make the node its own ancestor');
-        }
-      }
-      const row = await trx
-        .updateTable('nodes')
-        .set({
-          ...(input.position ? { position_x: input.position.x, position_y: input.position.y } : {}),
-          ...(data !== undefined ? { node_data: data } : {}),
-          ...(input.parent_node_id !== undefined ? { parent_node_id: input.parent_node_id } : {}),
-          updated_at: at,
-        })
-        .where('id', '=', nodeId)
-        .returning(columns)
-        .executeTakeFirstOrThrow();
+      const { node, grew } = await modifyNode(trx, boardId, nodeId, input, assetBaseUrl, at, ifMatch);
       // Larger data may take the board past its bound on bytes.
-      if (data !== undefined) await assertWithinBounds(trx, boardId, bounds, board);
-      await recordChanges(trx, boardId, principal.userId, [{ type: 'node.updated', data: row }], at);
-      return row;
+      if (grew) await assertWithinBounds(trx, boardId, bounds, board);
+      await recordChanges(trx, boardId, principal.userId, [{ type: 'node.updated', data: node }], at);
+      return node;
     }),
   );
 }
@@ -184,6 +207,28 @@ export async function updateNode(
  * SET NULL, and its edges deleted here rather than by the cascade, so that the change log records
  * each of them (and the children's updated_at the change).
  */
+export async function removeNode(trx: Executor, boardId: string, nodeId: string, at: Date, ifMatch?: TagCondition): Promise<BoardChange[]> {
+  assertIfMatch(ifMatch, nodeTag(await findNode(trx, boardId, nodeId)), 'node');
+  const children = await trx
+    .updateTable('nodes')
+    .set({ parent_node_id: null, updated_at: at })
+    .where('parent_node_id', '=', nodeId)
+    .returning(columns)
+    .execute();
+  const edges = await trx
+    .deleteFrom('edges')
+    .where('board_id', '=', boardId)
+    .where((eb) => eb.or([eb('source_node_id', '=', nodeId), eb('target_node_id', '=', nodeId)]))
+    .returning('id')
+    .execute();
+  await trx.deleteFrom('nodes').where('id', '=', nodeId).execute();
+  return [
+    ...edges.map(({ id }) => ({ type: 'edge.deleted' as const, data: { id } })),
+    ...children.map((child) => ({ type: 'node.updated' as const, data: child })),
+    { type: 'node.deleted', data: { id: nodeId } },
+  ];
+}
+
 export async function deleteNode(
   store: NodeStore,
   principal: Principal,
@@ -195,31 +240,7 @@ export async function deleteNode(
     store.db.transaction().execute(async (trx) => {
       const at = now();
       await beginContentWrite(trx, principal, boardId, at);
-      assertIfMatch(ifMatch, nodeTag(await findNode(trx, boardId, nodeId)), 'node');
-      const children = await trx
-        .updateTable('nodes')
-        .set({ parent_node_id: null, updated_at: at })
-        .where('parent_node_id', '=', nodeId)
-        .returning(columns)
-        .execute();
-      const edges = await trx
-        .deleteFrom('edges')
-        .where('board_id', '=', boardId)
-        .where((eb) => eb.or([eb('source_node_id', '=', nodeId), eb('target_node_id', '=', nodeId)]))
-        .returning('id')
-        .execute();
-      await trx.deleteFrom('nodes').where('id', '=', nodeId).execute();
-      await recordChanges(
-        trx,
-        boardId,
-        principal.userId,
-        [
-          ...edges.map(({ id }) => ({ type: 'edge.deleted' as const, data: { id } })),
-          ...children.map((child) => ({ type: 'node.updated' as const, data: child })),
-          { type: 'node.deleted', data: { id: nodeId } },
-        ],
-        at,
-      );
+      await recordChanges(trx, boardId, principal.userId, await removeNode(trx, boardId, nodeId, at, ifMatch), at);
     }),
   );
 }
