@@ -15,6 +15,7 @@ import { documentsModule } from './documents.js';
 import { eventsModule } from './events.js';
 import { interchangeRoutes } from '../http/routes/interchange.js';
 import { mcpModule } from './mcp.js';
+import { batchRoutes } from '../http/routes/batch.js';
 
 export const appModules: AppModule[] = [
   { routes: metaRoutes },
@@ -22,6 +23,7 @@ export const appModules: AppModule[] = [
   { routes: interchangeRoutes },
   { routes: nodeRoutes },
   { routes: edgeRoutes },
+  { routes: batchRoutes },
   eventsModule,
   { routes: apiKeyRoutes },
   documentsModule,

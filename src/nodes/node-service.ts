@@ -155,8 +155,7 @@ export async function modifyNode(
   const merged = input.data === undefined ? undefined : mergeNodeData(node.node_data, input.data);
   const data = merged === undefined ? undefined : storedNodeData(node.node_type as NodeType, merged);
   // The asset reference is checked when it changes: a node may outlive its deleted asset.
-  const touchesAsset =
-    input.data !== undefined && ['storagePath', 'publicUrl', 'fileSize'].some((key) => Object.hasOwn(input.data!, key));
+  const touchesAsset = input.data !== undefined && ['storagePath', 'publicUrl', 'fileSize'].some((key) => Object.hasOwn(input.data!, key));
   if (merged && touchesAsset && (node.node_type === 'pdf' || node.node_type === 'image'))
     await assertNodeAsset(trx, boardId, node.node_type, merged, assetBaseUrl);
   if (input.parent_node_id) {

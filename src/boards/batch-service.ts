@@ -1,0 +1,125 @@
+// The batch: up to 500 node and edge writes in one transaction behind one board lock, all or
+// nothing, recorded as one run of events. Each operation is the same step its single route takes
+// (insertNode, modifyNode, removeNode, insertEdge, …); a failure names the operation's index and
+// rolls back every operation before it. Nodes created by the batch may be named by a `ref` that
+// later operations use for a parent, a source or a target.
+import type { Principal } from '../auth/principal.js';
+import type { BatchOperation, BatchResult } from '../contract/batch.js';
+import type { NodeTypeInput } from '../contract/nodes.js';
+import type { Db } from '../db/schema.js';
+import { ApiError, invalid } from '../errors.js';
+import { type BoardChange, recordChanges } from '../events/record.js';
+import { insertEdge, modifyEdge, removeEdge } from '../edges/edge-service.js';
+import { now } from '../lib/ids.js';
+import { parseTagCondition } from '../lib/etag.js';
+import { beginContentWrite } from '../nodes/content-write.js';
+import { invalidatingBoard, type NodeStore } from '../nodes/node-cache.js';
+import { toNodeType } from '../nodes/node-data.js';
+import { insertNode, modifyNode, removeNode } from '../nodes/node-service.js';
+import { assertWithinBounds, type BoardBounds } from './board-bounds.js';
+
+/** An operation's failure, with its index in front of the message and the status it had. */
+function atOperation(index: number, error: unknown): unknown {
+  if (!(error instanceof ApiError)) return error;
+  return new ApiError(error.code, `operations[${index}]: ${error.message}`, error.headers);
+}
+
+export async function runBatch(
+  store: NodeStore & { db: Db },
+  principal: Principal,
+  boardId: string,
+  operations: BatchOperation[],
+  bounds: BoardBounds,
+  assetBaseUrl: string,
+): Promise<BatchResult[]> {
+  return invalidatingBoard(store, boardId, () =>
+    store.db.transaction().execute(async (trx) => {
+      const at = now();
+      const board = await beginContentWrite(trx, principal, boardId, at);
+      const refs = new Map<string, string>();
+      const byRef = (field: string, ref: string | undefined): string | undefined => {
+        if (ref === undefined) return undefined;
+        const id = refs.get(ref);
+        if (!id) throw invalid(`${field} ${JSON.stringify(ref)} names no node created earlier in the batch`);
+        return id;
+      };
+      const changes: BoardChange[] = [];
+      const results: BatchResult[] = [];
+      for (const [index, op] of operations.entries()) {
+        try {
+          const ifMatch = 'if_match' in op ? parseTagCondition('if_match', op.if_match) : undefined;
+          switch (op.op) {
+            case 'create_node': {
+              const { op: _op, ref, parent_ref, type, ...input } = op;
+              if (ref !== undefined && refs.has(ref)) throw invalid(`the ref ${JSON.stringify(ref)} is used twice`);
+              const parent = byRef('parent_ref', parent_ref) ?? input.parent_node_id;
+              const node = await insertNode(
+                trx,
+                boardId,
+                { ...input, type: toNodeType(type as NodeTypeInput), parent_node_id: parent },
+                assetBaseUrl,
+                at,
+              );
+              if (ref !== undefined) refs.set(ref, node.id);
+              changes.push({ type: 'node.created', data: node });
+              results.push({ op: op.op, id: node.id, node, ...(ref !== undefined ? { ref } : {}) });
+              break;
+            }
+            case 'update_node': {
+              const { op: _op, id, if_match: _m, parent_ref, ...input } = op;
+              const parent = byRef('parent_ref', parent_ref) ?? input.parent_node_id;
+              const { node } = await modifyNode(
+                trx,
+                boardId,
+                id,
+                { ...input, ...(parent !== undefined ? { parent_node_id: parent } : {}) },
+                assetBaseUrl,
+                at,
+                ifMatch,
+              );
+              changes.push({ type: 'node.updated', data: node });
+              results.push({ op: op.op, id, node });
+              break;
+            }
+            case 'delete_node':
+              changes.push(...(await removeNode(trx, boardId, op.id, at, ifMatch)));
+              results.push({ op: op.op, id: op.id });
+              break;
+            case 'create_edge': {
+              const source = byRef('source_ref', op.source_ref) ?? op.source_node_id;
+              const target = byRef('target_ref', op.target_ref) ?? op.target_node_id;
+              if (!source || !target)
+                throw invalid('an edge needs a source (source_node_id or source_ref) and a target (target_node_id or target_ref)');
+              const edge = await insertEdge(
+                trx,
+                boardId,
+                { source_node_id: source, target_node_id: target, type: op.type, data: op.data },
+                at,
+              );
+              changes.push({ type: 'edge.created', data: edge });
+              results.push({ op: op.op, id: edge.id, edge });
+              break;
+            }
+            case 'update_edge': {
+              const { op: _op, id, if_match: _m, ...input } = op;
+              const { edge } = await modifyEdge(trx, boardId, id, input, at, ifMatch);
+              changes.push({ type: 'edge.updated', data: edge });
+              results.push({ op: op.op, id, edge });
+              break;
+            }
+            case 'delete_edge':
+              await removeEdge(trx, boardId, op.id, ifMatch);
+              changes.push({ type: 'edge.deleted', data: { id: op.id } });
+              results.push({ op: op.op, id: op.id });
+              break;
+          }
+        } catch (error) {
+          throw atOperation(index, error);
+        }
+      }
+      await assertWithinBounds(trx, boardId, bounds, board);
+      await recordChanges(trx, boardId, principal.userId, changes, at);
+      return results;
+    }),
+  );
+}

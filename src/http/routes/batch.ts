@@ -1,0 +1,41 @@
+// POST /v1/boards/{boardId}/batch: many node and edge writes in one transaction (batch-service.ts).
+import { Type } from '@sinclair/typebox';
+import { runBatch } from '../../boards/batch-service.js';
+import { BatchBody, BatchResult, MAX_BATCH_OPERATIONS } from '../../contract/batch.js';
+import { principalOf } from '../plugins/auth.js';
+import { BoardParams, errorResponses, Single } from '../schemas/common.js';
+import type { App, Services } from '../types.js';
+import { assetBaseUrl } from './assets.js';
+
+export function batchRoutes(app: App, services: Services): void {
+  app.post(
+    '/v1/boards/:boardId/batch',
+    {
+      schema: {
+        tags: ['nodes'],
+        operationId: 'batchWrite',
+        summary: 'Create, update and delete nodes and edges in one transaction',
+        description: `Up to ${MAX_BATCH_OPERATIONS} operations (create_node, update_node, delete_node, create_edge, update_edge, delete_edge), each with the fields of its single request, run in order behind one board lock: all succeed or nothing is written. A node created here may carry a \`ref\`, which later operations use as \`parent_ref\`, \`source_ref\` or \`target_ref\`. \`if_match\` works as the If-Match header. A failure answers the status the operation alone would have (400, 404, 409, 412), its message starting with \`operations[<index>]\`. The answer lists each operation's result in order. Idempotency-Key applies.`,
+        params: BoardParams,
+        body: BatchBody,
+        response: {
+          200: Single('batch', Type.Object({ results: Type.Array(BatchResult) })),
+          409: Type.Ref('Error'),
+          412: Type.Ref('Error'),
+          ...errorResponses,
+        },
+      },
+    },
+    async (request) => {
+      const results = await runBatch(
+        services,
+        principalOf(request),
+        request.params.boardId,
+        request.body.operations,
+        services.config.boardBounds,
+        assetBaseUrl(services, request),
+      );
+      return { object: 'batch' as const, data: { results } };
+    },
+  );
+}
