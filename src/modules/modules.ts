@@ -13,6 +13,7 @@ import type { AppModule } from './app-module.js';
 import { assetsModule } from './assets.js';
 import { documentsModule } from './documents.js';
 import { eventsModule } from './events.js';
+import { webhooksModule } from './webhooks.js';
 
 export const appModules: AppModule[] = [
   { routes: metaRoutes },
@@ -21,6 +22,7 @@ export const appModules: AppModule[] = [
   { routes: edgeRoutes },
   eventsModule,
   { routes: apiKeyRoutes },
+  webhooksModule,
   documentsModule,
   { routes: jobRoutes },
   assetsModule,

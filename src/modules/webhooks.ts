@@ -1,0 +1,22 @@
+// Webhooks: their routes, the sender of their deliveries, and the hourly sweep of finished
+// deliveries older than EVENT_RETENTION_DAYS (pending ones stay until sent or given up).
+import { webhookRoutes } from '../http/routes/webhooks.js';
+import { WebhookSender } from '../webhooks/sender.js';
+import type { AppModule } from './app-module.js';
+
+const HOUR_MS = 60 * 60 * 1000;
+const DAY_MS = 24 * HOUR_MS;
+
+export const webhooksModule: AppModule = {
+  routes: webhookRoutes,
+  background({ background, db, config, notifications, log }) {
+    background.add(new WebhookSender(db, config.webhooks, notifications, log));
+    background.every('webhook delivery sweep', HOUR_MS, () =>
+      db
+        .deleteFrom('webhook_deliveries')
+        .where('status', '<>', 'pending')
+        .where('created_at', '<', new Date(Date.now() - config.eventRetentionDays * DAY_MS))
+        .execute(),
+    );
+  },
+};
