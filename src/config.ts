@@ -383,7 +383,12 @@ function webhookConfig(env: Env): WebhookConfig {
   if (retryScheduleMs.length > 30) throw new ConfigError('WEBHOOK_RETRY_SCHEDULE may list at most 30 waits');
   const allowedHosts = (str(env, 'WEBHOOK_ALLOWED_HOSTS') ?? '')
     .split(',')
-    .map((host) => host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1'))
+    .map((host) =>
+      host
+        .trim()
+        .toLowerCase()
+        .replace(/^\[(.*)\]$/, '$1'),
+    )
     .filter((host) => host !== '');
   for (const host of allowedHosts) {
     if (!/^[a-z0-9.:-]+$/.test(host)) {

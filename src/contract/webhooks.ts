@@ -37,7 +37,9 @@ export const Webhook = Type.Object({
   url: Type.String(),
   event_types: Type.Array(BoardEventTypeSchema, { description: 'Empty: every type' }),
   board_id: Type.Union([Uuid, Type.Null()], { description: 'null: every board the owner owns' }),
-  enabled: Type.Boolean({ description: 'false once disabled: deliveries failed for about a day, the endpoint answered 410, or its board was deleted' }),
+  enabled: Type.Boolean({
+    description: 'false once disabled: deliveries failed for about a day, the endpoint answered 410, or its board was deleted',
+  }),
   disabled_reason: Type.Union([Type.String(), Type.Null()]),
   disabled_at: NullableTimestamp,
   created_at: Timestamp,

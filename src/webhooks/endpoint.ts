@@ -42,7 +42,8 @@ export function checkEndpointUrl(raw: string, allowedHosts: readonly string[]): 
     throw invalid('url must be an absolute https URL');
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw invalid('url must be an absolute https URL');
-  if (url.username !== '' || url.password !== '') throw invalid('url must not carry credentials; the signature authenticates each delivery');
+  if (url.username !== '' || url.password !== '')
+    throw invalid('url must not carry credentials; the signature authenticates each delivery');
   const host = hostOf(url);
   if (host === '') throw invalid('url must name a host');
   const allowed = allowedHosts.includes(host);
@@ -76,7 +77,9 @@ export async function resolveEndpoint(url: URL, allowedHosts: readonly string[])
   }
   const refused = addresses.find((a) => !isPublicAddress(a.address));
   if (refused) {
-    throw new EndpointRefused(`Refused: ${host} resolves to ${refused.address}, a private, loopback, link-local or otherwise non-public address`);
+    throw new EndpointRefused(
+      `Refused: ${host} resolves to ${refused.address}, a private, loopback, link-local or otherwise non-public address`,
+    );
   }
   return addresses;
 }

@@ -34,7 +34,12 @@ function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
   };
 }
 
-export async function postDelivery(endpoint: string, headers: Record<string, string>, body: string, options: PostOptions): Promise<Attempt> {
+export async function postDelivery(
+  endpoint: string,
+  headers: Record<string, string>,
+  body: string,
+  options: PostOptions,
+): Promise<Attempt> {
   const url = new URL(endpoint);
   const signal = AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)]);
   try {
@@ -61,7 +66,10 @@ export async function postDelivery(endpoint: string, headers: Record<string, str
           if (status >= 200 && status < 300) resolve({ status });
           else if (status >= 300 && status < 400) {
             const location = response.headers.location;
-            resolve({ status, error: `The endpoint answered ${status}, a redirect${location ? ` to ${location.slice(0, 200)}` : ''}; webhooks follow no redirects` });
+            resolve({
+              status,
+              error: `The endpoint answered ${status}, a redirect${location ? ` to ${location.slice(0, 200)}` : ''}; webhooks follow no redirects`,
+            });
           } else resolve({ status, error: `The endpoint answered ${status}${text ? `: ${text}` : ''}` });
         };
         response.on('data', (chunk: Buffer) => {

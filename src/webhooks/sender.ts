@@ -197,7 +197,10 @@ export class WebhookSender implements BackgroundTask {
         return;
       }
       if (attempt.status === 410) {
-        const done = await mine.set({ ...outcome, status: 'failed', last_error: attempt.error }).returning('id').executeTakeFirst();
+        const done = await mine
+          .set({ ...outcome, status: 'failed', last_error: attempt.error })
+          .returning('id')
+          .executeTakeFirst();
         if (done) await disableWebhook(trx, delivery.webhook_id, 'The endpoint answered 410 Gone', at);
         return;
       }
@@ -206,9 +209,17 @@ export class WebhookSender implements BackgroundTask {
         await mine.set({ ...outcome, last_error: attempt.error, next_attempt_at: new Date(at.getTime() + wait) }).execute();
         return;
       }
-      const done = await mine.set({ ...outcome, status: 'failed', last_error: attempt.error }).returning('id').executeTakeFirst();
+      const done = await mine
+        .set({ ...outcome, status: 'failed', last_error: attempt.error })
+        .returning('id')
+        .executeTakeFirst();
       if (done) {
-        await disableWebhook(trx, delivery.webhook_id, `A delivery failed ${delivery.attempts} attempts in a row: ${attempt.error}`.slice(0, 500), at);
+        await disableWebhook(
+          trx,
+          delivery.webhook_id,
+          `A delivery failed ${delivery.attempts} attempts in a row: ${attempt.error}`.slice(0, 500),
+          at,
+        );
       }
     });
   }

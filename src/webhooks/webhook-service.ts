@@ -26,7 +26,12 @@ const toWebhook = <T extends { event_types: string[] }>(row: T) => ({ ...row, ev
  * Creates a webhook. A board filter must name a board the caller may read. The caller's row is
  * locked while counting, so two creates at once cannot both take the last of WEBHOOKS_MAX_PER_USER.
  */
-export async function createWebhook(db: Db, principal: Principal, input: CreateWebhookBody, config: WebhookConfig): Promise<CreatedWebhook> {
+export async function createWebhook(
+  db: Db,
+  principal: Principal,
+  input: CreateWebhookBody,
+  config: WebhookConfig,
+): Promise<CreatedWebhook> {
   const url = checkEndpointUrl(input.url, config.allowedHosts);
   const eventTypes = [...new Set(input.event_types ?? [])];
   const boardId = input.board_id ?? null;

@@ -97,7 +97,10 @@ export function webhookRoutes(app: App, { db, config }: Services): void {
         summary: "List a webhook's deliveries, newest first",
         params: IdParams,
         querystring: Type.Object(
-          { limit: PageQuery.limit, cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 32, description: 'Opaque cursor from the previous page' })) },
+          {
+            limit: PageQuery.limit,
+            cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 32, description: 'Opaque cursor from the previous page' })),
+          },
           { additionalProperties: false },
         ),
         response: { 200: List(WebhookDelivery), ...errorResponses },
