@@ -25,7 +25,7 @@ import type {
   WebhookList,
 } from './helpers/api-types.js';
 import { type ChildServer, startChildServer } from './helpers/child-server.js';
-import { MISSING_ID, TIMESTAMP, type TestServer, type TestUser, useServer } from './helpers/harness.js';
+import { MISSING_ID, startServer, TIMESTAMP, type TestServer, type TestUser, useServer } from './helpers/harness.js';
 import { type ReceivedRequest, startReceiver } from './helpers/webhook-receiver.js';
 import { realPostgres } from './helpers/wire-database.js';
 
@@ -453,6 +453,47 @@ describe('webhooks', () => {
     assert.equal(target.received.length, 0, 'the private address was reached');
     for (const hook of [byName, redirected]) {
       assert.equal((await server.request('DELETE', `/v1/webhooks/${hook.id}`, { token: alice.token })).status, 200);
+    }
+  });
+});
+
+describe('two instances on one PostgreSQL', { skip: realPostgres ? false : 'needs a real PostgreSQL server (TEST_POSTGRES_URL)' }, () => {
+  test('send every event once, in order per board, never two at once to one webhook', async () => {
+    const one = await startServer(ENV);
+    const two = await startServer(ENV);
+    try {
+      const receiver = await startReceiver();
+      let inFlight = 0;
+      let overlapped = false;
+      // Each answer takes a moment, so a second sender taking the next delivery early would overlap.
+      receiver.answer = async () => {
+        inFlight++;
+        if (inFlight > 1) overlapped = true;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        inFlight--;
+        return 200;
+      };
+      const alice = await one.user();
+      const boards = [await one.makeBoard(alice), await one.makeBoard(alice)];
+      const hook = await one.request<WebhookCreated>('POST', '/v1/webhooks', { token: alice.token, body: { url: receiver.url } });
+      assert.equal(hook.status, 201, hook.text);
+      await Promise.all(
+        boards.map(async (boardId, b) => {
+          for (let i = 0; i < 10; i++) await (i % 2 ? one : two).makeNode(alice, boardId, { data: { text: `${b}.${i}` } });
+        }),
+      );
+      await settled(one.database.db, hook.body.data.id);
+      for (const boardId of boards) {
+        assert.deepEqual(
+          seqs(receiver.received.filter((r) => parse(r).data.board_id === boardId)),
+          Array.from({ length: 10 }, (_, i) => i + 1),
+        );
+      }
+      assert.equal(receiver.received.length, 20);
+      assert.equal(overlapped, false);
+    } finally {
+      await one.close();
+      await two.close();
     }
   });
 });

@@ -8,7 +8,9 @@
 // A 2xx is success. A 410 disables the webhook. Anything else (another status, a redirect, a
 // refused or unreachable address, a timeout) is retried after the waits of WEBHOOK_RETRY_SCHEDULE
 // (about a day by default); when the last retry fails too the delivery fails and the webhook is
-// disabled. A disabled webhook's pending deliveries fail unsent.
+// disabled. A disabled webhook's pending deliveries fail unsent: at once those it has, and when
+// claimed any a change queued while it was being disabled (the recording statement does not lock
+// webhooks).
 //
 // Committed changes that queued deliveries notify `webhook_deliveries`, which wakes an idle slot;
 // retries coming due are found by polling every WEBHOOK_POLL_MS.
@@ -24,6 +26,7 @@ import type { BackgroundTask } from '../jobs/background.js';
 import { type Attempt, postDelivery } from './post.js';
 
 const USER_AGENT = 'board-workspace-webhooks/1';
+const NOT_SENT = 'Not sent: the webhook was disabled';
 
 interface ClaimedDelivery {
   id: number;
@@ -36,6 +39,7 @@ interface ClaimedDelivery {
   url: string;
   secret: string;
   webhook_board_id: string | null;
+  enabled: boolean;
 }
 
 /** The webhook-id of a delivery: one per event, the same on every attempt. */
@@ -104,9 +108,9 @@ export class WebhookSender implements BackgroundTask {
   }
 
   /**
-   * Claims the due head of one webhook's queue, in one statement: each enabled webhook's oldest
-   * pending delivery, when it is due and not leased, is a candidate; the row is locked with SKIP
-   * LOCKED and its status and lease re-checked under the lock, so two senders never take the same.
+   * Claims the due head of one webhook's queue, in one statement: each webhook's oldest pending
+   * delivery, when it is due and not leased, is a candidate; the row is locked with SKIP LOCKED and
+   * its status and lease re-checked under the lock, so two senders never take the same.
    */
   private async claim(): Promise<ClaimedDelivery | undefined> {
     const { rows } = await sql<ClaimedDelivery>`
@@ -118,7 +122,7 @@ export class WebhookSender implements BackgroundTask {
           ORDER BY d.id
           LIMIT 1
         ) h
-        WHERE w.enabled AND h.next_attempt_at <= clock_timestamp()
+        WHERE h.next_attempt_at <= clock_timestamp()
           AND (h.lease_until IS NULL OR h.lease_until < clock_timestamp())
       ), next AS (
         SELECT d.id FROM webhook_deliveries d
@@ -133,7 +137,7 @@ export class WebhookSender implements BackgroundTask {
       FROM next, webhooks w
       WHERE d.id = next.id AND w.id = d.webhook_id
       RETURNING d.id, d.webhook_id, d.board_id, d.seq, d.event_type, d.body, d.attempts, w.url, w.secret,
-        w.board_id AS webhook_board_id`.execute(this.db);
+        w.board_id AS webhook_board_id, w.enabled`.execute(this.db);
     return rows[0];
   }
 
@@ -145,6 +149,16 @@ export class WebhookSender implements BackgroundTask {
     this.wake();
     if (this.stopping) {
       await this.release(delivery);
+      return true;
+    }
+    if (!delivery.enabled) {
+      await this.db
+        .updateTable('webhook_deliveries')
+        .set({ status: 'failed', last_error: NOT_SENT, lease_until: null, attempts: delivery.attempts - 1 })
+        .where('id', '=', delivery.id)
+        .where('attempts', '=', delivery.attempts)
+        .where('status', '=', 'pending')
+        .execute();
       return true;
     }
     const msgId = messageId(delivery.board_id, delivery.seq);
@@ -247,7 +261,7 @@ async function disableWebhook(trx: Executor, webhookId: string, reason: string, 
     .execute();
   await trx
     .updateTable('webhook_deliveries')
-    .set({ status: 'failed', last_error: 'Not sent: the webhook was disabled', lease_until: null })
+    .set({ status: 'failed', last_error: NOT_SENT, lease_until: null })
     .where('webhook_id', '=', webhookId)
     .where('status', '=', 'pending')
     .execute();

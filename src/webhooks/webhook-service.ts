@@ -79,10 +79,18 @@ export async function getWebhook(db: Db, userId: string, webhookId: string): Pro
   return toWebhook(row);
 }
 
-/** Deletes a webhook of the user and, by cascade, its deliveries (pending ones are not sent). */
+/** Deletes a webhook of the user and its deliveries (pending ones are not sent). */
 export async function deleteWebhook(db: Db, userId: string, webhookId: string): Promise<void> {
-  const row = await db.deleteFrom('webhooks').where('id', '=', webhookId).where('owner_id', '=', userId).returning('id').executeTakeFirst();
-  if (!row) throw notFound('Webhook');
+  await db.transaction().execute(async (trx) => {
+    const row = await trx
+      .deleteFrom('webhooks')
+      .where('id', '=', webhookId)
+      .where('owner_id', '=', userId)
+      .returning('id')
+      .executeTakeFirst();
+    if (!row) throw notFound('Webhook');
+    await trx.deleteFrom('webhook_deliveries').where('webhook_id', '=', webhookId).execute();
+  });
 }
 
 /** A page of a webhook's deliveries, newest first; the cursor is the last delivery's id. */

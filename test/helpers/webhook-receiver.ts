@@ -14,13 +14,15 @@ export interface ReceivedRequest {
   status: number;
 }
 
+type Answer = number | { status: number; headers: Record<string, string> };
+
 export interface Receiver {
   /** http://127.0.0.1:<port>/hook */
   url: string;
   port: number;
   received: ReceivedRequest[];
-  /** Decides each answer: a status, or a status and headers. */
-  answer: (request: ReceivedRequest, index: number) => number | { status: number; headers: Record<string, string> };
+  /** Decides each answer: a status, or a status and headers (or a promise of either, to answer late). */
+  answer: (request: ReceivedRequest, index: number) => Answer | Promise<Answer>;
   /** Stops listening (connections are refused) until up(). */
   down(): Promise<void>;
   up(): Promise<void>;
@@ -56,14 +58,14 @@ export async function startReceiver(): Promise<Receiver> {
       const s = http.createServer((req, res) => {
         const chunks: Buffer[] = [];
         req.on('data', (chunk: Buffer) => chunks.push(chunk));
-        req.on('end', () => {
+        req.on('end', async () => {
           const request: ReceivedRequest = {
             path: req.url ?? '',
             headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)])),
             body: Buffer.concat(chunks).toString('utf8'),
             status: 0,
           };
-          const answer = receiver.answer(request, receiver.received.length);
+          const answer = await receiver.answer(request, receiver.received.length);
           const { status, headers } = typeof answer === 'number' ? { status: answer, headers: {} } : answer;
           request.status = status;
           receiver.received.push(request);

@@ -7,6 +7,13 @@
 // `webhooks.board_id` has no foreign key, like board_events: a board's deletion must not take the
 // webhooks that follow it (and their queued `board.deleted`) with it. The sender disables such a
 // webhook once `board.deleted` is delivered.
+//
+// `webhook_deliveries.webhook_id` has none either: the recording statement reads the webhooks
+// without locking them (a write must never wait for, or fail because of, a webhook being deleted
+// or disabled at the same moment), so it may queue a delivery for a webhook that is just going.
+// Deleting a webhook deletes its deliveries; the hourly sweep removes any queued for a webhook
+// already gone, which the sender never claims (it joins the webhook), and the sender fails unsent
+// the ones queued for a webhook just disabled.
 import { sql, type Kysely } from 'kysely';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
@@ -36,7 +43,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       -- The order of a webhook's deliveries: a board's events are recorded under its row lock, so
       -- their ids follow the board's commit order.
       id bigserial PRIMARY KEY,
-      webhook_id uuid NOT NULL REFERENCES webhooks(id) ON DELETE CASCADE,
+      webhook_id uuid NOT NULL,
       board_id uuid NOT NULL,
       seq bigint NOT NULL,
       event_type text NOT NULL,
