@@ -80,6 +80,7 @@ export async function postDelivery(
         });
         response.on('end', done);
         response.on('error', done);
+        response.on('close', done);
       });
       request.end(body);
     });
