@@ -357,12 +357,21 @@ describe('webhooks', () => {
 
   test('410 disables the webhook at once; its pending deliveries are not sent', async () => {
     const receiver = await startReceiver();
-    receiver.answer = () => 410;
+    // The answer waits until the second event is queued behind the first.
+    let release = () => {};
+    const queued = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    receiver.answer = async () => {
+      await queued;
+      return 410;
+    };
     const alice = await server.user();
     const boardId = await server.makeBoard(alice);
     const hook = await create(alice, { url: receiver.url });
     await server.makeNode(alice, boardId);
     await server.makeNode(alice, boardId);
+    release();
     const disabled = await until(
       'the webhook disabled',
       () => webhookOf(alice, hook.id),
