@@ -164,12 +164,14 @@ export class WebhookSender implements BackgroundTask {
     const msgId = messageId(delivery.board_id, delivery.seq);
     let attempt: Attempt;
     try {
-      const signature = new Webhook(delivery.secret).sign(msgId, new Date(), delivery.body);
+      // One instant for the header and the signature, which covers it in whole seconds.
+      const sentAt = new Date();
+      const signature = new Webhook(delivery.secret).sign(msgId, sentAt, delivery.body);
       attempt = await postDelivery(
         delivery.url,
         {
           'webhook-id': msgId,
-          'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+          'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
           'webhook-signature': signature,
           'user-agent': USER_AGENT,
         },
