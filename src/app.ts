@@ -125,7 +125,7 @@ export async function buildApp(config: Config, database: DatabaseHandle): Promis
 
   registerErrorHandling(app);
 
-  await registerOpenApi(app);
+  await registerOpenApi(app, config.publicBaseUrl);
 
   registerAuth(app, services.authenticator);
 

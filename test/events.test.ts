@@ -3,6 +3,8 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { sql } from 'kysely';
+import { PDFDocument } from 'pdf-lib';
+import { uploadFile } from './helpers/assets.js';
 import { follow, type FollowedStream } from './helpers/event-stream.js';
 import { useServer, startServer, isErrorEnvelope } from './helpers/harness.js';
 
@@ -210,6 +212,40 @@ describe('the event stream', () => {
   });
 });
 
+describe('jobs', () => {
+  test("a vectorize job's end is recorded on its board: completed, and failed", async () => {
+    const alice = await server.user();
+    const boardId = await server.makeBoard(alice);
+    const stream = watch(server.url, boardId, alice.token);
+    await stream.waitFor((e) => e.type === 'ready');
+    const node = await server.makeNode(alice, boardId, { data: { text: 'Harbours and engines, a note long enough to chunk.' } });
+    const posted = await server.request<{ data: { id: string } }>('POST', `/v1/boards/${boardId}/documents`, {
+      token: alice.token,
+      body: { text: 'Harbours and engines. Tides and the moon.', node_id: node.id },
+    });
+    assert.equal(posted.status, 202, posted.text);
+    const job = await server.waitForJob(posted.body.data.id, alice.token);
+    const done = await stream.waitFor((e) => e.type === 'document.completed');
+    assert.deepEqual(done.data.data, { ...JSON.parse(JSON.stringify(job)), node_id: node.id });
+    assert.equal(done.data.actor_id, alice.userId);
+
+    // A pdf whose one page has no text: the job fails.
+    const blank = await PDFDocument.create();
+    blank.addPage([600, 400]);
+    const { nodeData } = await uploadFile(server, alice, boardId, Buffer.from(await blank.save()), 'blank.pdf', 'application/pdf');
+    const pdf = await server.makeNode(alice, boardId, { type: 'pdf', data: nodeData });
+    const failing = await server.request<{ data: { id: string } }>('POST', `/v1/boards/${boardId}/documents`, {
+      token: alice.token,
+      body: { node_id: pdf.id },
+    });
+    assert.equal(failing.status, 202, failing.text);
+    const failedJob = await server.waitForJob(failing.body.data.id, alice.token);
+    const failed = await stream.waitFor((e) => e.type === 'document.failed');
+    assert.deepEqual(failed.data.data, { ...JSON.parse(JSON.stringify(failedJob)), node_id: pdf.id });
+    assert.equal(failedJob.status, 'failed');
+  });
+});
+
 describe('who receives what', () => {
   test("others' private boards are not found; a read-only key follows a public board", async () => {
     const alice = await server.user();
@@ -344,6 +380,83 @@ describe('limits', () => {
     } finally {
       for (const stream of open) stream.close();
       await limited.close();
+    }
+  });
+});
+
+describe('presence', () => {
+  test('announced to the board’s other streams, remembered for new ones, gone when the stream closes', async () => {
+    const alice = await server.user();
+    const bob = await server.user();
+    const boardId = await server.makeBoard(alice, { is_public: true });
+    const bobs = watch(server.url, boardId, bob.token);
+    await bobs.waitFor((e) => e.type === 'ready');
+    // Alice's tab: a stream that carries her session, and her announcements.
+    const session = 'alice-tab-1';
+    const withSession = new URL(`/v1/boards/${boardId}/events?session_id=${session}`, server.url);
+    const controller = new AbortController();
+    const held = await fetch(withSession, {
+      headers: { authorization: `Bearer ${alice.token}`, accept: 'text/event-stream' },
+      signal: controller.signal,
+    });
+    assert.equal(held.status, 200);
+    const selected = await server.makeNode(alice, boardId);
+    const announced = await server.request<{ data: Record<string, unknown> }>('PUT', `/v1/boards/${boardId}/presence`, {
+      token: alice.token,
+      body: { session_id: session, cursor: { x: 10, y: -5 }, selection: [selected.id] },
+    });
+    assert.equal(announced.status, 200, announced.text);
+    const seen = await bobs.waitFor((e) => e.type === 'presence');
+    assert.deepEqual(seen.data, announced.body.data);
+    assert.equal(seen.data.user_id, alice.userId);
+    assert.match(String(seen.data.color), /^#[0-9a-f]{6}$/);
+    assert.match(String(seen.data.initial), /^[A-Z0-9?]$/);
+    assert.deepEqual(seen.data.cursor, { x: 10, y: -5 });
+    assert.equal(seen.data.left, false);
+
+    // A stream opened later starts with who is there.
+    const late = watch(server.url, boardId, bob.token);
+    const snapshot = await late.waitFor((e) => e.type === 'presence');
+    assert.equal(snapshot.data.session_id, session);
+
+    // Closing the tab's stream: the session leaves.
+    controller.abort();
+    const left = await bobs.waitFor((e) => e.type === 'presence' && e.data.left === true);
+    assert.equal(left.data.session_id, session);
+  });
+
+  test('leaving explicitly; private boards and bad input refused', async () => {
+    const alice = await server.user();
+    const bob = await server.user();
+    const boardId = await server.makeBoard(alice, { is_public: true });
+    const alices = watch(server.url, boardId, alice.token);
+    await alices.waitFor((e) => e.type === 'ready');
+    const readOnly = await bob.keyWith(['read']);
+    const put = await server.request('PUT', `/v1/boards/${boardId}/presence`, {
+      token: readOnly.raw_key,
+      body: { session_id: 'bob-tab-0001' },
+    });
+    assert.equal(put.status, 200, put.text);
+    await alices.waitFor((e) => e.type === 'presence' && e.data.left === false);
+    const gone = await server.request('DELETE', `/v1/boards/${boardId}/presence/bob-tab-0001`, { token: readOnly.raw_key });
+    assert.equal(gone.status, 200, gone.text);
+    await alices.waitFor((e) => e.type === 'presence' && e.data.left === true);
+
+    const privateBoard = await server.makeBoard(alice);
+    const hidden = await server.request('PUT', `/v1/boards/${privateBoard}/presence`, {
+      token: bob.token,
+      body: { session_id: 'bob-tab-0001' },
+    });
+    assert.ok(isErrorEnvelope(hidden.body, 404), hidden.text);
+    for (const body of [
+      { session_id: 'short' },
+      { session_id: 'bad id with spaces' },
+      { session_id: 'bob-tab-0001', selection: Array.from({ length: 101 }, () => boardId) },
+      { session_id: 'bob-tab-0001', cursor: { x: 'a', y: 1 } },
+      { session_id: 'bob-tab-0001', extra: true },
+    ]) {
+      const bad = await server.request('PUT', `/v1/boards/${boardId}/presence`, { token: bob.token, body });
+      assert.ok(isErrorEnvelope(bad.body, 400), `${JSON.stringify(body).slice(0, 80)}: ${bad.text}`);
     }
   });
 });

@@ -1,6 +1,7 @@
 // Two service processes on one PostgreSQL server and one Redis, as a scaled-out deployment runs:
 // the rate limit is one count across both, a key revoked through one is refused by the other at
-// once, and vectorize jobs posted to both are each claimed and run exactly once. Needs a real
+// once, vectorize jobs posted to both are each claimed and run exactly once, and a change or a
+// presence made through one reaches the event streams held on the other. Needs a real
 // PostgreSQL (the wire run with TEST_POSTGRES_URL: CI starts one) and redis-server.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -11,6 +12,8 @@ import type { BoardBody, ErrorBody, JobBody, NodeBody } from './helpers/api-type
 import { type ChildServer, startChildServer } from './helpers/child-server.js';
 import { redisAvailable, startRedis, type RedisServer } from './helpers/redis.js';
 import { realPostgres } from './helpers/wire-database.js';
+import { follow } from './helpers/event-stream.js';
+import { sql } from 'kysely';
 
 const skip = !realPostgres
   ? 'needs a real PostgreSQL server (TEST_POSTGRES_URL)'
@@ -179,6 +182,53 @@ describe('two instances on one PostgreSQL and one Redis', { skip }, () => {
       assert.ok(chunks.length > 0, `node ${job.node} has no chunks`);
       assert.equal(new Set(chunks.map((c) => c.set_id)).size, 1, `node ${job.node} has chunks of two runs`);
       assert.equal(new Set(chunks.map((c) => c.content)).size, chunks.length, `node ${job.node} has a chunk written twice`);
+    }
+  });
+
+  test('a change, a presence and a revocation through one instance reach the streams held on the other', async () => {
+    const owner = await newKey();
+    const viewer = await newKey();
+    const board = (await call<BoardBody>(one, owner.raw_key, 'POST', '/v1/boards', { name: 'live', is_public: true })).body.data.id;
+    const stream = follow(two.url, board, viewer.raw_key);
+    try {
+      await stream.waitFor((e) => e.type === 'ready');
+      const node = await call<NodeBody>(one, owner.raw_key, 'POST', `/v1/boards/${board}/nodes`, {
+        type: 'note',
+        position: { x: 0, y: 0 },
+        data: { text: 'across instances' },
+      });
+      assert.equal(node.status, 201);
+      const created = await stream.waitFor((e) => e.type === 'node.created');
+      assert.deepEqual(created.data.data, node.body.data);
+      assert.equal(created.id, '1');
+
+      const presence = await call(one, owner.raw_key, 'PUT', `/v1/boards/${board}/presence`, {
+        session_id: 'owner-tab-1',
+        cursor: { x: 1, y: 2 },
+      });
+      assert.equal(presence.status, 200, JSON.stringify(presence.body));
+      const seen = await stream.waitFor((e) => e.type === 'presence');
+      assert.equal(seen.data.session_id, 'owner-tab-1');
+
+      // The listening connection of each instance dropped: they listen again and catch up.
+      await sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN %' AND datname = current_database() AND pid <> pg_backend_pid()`.execute(
+        database.db,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const later = await call<NodeBody>(one, owner.raw_key, 'POST', `/v1/boards/${board}/nodes`, {
+        type: 'note',
+        position: { x: 10, y: 0 },
+        data: { text: 'after the connection dropped' },
+      });
+      assert.equal(later.status, 201);
+      const caughtUp = await stream.waitFor((e) => e.id === '2', 15_000);
+      assert.equal(caughtUp.type, 'node.created');
+
+      const revoked = await call(one, viewer.raw_key, 'DELETE', `/v1/me/api-keys/${viewer.id}`);
+      assert.equal(revoked.status, 200);
+      await stream.ended();
+    } finally {
+      stream.close();
     }
   });
 });

@@ -38,6 +38,8 @@ function requestFor(method: string, path: string): { body?: unknown; query?: str
     'PATCH /v1/boards/{boardId}/edges/{id}': { body: { type: 'changed' } },
     'DELETE /v1/boards/{boardId}/edges/{id}': {},
     'GET /v1/boards/{boardId}/events': {},
+    'PUT /v1/boards/{boardId}/presence': { body: { session_id: 'tenancy-session' } },
+    'DELETE /v1/boards/{boardId}/presence/{sessionId}': {},
     'DELETE /v1/me/api-keys/{id}': {},
     'GET /v1/webhooks/{id}': {},
     'DELETE /v1/webhooks/{id}': {},
@@ -72,7 +74,11 @@ function aliceUrl(path: string): string {
     if (path.includes('/assets/')) return ids.asset;
     return ids.board;
   };
-  return path.replace('{boardId}', ids.board).replace('{chatId}', ids.chat).replace('{id}', idOf());
+  return path
+    .replace('{boardId}', ids.board)
+    .replace('{chatId}', ids.chat)
+    .replace('{sessionId}', 'tenancy-session')
+    .replace('{id}', idOf());
 }
 
 /** Everything of Alice's the routes above could touch, as she reads it. */

@@ -9,24 +9,7 @@ export interface paths {
             cookie?: never;
         };
         /** This OpenAPI 3.1 document */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        get: operations["getOpenApiDocument"];
         put?: never;
         post?: never;
         delete?: never;
@@ -43,29 +26,7 @@ export interface paths {
             cookie?: never;
         };
         /** Liveness of the HTTP server (does not touch the database) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "ok";
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["ping"];
         put?: never;
         post?: never;
         delete?: never;
@@ -82,38 +43,7 @@ export interface paths {
             cookie?: never;
         };
         /** Liveness and database reachability */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "ok";
-                        };
-                    };
-                };
-                /** @description Error envelope */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["healthz"];
         put?: never;
         post?: never;
         delete?: never;
@@ -130,244 +60,10 @@ export interface paths {
             cookie?: never;
         };
         /** List the caller's boards */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Page size, 1..100 */
-                    limit?: number;
-                    /** @description Opaque cursor from the previous page */
-                    cursor?: string;
-                    /** @description Sort by creation time */
-                    order?: "asc" | "desc";
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            object: "list";
-                            data: {
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                id: string;
-                                name: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC with milliseconds
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC with milliseconds
-                                 */
-                                updated_at: string;
-                                is_public: boolean;
-                            }[];
-                            has_more: boolean;
-                            cursor: string | null;
-                        };
-                    };
-                };
-                /** @description Error envelope */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["listBoards"];
         put?: never;
         /** Create a board */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description Board name, 1..200 characters */
-                        name: string;
-                        is_public?: boolean;
-                        /** @description view or edit; null when not public; view when made public without one */
-                        public_access_level?: ("view" | "edit") | null;
-                        viewport_x?: number;
-                        viewport_y?: number;
-                        viewport_zoom?: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            object: "board";
-                            data: {
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                id: string;
-                                name: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC with milliseconds
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC with milliseconds
-                                 */
-                                updated_at: string;
-                                is_public: boolean;
-                                public_access_level: ("view" | "edit") | null;
-                                viewport_x: number;
-                                viewport_y: number;
-                                viewport_zoom: number;
-                            };
-                        };
-                    };
-                };
-                /** @description Error envelope */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["createBoard"];
         delete?: never;
         options?: never;
         head?: never;
@@ -382,398 +78,15 @@ export interface paths {
             cookie?: never;
         };
         /** Get a board (with flow_state for its owner) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description UUID */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            object: "board";
-                            data: {
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                id: string;
-                                name: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC with milliseconds
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC with milliseconds
-                                 */
-                                updated_at: string;
-                                is_public: boolean;
-                                public_access_level: ("view" | "edit") | null;
-                                viewport_x: number;
-                                viewport_y: number;
-                                viewport_zoom: number;
-                            } & {
-                                flow_state?: {
-                                    viewMode: string;
-                                    viewport: {
-                                        x: number;
-                                        y: number;
-                                        zoom: number;
-                                    };
-                                    nodes: {
-                                        /**
-                                         * Format: uuid
-                                         * @description UUID
-                                         */
-                                        id: string;
-                                        /** @description Canvas component: videoNode, urlNode, noteNode, documentNode, pdfNode or imageNode */
-                                        type: string;
-                                        position: {
-                                            x: number;
-                                            y: number;
-                                        };
-                                        data: {
-                                            [key: string]: unknown;
-                                        };
-                                        /**
-                                         * Format: uuid
-                                         * @description UUID
-                                         */
-                                        parentId?: string;
-                                    }[];
-                                    edges: {
-                                        /**
-                                         * Format: uuid
-                                         * @description UUID
-                                         */
-                                        id: string;
-                                        /**
-                                         * Format: uuid
-                                         * @description UUID
-                                         */
-                                        source: string;
-                                        /**
-                                         * Format: uuid
-                                         * @description UUID
-                                         */
-                                        target: string;
-                                        type: string;
-                                        data: {
-                                            [key: string]: unknown;
-                                        };
-                                    }[];
-                                };
-                            };
-                        };
-                    };
-                };
-                /** @description Error envelope */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getBoard"];
         put?: never;
         post?: never;
         /** Delete a board and everything on it (irreversible) */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description UUID */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            object: "board";
-                            data: {
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                id: string;
-                                /** @enum {boolean} */
-                                deleted: true;
-                            };
-                        };
-                    };
-                };
-                /** @description Error envelope */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteBoard"];
         options?: never;
         head?: never;
         /** Update a board (only the given fields change) */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description UUID */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description Board name, 1..200 characters */
-                        name?: string;
-                        is_public?: boolean;
-                        /** @description view or edit; null when not public; view when made public without one */
-                        public_access_level?: ("view" | "edit") | null;
-                        viewport_x?: number;
-                        viewport_y?: number;
-                        viewport_zoom?: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            object: "board";
-                            data: {
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                id: string;
-                                name: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC with milliseconds
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC with milliseconds
-                                 */
-                                updated_at: string;
-                                is_public: boolean;
-                                public_access_level: ("view" | "edit") | null;
-                                viewport_x: number;
-                                viewport_y: number;
-                                viewport_zoom: number;
-                            };
-                        };
-                    };
-                };
-                /** @description Error envelope */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        patch: operations["updateBoard"];
         trace?: never;
     };
     "/v1/boards/{id}/duplicate": {
@@ -786,127 +99,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Duplicate an owned or public board */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description UUID */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            object: "board";
-                            data: {
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                id: string;
-                                name: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC with milliseconds
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC with milliseconds
-                                 */
-                                updated_at: string;
-                                is_public: boolean;
-                                public_access_level: ("view" | "edit") | null;
-                                viewport_x: number;
-                                viewport_y: number;
-                                viewport_zoom: number;
-                            };
-                        };
-                    };
-                };
-                /** @description Error envelope */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["duplicateBoard"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2287,133 +1480,49 @@ export interface paths {
          *     It ends after `board.deleted`, when the board is made private (for others than its owner), or when the
          *     caller's key is revoked. Otherwise a page of the events after `after` as JSON, for clients that poll.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Events after this sequence number (a stream: as Last-Event-ID) */
-                    after?: number;
-                    /** @description Page size of the list, 1..500 */
-                    limit?: number;
-                };
-                header?: never;
-                path: {
-                    /** @description UUID */
-                    boardId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The events, as a list or (Accept: text/event-stream) a stream */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            object: "list";
-                            data: {
-                                /** @description The event's number on its board: 1, 2, 3, … in commit order, without gaps */
-                                seq: number;
-                                /** @description What changed */
-                                type: "node.created" | "node.updated" | "node.deleted" | "edge.created" | "edge.updated" | "edge.deleted" | "board.updated" | "board.deleted" | "asset.created" | "asset.deleted" | "document.completed" | "document.failed";
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                board_id: string;
-                                /** @description The user who made the change (for a job, who queued it) */
-                                actor_id: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC with milliseconds
-                                 */
-                                created_at: string;
-                                /** @description The resource as the API answers it (node, edge, board, asset, or the job with its node_id); for a deletion { id } */
-                                data: {
-                                    [key: string]: unknown;
-                                };
-                            }[];
-                            has_more: boolean;
-                            /** @description The last sequence number listed, for the next `after`; null when none */
-                            cursor: string | null;
-                            /** @description The board's latest sequence number */
-                            latest_seq: number;
-                            /** @description true when `after` is older than the events kept (or ahead of the board): reload the board, then list from latest_seq */
-                            reset: boolean;
-                        };
-                        "text/event-stream": string;
-                    };
-                };
-                /** @description Error envelope */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["listBoardEvents"];
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/boards/{boardId}/presence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Announce your presence on a board
+         * @description Tells the board's other viewers that this session is there, with its cursor and selection (event
+         *     `presence` on their streams). Announce every few seconds: a session not heard from for 15 seconds has left.
+         *     Needs only read access; not stored. Its own budget of 1200 a minute per user.
+         */
+        put: operations["announcePresence"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/boards/{boardId}/presence/{sessionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Leave a board */
+        delete: operations["leaveBoard"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2427,251 +1536,13 @@ export interface paths {
             cookie?: never;
         };
         /** List the caller's API keys */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Page size, 1..100 */
-                    limit?: number;
-                    /** @description Opaque cursor from the previous page */
-                    cursor?: string;
-                    /** @description Sort by creation time */
-                    order?: "asc" | "desc";
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            object: "list";
-                            data: {
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                id: string;
-                                name: string;
-                                scopes: ("read" | "write" | "admin")[];
-                                /** @description First 12 characters of the key, for display */
-                                prefix: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC with milliseconds
-                                 */
-                                created_at: string;
-                                expires_at: string | null;
-                                last_used_at: string | null;
-                                revoked_at: string | null;
-                            }[];
-                            has_more: boolean;
-                            cursor: string | null;
-                        };
-                    };
-                };
-                /** @description Error envelope */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["listApiKeys"];
         put?: never;
         /**
          * Create an API key (the raw key is shown once)
          * @description A user may hold at most 100 live keys (API_KEYS_MAX_PER_USER): one more is 409 conflict until one is revoked or expires.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        scopes: ("read" | "write" | "admin")[];
-                        /** @description Future time after which the key is rejected */
-                        expires_at?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            object: "api_key";
-                            data: {
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                id: string;
-                                name: string;
-                                scopes: ("read" | "write" | "admin")[];
-                                /** @description First 12 characters of the key, for display */
-                                prefix: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC with milliseconds
-                                 */
-                                created_at: string;
-                                expires_at: string | null;
-                                last_used_at: string | null;
-                                revoked_at: string | null;
-                            } & {
-                                /** @description The full key; shown only in this response */
-                                raw_key: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error envelope */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["createApiKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2689,104 +1560,7 @@ export interface paths {
         put?: never;
         post?: never;
         /** Revoke an API key (effective at once) */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description UUID */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            object: "api_key";
-                            data: {
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                id: string;
-                                /** @enum {boolean} */
-                                deleted: true;
-                            };
-                        };
-                    };
-                };
-                /** @description Error envelope */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        delete: operations["revokeApiKey"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2800,127 +1574,7 @@ export interface paths {
             cookie?: never;
         };
         /** List the caller's webhooks */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Page size, 1..100 */
-                    limit?: number;
-                    /** @description Opaque cursor from the previous page */
-                    cursor?: string;
-                    /** @description Sort by creation time */
-                    order?: "asc" | "desc";
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            object: "list";
-                            data: {
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                id: string;
-                                url: string;
-                                /** @description Empty: every type */
-                                event_types: ("node.created" | "node.updated" | "node.deleted" | "edge.created" | "edge.updated" | "edge.deleted" | "board.updated" | "board.deleted" | "asset.created" | "asset.deleted" | "document.completed" | "document.failed")[];
-                                /** @description null: every board the owner owns */
-                                board_id: string | null;
-                                /** @description false once disabled: deliveries failed for about a day, the endpoint answered 410, or its board was deleted */
-                                enabled: boolean;
-                                disabled_reason: string | null;
-                                disabled_at: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC with milliseconds
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC with milliseconds
-                                 */
-                                updated_at: string;
-                            }[];
-                            has_more: boolean;
-                            cursor: string | null;
-                        };
-                    };
-                };
-                /** @description Error envelope */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["listWebhooks"];
         put?: never;
         /**
          * Create a webhook (the signing secret is shown once)
@@ -2934,141 +1588,7 @@ export interface paths {
          *     disabled, as it is at once when the endpoint answers 410. A user may have at most 20 webhooks (WEBHOOKS_MAX_PER_USER):
          *     one more is 409 conflict.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description The endpoint: https (http only for hosts in WEBHOOK_ALLOWED_HOSTS), without credentials; private, loopback and link-local addresses are refused */
-                        url: string;
-                        /** @description The event types to send; empty or absent: every type */
-                        event_types?: ("node.created" | "node.updated" | "node.deleted" | "edge.created" | "edge.updated" | "edge.deleted" | "board.updated" | "board.deleted" | "asset.created" | "asset.deleted" | "document.completed" | "document.failed")[];
-                        /** @description Only this board's events (a board the caller may read); absent or null: every board the caller owns */
-                        board_id?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            object: "webhook";
-                            data: {
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                id: string;
-                                url: string;
-                                /** @description Empty: every type */
-                                event_types: ("node.created" | "node.updated" | "node.deleted" | "edge.created" | "edge.updated" | "edge.deleted" | "board.updated" | "board.deleted" | "asset.created" | "asset.deleted" | "document.completed" | "document.failed")[];
-                                /** @description null: every board the owner owns */
-                                board_id: string | null;
-                                /** @description false once disabled: deliveries failed for about a day, the endpoint answered 410, or its board was deleted */
-                                enabled: boolean;
-                                disabled_reason: string | null;
-                                disabled_at: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC with milliseconds
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC with milliseconds
-                                 */
-                                updated_at: string;
-                            } & {
-                                /** @description The signing secret (whsec_<base64>, Standard Webhooks); shown only in this response */
-                                secret: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error envelope */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["createWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3083,222 +1603,11 @@ export interface paths {
             cookie?: never;
         };
         /** Get a webhook */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description UUID */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            object: "webhook";
-                            data: {
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                id: string;
-                                url: string;
-                                /** @description Empty: every type */
-                                event_types: ("node.created" | "node.updated" | "node.deleted" | "edge.created" | "edge.updated" | "edge.deleted" | "board.updated" | "board.deleted" | "asset.created" | "asset.deleted" | "document.completed" | "document.failed")[];
-                                /** @description null: every board the owner owns */
-                                board_id: string | null;
-                                /** @description false once disabled: deliveries failed for about a day, the endpoint answered 410, or its board was deleted */
-                                enabled: boolean;
-                                disabled_reason: string | null;
-                                disabled_at: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC with milliseconds
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC with milliseconds
-                                 */
-                                updated_at: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error envelope */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getWebhook"];
         put?: never;
         post?: never;
         /** Delete a webhook (its pending deliveries are not sent) */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description UUID */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            object: "webhook";
-                            data: {
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                id: string;
-                                /** @enum {boolean} */
-                                deleted: true;
-                            };
-                        };
-                    };
-                };
-                /** @description Error envelope */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
         patch?: never;
@@ -3312,130 +1621,7 @@ export interface paths {
             cookie?: never;
         };
         /** List a webhook's deliveries, newest first */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Page size, 1..100 */
-                    limit?: number;
-                    /** @description Opaque cursor from the previous page */
-                    cursor?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description UUID */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            object: "list";
-                            data: {
-                                /** @description The delivery's number; a webhook's deliveries are sent in this order */
-                                id: number;
-                                /** @description The webhook-id header, the same on every attempt */
-                                message_id: string;
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                board_id: string;
-                                /** @description The event's sequence number on its board */
-                                seq: number;
-                                /** @description What changed */
-                                event_type: "node.created" | "node.updated" | "node.deleted" | "edge.created" | "edge.updated" | "edge.deleted" | "board.updated" | "board.deleted" | "asset.created" | "asset.deleted" | "document.completed" | "document.failed";
-                                status: "pending" | "succeeded" | "failed";
-                                attempts: number;
-                                /** @description When the next attempt is due; null once succeeded or failed */
-                                next_attempt_at: string | null;
-                                /** @description The endpoint's last HTTP status; null when none */
-                                last_status_code: number | null;
-                                last_error: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC with milliseconds
-                                 */
-                                created_at: string;
-                                delivered_at: string | null;
-                            }[];
-                            has_more: boolean;
-                            cursor: string | null;
-                        };
-                    };
-                };
-                /** @description Error envelope */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3452,369 +1638,12 @@ export interface paths {
             cookie?: never;
         };
         /** List a board's stored chunks */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description UUID */
-                    node_id?: string;
-                    /** @description Page size, 1..100 */
-                    limit?: number;
-                    /** @description Opaque cursor from the previous page */
-                    cursor?: string;
-                    /** @description Sort by creation time */
-                    order?: "asc" | "desc";
-                };
-                header?: never;
-                path: {
-                    /** @description UUID */
-                    boardId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            object: "list";
-                            data: {
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                id: string;
-                                content: string;
-                                node_id: string | null;
-                                metadata: {
-                                    source: string;
-                                    page: number;
-                                    chunkIndex: number;
-                                    totalChunks: number;
-                                    sourceType: string;
-                                };
-                                /** @description The embedding model that embedded the chunk */
-                                model: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC with milliseconds
-                                 */
-                                created_at: string;
-                            }[];
-                            has_more: boolean;
-                            cursor: string | null;
-                        };
-                    };
-                };
-                /** @description Error envelope */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["listChunks"];
         put?: never;
         /** Vectorize text or a pdf node (answers a document_process job) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description UUID */
-                    boardId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description Text to chunk and embed; optional only for a pdf node */
-                        text?: string;
-                        /** @description A node of this board: its earlier chunks are replaced when the job completes */
-                        node_id?: string | null;
-                        /** @description Default: the node's label or url, else "text" */
-                        source?: string;
-                        /** @description Default: the node type, else "text" */
-                        source_type?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            object: "job";
-                            data: {
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                id: string;
-                                /** @description document_process */
-                                type: string;
-                                status: "processing" | "completed" | "failed";
-                                result: {
-                                    [key: string]: unknown;
-                                } | null;
-                                error: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC with milliseconds
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC with milliseconds
-                                 */
-                                updated_at: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error envelope */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["vectorize"];
         /** Delete a node's chunks */
-        delete: {
-            parameters: {
-                query: {
-                    /** @description UUID */
-                    node_id: string;
-                };
-                header?: never;
-                path: {
-                    /** @description UUID */
-                    boardId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            object: "document";
-                            data: {
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                id: string;
-                                /** @enum {boolean} */
-                                deleted: true;
-                                chunks: number;
-                            };
-                        };
-                    };
-                };
-                /** @description Error envelope */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteChunks"];
         options?: never;
         head?: never;
         patch?: never;
@@ -3830,147 +1659,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Search the board’s chunks by meaning (cosine similarity), keywords (BM25) or both, by descending score */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description UUID */
-                    boardId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        query: string;
-                        /** @default 10 */
-                        limit?: number;
-                        /**
-                         * @description `vector`: by meaning, the embedding model's cosine similarity; `keyword`: BM25-ranked full text, only chunks holding a query word; `hybrid`: reciprocal rank fusion of both (the first 200 chunks of each)
-                         * @default vector
-                         * @enum {string}
-                         */
-                        mode?: "vector" | "keyword" | "hybrid";
-                        /**
-                         * @description Minimum score (in the mode's own scale, see score)
-                         * @default 0
-                         */
-                        threshold?: number;
-                        /** @description Only chunks of these nodes */
-                        node_ids?: string[];
-                        /** @description Continues the ranking from the previous page */
-                        cursor?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            object: "list";
-                            data: {
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                id: string;
-                                content: string;
-                                node_id: string | null;
-                                metadata: {
-                                    source: string;
-                                    page: number;
-                                    chunkIndex: number;
-                                    totalChunks: number;
-                                    sourceType: string;
-                                };
-                                /** @description The ranking score, descending, in the request mode: `vector`, the cosine similarity between the query and the chunk (-1..1); `keyword`, the chunk's BM25 score as a share of the highest the query could reach on this board (0..1); `hybrid`, the reciprocal rank fusion (k = 60) of both rankings over its maximum (0..1, 1 when first in both) */
-                                score: number;
-                            }[];
-                            has_more: boolean;
-                            cursor: string | null;
-                        };
-                    };
-                };
-                /** @description Error envelope */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["searchDocuments"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3985,119 +1674,7 @@ export interface paths {
             cookie?: never;
         };
         /** Get a job (only your own) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description UUID */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            object: "job";
-                            data: {
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                id: string;
-                                /** @description document_process */
-                                type: string;
-                                status: "processing" | "completed" | "failed";
-                                result: {
-                                    [key: string]: unknown;
-                                } | null;
-                                error: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC with milliseconds
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC with milliseconds
-                                 */
-                                updated_at: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error envelope */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getJob"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4114,266 +1691,13 @@ export interface paths {
             cookie?: never;
         };
         /** List all of a board's assets (not paginated; owner only) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description UUID */
-                    boardId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            object: "list";
-                            data: {
-                                /** @description Equals the filename */
-                                id: string;
-                                /** @description Where the file is served: an unguessable address, usable without credentials (<img src>) */
-                                url: string;
-                                /** @description <epoch_millis>-<original name, reduced to a safe form> */
-                                filename: string;
-                                /** @description <user>/<board>/<filename> */
-                                storage_path: string;
-                                /** @description Bytes */
-                                size: number;
-                                /** @description application/pdf, image/png, image/jpeg, image/gif or image/webp, judged by the bytes */
-                                content_type: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC with milliseconds
-                                 */
-                                created_at: string;
-                            }[];
-                            has_more: boolean;
-                            cursor: string | null;
-                        };
-                    };
-                };
-                /** @description Error envelope */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["listAssets"];
         put?: never;
         /**
          * Upload a file (PDF, PNG, JPEG, GIF or WebP) to a board
          * @description multipart/form-data with one part, the field "file". The type is judged by the bytes and must match the part's declared type. At most 52428800 bytes (ASSET_MAX_BYTES). Only the board's owner may upload.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description UUID */
-                    boardId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "multipart/form-data": {
-                        /**
-                         * Format: binary
-                         * @description The file
-                         */
-                        file: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            object: "asset";
-                            data: {
-                                /** @description Equals the filename */
-                                id: string;
-                                /** @description Where the file is served: an unguessable address, usable without credentials (<img src>) */
-                                url: string;
-                                /** @description <epoch_millis>-<original name, reduced to a safe form> */
-                                filename: string;
-                                /** @description <user>/<board>/<filename> */
-                                storage_path: string;
-                                /** @description Bytes */
-                                size: number;
-                                /** @description application/pdf, image/png, image/jpeg, image/gif or image/webp, judged by the bytes */
-                                content_type: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC with milliseconds
-                                 */
-                                created_at: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error envelope */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["uploadAsset"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4391,108 +1715,13 @@ export interface paths {
         put?: never;
         post?: never;
         /** Delete an asset and its file; nodes pointing at it stay (owner only) */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description UUID */
-                    boardId: string;
-                    /** @description The asset id (its filename) */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            object: "asset";
-                            data: {
-                                id: string;
-                                /** @enum {boolean} */
-                                deleted: true;
-                            };
-                        };
-                    };
-                };
-                /** @description Error envelope */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteAsset"];
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/v1/files/{*}": {
+    "/v1/files/{path}": {
         parameters: {
             query?: never;
             header?: never;
@@ -4500,85 +1729,7 @@ export interface paths {
             cookie?: never;
         };
         /** An asset's file, at the url the asset gives (no Authorization needed: the token in the url is the key) */
-        get: {
-            parameters: {
-                query?: {
-                    token?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description The storage path */
-                    "*": string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The file, with its stored Content-Type */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-                /** @description The bytes a `Range: bytes=…` header asked for (one range), with Content-Range */
-                206: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-                /** @description Error envelope */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                416: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getAssetFile"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4595,252 +1746,10 @@ export interface paths {
             cookie?: never;
         };
         /** List the caller's chats on a board */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Page size, 1..100 */
-                    limit?: number;
-                    /** @description Opaque cursor from the previous page */
-                    cursor?: string;
-                    /** @description Sort by creation time */
-                    order?: "asc" | "desc";
-                };
-                header?: never;
-                path: {
-                    /** @description UUID */
-                    boardId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            object: "list";
-                            data: {
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                id: string;
-                                title: string;
-                                /** @description The node the chat is about, or null */
-                                node_id: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC with milliseconds
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC with milliseconds
-                                 */
-                                updated_at: string;
-                                last_message_at: string | null;
-                            }[];
-                            has_more: boolean;
-                            cursor: string | null;
-                        };
-                    };
-                };
-                /** @description Error envelope */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["listChats"];
         put?: never;
         /** Create a chat (private to its creator) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description UUID */
-                    boardId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description At most 200 characters */
-                        title?: string;
-                        /** @description A node of this board */
-                        node_id?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            object: "chat";
-                            data: {
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                id: string;
-                                title: string;
-                                /** @description The node the chat is about, or null */
-                                node_id: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC with milliseconds
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC with milliseconds
-                                 */
-                                updated_at: string;
-                                last_message_at: string | null;
-                                /** @description Facts condensed from older turns, kept as context */
-                                memory: string[];
-                                /** @description model, total_tokens and retrieval of the last reply; null before the first */
-                                metadata: {
-                                    [key: string]: unknown;
-                                } | null;
-                            };
-                        };
-                    };
-                };
-                /** @description Error envelope */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["createChat"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4855,355 +1764,15 @@ export interface paths {
             cookie?: never;
         };
         /** Get a chat with its memory and metadata */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description UUID */
-                    boardId: string;
-                    /** @description UUID */
-                    chatId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            object: "chat";
-                            data: {
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                id: string;
-                                title: string;
-                                /** @description The node the chat is about, or null */
-                                node_id: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC with milliseconds
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC with milliseconds
-                                 */
-                                updated_at: string;
-                                last_message_at: string | null;
-                                /** @description Facts condensed from older turns, kept as context */
-                                memory: string[];
-                                /** @description model, total_tokens and retrieval of the last reply; null before the first */
-                                metadata: {
-                                    [key: string]: unknown;
-                                } | null;
-                            };
-                        };
-                    };
-                };
-                /** @description Error envelope */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getChat"];
         put?: never;
         post?: never;
         /** Delete a chat and all its messages */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description UUID */
-                    boardId: string;
-                    /** @description UUID */
-                    chatId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            object: "chat";
-                            data: {
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                id: string;
-                                /** @enum {boolean} */
-                                deleted: true;
-                            };
-                        };
-                    };
-                };
-                /** @description Error envelope */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteChat"];
         options?: never;
         head?: never;
         /** Rename a chat */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description UUID */
-                    boardId: string;
-                    /** @description UUID */
-                    chatId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description At most 200 characters */
-                        title: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            object: "chat";
-                            data: {
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                id: string;
-                                title: string;
-                                /** @description The node the chat is about, or null */
-                                node_id: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC with milliseconds
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC with milliseconds
-                                 */
-                                updated_at: string;
-                                last_message_at: string | null;
-                                /** @description Facts condensed from older turns, kept as context */
-                                memory: string[];
-                                /** @description model, total_tokens and retrieval of the last reply; null before the first */
-                                metadata: {
-                                    [key: string]: unknown;
-                                } | null;
-                            };
-                        };
-                    };
-                };
-                /** @description Error envelope */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        patch: operations["updateChat"];
         trace?: never;
     };
     "/v1/boards/{boardId}/chats/{chatId}/messages": {
@@ -5214,281 +1783,13 @@ export interface paths {
             cookie?: never;
         };
         /** List a chat's messages (oldest first by default) */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Page size, 1..100 */
-                    limit?: number;
-                    /** @description Opaque cursor from the previous page */
-                    cursor?: string;
-                    /** @description Sort by creation time */
-                    order?: "asc" | "desc";
-                };
-                header?: never;
-                path: {
-                    /** @description UUID */
-                    boardId: string;
-                    /** @description UUID */
-                    chatId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            object: "list";
-                            data: {
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                id: string;
-                                /** @enum {string} */
-                                role: "user" | "assistant";
-                                content: string;
-                                model: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC with milliseconds
-                                 */
-                                created_at: string;
-                                /** @description Assistant messages: usage, finish_reason, sources (chunk ids), retrieval */
-                                metadata: {
-                                    [key: string]: unknown;
-                                } | null;
-                            }[];
-                            has_more: boolean;
-                            cursor: string | null;
-                        };
-                    };
-                };
-                /** @description Error envelope */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["listMessages"];
         put?: never;
         /**
          * Send a user message and get the assistant reply
          * @description With stream true: 200 text/event-stream of `message.delta` {content}, then `message.complete` {message, usage}; a failure is an `error` event {code: "stream_error", message}. Comment lines keep the connection alive.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description UUID */
-                    boardId: string;
-                    /** @description UUID */
-                    chatId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description The user message, 1..32,000 characters */
-                        content: string;
-                        /**
-                         * @description true: answer as text/event-stream
-                         * @default false
-                         */
-                        stream?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description With stream true: 200 text/event-stream of `message.delta` {content}, then `message.complete` {message, usage}; a failure is an `error` event {code: "stream_error", message}. Comment lines keep the connection alive. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/event-stream": string;
-                    };
-                };
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            object: "message";
-                            data: {
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                id: string;
-                                /** @enum {string} */
-                                role: "user" | "assistant";
-                                content: string;
-                                model: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC with milliseconds
-                                 */
-                                created_at: string;
-                                /** @description Assistant messages: usage, finish_reason, sources (chunk ids), retrieval */
-                                metadata: {
-                                    [key: string]: unknown;
-                                } | null;
-                            };
-                        };
-                    };
-                };
-                /** @description Error envelope */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["sendMessage"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5503,99 +1804,7 @@ export interface paths {
             cookie?: never;
         };
         /** The caller: user id, email, how they authenticated and their scopes */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * Format: uuid
-                             * @description UUID
-                             */
-                            id: string;
-                            email: string | null;
-                            /** @description How the caller authenticated */
-                            auth: "jwt" | "api_key";
-                            scopes: ("read" | "write" | "admin")[];
-                        };
-                    };
-                };
-                /** @description Error envelope */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getMe"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5612,51 +1821,7 @@ export interface paths {
             cookie?: never;
         };
         /** How to sign in: local accounts, or an OpenID Connect provider (authorization code + PKCE) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            mode: "local";
-                            /** @description Whether POST /v1/auth/signup creates accounts */
-                            signup: boolean;
-                        } | {
-                            /** @enum {string} */
-                            mode: "oidc";
-                            issuer: string;
-                            client_id: string;
-                            authorization_endpoint: string;
-                            token_endpoint: string;
-                            end_session_endpoint: string | null;
-                            scope: string;
-                            /** @description AUTH_OIDC_AUDIENCE: send as the `audience` authorize parameter (Auth0 issues JWT access tokens only for an API audience) */
-                            audience: string | null;
-                        };
-                    };
-                };
-                /** @description Error envelope */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getAuthConfig"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5675,112 +1840,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Create a local account and sign in */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description Trimmed and compared case-insensitively */
-                        email: string;
-                        password: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Also sets the bw_refresh cookie (HttpOnly, SameSite=Strict, Path=/v1/auth) */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description JWT for Authorization: Bearer */
-                            access_token: string;
-                            /** @enum {string} */
-                            token_type: "Bearer";
-                            /** @description Seconds until the access token expires */
-                            expires_in: number;
-                            user: {
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                id: string;
-                                email: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error envelope */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["signUp"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5797,103 +1857,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Sign in with email and password */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description Trimmed and compared case-insensitively */
-                        email: string;
-                        password: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Also sets the bw_refresh cookie (HttpOnly, SameSite=Strict, Path=/v1/auth) */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description JWT for Authorization: Bearer */
-                            access_token: string;
-                            /** @enum {string} */
-                            token_type: "Bearer";
-                            /** @description Seconds until the access token expires */
-                            expires_in: number;
-                            user: {
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                id: string;
-                                email: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error envelope */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["logIn"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5910,95 +1874,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** A new access token for the refresh cookie (which is rotated) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Also sets the bw_refresh cookie (HttpOnly, SameSite=Strict, Path=/v1/auth) */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description JWT for Authorization: Bearer */
-                            access_token: string;
-                            /** @enum {string} */
-                            token_type: "Bearer";
-                            /** @description Seconds until the access token expires */
-                            expires_in: number;
-                            user: {
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                id: string;
-                                email: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error envelope */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["refreshSession"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6015,78 +1891,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Sign out: revokes the refresh cookie and clears it */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Signed out */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error envelope */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["logOut"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6113,4 +1918,4561 @@ export interface components {
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    getOpenApiDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The OpenAPI 3.1 document */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ping: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    healthz: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listBoards: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1..100 */
+                limit?: number;
+                /** @description Opaque cursor from the previous page */
+                cursor?: string;
+                /** @description Sort by creation time */
+                order?: "asc" | "desc";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "list";
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            name: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updated_at: string;
+                            is_public: boolean;
+                        }[];
+                        has_more: boolean;
+                        cursor: string | null;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createBoard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Board name, 1..200 characters */
+                    name: string;
+                    is_public?: boolean;
+                    /** @description view or edit; null when not public; view when made public without one */
+                    public_access_level?: ("view" | "edit") | null;
+                    viewport_x?: number;
+                    viewport_y?: number;
+                    viewport_zoom?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "board";
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            name: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updated_at: string;
+                            is_public: boolean;
+                            public_access_level: ("view" | "edit") | null;
+                            viewport_x: number;
+                            viewport_y: number;
+                            viewport_zoom: number;
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getBoard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "board";
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            name: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updated_at: string;
+                            is_public: boolean;
+                            public_access_level: ("view" | "edit") | null;
+                            viewport_x: number;
+                            viewport_y: number;
+                            viewport_zoom: number;
+                        } & {
+                            flow_state?: {
+                                viewMode: string;
+                                viewport: {
+                                    x: number;
+                                    y: number;
+                                    zoom: number;
+                                };
+                                nodes: {
+                                    /**
+                                     * Format: uuid
+                                     * @description UUID
+                                     */
+                                    id: string;
+                                    /** @description Canvas component: videoNode, urlNode, noteNode, documentNode, pdfNode or imageNode */
+                                    type: string;
+                                    position: {
+                                        x: number;
+                                        y: number;
+                                    };
+                                    data: {
+                                        [key: string]: unknown;
+                                    };
+                                    /**
+                                     * Format: uuid
+                                     * @description UUID
+                                     */
+                                    parentId?: string;
+                                }[];
+                                edges: {
+                                    /**
+                                     * Format: uuid
+                                     * @description UUID
+                                     */
+                                    id: string;
+                                    /**
+                                     * Format: uuid
+                                     * @description UUID
+                                     */
+                                    source: string;
+                                    /**
+                                     * Format: uuid
+                                     * @description UUID
+                                     */
+                                    target: string;
+                                    type: string;
+                                    data: {
+                                        [key: string]: unknown;
+                                    };
+                                }[];
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteBoard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "board";
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            /** @enum {boolean} */
+                            deleted: true;
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateBoard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Board name, 1..200 characters */
+                    name?: string;
+                    is_public?: boolean;
+                    /** @description view or edit; null when not public; view when made public without one */
+                    public_access_level?: ("view" | "edit") | null;
+                    viewport_x?: number;
+                    viewport_y?: number;
+                    viewport_zoom?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "board";
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            name: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updated_at: string;
+                            is_public: boolean;
+                            public_access_level: ("view" | "edit") | null;
+                            viewport_x: number;
+                            viewport_y: number;
+                            viewport_zoom: number;
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    duplicateBoard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "board";
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            name: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updated_at: string;
+                            is_public: boolean;
+                            public_access_level: ("view" | "edit") | null;
+                            viewport_x: number;
+                            viewport_y: number;
+                            viewport_zoom: number;
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listBoardEvents: {
+        parameters: {
+            query?: {
+                /** @description Events after this sequence number (a stream: as Last-Event-ID) */
+                after?: number;
+                /** @description Page size of the list, 1..500 */
+                limit?: number;
+                /** @description A stream's presence session: it leaves the board when the stream ends */
+                session_id?: string;
+            };
+            header?: never;
+            path: {
+                /** @description UUID */
+                boardId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The events, as a list or (Accept: text/event-stream) a stream */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "list";
+                        data: {
+                            /** @description The event's number on its board: 1, 2, 3, … in commit order, without gaps */
+                            seq: number;
+                            /** @description What changed */
+                            type: "node.created" | "node.updated" | "node.deleted" | "edge.created" | "edge.updated" | "edge.deleted" | "board.updated" | "board.deleted" | "asset.created" | "asset.deleted" | "document.completed" | "document.failed";
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            board_id: string;
+                            /** @description The user who made the change (for a job, who queued it) */
+                            actor_id: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            /** @description The resource as the API answers it (node, edge, board, asset, or the job with its node_id); for a deletion { id } */
+                            data: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                        has_more: boolean;
+                        /** @description The last sequence number listed, for the next `after`; null when none */
+                        cursor: string | null;
+                        /** @description The board's latest sequence number */
+                        latest_seq: number;
+                        /** @description true when `after` is older than the events kept (or ahead of the board): reload the board, then list from latest_seq */
+                        reset: boolean;
+                    };
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    announcePresence: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                boardId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The client's session on the board (one per open tab), 8..64 of A-Z a-z 0-9 _ - */
+                    session_id: string;
+                    /** @description Canvas coordinates of the pointer; null when off the canvas */
+                    cursor?: {
+                        x: number;
+                        y: number;
+                    } | null;
+                    /** @description Ids of the selected nodes */
+                    selection?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "presence";
+                        data: {
+                            session_id: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            user_id: string;
+                            /** @description The first letter of the user's name or email, upper case */
+                            initial: string;
+                            /** @description The user's colour, #rrggbb, the same on every board */
+                            color: string;
+                            cursor: {
+                                x: number;
+                                y: number;
+                            } | null;
+                            selection: string[];
+                            /** @description true: the session has left the board */
+                            left: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    leaveBoard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                boardId: string;
+                /** @description The client's session on the board (one per open tab), 8..64 of A-Z a-z 0-9 _ - */
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "presence";
+                        data: {
+                            session_id: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            user_id: string;
+                            /** @description The first letter of the user's name or email, upper case */
+                            initial: string;
+                            /** @description The user's colour, #rrggbb, the same on every board */
+                            color: string;
+                            cursor: {
+                                x: number;
+                                y: number;
+                            } | null;
+                            selection: string[];
+                            /** @description true: the session has left the board */
+                            left: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listApiKeys: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1..100 */
+                limit?: number;
+                /** @description Opaque cursor from the previous page */
+                cursor?: string;
+                /** @description Sort by creation time */
+                order?: "asc" | "desc";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "list";
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            name: string;
+                            scopes: ("read" | "write" | "admin")[];
+                            /** @description First 12 characters of the key, for display */
+                            prefix: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            expires_at: string | null;
+                            last_used_at: string | null;
+                            revoked_at: string | null;
+                        }[];
+                        has_more: boolean;
+                        cursor: string | null;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    scopes: ("read" | "write" | "admin")[];
+                    /** @description Future time after which the key is rejected */
+                    expires_at?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "api_key";
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            name: string;
+                            scopes: ("read" | "write" | "admin")[];
+                            /** @description First 12 characters of the key, for display */
+                            prefix: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            expires_at: string | null;
+                            last_used_at: string | null;
+                            revoked_at: string | null;
+                        } & {
+                            /** @description The full key; shown only in this response */
+                            raw_key: string;
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "api_key";
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            /** @enum {boolean} */
+                            deleted: true;
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1..100 */
+                limit?: number;
+                /** @description Opaque cursor from the previous page */
+                cursor?: string;
+                /** @description Sort by creation time */
+                order?: "asc" | "desc";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "list";
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            url: string;
+                            /** @description Empty: every type */
+                            event_types: ("node.created" | "node.updated" | "node.deleted" | "edge.created" | "edge.updated" | "edge.deleted" | "board.updated" | "board.deleted" | "asset.created" | "asset.deleted" | "document.completed" | "document.failed")[];
+                            /** @description null: every board the owner owns */
+                            board_id: string | null;
+                            /** @description false once disabled: deliveries failed for about a day, the endpoint answered 410, or its board was deleted */
+                            enabled: boolean;
+                            disabled_reason: string | null;
+                            disabled_at: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updated_at: string;
+                        }[];
+                        has_more: boolean;
+                        cursor: string | null;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The endpoint: https (http only for hosts in WEBHOOK_ALLOWED_HOSTS), without credentials; private, loopback and link-local addresses are refused */
+                    url: string;
+                    /** @description The event types to send; empty or absent: every type */
+                    event_types?: ("node.created" | "node.updated" | "node.deleted" | "edge.created" | "edge.updated" | "edge.deleted" | "board.updated" | "board.deleted" | "asset.created" | "asset.deleted" | "document.completed" | "document.failed")[];
+                    /** @description Only this board's events (a board the caller may read); absent or null: every board the caller owns */
+                    board_id?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "webhook";
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            url: string;
+                            /** @description Empty: every type */
+                            event_types: ("node.created" | "node.updated" | "node.deleted" | "edge.created" | "edge.updated" | "edge.deleted" | "board.updated" | "board.deleted" | "asset.created" | "asset.deleted" | "document.completed" | "document.failed")[];
+                            /** @description null: every board the owner owns */
+                            board_id: string | null;
+                            /** @description false once disabled: deliveries failed for about a day, the endpoint answered 410, or its board was deleted */
+                            enabled: boolean;
+                            disabled_reason: string | null;
+                            disabled_at: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updated_at: string;
+                        } & {
+                            /** @description The signing secret (whsec_<base64>, Standard Webhooks); shown only in this response */
+                            secret: string;
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "webhook";
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            url: string;
+                            /** @description Empty: every type */
+                            event_types: ("node.created" | "node.updated" | "node.deleted" | "edge.created" | "edge.updated" | "edge.deleted" | "board.updated" | "board.deleted" | "asset.created" | "asset.deleted" | "document.completed" | "document.failed")[];
+                            /** @description null: every board the owner owns */
+                            board_id: string | null;
+                            /** @description false once disabled: deliveries failed for about a day, the endpoint answered 410, or its board was deleted */
+                            enabled: boolean;
+                            disabled_reason: string | null;
+                            disabled_at: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "webhook";
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            /** @enum {boolean} */
+                            deleted: true;
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1..100 */
+                limit?: number;
+                /** @description Opaque cursor from the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "list";
+                        data: {
+                            /** @description The delivery's number; a webhook's deliveries are sent in this order */
+                            id: number;
+                            /** @description The webhook-id header, the same on every attempt */
+                            message_id: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            board_id: string;
+                            /** @description The event's sequence number on its board */
+                            seq: number;
+                            /** @description What changed */
+                            event_type: "node.created" | "node.updated" | "node.deleted" | "edge.created" | "edge.updated" | "edge.deleted" | "board.updated" | "board.deleted" | "asset.created" | "asset.deleted" | "document.completed" | "document.failed";
+                            status: "pending" | "succeeded" | "failed";
+                            attempts: number;
+                            /** @description When the next attempt is due; null once succeeded or failed */
+                            next_attempt_at: string | null;
+                            /** @description The endpoint's last HTTP status; null when none */
+                            last_status_code: number | null;
+                            last_error: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            delivered_at: string | null;
+                        }[];
+                        has_more: boolean;
+                        cursor: string | null;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listChunks: {
+        parameters: {
+            query?: {
+                /** @description UUID */
+                node_id?: string;
+                /** @description Page size, 1..100 */
+                limit?: number;
+                /** @description Opaque cursor from the previous page */
+                cursor?: string;
+                /** @description Sort by creation time */
+                order?: "asc" | "desc";
+            };
+            header?: never;
+            path: {
+                /** @description UUID */
+                boardId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "list";
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            content: string;
+                            node_id: string | null;
+                            metadata: {
+                                source: string;
+                                page: number;
+                                chunkIndex: number;
+                                totalChunks: number;
+                                sourceType: string;
+                            };
+                            /** @description The embedding model that embedded the chunk */
+                            model: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                        }[];
+                        has_more: boolean;
+                        cursor: string | null;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    vectorize: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                boardId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Text to chunk and embed; optional only for a pdf node */
+                    text?: string;
+                    /** @description A node of this board: its earlier chunks are replaced when the job completes */
+                    node_id?: string | null;
+                    /** @description Default: the node's label or url, else "text" */
+                    source?: string;
+                    /** @description Default: the node type, else "text" */
+                    source_type?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "job";
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            /** @description document_process */
+                            type: string;
+                            status: "processing" | "completed" | "failed";
+                            result: {
+                                [key: string]: unknown;
+                            } | null;
+                            error: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteChunks: {
+        parameters: {
+            query: {
+                /** @description UUID */
+                node_id: string;
+            };
+            header?: never;
+            path: {
+                /** @description UUID */
+                boardId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "document";
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            /** @enum {boolean} */
+                            deleted: true;
+                            chunks: number;
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    searchDocuments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                boardId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    query: string;
+                    /** @default 10 */
+                    limit?: number;
+                    /**
+                     * @description `vector`: by meaning, the embedding model's cosine similarity; `keyword`: BM25-ranked full text, only chunks holding a query word; `hybrid`: reciprocal rank fusion of both (the first 200 chunks of each)
+                     * @default vector
+                     * @enum {string}
+                     */
+                    mode?: "vector" | "keyword" | "hybrid";
+                    /**
+                     * @description Minimum score (in the mode's own scale, see score)
+                     * @default 0
+                     */
+                    threshold?: number;
+                    /** @description Only chunks of these nodes */
+                    node_ids?: string[];
+                    /** @description Continues the ranking from the previous page */
+                    cursor?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "list";
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            content: string;
+                            node_id: string | null;
+                            metadata: {
+                                source: string;
+                                page: number;
+                                chunkIndex: number;
+                                totalChunks: number;
+                                sourceType: string;
+                            };
+                            /** @description The ranking score, descending, in the request mode: `vector`, the cosine similarity between the query and the chunk (-1..1); `keyword`, the chunk's BM25 score as a share of the highest the query could reach on this board (0..1); `hybrid`, the reciprocal rank fusion (k = 60) of both rankings over its maximum (0..1, 1 when first in both) */
+                            score: number;
+                        }[];
+                        has_more: boolean;
+                        cursor: string | null;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "job";
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            /** @description document_process */
+                            type: string;
+                            status: "processing" | "completed" | "failed";
+                            result: {
+                                [key: string]: unknown;
+                            } | null;
+                            error: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAssets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                boardId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "list";
+                        data: {
+                            /** @description Equals the filename */
+                            id: string;
+                            /** @description Where the file is served: an unguessable address, usable without credentials (<img src>) */
+                            url: string;
+                            /** @description <epoch_millis>-<original name, reduced to a safe form> */
+                            filename: string;
+                            /** @description <user>/<board>/<filename> */
+                            storage_path: string;
+                            /** @description Bytes */
+                            size: number;
+                            /** @description application/pdf, image/png, image/jpeg, image/gif or image/webp, judged by the bytes */
+                            content_type: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                        }[];
+                        has_more: boolean;
+                        cursor: string | null;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    uploadAsset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                boardId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The file
+                     */
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "asset";
+                        data: {
+                            /** @description Equals the filename */
+                            id: string;
+                            /** @description Where the file is served: an unguessable address, usable without credentials (<img src>) */
+                            url: string;
+                            /** @description <epoch_millis>-<original name, reduced to a safe form> */
+                            filename: string;
+                            /** @description <user>/<board>/<filename> */
+                            storage_path: string;
+                            /** @description Bytes */
+                            size: number;
+                            /** @description application/pdf, image/png, image/jpeg, image/gif or image/webp, judged by the bytes */
+                            content_type: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteAsset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                boardId: string;
+                /** @description The asset id (its filename) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "asset";
+                        data: {
+                            id: string;
+                            /** @enum {boolean} */
+                            deleted: true;
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAssetFile: {
+        parameters: {
+            query?: {
+                token?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The storage path */
+                path: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file, with its stored Content-Type */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                    "image/png": string;
+                    "image/jpeg": string;
+                    "image/gif": string;
+                    "image/webp": string;
+                };
+            };
+            /** @description The bytes a `Range: bytes=…` header asked for (one range), with Content-Range */
+            206: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                    "image/png": string;
+                    "image/jpeg": string;
+                    "image/gif": string;
+                    "image/webp": string;
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listChats: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1..100 */
+                limit?: number;
+                /** @description Opaque cursor from the previous page */
+                cursor?: string;
+                /** @description Sort by creation time */
+                order?: "asc" | "desc";
+            };
+            header?: never;
+            path: {
+                /** @description UUID */
+                boardId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "list";
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            title: string;
+                            /** @description The node the chat is about, or null */
+                            node_id: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updated_at: string;
+                            last_message_at: string | null;
+                        }[];
+                        has_more: boolean;
+                        cursor: string | null;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createChat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                boardId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description At most 200 characters */
+                    title?: string;
+                    /** @description A node of this board */
+                    node_id?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "chat";
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            title: string;
+                            /** @description The node the chat is about, or null */
+                            node_id: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updated_at: string;
+                            last_message_at: string | null;
+                            /** @description Facts condensed from older turns, kept as context */
+                            memory: string[];
+                            /** @description model, total_tokens and retrieval of the last reply; null before the first */
+                            metadata: {
+                                [key: string]: unknown;
+                            } | null;
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getChat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                boardId: string;
+                /** @description UUID */
+                chatId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "chat";
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            title: string;
+                            /** @description The node the chat is about, or null */
+                            node_id: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updated_at: string;
+                            last_message_at: string | null;
+                            /** @description Facts condensed from older turns, kept as context */
+                            memory: string[];
+                            /** @description model, total_tokens and retrieval of the last reply; null before the first */
+                            metadata: {
+                                [key: string]: unknown;
+                            } | null;
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteChat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                boardId: string;
+                /** @description UUID */
+                chatId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "chat";
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            /** @enum {boolean} */
+                            deleted: true;
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateChat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                boardId: string;
+                /** @description UUID */
+                chatId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description At most 200 characters */
+                    title: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "chat";
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            title: string;
+                            /** @description The node the chat is about, or null */
+                            node_id: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updated_at: string;
+                            last_message_at: string | null;
+                            /** @description Facts condensed from older turns, kept as context */
+                            memory: string[];
+                            /** @description model, total_tokens and retrieval of the last reply; null before the first */
+                            metadata: {
+                                [key: string]: unknown;
+                            } | null;
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listMessages: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1..100 */
+                limit?: number;
+                /** @description Opaque cursor from the previous page */
+                cursor?: string;
+                /** @description Sort by creation time */
+                order?: "asc" | "desc";
+            };
+            header?: never;
+            path: {
+                /** @description UUID */
+                boardId: string;
+                /** @description UUID */
+                chatId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "list";
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            /** @enum {string} */
+                            role: "user" | "assistant";
+                            content: string;
+                            model: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            /** @description Assistant messages: usage, finish_reason, sources (chunk ids), retrieval */
+                            metadata: {
+                                [key: string]: unknown;
+                            } | null;
+                        }[];
+                        has_more: boolean;
+                        cursor: string | null;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    sendMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                boardId: string;
+                /** @description UUID */
+                chatId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The user message, 1..32,000 characters */
+                    content: string;
+                    /**
+                     * @description true: answer as text/event-stream
+                     * @default false
+                     */
+                    stream?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description With stream true: 200 text/event-stream of `message.delta` {content}, then `message.complete` {message, usage}; a failure is an `error` event {code: "stream_error", message}. Comment lines keep the connection alive. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "message";
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            /** @enum {string} */
+                            role: "user" | "assistant";
+                            content: string;
+                            model: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            /** @description Assistant messages: usage, finish_reason, sources (chunk ids), retrieval */
+                            metadata: {
+                                [key: string]: unknown;
+                            } | null;
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        id: string;
+                        email: string | null;
+                        /** @description How the caller authenticated */
+                        auth: "jwt" | "api_key";
+                        scopes: ("read" | "write" | "admin")[];
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAuthConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        mode: "local";
+                        /** @description Whether POST /v1/auth/signup creates accounts */
+                        signup: boolean;
+                    } | {
+                        /** @enum {string} */
+                        mode: "oidc";
+                        issuer: string;
+                        client_id: string;
+                        authorization_endpoint: string;
+                        token_endpoint: string;
+                        end_session_endpoint: string | null;
+                        scope: string;
+                        /** @description AUTH_OIDC_AUDIENCE: send as the `audience` authorize parameter (Auth0 issues JWT access tokens only for an API audience) */
+                        audience: string | null;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    signUp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Trimmed and compared case-insensitively */
+                    email: string;
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Also sets the bw_refresh cookie (HttpOnly, SameSite=Strict, Path=/v1/auth) */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description JWT for Authorization: Bearer */
+                        access_token: string;
+                        /** @enum {string} */
+                        token_type: "Bearer";
+                        /** @description Seconds until the access token expires */
+                        expires_in: number;
+                        user: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            email: string;
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    logIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Trimmed and compared case-insensitively */
+                    email: string;
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Also sets the bw_refresh cookie (HttpOnly, SameSite=Strict, Path=/v1/auth) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description JWT for Authorization: Bearer */
+                        access_token: string;
+                        /** @enum {string} */
+                        token_type: "Bearer";
+                        /** @description Seconds until the access token expires */
+                        expires_in: number;
+                        user: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            email: string;
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    refreshSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Also sets the bw_refresh cookie (HttpOnly, SameSite=Strict, Path=/v1/auth) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description JWT for Authorization: Bearer */
+                        access_token: string;
+                        /** @enum {string} */
+                        token_type: "Bearer";
+                        /** @description Seconds until the access token expires */
+                        expires_in: number;
+                        user: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            email: string;
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    logOut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+}

@@ -2,7 +2,7 @@
 import { sql } from 'kysely';
 import type { Principal } from '../auth/principal.js';
 import type { Db, Executor } from '../db/schema.js';
-import { invalid } from '../errors.js';
+import { invalid, notFound } from '../errors.js';
 import { newId, now } from '../lib/ids.js';
 import { applyPage, toPage, type Page, type PageRequest } from '../lib/pagination.js';
 import { assertOwner, findVisibleBoard, isOwner } from './access.js';
@@ -199,7 +199,8 @@ export async function deleteBoard(store: NodeStore, principal: Principal, boardI
       const files = await trx.deleteFrom('assets').where('board_id', '=', boardId).returning('storage_path').execute();
       // The board's last event outlives it (streams end on it); the earlier ones go with the board.
       const last = await recordChanges(trx, boardId, principal.userId, [{ type: 'board.deleted', data: { id: boardId } }]);
-      await trx.deleteFrom('board_events').where('board_id', '=', boardId).where('seq', '<', last!).execute();
+      if (last === undefined) throw notFound('Board'); // deleted meanwhile
+      await trx.deleteFrom('board_events').where('board_id', '=', boardId).where('seq', '<', last).execute();
       await trx.deleteFrom('boards').where('id', '=', boardId).execute();
       return files.map((f) => f.storage_path);
     }),

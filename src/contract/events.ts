@@ -2,6 +2,7 @@
 // event list carry it (src/events/).
 import { type Static, Type } from '@sinclair/typebox';
 import { Timestamp, Uuid } from './common.js';
+import { PresenceSessionId } from './presence.js';
 
 export const BoardEventTypes = [
   'node.created',
@@ -49,6 +50,10 @@ export const BoardEventQuery = Type.Object(
       }),
     ),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100, description: 'Page size of the list, 1..500' })),
+    session_id: Type.Optional({
+      ...PresenceSessionId,
+      description: "A stream's presence session: it leaves the board when the stream ends",
+    }),
   },
   { additionalProperties: false },
 );

@@ -3,10 +3,18 @@
 // to the streams of that board held here, which read what they have not sent yet. Reads are shared:
 // streams that ask for the same events at the same time (a hundred viewers of one board, woken by
 // one change) make one query, and each event's JSON is built once for all of them.
+//
+// Presence (presence.ts) comes the same way, on `board_presence`: the hub passes it to the board's
+// streams here and remembers the latest of each session for a while, for streams that start later.
 import type { Db } from '../db/schema.js';
 import type { Notifications } from '../db/notifications.js';
 import type { BoardEventType } from '../contract/events.js';
 import { BOARD_EVENTS_CHANNEL } from './record.js';
+import { BOARD_PRESENCE_CHANNEL, initialOf, PRESENCE_TTL_MS } from './presence.js';
+
+/** Sessions remembered per board; beyond it the oldest is forgotten (its next announcement brings it back). */
+const MAX_SESSIONS_PER_BOARD = 500;
+const MAX_INITIALS = 10_000;
 
 /** The channel a revoked or deleted API key is announced on, with its id (0011-board-events.ts). */
 export const API_KEY_REVOKED_CHANNEL = 'api_key_revoked';
@@ -28,6 +36,8 @@ export interface Subscriber {
   readonly keyId: string | undefined;
   /** The board has events up to `seq` (Infinity: unknown, look). */
   wake(seq: number): void;
+  /** Passes on a session's presence (JSON). */
+  presence(json: string): void;
   /** Ends the stream (its key was revoked, or the app is closing). */
   end(): void;
 }
@@ -36,6 +46,9 @@ export class BoardEventHub {
   private readonly boards = new Map<string, Set<Subscriber>>();
   private readonly perUser = new Map<string, number>();
   private readonly reads = new Map<string, Promise<HubEvent[]>>();
+  /** The latest presence of each session, by board, for boards with streams here. */
+  private readonly sessions = new Map<string, Map<string, { json: string; at: number }>>();
+  private readonly initials = new Map<string, string>();
 
   constructor(
     private readonly db: Db,
@@ -46,6 +59,7 @@ export class BoardEventHub {
       const seq = Number(payload.slice(at + 1));
       for (const subscriber of this.boards.get(payload.slice(0, at)) ?? []) subscriber.wake(seq);
     });
+    notifications.on(BOARD_PRESENCE_CHANNEL, (payload) => this.passPresence(payload));
     notifications.on(API_KEY_REVOKED_CHANNEL, (keyId) => {
       for (const subscriber of this.all()) if (subscriber.keyId === keyId) subscriber.end();
     });
@@ -71,7 +85,10 @@ export class BoardEventHub {
       if (removed) return;
       removed = true;
       set.delete(subscriber);
-      if (set.size === 0 && this.boards.get(subscriber.boardId) === set) this.boards.delete(subscriber.boardId);
+      if (set.size === 0 && this.boards.get(subscriber.boardId) === set) {
+        this.boards.delete(subscriber.boardId);
+        this.sessions.delete(subscriber.boardId);
+      }
       const left = this.streamsOf(subscriber.userId) - 1;
       if (left > 0) this.perUser.set(subscriber.userId, left);
       else this.perUser.delete(subscriber.userId);
@@ -92,6 +109,46 @@ export class BoardEventHub {
       this.reads.set(key, read);
     }
     return read;
+  }
+
+  /** The presence (JSON) of the sessions heard from lately on the board. */
+  presenceOn(boardId: string): string[] {
+    const sessions = this.sessions.get(boardId);
+    if (!sessions) return [];
+    const since = Date.now() - PRESENCE_TTL_MS;
+    for (const [id, session] of sessions) if (session.at < since) sessions.delete(id);
+    return [...sessions.values()].map((session) => session.json);
+  }
+
+  /** The user's initial as presence shows it (looked up once per user). */
+  async initialOf(userId: string): Promise<string> {
+    let initial = this.initials.get(userId);
+    if (initial === undefined) {
+      initial = await initialOf(this.db, userId);
+      if (this.initials.size >= MAX_INITIALS) this.initials.clear();
+      this.initials.set(userId, initial);
+    }
+    return initial;
+  }
+
+  private passPresence(payload: string): void {
+    let message: { board_id: string; presence: { session_id: string; left: boolean } };
+    try {
+      message = JSON.parse(payload);
+    } catch {
+      return;
+    }
+    const subscribers = this.boards.get(message.board_id);
+    if (!subscribers) return;
+    const json = JSON.stringify(message.presence);
+    const sessions = this.sessions.get(message.board_id) ?? new Map<string, { json: string; at: number }>();
+    this.sessions.set(message.board_id, sessions);
+    sessions.delete(message.presence.session_id);
+    if (!message.presence.left) {
+      sessions.set(message.presence.session_id, { json, at: Date.now() });
+      if (sessions.size > MAX_SESSIONS_PER_BOARD) sessions.delete(sessions.keys().next().value!);
+    }
+    for (const subscriber of subscribers) subscriber.presence(json);
   }
 
   private *all(): Iterable<Subscriber> {

@@ -46,10 +46,16 @@ export class BoardEventStream implements Subscriber {
     this.recheck.unref();
   }
 
-  /** Starts following the board: sends what came after the cursor, then each change as it commits. */
+  /** Starts following the board: sends who is there and what came after the cursor, then each change as it commits. */
   start(): void {
     this.unsubscribe = this.hub.subscribe(this);
+    for (const json of this.hub.presenceOn(this.boardId)) this.presence(json);
     this.wake(Number.POSITIVE_INFINITY);
+  }
+
+  presence(json: string): void {
+    // Presence has no id: it is not part of the change log and does not move Last-Event-ID.
+    if (!this.ended) this.sse.event('presence', json);
   }
 
   wake(seq: number): void {

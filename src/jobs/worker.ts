@@ -181,6 +181,7 @@ export class JobWorker {
       const outcome = await handler.run(job, controller.signal, this.log.child({ jobId: job.id, jobType: job.type }));
       controller.signal.throwIfAborted();
       await this.db.transaction().execute(async (trx) => {
+        await lockOutcomeBoard(trx, handler, job);
         await outcome.finalize?.(trx);
         const done = await trx
           .updateTable('jobs')
@@ -258,6 +259,15 @@ export class JobWorker {
 }
 
 class LeaseLost extends Error {}
+
+/**
+ * Takes the board row's lock first when the job's end will be recorded on the board: content
+ * writes lock the board before its nodes, and a finalize step may lock a node, so taking the board
+ * last would let the two wait for each other.
+ */
+async function lockOutcomeBoard(trx: Executor, handler: JobHandler, job: ClaimedJob): Promise<void> {
+  if (handler.outcome && job.board_id) await sql`SELECT 1 FROM boards WHERE id = ${job.board_id} FOR NO KEY UPDATE`.execute(trx);
+}
 
 /** Records the job's end on its board's change log, when its type has outcome events. */
 async function recordOutcome(trx: Executor, handler: JobHandler | undefined, job: ClaimedJob, row: Job): Promise<void> {

@@ -84,7 +84,9 @@ function registerUserLimit(app: FastifyInstance, config: Config): void {
     allowList: (request) => request.principal?.kind !== 'api_key',
   });
   app.addHook('onRequest', async (request, reply) => {
-    if (request.principal?.kind !== 'api_key' || request.routeOptions.config?.rateLimit === false) return;
+    // Routes without a limit, and routes with a budget of their own (presence), are not counted here.
+    const own = request.routeOptions.config?.rateLimit;
+    if (request.principal?.kind !== 'api_key' || own === false || typeof own === 'object') return;
     const result = await check(request);
     if (result.isAllowed || result.max === undefined) return;
     const limit = { max: result.max, remaining: result.remaining ?? 0, ttlInSeconds: result.ttlInSeconds ?? 0 };

@@ -16,6 +16,7 @@ export function apiKeyRoutes(app: App, { db, config, authenticator }: Services):
       config: admin,
       schema: {
         tags: ['api keys'],
+        operationId: 'createApiKey',
         summary: 'Create an API key (the raw key is shown once)',
         description: `A user may hold at most ${config.apiKeysMaxPerUser} live keys (API_KEYS_MAX_PER_USER): one more is 409 conflict until one is revoked or expires.`,
         body: CreateApiKeyBody,
@@ -34,6 +35,7 @@ export function apiKeyRoutes(app: App, { db, config, authenticator }: Services):
       config: admin,
       schema: {
         tags: ['api keys'],
+        operationId: 'listApiKeys',
         summary: "List the caller's API keys",
         querystring: Type.Object(PageQuery, { additionalProperties: false }),
         response: { 200: List(ApiKey), ...errorResponses },
@@ -52,6 +54,7 @@ export function apiKeyRoutes(app: App, { db, config, authenticator }: Services):
       config: admin,
       schema: {
         tags: ['api keys'],
+        operationId: 'revokeApiKey',
         summary: 'Revoke an API key (effective at once)',
         params: IdParams,
         response: { 200: Deleted('api_key'), ...errorResponses },

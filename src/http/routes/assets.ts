@@ -19,6 +19,7 @@ import { ApiError, invalid, notFound } from '../../errors.js';
 import type { ByteRange } from '../../providers/storage/storage.js';
 import { principalOf } from '../plugins/auth.js';
 import { Asset } from '../../contract/assets.js';
+import { allowedTypes } from '../../assets/file-names.js';
 import { Uuid } from '../../contract/common.js';
 import { BoardParams, errorResponses, List, Single } from '../schemas/common.js';
 import type { App, Services } from '../types.js';
@@ -62,6 +63,9 @@ function multipartError(error: unknown): ApiError {
   return invalid(`The multipart/form-data body is malformed${error instanceof Error && error.message ? `: ${error.message}` : ''}`);
 }
 
+/** The media types a stored file is served with: those an upload may have. */
+const FILE_TYPES = Object.keys(allowedTypes);
+
 export function assetRoutes(app: App, services: Services): void {
   const { db, storage, config } = services;
 
@@ -76,6 +80,7 @@ export function assetRoutes(app: App, services: Services): void {
       {
         schema: {
           tags: ['assets'],
+          operationId: 'uploadAsset',
           summary: 'Upload a file (PDF, PNG, JPEG, GIF or WebP) to a board',
           description: `multipart/form-data with one part, the field "file". The type is judged by the bytes and must match the part's declared type. At most ${config.assetMaxBytes} bytes (ASSET_MAX_BYTES). Only the board's owner may upload.`,
           consumes: ['multipart/form-data'],
@@ -147,6 +152,7 @@ export function assetRoutes(app: App, services: Services): void {
     {
       schema: {
         tags: ['assets'],
+        operationId: 'listAssets',
         summary: "List all of a board's assets (not paginated; owner only)",
         params: BoardParams,
         response: { 200: List(Asset), ...errorResponses },
@@ -165,6 +171,7 @@ export function assetRoutes(app: App, services: Services): void {
     {
       schema: {
         tags: ['assets'],
+        operationId: 'deleteAsset',
         summary: 'Delete an asset and its file; nodes pointing at it stay (owner only)',
         params: AssetParams,
         response: { 200: Deleted, ...errorResponses },
@@ -183,16 +190,21 @@ export function assetRoutes(app: App, services: Services): void {
       config: { public: true, rateLimit: false },
       schema: {
         tags: ['assets'],
+        operationId: 'getAssetFile',
         summary: "An asset's file, at the url the asset gives (no Authorization needed: the token in the url is the key)",
         security: [],
         params: Type.Object({ '*': Type.String({ maxLength: 2048, description: 'The storage path' }) }),
         querystring: Type.Object({ token: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: false }),
         response: {
-          200: Type.String({ format: 'binary', description: 'The file, with its stored Content-Type' }),
-          206: Type.String({
-            format: 'binary',
+          // Sent as a stream, never serialised: the media types document what arrives.
+          200: {
+            description: 'The file, with its stored Content-Type',
+            content: Object.fromEntries(FILE_TYPES.map((type) => [type, { schema: Type.String({ format: 'binary' }) }])),
+          },
+          206: {
             description: 'The bytes a `Range: bytes=…` header asked for (one range), with Content-Range',
-          }),
+            content: Object.fromEntries(FILE_TYPES.map((type) => [type, { schema: Type.String({ format: 'binary' }) }])),
+          },
           400: Type.Ref('Error'),
           404: Type.Ref('Error'),
           416: Type.Ref('Error'),

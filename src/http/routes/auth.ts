@@ -155,9 +155,10 @@ export async function authRoutes(app: App, { db, config }: Pick<Services, 'db' |
         config: open,
         schema: {
           tags: ['auth'],
+          operationId: 'getAuthConfig',
           summary: 'How to sign in: local accounts, or an OpenID Connect provider (authorization code + PKCE)',
           security: [],
-          response: { 200: Type.Union([LocalMode, OidcMode]), 503: Type.Ref('Error') },
+          response: { 200: Type.Union([LocalMode, OidcMode]), 400: Type.Ref('Error'), 503: Type.Ref('Error') },
         },
       },
       async (_request, reply) => {
@@ -195,6 +196,7 @@ export async function authRoutes(app: App, { db, config }: Pick<Services, 'db' |
         preHandler: async (request) => limit(perIp, request),
         schema: {
           tags: ['auth'],
+          operationId: 'signUp',
           summary: 'Create a local account and sign in',
           security: [],
           body: SignUpBody,
@@ -218,6 +220,7 @@ export async function authRoutes(app: App, { db, config }: Pick<Services, 'db' |
         },
         schema: {
           tags: ['auth'],
+          operationId: 'logIn',
           summary: 'Sign in with email and password',
           security: [],
           body: LoginBody,
@@ -237,6 +240,7 @@ export async function authRoutes(app: App, { db, config }: Pick<Services, 'db' |
         onRequest: localOnly,
         schema: {
           tags: ['auth'],
+          operationId: 'refreshSession',
           summary: 'A new access token for the refresh cookie (which is rotated)',
           security: [],
           response: { 200: Session, ...errors },
@@ -260,6 +264,7 @@ export async function authRoutes(app: App, { db, config }: Pick<Services, 'db' |
         onRequest: localOnly,
         schema: {
           tags: ['auth'],
+          operationId: 'logOut',
           summary: 'Sign out: revokes the refresh cookie and clears it',
           security: [],
           response: { 204: Type.Null({ description: 'Signed out' }), ...errors },

@@ -15,6 +15,7 @@ export function boardRoutes(app: App, { db, storage, config, nodeCache }: Servic
     {
       schema: {
         tags: ['boards'],
+        operationId: 'createBoard',
         summary: 'Create a board',
         body: CreateBoardBody,
         response: { 201: Single('board', Board), ...errorResponses },
@@ -31,6 +32,7 @@ export function boardRoutes(app: App, { db, storage, config, nodeCache }: Servic
     {
       schema: {
         tags: ['boards'],
+        operationId: 'listBoards',
         summary: "List the caller's boards",
         querystring: Type.Object(PageQuery, { additionalProperties: false }),
         response: { 200: List(BoardListItem), ...errorResponses },
@@ -49,6 +51,7 @@ export function boardRoutes(app: App, { db, storage, config, nodeCache }: Servic
     {
       schema: {
         tags: ['boards'],
+        operationId: 'getBoard',
         summary: 'Get a board (with flow_state for its owner)',
         params: IdParams,
         response: { 200: Single('board', FullBoard), ...errorResponses },
@@ -67,6 +70,7 @@ export function boardRoutes(app: App, { db, storage, config, nodeCache }: Servic
     {
       schema: {
         tags: ['boards'],
+        operationId: 'updateBoard',
         summary: 'Update a board (only the given fields change)',
         params: IdParams,
         body: UpdateBoardBody,
@@ -84,6 +88,7 @@ export function boardRoutes(app: App, { db, storage, config, nodeCache }: Servic
     {
       schema: {
         tags: ['boards'],
+        operationId: 'duplicateBoard',
         summary: 'Duplicate an owned or public board',
         params: IdParams,
         response: { 201: Single('board', Board), 409: Type.Ref('Error'), ...errorResponses },
@@ -100,6 +105,7 @@ export function boardRoutes(app: App, { db, storage, config, nodeCache }: Servic
     {
       schema: {
         tags: ['boards'],
+        operationId: 'deleteBoard',
         summary: 'Delete a board and everything on it (irreversible)',
         params: IdParams,
         response: { 200: Deleted('board'), ...errorResponses },

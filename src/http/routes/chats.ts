@@ -37,6 +37,7 @@ export function chatRoutes(app: App, services: Services): void {
     {
       schema: {
         tags: ['chats'],
+        operationId: 'createChat',
         summary: 'Create a chat (private to its creator)',
         params: BoardParams,
         body: CreateChatBody,
@@ -54,6 +55,7 @@ export function chatRoutes(app: App, services: Services): void {
     {
       schema: {
         tags: ['chats'],
+        operationId: 'listChats',
         summary: "List the caller's chats on a board",
         params: BoardParams,
         querystring: Type.Object(PageQuery, { additionalProperties: false }),
@@ -73,6 +75,7 @@ export function chatRoutes(app: App, services: Services): void {
     {
       schema: {
         tags: ['chats'],
+        operationId: 'getChat',
         summary: 'Get a chat with its memory and metadata',
         params: ChatParams,
         response: { 200: Single('chat', Chat), ...errorResponses },
@@ -89,6 +92,7 @@ export function chatRoutes(app: App, services: Services): void {
     {
       schema: {
         tags: ['chats'],
+        operationId: 'updateChat',
         summary: 'Rename a chat',
         params: ChatParams,
         body: UpdateChatBody,
@@ -106,6 +110,7 @@ export function chatRoutes(app: App, services: Services): void {
     {
       schema: {
         tags: ['chats'],
+        operationId: 'deleteChat',
         summary: 'Delete a chat and all its messages',
         params: ChatParams,
         response: { 200: Deleted('chat'), ...errorResponses },
@@ -122,6 +127,7 @@ export function chatRoutes(app: App, services: Services): void {
     {
       schema: {
         tags: ['chats'],
+        operationId: 'listMessages',
         summary: "List a chat's messages (oldest first by default)",
         params: ChatParams,
         querystring: Type.Object(PageQuery, { additionalProperties: false }),
@@ -142,6 +148,7 @@ export function chatRoutes(app: App, services: Services): void {
       config: { idempotency: 'once' },
       schema: {
         tags: ['chats'],
+        operationId: 'sendMessage',
         summary: 'Send a user message and get the assistant reply',
         description: streamDescription,
         params: ChatParams,

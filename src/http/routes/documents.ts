@@ -26,6 +26,7 @@ export function documentRoutes(app: App, services: Services): void {
       bodyLimit: VECTORIZE_BODY_LIMIT,
       schema: {
         tags: ['documents'],
+        operationId: 'vectorize',
         summary: 'Vectorize text or a pdf node (answers a document_process job)',
         params: BoardParams,
         body: VectorizeBody,
@@ -44,6 +45,7 @@ export function documentRoutes(app: App, services: Services): void {
     {
       schema: {
         tags: ['documents'],
+        operationId: 'listChunks',
         summary: "List a board's stored chunks",
         params: BoardParams,
         querystring: ChunkListQuery,
@@ -70,6 +72,7 @@ export function documentRoutes(app: App, services: Services): void {
     {
       schema: {
         tags: ['documents'],
+        operationId: 'deleteChunks',
         summary: "Delete a node's chunks",
         params: BoardParams,
         querystring: NodeQuery,
@@ -90,6 +93,7 @@ export function documentRoutes(app: App, services: Services): void {
     {
       schema: {
         tags: ['documents'],
+        operationId: 'searchDocuments',
         summary: 'Search the board’s chunks by meaning (cosine similarity), keywords (BM25) or both, by descending score',
         params: BoardParams,
         body: SearchBody,

@@ -2,15 +2,21 @@
 // text/event-stream) or as a list to poll.
 import { ApiError, invalid } from '../../errors.js';
 import { BoardEventPage, BoardEventQuery } from '../../contract/events.js';
+import { Presence, PresenceBody, PresenceSessionId } from '../../contract/presence.js';
+import { findVisibleBoard } from '../../boards/access.js';
+import { announcePresence } from '../../events/presence.js';
+import { Type } from '@sinclair/typebox';
 import { listEvents, startPoint } from '../../events/event-service.js';
 import { BoardEventStream } from '../../events/event-stream.js';
 import { SseWriter } from '../../lib/sse.js';
 import { principalOf } from '../plugins/auth.js';
-import { BoardParams, errorResponses } from '../schemas/common.js';
+import { BoardParams, errorResponses, Single } from '../schemas/common.js';
 import type { App, Services } from '../types.js';
 
 /** How often an open stream checks again that its caller may still read the board. */
 const RECHECK_MS = 60_000;
+/** Presence announcements per user per minute: a budget of their own, apart from the API's. */
+const PRESENCE_PER_MINUTE = 1200;
 
 const description = `With \`Accept: text/event-stream\`, a stream of the board's events as they commit: each has
 \`id:\` its sequence number, \`event:\` its type and \`data:\` the event as JSON. It starts after
@@ -33,6 +39,7 @@ export function eventRoutes(app: App, services: Services): void {
     {
       schema: {
         tags: ['events'],
+        operationId: 'listBoardEvents',
         summary: "Follow a board's changes",
         description,
         params: BoardParams,
@@ -72,8 +79,70 @@ export function eventRoutes(app: App, services: Services): void {
         );
       else if (after === undefined) sse.event('ready', { latest_seq: start.latest }, start.latest);
       const stream = new BoardEventStream(hub, db, principal, start.board, start.from, sse, { recheckMs: RECHECK_MS });
-      reply.raw.on('close', () => stream.end());
+      const sessionId = request.query.session_id;
+      reply.raw.on('close', () => {
+        stream.end();
+        // The tab is gone: its session leaves at once rather than when it would have expired.
+        if (sessionId) void leave(principal, boardId, sessionId).catch(() => {});
+      });
       stream.start();
+    },
+  );
+
+  const leave = async (principal: Parameters<typeof announcePresence>[1], boardId: string, session_id: string) =>
+    announcePresence(db, principal, boardId, { session_id, left: true }, await hub.initialOf(principal.userId));
+
+  const presenceLimit = {
+    rateLimit: {
+      max: PRESENCE_PER_MINUTE,
+      timeWindow: 60_000,
+      keyGenerator: (request: { principal?: { userId: string } }) => `presence:${request.principal?.userId}`,
+    },
+    scope: 'read' as const,
+  };
+
+  app.put(
+    '/v1/boards/:boardId/presence',
+    {
+      config: presenceLimit,
+      schema: {
+        tags: ['events'],
+        operationId: 'announcePresence',
+        summary: 'Announce your presence on a board',
+        description: `Tells the board's other viewers that this session is there, with its cursor and selection (event
+\`presence\` on their streams). Announce every few seconds: a session not heard from for 15 seconds has left.
+Needs only read access; not stored. Its own budget of ${PRESENCE_PER_MINUTE} a minute per user.`,
+        params: BoardParams,
+        body: PresenceBody,
+        response: { 200: Single('presence', Presence), ...errorResponses },
+      },
+    },
+    async (request) => {
+      const principal = principalOf(request);
+      const { boardId } = request.params;
+      await findVisibleBoard(db, principal, boardId);
+      const data = await announcePresence(db, principal, boardId, request.body, await hub.initialOf(principal.userId));
+      return { object: 'presence' as const, data };
+    },
+  );
+
+  app.delete(
+    '/v1/boards/:boardId/presence/:sessionId',
+    {
+      config: presenceLimit,
+      schema: {
+        tags: ['events'],
+        operationId: 'leaveBoard',
+        summary: 'Leave a board',
+        params: Type.Object({ boardId: BoardParams.properties.boardId, sessionId: PresenceSessionId }),
+        response: { 200: Single('presence', Presence), ...errorResponses },
+      },
+    },
+    async (request) => {
+      const principal = principalOf(request);
+      const { boardId, sessionId } = request.params;
+      await findVisibleBoard(db, principal, boardId);
+      return { object: 'presence' as const, data: await leave(principal, boardId, sessionId) };
     },
   );
 }

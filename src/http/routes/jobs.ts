@@ -11,6 +11,7 @@ export function jobRoutes(app: App, { db }: Services): void {
     {
       schema: {
         tags: ['jobs'],
+        operationId: 'getJob',
         summary: 'Get a job (only your own)',
         params: IdParams,
         response: { 200: Single('job', Job), ...errorResponses },

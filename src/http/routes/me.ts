@@ -25,6 +25,7 @@ export function meRoutes(app: App, { db }: Services): void {
     {
       schema: {
         tags: ['me'],
+        operationId: 'getMe',
         summary: 'The caller: user id, email, how they authenticated and their scopes',
         response: { 200: Me, ...errorResponses },
       },

@@ -9,7 +9,17 @@ export function metaRoutes(app: App, { db }: Services): void {
     '/v1/openapi.json',
     {
       config: { public: true, rateLimit: false },
-      schema: { tags: ['meta'], summary: 'This OpenAPI 3.1 document', security: [] },
+      schema: {
+        tags: ['meta'],
+        operationId: 'getOpenApiDocument',
+        summary: 'This OpenAPI 3.1 document',
+        security: [],
+        // Any route answers a malformed request (say, a bad percent-encoding) with 400.
+        response: {
+          200: Type.Object({}, { additionalProperties: true, description: 'The OpenAPI 3.1 document' }),
+          400: Type.Ref('Error'),
+        },
+      },
     },
     async () => app.swagger(),
   );
@@ -22,9 +32,10 @@ export function metaRoutes(app: App, { db }: Services): void {
       config: { public: true, rateLimit: false },
       schema: {
         tags: ['meta'],
+        operationId: 'ping',
         summary: 'Liveness of the HTTP server (does not touch the database)',
         security: [],
-        response: { 200: Type.Object({ status: Type.Literal('ok') }) },
+        response: { 200: Type.Object({ status: Type.Literal('ok') }), 400: Type.Ref('Error') },
       },
     },
     async () => ({ status: 'ok' as const }),
@@ -36,9 +47,10 @@ export function metaRoutes(app: App, { db }: Services): void {
       config: { public: true, rateLimit: false },
       schema: {
         tags: ['meta'],
+        operationId: 'healthz',
         summary: 'Liveness and database reachability',
         security: [],
-        response: { 200: Type.Object({ status: Type.Literal('ok') }), 503: Type.Ref('Error') },
+        response: { 200: Type.Object({ status: Type.Literal('ok') }), 400: Type.Ref('Error'), 503: Type.Ref('Error') },
       },
     },
     async () => {

@@ -27,6 +27,7 @@ export function webhookRoutes(app: App, { db, config }: Services): void {
       config: admin,
       schema: {
         tags: ['webhooks'],
+        operationId: 'createWebhook',
         summary: 'Create a webhook (the signing secret is shown once)',
         description: createDescription(config.webhooks.maxPerUser),
         body: CreateWebhookBody,
@@ -45,6 +46,7 @@ export function webhookRoutes(app: App, { db, config }: Services): void {
       config: admin,
       schema: {
         tags: ['webhooks'],
+        operationId: 'listWebhooks',
         summary: "List the caller's webhooks",
         querystring: Type.Object(PageQuery, { additionalProperties: false }),
         response: { 200: List(Webhook), ...errorResponses },
@@ -63,6 +65,7 @@ export function webhookRoutes(app: App, { db, config }: Services): void {
       config: admin,
       schema: {
         tags: ['webhooks'],
+        operationId: 'getWebhook',
         summary: 'Get a webhook',
         params: IdParams,
         response: { 200: Single('webhook', Webhook), ...errorResponses },
@@ -77,6 +80,7 @@ export function webhookRoutes(app: App, { db, config }: Services): void {
       config: admin,
       schema: {
         tags: ['webhooks'],
+        operationId: 'deleteWebhook',
         summary: 'Delete a webhook (its pending deliveries are not sent)',
         params: IdParams,
         response: { 200: Deleted('webhook'), ...errorResponses },
@@ -94,6 +98,7 @@ export function webhookRoutes(app: App, { db, config }: Services): void {
       config: admin,
       schema: {
         tags: ['webhooks'],
+        operationId: 'listWebhookDeliveries',
         summary: "List a webhook's deliveries, newest first",
         params: IdParams,
         querystring: Type.Object(

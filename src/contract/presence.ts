@@ -1,0 +1,32 @@
+// Presence: who else has a board open, and where their cursor and selection are. Sent through the
+// service to the board's event streams (event `presence`), never stored as board content.
+import { type Static, Type } from '@sinclair/typebox';
+import { Uuid } from './common.js';
+
+export const PresenceSessionId = Type.String({
+  pattern: '^[A-Za-z0-9_-]{8,64}$',
+  description: "The client's session on the board (one per open tab), 8..64 of A-Z a-z 0-9 _ -",
+});
+
+const Point = Type.Object({ x: Type.Number({ minimum: -1e12, maximum: 1e12 }), y: Type.Number({ minimum: -1e12, maximum: 1e12 }) });
+
+export const PresenceBody = Type.Object(
+  {
+    session_id: PresenceSessionId,
+    cursor: Type.Optional(Type.Union([Point, Type.Null()], { description: 'Canvas coordinates of the pointer; null when off the canvas' })),
+    selection: Type.Optional(Type.Array(Uuid, { maxItems: 100, description: 'Ids of the selected nodes' })),
+  },
+  { additionalProperties: false },
+);
+export type PresenceBody = Static<typeof PresenceBody>;
+
+export const Presence = Type.Object({
+  session_id: Type.String(),
+  user_id: Uuid,
+  initial: Type.String({ description: "The first letter of the user's name or email, upper case" }),
+  color: Type.String({ description: "The user's colour, #rrggbb, the same on every board" }),
+  cursor: Type.Union([Point, Type.Null()]),
+  selection: Type.Array(Uuid),
+  left: Type.Boolean({ description: 'true: the session has left the board' }),
+});
+export type Presence = Static<typeof Presence>;

@@ -1,0 +1,57 @@
+// Presence on a board: each open tab (a session) announces its cursor and selection, and every
+// instance on the database passes the announcement to its streams of that board through the
+// `board_presence` notification. Nothing is stored: an instance remembers the announcements of the
+// last PRESENCE_TTL_MS for the boards it has streams of, so a new stream starts with who is there;
+// a session that stops announcing is dropped after that time, and one whose stream closes leaves
+// at once.
+import { sql } from 'kysely';
+import type { Principal } from '../auth/principal.js';
+import type { Db } from '../db/schema.js';
+import type { Presence, PresenceBody } from '../contract/presence.js';
+
+export const BOARD_PRESENCE_CHANNEL = 'board_presence';
+/** A session not heard from for this long has left (clients announce every few seconds). */
+export const PRESENCE_TTL_MS = 15_000;
+
+const COLORS = ['#e03131', '#c2255c', '#9c36b5', '#6741d9', '#3b5bdb', '#1971c2', '#0c8599', '#099268', '#2f9e44', '#e8590c'];
+
+/** The same colour for a user everywhere: from their id. */
+export function colorOf(userId: string): string {
+  let hash = 0;
+  for (const ch of userId) hash = (hash * 31 + ch.charCodeAt(0)) | 0;
+  return COLORS[Math.abs(hash) % COLORS.length]!;
+}
+
+/** The user's initial: of their account's email, else of their identity provider subject. */
+export async function initialOf(db: Db, userId: string): Promise<string> {
+  const row = await db
+    .selectFrom('users')
+    .leftJoin('accounts', 'accounts.user_id', 'users.id')
+    .select(['users.subject', 'accounts.email'])
+    .where('users.id', '=', userId)
+    .executeTakeFirst();
+  const source = (row?.email ?? row?.subject ?? '?').trim();
+  return (source.match(/\p{L}|\p{N}/u)?.[0] ?? '?').toUpperCase();
+}
+
+/** Sends a session's presence to every instance's streams of the board. */
+export async function announcePresence(
+  db: Db,
+  principal: Principal,
+  boardId: string,
+  input: PresenceBody & { left?: boolean },
+  initial: string,
+): Promise<Presence> {
+  const presence: Presence = {
+    session_id: input.session_id,
+    user_id: principal.userId,
+    initial,
+    color: colorOf(principal.userId),
+    cursor: input.cursor ?? null,
+    selection: input.selection ?? [],
+    left: input.left ?? false,
+  };
+  // The notification payload limit (8,000 bytes) holds 100 selected ids with room to spare.
+  await sql`SELECT pg_notify(${BOARD_PRESENCE_CHANNEL}, ${JSON.stringify({ board_id: boardId, presence })})`.execute(db);
+  return presence;
+}
