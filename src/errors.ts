@@ -8,6 +8,7 @@ export const errorCodes = {
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
+  precondition_failed: 412,
   payload_too_large: 413,
   unsupported_media_type: 415,
   range_not_satisfiable: 416,

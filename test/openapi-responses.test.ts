@@ -177,6 +177,11 @@ test('boards, nodes, edges, events and presence', async () => {
   expect(await call('DELETE', e), 404);
   expect(await call('DELETE', n), 200);
   expect(await call('DELETE', n), 404);
+  const exported = await call('GET', `${b}/export?format=jsoncanvas`);
+  expect(exported, 200);
+  expect(await call('GET', `${b}/export?format=pdf`), 400);
+  expect(await call('POST', '/v1/boards/import?name=Imported', { body: exported.body }), 201);
+  expect(await call('POST', '/v1/boards/import', { body: { nodes: [{ id: 'a', type: 'text' }] } }), 400);
   const copy = await call<BoardBody>('POST', `${b}/duplicate`);
   expect(copy, 201);
   expect(await call('POST', `/v1/boards/${MISSING_ID}/duplicate`), 404);
@@ -245,6 +250,22 @@ test('chats', async () => {
   expect(await call('GET', `${b}/chats/${MISSING_ID}/messages`), 404);
   expect(await call('DELETE', c), 200);
   expect(await call('DELETE', c), 404);
+});
+
+test('mcp', async () => {
+  const accept = { accept: 'application/json, text/event-stream' };
+  const initialize = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'session', version: '1.0.0' } },
+  };
+  expect(await call('POST', '/v1/mcp', { body: initialize, headers: accept }), 200);
+  expect(await call('POST', '/v1/mcp', { body: { jsonrpc: '2.0', method: 'notifications/initialized' }, headers: accept }), 202);
+  expect(await call('POST', '/v1/mcp', { body: { jsonrpc: '2.0', id: 2, method: 'tools/list' }, headers: accept }), 200);
+  expect(await call('POST', '/v1/mcp', { body: { id: 3 }, headers: accept }), 400);
+  expect(await call('POST', '/v1/mcp', { body: initialize, headers: { accept: 'text/html' } }), 406);
+  expect(await call('POST', '/v1/mcp', { token: null, body: initialize, headers: accept }), 401);
 });
 
 test('every answer matched the document, and every route was reached', () => {

@@ -22,6 +22,8 @@ function requiredScope(op: Operation): Scope {
   if (op.path.startsWith('/v1/me/api-keys') || op.path.startsWith('/v1/webhooks')) return 'admin';
   // Presence is announced by anyone who may read the board.
   if (op.path.includes('/presence')) return 'read';
+  // MCP: a read key connects and is offered the read tools only (test/mcp.test.ts).
+  if (op.path === '/v1/mcp') return 'read';
   return op.method === 'GET' ? 'read' : 'write';
 }
 
@@ -87,7 +89,7 @@ describe('scopes on every route', () => {
         '/v1/auth/logout',
         '/v1/auth/refresh',
         '/v1/auth/signup',
-        '/v1/files/{*}',
+        '/v1/files/{path}',
         '/v1/openapi.json',
         '/v1/ping',
       ],
@@ -145,7 +147,7 @@ describe('scopes on every route', () => {
     // A file url without its token names nothing (test/assets.test.ts serves real ones); sign-in
     // routes without a body or cookie answer for that (test/accounts.test.ts signs in for real).
     const expected: Record<string, number> = {
-      'GET /v1/files/{*}': 404,
+      'GET /v1/files/{path}': 404,
       'POST /v1/auth/signup': 400,
       'POST /v1/auth/login': 400,
       'POST /v1/auth/refresh': 401,

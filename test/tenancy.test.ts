@@ -38,6 +38,7 @@ function requestFor(method: string, path: string): { body?: unknown; query?: str
     'PATCH /v1/boards/{boardId}/edges/{id}': { body: { type: 'changed' } },
     'DELETE /v1/boards/{boardId}/edges/{id}': {},
     'GET /v1/boards/{boardId}/events': {},
+    'GET /v1/boards/{boardId}/export': { query: '?format=jsoncanvas' },
     'PUT /v1/boards/{boardId}/presence': { body: { session_id: 'tenancy-session' } },
     'DELETE /v1/boards/{boardId}/presence/{sessionId}': {},
     'DELETE /v1/me/api-keys/{id}': {},

@@ -41,8 +41,29 @@ export async function autovacuumSettled(url: string): Promise<number> {
 export async function serverVersion(url: string): Promise<string> {
   const { rows } = await withClient(url, (client) =>
     client.query<{ pg: string; vector: string }>(
-      "SELECT current_setting('server_version') AS pg, (SELECT extversion FROM pg_extension WHERE extname = 'vector') AS vector",
+      "SELECT current_setting('server_version') AS pg, coalesce((SELECT extversion FROM pg_extension WHERE extname = 'vector'), (SELECT default_version FROM pg_available_extensions WHERE name = 'vector')) AS vector",
     ),
   );
   return `${rows[0]!.pg} with pgvector ${rows[0]!.vector}`;
+}
+
+/** The url of another database on the same server as `url`. */
+export function databaseUrl(url: string, database: string): string {
+  const next = new URL(url);
+  next.pathname = `/${database}`;
+  return next.toString();
+}
+
+/** Creates a fresh database beside `url`'s (dropping one of that name first); answers its url. */
+export async function freshDatabase(url: string, database: string): Promise<string> {
+  if (!/^[a-z_][a-z0-9_]*$/.test(database)) throw new Error(`not a plain database name: ${database}`);
+  await withClient(url, async (client) => {
+    await client.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    await client.query(`CREATE DATABASE ${database}`);
+  });
+  return databaseUrl(url, database);
+}
+
+export async function dropDatabase(url: string, database: string): Promise<void> {
+  await withClient(url, (client) => client.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`));
 }

@@ -17,6 +17,8 @@ export interface ServerChild {
   dataDir: string;
   /** Resident and peak resident memory of the server process (every thread, PGlite's included), in MiB. */
   memory(): { rssMiB: number; peakMiB: number };
+  /** CPU time the server process has used so far (every thread, user + system), in seconds. */
+  cpuSeconds(): number;
   /** SIGTERM and wait; the data directory is removed unless keepData (for a restart on it). */
   stop(options?: { keepData?: boolean }): Promise<void>;
 }
@@ -28,6 +30,8 @@ export interface ServerOptions {
   env?: Record<string, string>;
   /** Run on this data directory (a restart after stop({ keepData: true })) instead of a new one. */
   dataDir?: string;
+  /** Run the service of this checkout (built there, or its sources with BENCH_SERVER=tsx) instead of this one. */
+  root?: string;
 }
 
 const live = new Set<ChildProcess>();
@@ -69,6 +73,58 @@ export function buildServer(): boolean {
   return result.status === 0;
 }
 
+/**
+ * Builds only the service (tsc into dist/, no client or web app) of a checkout: for benchmarks that
+ * run two versions of the service side by side. Throws when the build fails.
+ */
+export function buildServiceOnly(root: string): void {
+  const started = Date.now();
+  const result = spawnSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
+    cwd: root,
+    encoding: 'utf8',
+  });
+  if (result.status !== 0) throw new Error(`building the service in ${root} failed:\n${result.stdout}${result.stderr}`);
+  console.log(
+    `built ${path.relative(process.cwd(), path.join(root, 'dist')) || 'dist'} in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  );
+}
+
+let clockTicks: number | undefined;
+/** Clock ticks per second of /proc/<pid>/stat's times (getconf CLK_TCK, 100 on Linux). */
+function ticksPerSecond(): number {
+  if (clockTicks === undefined) {
+    const out = spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout?.trim();
+    clockTicks = out && Number(out) > 0 ? Number(out) : 100;
+  }
+  return clockTicks;
+}
+
+/** utime + stime of a process (all its threads) from /proc/<pid>/stat, in seconds. */
+export function processCpuSeconds(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command (which may hold spaces) start at field 3: utime is 14, stime 15.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond();
+}
+
+/**
+ * CPU time (seconds) of the PostgreSQL backends on this machine serving `database`: the processes
+ * whose title is `postgres: <user> <database> …` (a pool's connections and a listening one).
+ */
+export function databaseCpuSeconds(database: string): number {
+  let total = 0;
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const title = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      if (title.startsWith('postgres: ') && title.split(' ')[2] === database) total += processCpuSeconds(Number(entry));
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return total;
+}
+
 function readStatusKiB(pid: number, field: string): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
@@ -85,7 +141,7 @@ export async function startServerChild(options: ServerOptions = {}): Promise<Ser
     ...(mode === 'tsx' ? ['--import', 'tsx', 'src/server.ts'] : ['dist/server.js']),
   ];
   const child = spawn(process.execPath, nodeArgs, {
-    cwd: ROOT,
+    cwd: options.root ?? ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: {
       ...process.env,
@@ -144,6 +200,7 @@ export async function startServerChild(options: ServerOptions = {}): Promise<Ser
     pid,
     dataDir,
     memory: () => ({ rssMiB: readStatusKiB(pid, 'VmRSS') / 1024, peakMiB: readStatusKiB(pid, 'VmHWM') / 1024 }),
+    cpuSeconds: () => processCpuSeconds(pid),
     async stop(stopOptions = {}) {
       if (live.has(child)) {
         child.kill('SIGTERM');

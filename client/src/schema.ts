@@ -106,6 +106,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/boards/{boardId}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Export a board as a JSON Canvas 1.0 file (.canvas) */
+        get: operations["exportBoard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/boards/{boardId}/nodes": {
         parameters: {
             query?: never;
@@ -114,277 +131,10 @@ export interface paths {
             cookie?: never;
         };
         /** List a board's nodes */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Only nodes of this type (youtube is read as video) */
-                    type?: "video" | "url" | "note" | "document" | "pdf" | "image" | "youtube";
-                    /** @description Page size, 1..100 */
-                    limit?: number;
-                    /** @description Opaque cursor from the previous page */
-                    cursor?: string;
-                    /** @description Sort by creation time */
-                    order?: "asc" | "desc";
-                };
-                header?: never;
-                path: {
-                    /** @description UUID */
-                    boardId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            object: "list";
-                            data: {
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                id: string;
-                                /** @description video, url, note, document, pdf, image */
-                                node_type: string;
-                                position_x: number;
-                                position_y: number;
-                                node_data: {
-                                    [key: string]: unknown;
-                                };
-                                parent_node_id: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC with milliseconds
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC with milliseconds
-                                 */
-                                updated_at: string;
-                            }[];
-                            has_more: boolean;
-                            cursor: string | null;
-                        };
-                    };
-                };
-                /** @description Error envelope */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["listNodes"];
         put?: never;
         /** Create a node */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description UUID */
-                    boardId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * @description video, url, note, document, pdf or image (youtube is read as video)
-                         * @enum {string}
-                         */
-                        type: "video" | "url" | "note" | "document" | "pdf" | "image" | "youtube";
-                        /** @description Canvas position */
-                        position: {
-                            x: number;
-                            y: number;
-                        };
-                        /** @description Keys by type. video, url: url (absolute http/https URL). note: text (string, may be empty). document: text, optional url. pdf, image: storagePath, publicUrl, fileSize (integer bytes) of the uploaded asset. Any type: optional label (string); other keys are kept as given. text is at most 100,000 characters; the other keys at most 64 KiB of JSON. */
-                        data: {
-                            [key: string]: unknown;
-                        };
-                        /** @description A node of the same board */
-                        parent_node_id?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            object: "node";
-                            data: {
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                id: string;
-                                /** @description video, url, note, document, pdf, image */
-                                node_type: string;
-                                position_x: number;
-                                position_y: number;
-                                node_data: {
-                                    [key: string]: unknown;
-                                };
-                                parent_node_id: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC with milliseconds
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC with milliseconds
-                                 */
-                                updated_at: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error envelope */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["createNode"];
         delete?: never;
         options?: never;
         head?: never;
@@ -399,369 +149,15 @@ export interface paths {
             cookie?: never;
         };
         /** Get a node */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description UUID */
-                    boardId: string;
-                    /** @description UUID */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            object: "node";
-                            data: {
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                id: string;
-                                /** @description video, url, note, document, pdf, image */
-                                node_type: string;
-                                position_x: number;
-                                position_y: number;
-                                node_data: {
-                                    [key: string]: unknown;
-                                };
-                                parent_node_id: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC with milliseconds
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC with milliseconds
-                                 */
-                                updated_at: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error envelope */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getNode"];
         put?: never;
         post?: never;
         /** Delete a node, its edges; its children are detached */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description UUID */
-                    boardId: string;
-                    /** @description UUID */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            object: "node";
-                            data: {
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                id: string;
-                                /** @enum {boolean} */
-                                deleted: true;
-                            };
-                        };
-                    };
-                };
-                /** @description Error envelope */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteNode"];
         options?: never;
         head?: never;
         /** Update a node (position, data by shallow merge, parent) */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description UUID */
-                    boardId: string;
-                    /** @description UUID */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description Canvas position */
-                        position?: {
-                            x: number;
-                            y: number;
-                        };
-                        /** @description Shallow merge: given keys replace, a key set to null is removed; the result must stay valid for the type */
-                        data?: {
-                            [key: string]: unknown;
-                        };
-                        /** @description A node of the same board that is not a descendant; null detaches */
-                        parent_node_id?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            object: "node";
-                            data: {
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                id: string;
-                                /** @description video, url, note, document, pdf, image */
-                                node_type: string;
-                                position_x: number;
-                                position_y: number;
-                                node_data: {
-                                    [key: string]: unknown;
-                                };
-                                parent_node_id: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC with milliseconds
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC with milliseconds
-                                 */
-                                updated_at: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error envelope */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        patch: operations["updateNode"];
         trace?: never;
     };
     "/v1/boards/{boardId}/edges": {
@@ -772,302 +168,10 @@ export interface paths {
             cookie?: never;
         };
         /** List a board's edges */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Only edges whose source or target is this node */
-                    node_id?: string;
-                    /** @description Page size, 1..100 */
-                    limit?: number;
-                    /** @description Opaque cursor from the previous page */
-                    cursor?: string;
-                    /** @description Sort by creation time */
-                    order?: "asc" | "desc";
-                };
-                header?: never;
-                path: {
-                    /** @description UUID */
-                    boardId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            object: "list";
-                            data: {
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                id: string;
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                board_id: string;
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                source_node_id: string;
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                target_node_id: string;
-                                edge_type: string;
-                                edge_data: {
-                                    [key: string]: unknown;
-                                };
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC with milliseconds
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC with milliseconds
-                                 */
-                                updated_at: string;
-                            }[];
-                            has_more: boolean;
-                            cursor: string | null;
-                        };
-                    };
-                };
-                /** @description Error envelope */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["listEdges"];
         put?: never;
         /** Create an edge between two nodes of the board */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description UUID */
-                    boardId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * Format: uuid
-                         * @description A node of this board
-                         */
-                        source_node_id: string;
-                        /**
-                         * Format: uuid
-                         * @description A node of this board (may equal the source)
-                         */
-                        target_node_id: string;
-                        /**
-                         * @description Edge type, 1..100 characters
-                         * @default default
-                         */
-                        type?: string;
-                        /** @description Free-form metadata (e.g. a numeric weight), at most 64 KiB of JSON; default {} */
-                        data?: {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            object: "edge";
-                            data: {
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                id: string;
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                board_id: string;
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                source_node_id: string;
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                target_node_id: string;
-                                edge_type: string;
-                                edge_data: {
-                                    [key: string]: unknown;
-                                };
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC with milliseconds
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC with milliseconds
-                                 */
-                                updated_at: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error envelope */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["createEdge"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1082,386 +186,15 @@ export interface paths {
             cookie?: never;
         };
         /** Get an edge */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description UUID */
-                    boardId: string;
-                    /** @description UUID */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            object: "edge";
-                            data: {
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                id: string;
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                board_id: string;
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                source_node_id: string;
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                target_node_id: string;
-                                edge_type: string;
-                                edge_data: {
-                                    [key: string]: unknown;
-                                };
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC with milliseconds
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC with milliseconds
-                                 */
-                                updated_at: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error envelope */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getEdge"];
         put?: never;
         post?: never;
         /** Delete an edge (permanent) */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description UUID */
-                    boardId: string;
-                    /** @description UUID */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            object: "edge";
-                            data: {
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                id: string;
-                                /** @enum {boolean} */
-                                deleted: true;
-                            };
-                        };
-                    };
-                };
-                /** @description Error envelope */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteEdge"];
         options?: never;
         head?: never;
         /** Update an edge's type and/or data (each replaced as given) */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description UUID */
-                    boardId: string;
-                    /** @description UUID */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description Edge type, 1..100 characters */
-                        type?: string;
-                        /** @description Replaces edge_data */
-                        data?: {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            object: "edge";
-                            data: {
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                id: string;
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                board_id: string;
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                source_node_id: string;
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                target_node_id: string;
-                                edge_type: string;
-                                edge_data: {
-                                    [key: string]: unknown;
-                                };
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC with milliseconds
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC with milliseconds
-                                 */
-                                updated_at: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error envelope */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error envelope */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        patch: operations["updateEdge"];
         trace?: never;
     };
     "/v1/boards/{boardId}/events": {
@@ -1813,6 +546,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/boards/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a board from a JSON Canvas 1.0 document
+         * @description The document as the JSON body (name in `?name=`), or multipart/form-data with the `.canvas` file in the field "file" (and an optional field "name"). At most 1048576 bytes. All or nothing: a document that is not valid JSON Canvas 1.0 is 400 naming the JSON pointer of the first problem; what could not be kept as it was is listed in `warnings`.
+         */
+        post: operations["importBoard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/auth/config": {
         parameters: {
             query?: never;
@@ -1892,6 +645,26 @@ export interface paths {
         put?: never;
         /** Sign out: revokes the refresh cookie and clears it */
         post: operations["logOut"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Model Context Protocol endpoint (JSON-RPC over Streamable HTTP)
+         * @description MCP Streamable HTTP transport, stateless (no Mcp-Session-Id). Send `Accept: application/json, text/event-stream`. Tools: list_boards, read_board, get_nodes, search_board, ask_board (read scope); create_nodes, update_nodes, delete_nodes, connect_nodes, update_edges, delete_edges, vectorize_node (write scope). See the README.
+         */
+        post: operations["mcp"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2730,6 +1503,1556 @@ export interface operations {
             };
             /** @description Error envelope */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exportBoard: {
+        parameters: {
+            query: {
+                /** @description jsoncanvas (JSON Canvas 1.0) */
+                format: "jsoncanvas";
+            };
+            header?: never;
+            path: {
+                /** @description UUID */
+                boardId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A JSON Canvas 1.0 document */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        nodes?: ({
+                            id: string;
+                            x: number;
+                            y: number;
+                            width: number;
+                            height: number;
+                            /** @description A preset colour "1".."6" (red, orange, yellow, green, cyan, purple) or #rrggbb */
+                            color?: string;
+                            /** @enum {string} */
+                            type: "text";
+                            text: string;
+                        } | {
+                            id: string;
+                            x: number;
+                            y: number;
+                            width: number;
+                            height: number;
+                            /** @description A preset colour "1".."6" (red, orange, yellow, green, cyan, purple) or #rrggbb */
+                            color?: string;
+                            /** @enum {string} */
+                            type: "file";
+                            file: string;
+                            subpath?: string;
+                        } | {
+                            id: string;
+                            x: number;
+                            y: number;
+                            width: number;
+                            height: number;
+                            /** @description A preset colour "1".."6" (red, orange, yellow, green, cyan, purple) or #rrggbb */
+                            color?: string;
+                            /** @enum {string} */
+                            type: "link";
+                            url: string;
+                        } | {
+                            id: string;
+                            x: number;
+                            y: number;
+                            width: number;
+                            height: number;
+                            /** @description A preset colour "1".."6" (red, orange, yellow, green, cyan, purple) or #rrggbb */
+                            color?: string;
+                            /** @enum {string} */
+                            type: "group";
+                            label?: string;
+                            background?: string;
+                            backgroundStyle?: "cover" | "ratio" | "repeat";
+                        })[];
+                        edges?: {
+                            id: string;
+                            fromNode: string;
+                            toNode: string;
+                            fromSide?: "top" | "right" | "bottom" | "left";
+                            toSide?: "top" | "right" | "bottom" | "left";
+                            fromEnd?: "none" | "arrow";
+                            toEnd?: "none" | "arrow";
+                            /** @description A preset colour "1".."6" (red, orange, yellow, green, cyan, purple) or #rrggbb */
+                            color?: string;
+                            label?: string;
+                        }[];
+                        "x-board-workspace"?: {
+                            /** @enum {number} */
+                            version: 1;
+                            board: {
+                                name: string;
+                            };
+                            nodes: {
+                                [key: string]: {
+                                    type: string;
+                                    data: {
+                                        [key: string]: unknown;
+                                    };
+                                    parent: string | null;
+                                };
+                            };
+                            edges: {
+                                [key: string]: {
+                                    type: string;
+                                    data: {
+                                        [key: string]: unknown;
+                                    };
+                                };
+                            };
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listNodes: {
+        parameters: {
+            query?: {
+                /** @description Only nodes of this type (youtube is read as video) */
+                type?: "video" | "url" | "note" | "document" | "pdf" | "image" | "youtube";
+                /** @description Page size, 1..100 */
+                limit?: number;
+                /** @description Opaque cursor from the previous page */
+                cursor?: string;
+                /** @description Sort by creation time */
+                order?: "asc" | "desc";
+            };
+            header?: never;
+            path: {
+                /** @description UUID */
+                boardId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "list";
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            /** @description video, url, note, document, pdf, image */
+                            node_type: string;
+                            position_x: number;
+                            position_y: number;
+                            node_data: {
+                                [key: string]: unknown;
+                            };
+                            parent_node_id: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updated_at: string;
+                        }[];
+                        has_more: boolean;
+                        cursor: string | null;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createNode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                boardId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description video, url, note, document, pdf or image (youtube is read as video)
+                     * @enum {string}
+                     */
+                    type: "video" | "url" | "note" | "document" | "pdf" | "image" | "youtube";
+                    /** @description Canvas position */
+                    position: {
+                        x: number;
+                        y: number;
+                    };
+                    /** @description Keys by type. video, url: url (absolute http/https URL). note: text (string, may be empty). document: text, optional url. pdf, image: storagePath, publicUrl, fileSize (integer bytes) of the uploaded asset. Any type: optional label (string); other keys are kept as given. text is at most 100,000 characters; the other keys at most 64 KiB of JSON. */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                    /** @description A node of the same board */
+                    parent_node_id?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    /** @description Strong entity tag of this representation (RFC 9110): send it as If-Match to change or delete only what you read */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "node";
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            /** @description video, url, note, document, pdf, image */
+                            node_type: string;
+                            position_x: number;
+                            position_y: number;
+                            node_data: {
+                                [key: string]: unknown;
+                            };
+                            parent_node_id: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getNode: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag(s) of the copy the client holds: 304 with no body when it is still current */
+                "if-none-match"?: string;
+            };
+            path: {
+                /** @description UUID */
+                boardId: string;
+                /** @description UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description Strong entity tag of this representation (RFC 9110): send it as If-Match to change or delete only what you read */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "node";
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            /** @description video, url, note, document, pdf, image */
+                            node_type: string;
+                            position_x: number;
+                            position_y: number;
+                            node_data: {
+                                [key: string]: unknown;
+                            };
+                            parent_node_id: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not modified: If-None-Match names the current ETag (no body) */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteNode: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the resource is unchanged: its ETag as last read (a list of tags, or * for any current one). Otherwise 412 precondition_failed and nothing is written. Weak tags (W/"…") never match */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description UUID */
+                boardId: string;
+                /** @description UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "node";
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            /** @enum {boolean} */
+                            deleted: true;
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateNode: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the resource is unchanged: its ETag as last read (a list of tags, or * for any current one). Otherwise 412 precondition_failed and nothing is written. Weak tags (W/"…") never match */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description UUID */
+                boardId: string;
+                /** @description UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Canvas position */
+                    position?: {
+                        x: number;
+                        y: number;
+                    };
+                    /** @description Shallow merge: given keys replace, a key set to null is removed; the result must stay valid for the type */
+                    data?: {
+                        [key: string]: unknown;
+                    };
+                    /** @description A node of the same board that is not a descendant; null detaches */
+                    parent_node_id?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description Strong entity tag of this representation (RFC 9110): send it as If-Match to change or delete only what you read */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "node";
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            /** @description video, url, note, document, pdf, image */
+                            node_type: string;
+                            position_x: number;
+                            position_y: number;
+                            node_data: {
+                                [key: string]: unknown;
+                            };
+                            parent_node_id: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listEdges: {
+        parameters: {
+            query?: {
+                /** @description Only edges whose source or target is this node */
+                node_id?: string;
+                /** @description Page size, 1..100 */
+                limit?: number;
+                /** @description Opaque cursor from the previous page */
+                cursor?: string;
+                /** @description Sort by creation time */
+                order?: "asc" | "desc";
+            };
+            header?: never;
+            path: {
+                /** @description UUID */
+                boardId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "list";
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            board_id: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            source_node_id: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            target_node_id: string;
+                            edge_type: string;
+                            edge_data: {
+                                [key: string]: unknown;
+                            };
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updated_at: string;
+                        }[];
+                        has_more: boolean;
+                        cursor: string | null;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createEdge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                boardId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description A node of this board
+                     */
+                    source_node_id: string;
+                    /**
+                     * Format: uuid
+                     * @description A node of this board (may equal the source)
+                     */
+                    target_node_id: string;
+                    /**
+                     * @description Edge type, 1..100 characters
+                     * @default default
+                     */
+                    type?: string;
+                    /** @description Free-form metadata (e.g. a numeric weight), at most 64 KiB of JSON; default {} */
+                    data?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    /** @description Strong entity tag of this representation (RFC 9110): send it as If-Match to change or delete only what you read */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "edge";
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            board_id: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            source_node_id: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            target_node_id: string;
+                            edge_type: string;
+                            edge_data: {
+                                [key: string]: unknown;
+                            };
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getEdge: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag(s) of the copy the client holds: 304 with no body when it is still current */
+                "if-none-match"?: string;
+            };
+            path: {
+                /** @description UUID */
+                boardId: string;
+                /** @description UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description Strong entity tag of this representation (RFC 9110): send it as If-Match to change or delete only what you read */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "edge";
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            board_id: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            source_node_id: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            target_node_id: string;
+                            edge_type: string;
+                            edge_data: {
+                                [key: string]: unknown;
+                            };
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not modified: If-None-Match names the current ETag (no body) */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteEdge: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the resource is unchanged: its ETag as last read (a list of tags, or * for any current one). Otherwise 412 precondition_failed and nothing is written. Weak tags (W/"…") never match */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description UUID */
+                boardId: string;
+                /** @description UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "edge";
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            /** @enum {boolean} */
+                            deleted: true;
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateEdge: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the resource is unchanged: its ETag as last read (a list of tags, or * for any current one). Otherwise 412 precondition_failed and nothing is written. Weak tags (W/"…") never match */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description UUID */
+                boardId: string;
+                /** @description UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Edge type, 1..100 characters */
+                    type?: string;
+                    /** @description Replaces edge_data */
+                    data?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description Strong entity tag of this representation (RFC 9110): send it as If-Match to change or delete only what you read */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "edge";
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            board_id: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            source_node_id: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            target_node_id: string;
+                            edge_type: string;
+                            edge_data: {
+                                [key: string]: unknown;
+                            };
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6057,6 +6380,245 @@ export interface operations {
             };
         };
     };
+    importBoard: {
+        parameters: {
+            query?: {
+                /** @description The new board's name; default: the name the export carries, or the file's */
+                name?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    nodes?: ({
+                        id: string;
+                        x: number;
+                        y: number;
+                        width: number;
+                        height: number;
+                        /** @description A preset colour "1".."6" (red, orange, yellow, green, cyan, purple) or #rrggbb */
+                        color?: string;
+                        /** @enum {string} */
+                        type: "text";
+                        text: string;
+                    } | {
+                        id: string;
+                        x: number;
+                        y: number;
+                        width: number;
+                        height: number;
+                        /** @description A preset colour "1".."6" (red, orange, yellow, green, cyan, purple) or #rrggbb */
+                        color?: string;
+                        /** @enum {string} */
+                        type: "file";
+                        file: string;
+                        subpath?: string;
+                    } | {
+                        id: string;
+                        x: number;
+                        y: number;
+                        width: number;
+                        height: number;
+                        /** @description A preset colour "1".."6" (red, orange, yellow, green, cyan, purple) or #rrggbb */
+                        color?: string;
+                        /** @enum {string} */
+                        type: "link";
+                        url: string;
+                    } | {
+                        id: string;
+                        x: number;
+                        y: number;
+                        width: number;
+                        height: number;
+                        /** @description A preset colour "1".."6" (red, orange, yellow, green, cyan, purple) or #rrggbb */
+                        color?: string;
+                        /** @enum {string} */
+                        type: "group";
+                        label?: string;
+                        background?: string;
+                        backgroundStyle?: "cover" | "ratio" | "repeat";
+                    })[];
+                    edges?: {
+                        id: string;
+                        fromNode: string;
+                        toNode: string;
+                        fromSide?: "top" | "right" | "bottom" | "left";
+                        toSide?: "top" | "right" | "bottom" | "left";
+                        fromEnd?: "none" | "arrow";
+                        toEnd?: "none" | "arrow";
+                        /** @description A preset colour "1".."6" (red, orange, yellow, green, cyan, purple) or #rrggbb */
+                        color?: string;
+                        label?: string;
+                    }[];
+                    "x-board-workspace"?: {
+                        /** @enum {number} */
+                        version: 1;
+                        board: {
+                            name: string;
+                        };
+                        nodes: {
+                            [key: string]: {
+                                type: string;
+                                data: {
+                                    [key: string]: unknown;
+                                };
+                                parent: string | null;
+                            };
+                        };
+                        edges: {
+                            [key: string]: {
+                                type: string;
+                                data: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                } & {
+                    [key: string]: unknown;
+                };
+                "multipart/form-data": {
+                    /** Format: binary */
+                    file: string;
+                    /** @description The new board's name; default: the name the export carries, or the file's */
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "board_import";
+                        data: {
+                            board: {
+                                /**
+                                 * Format: uuid
+                                 * @description UUID
+                                 */
+                                id: string;
+                                name: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updated_at: string;
+                                is_public: boolean;
+                                public_access_level: ("view" | "edit") | null;
+                                viewport_x: number;
+                                viewport_y: number;
+                                viewport_zoom: number;
+                            };
+                            /** @description Nodes created */
+                            nodes: number;
+                            /** @description Edges created */
+                            edges: number;
+                            /** @description What could not be kept as it was, by where it is in the document */
+                            warnings: {
+                                /** @description JSON pointer into the imported document */
+                                path: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getAuthConfig: {
         parameters: {
             query?: never;
@@ -6457,6 +7019,149 @@ export interface operations {
             };
             /** @description Error envelope */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    mcp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": ({
+                    /** @enum {string} */
+                    jsonrpc: "2.0";
+                } & {
+                    [key: string]: unknown;
+                }) | ({
+                    /** @enum {string} */
+                    jsonrpc: "2.0";
+                } & {
+                    [key: string]: unknown;
+                })[];
+            };
+        };
+        responses: {
+            /** @description The JSON-RPC response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": ({
+                        /** @enum {string} */
+                        jsonrpc: "2.0";
+                    } & {
+                        [key: string]: unknown;
+                    }) | ({
+                        /** @enum {string} */
+                        jsonrpc: "2.0";
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                    "text/event-stream": string;
+                };
+            };
+            /** @description A notification or response was accepted (no body) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An invalid request (an error envelope or a JSON-RPC error) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] | ({
+                        /** @enum {string} */
+                        jsonrpc: "2.0";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header lacks application/json and text/event-stream (a JSON-RPC error) */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        jsonrpc: "2.0";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };

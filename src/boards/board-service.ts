@@ -31,12 +31,13 @@ function publicSettings(
   return { is_public: true, public_access_level: level };
 }
 
-export async function createBoard(db: Db, principal: Principal, input: CreateBoardBody): Promise<Board> {
+/** `id`: the new board's id when the caller needs it beforehand (an import stores files under it first). */
+export async function createBoard(db: Executor, principal: Principal, input: CreateBoardBody, id = newId()): Promise<Board> {
   const at = now();
   return db
     .insertInto('boards')
     .values({
-      id: newId(),
+      id,
       owner_id: principal.userId,
       name: input.name,
       ...publicSettings({ is_public: false, public_access_level: null }, input),

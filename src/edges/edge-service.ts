@@ -10,11 +10,15 @@ import { applyPage, toPage, type Page, type PageRequest } from '../lib/paginatio
 import { beginContentWrite } from '../nodes/content-write.js';
 import { recordChanges } from '../events/record.js';
 import { isStorableText, toStoredJson } from '../nodes/json-data.js';
-import { fieldsOf } from '../contract/common.js';
+import { assertIfMatch, entityTag, type TagCondition } from '../lib/etag.js';
+import { fieldsOf, pickShape } from '../contract/common.js';
 import { type CreateEdgeBody, Edge, type UpdateEdgeBody } from '../contract/edges.js';
 
 /** The edge's columns, in the order of its schema. */
 const columns = fieldsOf(Edge);
+
+/** The edge's entity tag (ETag): the same for every read of the same row. */
+export const edgeTag = (edge: Edge): string => entityTag(pickShape(Edge, edge));
 
 function storedType(type: string): string {
   if (!isStorableText(type)) throw invalid('type contains a NUL character or invalid Unicode');
@@ -103,13 +107,15 @@ export async function updateEdge(
   edgeId: string,
   input: UpdateEdgeBody,
   bounds: BoardBounds,
+  ifMatch?: TagCondition,
 ): Promise<Edge> {
   const type = input.type === undefined ? undefined : storedType(input.type);
   const data = input.data === undefined ? undefined : toStoredJson(input.data, 'data');
   return db.transaction().execute(async (trx) => {
     const at = now();
     const board = await beginContentWrite(trx, principal, boardId, at);
-    await findEdge(trx, boardId, edgeId);
+    // Behind the board lock: of two writers holding the same tag, the second sees the first's change.
+    assertIfMatch(ifMatch, edgeTag(await findEdge(trx, boardId, edgeId)), 'edge');
     const row = await trx
       .updateTable('edges')
       .set({ ...(type !== undefined ? { edge_type: type } : {}), ...(data !== undefined ? { edge_data: data } : {}), updated_at: at })
@@ -123,11 +129,11 @@ export async function updateEdge(
   });
 }
 
-export async function deleteEdge(db: Db, principal: Principal, boardId: string, edgeId: string): Promise<void> {
+export async function deleteEdge(db: Db, principal: Principal, boardId: string, edgeId: string, ifMatch?: TagCondition): Promise<void> {
   await db.transaction().execute(async (trx) => {
     const at = now();
     await beginContentWrite(trx, principal, boardId, at);
-    await findEdge(trx, boardId, edgeId);
+    assertIfMatch(ifMatch, edgeTag(await findEdge(trx, boardId, edgeId)), 'edge');
     await trx.deleteFrom('edges').where('id', '=', edgeId).execute();
     await recordChanges(trx, boardId, principal.userId, [{ type: 'edge.deleted', data: { id: edgeId } }], at);
   });

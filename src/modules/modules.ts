@@ -13,11 +13,14 @@ import type { AppModule } from './app-module.js';
 import { assetsModule } from './assets.js';
 import { documentsModule } from './documents.js';
 import { eventsModule } from './events.js';
+import { interchangeRoutes } from '../http/routes/interchange.js';
+import { mcpModule } from './mcp.js';
 import { webhooksModule } from './webhooks.js';
 
 export const appModules: AppModule[] = [
   { routes: metaRoutes },
   { routes: boardRoutes },
+  { routes: interchangeRoutes },
   { routes: nodeRoutes },
   { routes: edgeRoutes },
   eventsModule,
@@ -29,4 +32,5 @@ export const appModules: AppModule[] = [
   { routes: chatRoutes },
   { routes: meRoutes },
   accountsModule,
+  mcpModule,
 ];

@@ -14,7 +14,8 @@ import { beginContentWrite } from './content-write.js';
 import { recordChanges } from '../events/record.js';
 import { invalidatingBoard, type NodeStore } from './node-cache.js';
 import { mergeNodeData, storedNodeData } from './node-data.js';
-import { fieldsOf } from '../contract/common.js';
+import { assertIfMatch, entityTag, type TagCondition } from '../lib/etag.js';
+import { fieldsOf, pickShape } from '../contract/common.js';
 import { type CreateNodeBody, Node, type NodeType, type UpdateNodeBody } from '../contract/nodes.js';
 
 /** The route has read the type word (youtube is video) by the time the service sees it. */
@@ -22,6 +23,9 @@ export type CreateNodeInput = Omit<CreateNodeBody, 'type'> & { type: NodeType };
 
 /** The node's columns, in the order of its schema. */
 const columns = fieldsOf(Node);
+
+/** The node's entity tag (ETag): the same for every read of the same row, whatever else the row carries. */
+export const nodeTag = (node: Node): string => entityTag(pickShape(Node, node));
 
 async function findNode(db: Executor, boardId: string, nodeId: string) {
   const row = await db
@@ -134,12 +138,15 @@ export async function updateNode(
   input: UpdateNodeBody,
   bounds: BoardBounds,
   assetBaseUrl: string,
+  ifMatch?: TagCondition,
 ): Promise<Node> {
   return invalidatingBoard(store, boardId, () =>
     store.db.transaction().execute(async (trx) => {
       const at = now();
       const board = await beginContentWrite(trx, principal, boardId, at);
       const node = await findNode(trx, boardId, nodeId);
+      // Behind the board lock: of two writers holding the same tag, the second sees the first's change.
+      assertIfMatch(ifMatch, nodeTag(node), 'node');
       const merged = input.data === undefined ? undefined : mergeNodeData(node.node_data, input.data);
       const data = merged === undefined ? undefined : storedNodeData(node.node_type as NodeType, merged);
       // The asset reference is checked when it changes: a node may outlive its deleted asset.
@@ -177,12 +184,18 @@ export async function updateNode(
  * SET NULL, and its edges deleted here rather than by the cascade, so that the change log records
  * each of them (and the children's updated_at the change).
  */
-export async function deleteNode(store: NodeStore, principal: Principal, boardId: string, nodeId: string): Promise<void> {
+export async function deleteNode(
+  store: NodeStore,
+  principal: Principal,
+  boardId: string,
+  nodeId: string,
+  ifMatch?: TagCondition,
+): Promise<void> {
   await invalidatingBoard(store, boardId, () =>
     store.db.transaction().execute(async (trx) => {
       const at = now();
       await beginContentWrite(trx, principal, boardId, at);
-      await findNode(trx, boardId, nodeId);
+      assertIfMatch(ifMatch, nodeTag(await findNode(trx, boardId, nodeId)), 'node');
       const children = await trx
         .updateTable('nodes')
         .set({ parent_node_id: null, updated_at: at })

@@ -111,6 +111,7 @@ export interface OpenApiOperation {
   security?: unknown[];
   parameters?: { name: string; in: string; schema: JsonSchema }[];
   requestBody?: { content?: Record<string, { schema?: JsonSchema } | undefined> };
+  responses?: Record<string, { description?: string; headers?: Record<string, { schema?: JsonSchema }> } | undefined>;
 }
 
 /** GET /v1/openapi.json's answer, as far as the tests read it: each path's operations by method. */

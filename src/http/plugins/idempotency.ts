@@ -16,7 +16,7 @@ const TTL_MS = 24 * 60 * 60 * 1000;
 const ABANDONED_MS = 60_000;
 const WAIT_MS = 10_000;
 const POLL_MS = 50;
-const REPLAYED_HEADERS = ['content-type', 'location'];
+const REPLAYED_HEADERS = ['content-type', 'location', 'etag'];
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -1,8 +1,9 @@
 // /v1/boards/{boardId}/edges: create, list (optionally those touching a node), get, update, delete.
 import { Type } from '@sinclair/typebox';
-import { createEdge, deleteEdge, getEdge, listEdges, updateEdge } from '../../edges/edge-service.js';
+import { createEdge, deleteEdge, edgeTag, getEdge, listEdges, updateEdge } from '../../edges/edge-service.js';
 import { pageRequest } from '../../lib/pagination.js';
 import { principalOf } from '../plugins/auth.js';
+import { ifMatchOf, IfMatchHeaders, IfNoneMatchHeaders, NotModified, tagged, withETag } from '../conditional.js';
 import { Uuid } from '../../contract/common.js';
 import { CreateEdgeBody, Edge, UpdateEdgeBody } from '../../contract/edges.js';
 import { BoardChildParams, BoardParams, Deleted, errorResponses, List, PageQuery, Single } from '../schemas/common.js';
@@ -19,14 +20,16 @@ export function edgeRoutes(app: App, { db, config }: Services): void {
     {
       schema: {
         tags: ['edges'],
+        operationId: 'createEdge',
         summary: 'Create an edge between two nodes of the board',
         params: BoardParams,
         body: CreateEdgeBody,
-        response: { 201: Single('edge', Edge), 409: Type.Ref('Error'), ...errorResponses },
+        response: { 201: withETag(Single('edge', Edge)), 409: Type.Ref('Error'), ...errorResponses },
       },
     },
     async (request, reply) => {
       const edge = await createEdge(db, principalOf(request), request.params.boardId, request.body, config.boardBounds);
+      tagged(request, reply, edgeTag(edge));
       return reply.code(201).send({ object: 'edge', data: edge });
     },
   );
@@ -36,6 +39,7 @@ export function edgeRoutes(app: App, { db, config }: Services): void {
     {
       schema: {
         tags: ['edges'],
+        operationId: 'listEdges',
         summary: "List a board's edges",
         params: BoardParams,
         querystring: EdgeListQuery,
@@ -57,15 +61,18 @@ export function edgeRoutes(app: App, { db, config }: Services): void {
     {
       schema: {
         tags: ['edges'],
+        operationId: 'getEdge',
         summary: 'Get an edge',
         params: BoardChildParams,
-        response: { 200: Single('edge', Edge), 409: Type.Ref('Error'), ...errorResponses },
+        headers: IfNoneMatchHeaders,
+        response: { 200: withETag(Single('edge', Edge)), 304: NotModified, 409: Type.Ref('Error'), ...errorResponses },
       },
     },
-    async (request) => ({
-      object: 'edge' as const,
-      data: await getEdge(db, principalOf(request), request.params.boardId, request.params.id),
-    }),
+    async (request, reply) => {
+      const edge = await getEdge(db, principalOf(request), request.params.boardId, request.params.id);
+      if (tagged(request, reply, edgeTag(edge))) return reply.code(304).send();
+      return { object: 'edge' as const, data: edge };
+    },
   );
 
   app.patch(
@@ -73,16 +80,20 @@ export function edgeRoutes(app: App, { db, config }: Services): void {
     {
       schema: {
         tags: ['edges'],
+        operationId: 'updateEdge',
         summary: "Update an edge's type and/or data (each replaced as given)",
         params: BoardChildParams,
+        headers: IfMatchHeaders,
         body: UpdateEdgeBody,
-        response: { 200: Single('edge', Edge), ...errorResponses },
+        response: { 200: withETag(Single('edge', Edge)), 412: Type.Ref('Error'), ...errorResponses },
       },
     },
-    async (request) => ({
-      object: 'edge' as const,
-      data: await updateEdge(db, principalOf(request), request.params.boardId, request.params.id, request.body, config.boardBounds),
-    }),
+    async (request, reply) => {
+      const { boardId, id } = request.params;
+      const edge = await updateEdge(db, principalOf(request), boardId, id, request.body, config.boardBounds, ifMatchOf(request));
+      tagged(request, reply, edgeTag(edge));
+      return { object: 'edge' as const, data: edge };
+    },
   );
 
   app.delete(
@@ -90,13 +101,15 @@ export function edgeRoutes(app: App, { db, config }: Services): void {
     {
       schema: {
         tags: ['edges'],
+        operationId: 'deleteEdge',
         summary: 'Delete an edge (permanent)',
         params: BoardChildParams,
-        response: { 200: Deleted('edge'), ...errorResponses },
+        headers: IfMatchHeaders,
+        response: { 200: Deleted('edge'), 412: Type.Ref('Error'), ...errorResponses },
       },
     },
     async (request) => {
-      await deleteEdge(db, principalOf(request), request.params.boardId, request.params.id);
+      await deleteEdge(db, principalOf(request), request.params.boardId, request.params.id, ifMatchOf(request));
       return { object: 'edge' as const, data: { id: request.params.id, deleted: true as const } };
     },
   );

@@ -3,9 +3,10 @@ import { Type } from '@sinclair/typebox';
 import { pageRequest } from '../../lib/pagination.js';
 import { CreateNodeBody, Node, nodeTypeInput, type NodeTypeInput, UpdateNodeBody } from '../../contract/nodes.js';
 import { toNodeType } from '../../nodes/node-data.js';
-import { createNode, deleteNode, getNode, listNodes, updateNode } from '../../nodes/node-service.js';
+import { createNode, deleteNode, getNode, listNodes, nodeTag, updateNode } from '../../nodes/node-service.js';
 import { assetBaseUrl } from './assets.js';
 import { principalOf } from '../plugins/auth.js';
+import { ifMatchOf, IfMatchHeaders, IfNoneMatchHeaders, NotModified, tagged, withETag } from '../conditional.js';
 import { BoardChildParams, BoardParams, Deleted, errorResponses, List, PageQuery, Single } from '../schemas/common.js';
 import type { App, Services } from '../types.js';
 
@@ -24,10 +25,11 @@ export function nodeRoutes(app: App, services: Services): void {
     {
       schema: {
         tags: ['nodes'],
+        operationId: 'createNode',
         summary: 'Create a node',
         params: BoardParams,
         body: CreateNodeBody,
-        response: { 201: Single('node', Node), 409: Type.Ref('Error'), ...errorResponses },
+        response: { 201: withETag(Single('node', Node)), 409: Type.Ref('Error'), ...errorResponses },
       },
     },
     async (request, reply) => {
@@ -40,6 +42,7 @@ export function nodeRoutes(app: App, services: Services): void {
         config.boardBounds,
         assetBaseUrl(services, request),
       );
+      tagged(request, reply, nodeTag(node));
       return reply.code(201).send({ object: 'node', data: node });
     },
   );
@@ -49,6 +52,7 @@ export function nodeRoutes(app: App, services: Services): void {
     {
       schema: {
         tags: ['nodes'],
+        operationId: 'listNodes',
         summary: "List a board's nodes",
         params: BoardParams,
         querystring: NodeListQuery,
@@ -70,15 +74,18 @@ export function nodeRoutes(app: App, services: Services): void {
     {
       schema: {
         tags: ['nodes'],
+        operationId: 'getNode',
         summary: 'Get a node',
         params: BoardChildParams,
-        response: { 200: Single('node', Node), ...errorResponses },
+        headers: IfNoneMatchHeaders,
+        response: { 200: withETag(Single('node', Node)), 304: NotModified, ...errorResponses },
       },
     },
-    async (request) => ({
-      object: 'node' as const,
-      data: await getNode(services, principalOf(request), request.params.boardId, request.params.id),
-    }),
+    async (request, reply) => {
+      const node = await getNode(services, principalOf(request), request.params.boardId, request.params.id);
+      if (tagged(request, reply, nodeTag(node))) return reply.code(304).send();
+      return { object: 'node' as const, data: node };
+    },
   );
 
   app.patch(
@@ -86,15 +93,16 @@ export function nodeRoutes(app: App, services: Services): void {
     {
       schema: {
         tags: ['nodes'],
+        operationId: 'updateNode',
         summary: 'Update a node (position, data by shallow merge, parent)',
         params: BoardChildParams,
+        headers: IfMatchHeaders,
         body: UpdateNodeBody,
-        response: { 200: Single('node', Node), 409: Type.Ref('Error'), ...errorResponses },
+        response: { 200: withETag(Single('node', Node)), 409: Type.Ref('Error'), 412: Type.Ref('Error'), ...errorResponses },
       },
     },
-    async (request) => ({
-      object: 'node' as const,
-      data: await updateNode(
+    async (request, reply) => {
+      const node = await updateNode(
         services,
         principalOf(request),
         request.params.boardId,
@@ -102,8 +110,11 @@ export function nodeRoutes(app: App, services: Services): void {
         request.body,
         config.boardBounds,
         assetBaseUrl(services, request),
-      ),
-    }),
+        ifMatchOf(request),
+      );
+      tagged(request, reply, nodeTag(node));
+      return { object: 'node' as const, data: node };
+    },
   );
 
   app.delete(
@@ -111,13 +122,15 @@ export function nodeRoutes(app: App, services: Services): void {
     {
       schema: {
         tags: ['nodes'],
+        operationId: 'deleteNode',
         summary: 'Delete a node, its edges; its children are detached',
         params: BoardChildParams,
-        response: { 200: Deleted('node'), ...errorResponses },
+        headers: IfMatchHeaders,
+        response: { 200: Deleted('node'), 412: Type.Ref('Error'), ...errorResponses },
       },
     },
     async (request) => {
-      await deleteNode(services, principalOf(request), request.params.boardId, request.params.id);
+      await deleteNode(services, principalOf(request), request.params.boardId, request.params.id, ifMatchOf(request));
       return { object: 'node' as const, data: { id: request.params.id, deleted: true as const } };
     },
   );

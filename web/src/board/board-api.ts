@@ -22,6 +22,9 @@ export type SearchHit = Json<'/v1/boards/{boardId}/documents/search', 'post', 20
 export type Chunk = Json<'/v1/boards/{boardId}/documents', 'get', 200>['data'][number];
 export type Chat = Json<'/v1/boards/{boardId}/chats', 'get', 200>['data'][number];
 export type Message = Json<'/v1/boards/{boardId}/chats/{chatId}/messages', 'get', 200>['data'][number];
+export type BoardEvent = Json<'/v1/boards/{boardId}/events', 'get', 200>['data'][number];
+export type Presence = Json<'/v1/boards/{boardId}/presence', 'put', 200>['data'];
+export type PresenceUpdate = { cursor?: { x: number; y: number } | null; selection?: string[] };
 export type ApiNodeType = 'note' | 'url' | 'video' | 'document' | 'pdf' | 'image';
 
 export class BoardApiError extends Error {
@@ -288,4 +291,38 @@ export function uploadAsset(boardId: string, file: File, onProgress: (fraction: 
     throw new BoardApiError(failureMessage(result.status, result.body, `Uploading ${file.name} failed`), result.status);
   })();
   return { done, abort: () => xhr.abort() };
+}
+
+/**
+ * Opens the board's event stream (text/event-stream) after `after` (from now, with a `ready`
+ * event, when undefined). `sessionId` is the tab's presence session, which leaves when the
+ * stream closes. Resolves with the response; the caller reads its body with readServerSentEvents.
+ */
+export async function openBoardEvents(
+  boardId: string,
+  options: { after?: number; sessionId: string; signal: AbortSignal },
+): Promise<Response> {
+  const query = new URLSearchParams({ session_id: options.sessionId });
+  const headers: Record<string, string> = { accept: 'text/event-stream' };
+  if (options.after !== undefined) headers['last-event-id'] = String(options.after);
+  return authorizedFetch(`/v1/boards/${encodeURIComponent(boardId)}/events?${query}`, { headers, signal: options.signal });
+}
+
+/** Tells the board's other viewers this session is there, with its cursor and selection. */
+export async function announcePresence(boardId: string, sessionId: string, update: PresenceUpdate): Promise<void> {
+  await unwrap(
+    api.PUT('/v1/boards/{boardId}/presence', { ...boardPath(boardId), body: { session_id: sessionId, ...update } }),
+    'Could not announce presence',
+  );
+}
+
+/** The session leaves the board; `keepalive` so it is sent even while the page unloads. */
+export async function leavePresence(boardId: string, sessionId: string): Promise<void> {
+  const token = await accessToken();
+  await fetch(`/v1/boards/${encodeURIComponent(boardId)}/presence/${encodeURIComponent(sessionId)}`, {
+    method: 'DELETE',
+    credentials: 'same-origin',
+    keepalive: true,
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+  });
 }

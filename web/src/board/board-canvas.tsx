@@ -3,20 +3,31 @@
 // change to them are in canvas/use-board-graph.ts; every change sent to the API (new notes and
 // edges at once, note text and positions debounced per node, deletions through the API first) is
 // in canvas/use-board-edits.ts; the viewport, uploads and file drops, vectorize jobs, focusing a
-// node and notices each have a hook of their own. See docs/architecture.md ("The web app's board
+// node and notices each have a hook of their own. Other people's changes and presence come through
+// canvas/use-live-board.ts (the board's event stream, applied through the graph without undoing
+// this person's own drag or typing). See docs/architecture.md ("The web app's board
 // page") for the map.
 import { useMemo, useRef, useState } from 'react';
 import { Background, BackgroundVariant, Controls, type Edge, MiniMap, ReactFlow } from '@xyflow/react';
 import type { Board } from './board-api';
-import { ActionsContext, type BoardActions, type BoardFlowNode, HighlightContext, JobsContext } from './board-context';
+import {
+  ActionsContext,
+  type BoardActions,
+  type BoardFlowNode,
+  HighlightContext,
+  JobsContext,
+  RemoteSelectionContext,
+} from './board-context';
 import { BoardHeader } from './canvas/board-header';
 import { BoardToolbar } from './canvas/board-toolbar';
 import { defaultEdgeOptions, edgeTypes, minimapColor, nodeTypes } from './canvas/flow-types';
 import { NoticeList, useNotices } from './canvas/notices';
+import { PresenceAvatars, RemoteCursors } from './canvas/presence-layer';
 import { useBoardEdits } from './canvas/use-board-edits';
 import { useBoardGraph } from './canvas/use-board-graph';
 import { useCanvasSelection } from './canvas/use-canvas-selection';
 import { useFileDrop } from './canvas/use-file-drop';
+import { useLiveBoard } from './canvas/use-live-board';
 import { useNodeFocus } from './canvas/use-node-focus';
 import { useSaveTracker } from './canvas/use-save-tracker';
 import { useUploads } from './canvas/use-uploads';
@@ -31,12 +42,12 @@ export interface BoardCanvasProps {
   initialEdges: Edge[];
   /** The owner may also upload files and keeps the viewport. */
   isOwner: boolean;
-  /** Nodes and edges may change (owner, or a public board shared with edit access). */
+  /** Nodes and edges may change (owner, or a public board shared with edit access) as the page opened. */
   canEdit: boolean;
 }
 
-export function BoardCanvas({ board, initialNodes, initialEdges, isOwner, canEdit }: BoardCanvasProps) {
-  const boardId = board.id;
+export function BoardCanvas({ board: openedBoard, initialNodes, initialEdges, isOwner, canEdit: openedEditable }: BoardCanvasProps) {
+  const boardId = openedBoard.id;
   const canUpload = isOwner;
   const wrapper = useRef<HTMLDivElement>(null);
   const [chatOpen, setChatOpen] = useState(false);
@@ -45,8 +56,13 @@ export function BoardCanvas({ board, initialNodes, initialEdges, isOwner, canEdi
   const notices = useNotices();
   const { notify } = notices;
   const { nodes, edges, onNodesChange, onEdgesChange, graph } = useBoardGraph(initialNodes, initialEdges);
+  const { realNodes, selectedNodes, selectedEdges, selectedNode, nodeLabel } = useCanvasSelection(nodes, edges);
+  const live = useLiveBoard({ board: openedBoard, graph, tracker, selection: selectedNodes.map((n) => n.id), notify });
+  const { board, sync } = live;
+  // Sharing can change while the page is open; a deleted board (or one no longer shared) is read-only.
+  const canEdit = !live.gone && (isOwner || (openedEditable && board.is_public && board.public_access_level === 'edit'));
   const focus = useNodeFocus(graph, notify);
-  const edits = useBoardEdits({ boardId, canEdit, graph, tracker, notify, onNodesDeleted: focus.forgetNodes });
+  const edits = useBoardEdits({ boardId, canEdit, graph, tracker, sync, notify, onNodesDeleted: focus.forgetNodes });
   const { jobs, startVectorize, dismissJob } = useVectorizeJobs({
     boardId,
     graph,
@@ -55,9 +71,8 @@ export function BoardCanvas({ board, initialNodes, initialEdges, isOwner, canEdi
   });
   const { placeFiles, retryUpload, dismissUpload } = useUploads({ boardId, graph, notify, placeFileNode: edits.placeFileNode });
   const drop = useFileDrop({ wrapper, canUpload, notify, placeFiles });
-  const viewport = useViewportPersistence({ board, isOwner, hasNodes: initialNodes.length > 0, tracker });
+  const viewport = useViewportPersistence({ board: openedBoard, isOwner, hasNodes: initialNodes.length > 0, tracker });
   const viewCentre = useViewCentre(wrapper);
-  const { realNodes, selectedNodes, selectedEdges, selectedNode, nodeLabel } = useCanvasSelection(nodes, edges);
 
   const { autoFocusId, saveNoteText, remove } = edits;
   const actions = useMemo<BoardActions>(
@@ -99,82 +114,101 @@ export function BoardCanvas({ board, initialNodes, initialEdges, isOwner, canEdi
     <ActionsContext.Provider value={actions}>
       <JobsContext.Provider value={jobs}>
         <HighlightContext.Provider value={focus.highlight}>
-          <div className="bw-board">
-            <BoardHeader
-              board={board}
-              isOwner={isOwner}
-              canEdit={canEdit}
-              toolbar={toolbar}
-              chunks={chunks}
-              nodeLabel={nodeLabel}
-              onOpenNode={focus.focusNode}
-              tracker={tracker}
-              chatOpen={chatOpen}
-              onToggleChat={() => setChatOpen(!chatOpen)}
-            />
-            <div className="bw-board__main">
-              <div
-                className={`bw-canvas${drop.dropping ? ' is-dropping' : ''}`}
-                ref={wrapper}
-                onDragOver={drop.onDragOver}
-                onDragLeave={drop.onDragLeave}
-                onDrop={drop.onDrop}
-              >
-                <ReactFlow<BoardFlowNode, Edge>
-                  nodes={nodes}
-                  edges={edges}
-                  nodeTypes={nodeTypes}
-                  edgeTypes={edgeTypes}
-                  onNodesChange={onNodesChange}
-                  onEdgesChange={onEdgesChange}
-                  onBeforeDelete={edits.beforeDelete}
-                  onConnect={canEdit ? edits.connect : undefined}
-                  onNodeDragStop={(_event, _node, dragged) => edits.saveMoves(dragged)}
-                  onMoveEnd={viewport.onMoveEnd}
-                  onPaneClick={focus.clearHighlight}
-                  defaultViewport={viewport.defaultViewport}
-                  // A board whose view was never moved opens with its content in view instead.
-                  fitView={viewport.fitView}
-                  fitViewOptions={{ maxZoom: 1, padding: 0.2 }}
-                  minZoom={0.1}
-                  maxZoom={4}
-                  nodesDraggable={canEdit}
-                  nodesConnectable={canEdit}
-                  // The only keys the canvas takes itself; React Flow handles them (through beforeDelete).
-                  deleteKeyCode={canEdit ? ['Delete', 'Backspace'] : null}
-                  defaultEdgeOptions={defaultEdgeOptions}
-                  connectionRadius={30}
+          <RemoteSelectionContext.Provider value={live.presence.remoteSelection}>
+            <div className="bw-board">
+              <BoardHeader
+                board={board}
+                isOwner={isOwner}
+                canEdit={canEdit}
+                toolbar={toolbar}
+                chunks={chunks}
+                nodeLabel={nodeLabel}
+                onOpenNode={focus.focusNode}
+                tracker={tracker}
+                chatOpen={chatOpen}
+                onToggleChat={() => setChatOpen(!chatOpen)}
+                presence={
+                  <>
+                    {live.reconnecting && (
+                      <span className="bw-badge" title="Changes by others will appear once the connection is back">
+                        Reconnecting…
+                      </span>
+                    )}
+                    <PresenceAvatars others={live.presence.others} />
+                  </>
+                }
+              />
+              <div className="bw-board__main">
+                <div
+                  className={`bw-canvas${drop.dropping ? ' is-dropping' : ''}`}
+                  ref={wrapper}
+                  onDragOver={drop.onDragOver}
+                  onDragLeave={drop.onDragLeave}
+                  onDrop={drop.onDrop}
+                  onPointerMove={live.onPointerMove}
+                  onPointerLeave={live.onPointerLeave}
                 >
-                  <Background variant={BackgroundVariant.Dots} gap={22} size={1.4} />
-                  <Controls showInteractive={false} />
-                  <MiniMap pannable zoomable style={{ width: 150, height: 100 }} nodeStrokeWidth={3} nodeColor={minimapColor} />
-                </ReactFlow>
-                {realNodes.length === 0 && (
-                  <div className="bw-empty">
-                    <p>
-                      {canUpload
-                        ? 'This board is empty. Add a note, or drop an image or PDF here.'
-                        : canEdit
-                          ? 'This board is empty. Add a note.'
-                          : 'This board is empty.'}
-                    </p>
-                  </div>
+                  <ReactFlow<BoardFlowNode, Edge>
+                    nodes={nodes}
+                    edges={edges}
+                    nodeTypes={nodeTypes}
+                    edgeTypes={edgeTypes}
+                    onNodesChange={onNodesChange}
+                    onEdgesChange={onEdgesChange}
+                    onBeforeDelete={edits.beforeDelete}
+                    onConnect={canEdit ? edits.connect : undefined}
+                    onNodeDragStart={(_event, _node, dragged) => sync.dragStarted(dragged.map((n) => n.id))}
+                    onNodeDragStop={(_event, _node, dragged) => {
+                      edits.saveMoves(dragged);
+                      sync.dragEnded(dragged.map((n) => n.id));
+                    }}
+                    onMoveEnd={viewport.onMoveEnd}
+                    onPaneClick={focus.clearHighlight}
+                    defaultViewport={viewport.defaultViewport}
+                    // A board whose view was never moved opens with its content in view instead.
+                    fitView={viewport.fitView}
+                    fitViewOptions={{ maxZoom: 1, padding: 0.2 }}
+                    minZoom={0.1}
+                    maxZoom={4}
+                    nodesDraggable={canEdit}
+                    nodesConnectable={canEdit}
+                    // The only keys the canvas takes itself; React Flow handles them (through beforeDelete).
+                    deleteKeyCode={canEdit ? ['Delete', 'Backspace'] : null}
+                    defaultEdgeOptions={defaultEdgeOptions}
+                    connectionRadius={30}
+                  >
+                    <Background variant={BackgroundVariant.Dots} gap={22} size={1.4} />
+                    <Controls showInteractive={false} />
+                    <MiniMap pannable zoomable style={{ width: 150, height: 100 }} nodeStrokeWidth={3} nodeColor={minimapColor} />
+                    <RemoteCursors others={live.presence.others} />
+                  </ReactFlow>
+                  {realNodes.length === 0 && (
+                    <div className="bw-empty">
+                      <p>
+                        {canUpload
+                          ? 'This board is empty. Add a note, or drop an image or PDF here.'
+                          : canEdit
+                            ? 'This board is empty. Add a note.'
+                            : 'This board is empty.'}
+                      </p>
+                    </div>
+                  )}
+                  {drop.dropping && <div className="bw-dropzone">Drop images or PDFs to place them here</div>}
+                </div>
+                {chatOpen && (
+                  <ChatPanel
+                    boardId={boardId}
+                    selectedNode={selectedNode}
+                    nodeLabel={nodeLabel}
+                    onOpenNode={focus.focusNode}
+                    chunks={chunks}
+                    onClose={() => setChatOpen(false)}
+                  />
                 )}
-                {drop.dropping && <div className="bw-dropzone">Drop images or PDFs to place them here</div>}
               </div>
-              {chatOpen && (
-                <ChatPanel
-                  boardId={boardId}
-                  selectedNode={selectedNode}
-                  nodeLabel={nodeLabel}
-                  onOpenNode={focus.focusNode}
-                  chunks={chunks}
-                  onClose={() => setChatOpen(false)}
-                />
-              )}
+              <NoticeList notices={notices.list} onDismiss={notices.dismiss} />
             </div>
-            <NoticeList notices={notices.list} onDismiss={notices.dismiss} />
-          </div>
+          </RemoteSelectionContext.Provider>
         </HighlightContext.Provider>
       </JobsContext.Provider>
     </ActionsContext.Provider>

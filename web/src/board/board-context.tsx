@@ -1,6 +1,7 @@
 // What the canvas shares with its node components: the board's identity and rights, the save
-// tracker, per-node job progress, the highlighted node, and the actions a node's menu can start.
-// Three contexts, so a job tick or a highlight re-renders nodes without rebuilding the actions.
+// tracker, per-node job progress, the highlighted node, others' selections, and the actions a
+// node's menu can start. Separate contexts, so a job tick, a highlight or someone else's selection
+// re-renders nodes without rebuilding the actions.
 import { createContext, useContext } from 'react';
 import type { Node } from '@xyflow/react';
 import type { SaveTracker } from './save-tracker';
@@ -36,6 +37,8 @@ export interface BoardActions {
 export const ActionsContext = createContext<BoardActions | null>(null);
 export const JobsContext = createContext<Record<string, JobState>>({});
 export const HighlightContext = createContext<string | undefined>(undefined);
+/** Node id -> the colour of someone else who has it selected (presence). */
+export const RemoteSelectionContext = createContext<Record<string, string>>({});
 
 export function useBoardActions(): BoardActions {
   const actions = useContext(ActionsContext);

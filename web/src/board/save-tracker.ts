@@ -81,6 +81,11 @@ export class SaveTracker {
     for (const failure of [...this.failed.values()]) failure.retry();
   }
 
+  /** A save under `key` is waiting or on its way (its result not yet known). */
+  isPending(key: string): boolean {
+    return this.timers.has(key) || this.inflight.has(key);
+  }
+
   hasPending(): boolean {
     return this.timers.size + this.inflight.size > 0;
   }

@@ -1,5 +1,5 @@
 // The bar above the canvas: the board's name and access badges, the toolbar (for editors), the
-// search box, the save status and the chat toggle.
+// search box, who else is on the board, the save status and the chat toggle.
 import type { ReactNode } from 'react';
 import type { Board } from '../board-api';
 import type { ChunkIndex } from '../chunk-index';
@@ -20,6 +20,8 @@ export interface BoardHeaderProps {
   tracker: SaveTracker;
   chatOpen: boolean;
   onToggleChat(): void;
+  /** Who else is on the board (avatars). */
+  presence?: ReactNode;
 }
 
 export function BoardHeader({
@@ -33,6 +35,7 @@ export function BoardHeader({
   tracker,
   chatOpen,
   onToggleChat,
+  presence,
 }: BoardHeaderProps) {
   return (
     <header className="bw-board__bar">
@@ -44,6 +47,7 @@ export function BoardHeader({
       {canEdit && toolbar}
       <SearchBox boardId={board.id} chunks={chunks} nodeLabel={nodeLabel} onOpen={onOpenNode} />
       <div className="bw-board__spacer" />
+      {presence}
       {canEdit && <SaveIndicator tracker={tracker} />}
       <button type="button" className="bw-button" aria-pressed={chatOpen} onClick={onToggleChat}>
         <ChatIcon /> Chat

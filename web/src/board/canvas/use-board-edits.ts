@@ -10,26 +10,25 @@ import { type BoardFlowNode, draftKey, readDraft, writeDraft } from '../board-co
 import { toFlowEdge, toFlowNode } from '../flow-mapping';
 import { labelOf } from '../nodes/node-frame';
 import type { SaveTracker } from '../save-tracker';
+import { noteKey, positionKey, type ServerSync } from './server-sync';
 import type { CanvasGraph } from './use-board-graph';
 
 const NOTE_SAVE_MS = 700;
 const POSITION_SAVE_MS = 400;
-
-/** Tracker keys of a node's debounced saves. */
-const noteKey = (nodeId: string) => `note:${nodeId}`;
-const positionKey = (nodeId: string) => `position:${nodeId}`;
 
 export interface BoardEditsOptions {
   boardId: string;
   canEdit: boolean;
   graph: CanvasGraph;
   tracker: SaveTracker;
+  /** Told the service's answer to each save, so the stream's echoes do not move the node back. */
+  sync: ServerSync;
   notify(message: string): void;
   /** Told which nodes the service deleted. */
   onNodesDeleted(ids: Set<string>): void;
 }
 
-export function useBoardEdits({ boardId, canEdit, graph, tracker, notify, onNodesDeleted }: BoardEditsOptions) {
+export function useBoardEdits({ boardId, canEdit, graph, tracker, sync, notify, onNodesDeleted }: BoardEditsOptions) {
   const flow = useReactFlow<BoardFlowNode, Edge>();
   const [autoFocusId, setAutoFocusId] = useState<string>();
   const [addingNote, setAddingNote] = useState(false);
@@ -74,14 +73,14 @@ export function useBoardEdits({ boardId, canEdit, graph, tracker, notify, onNode
       tracker.schedule(
         noteKey(nodeId),
         async () => {
-          const saved = await updateNode(boardId, nodeId, { data: { text } });
-          graph.patchNode(nodeId, (n) => ({ ...n, data: saved.node_data }));
+          // Shown once the node is no longer busy (server-sync.ts).
+          sync.saved(await updateNode(boardId, nodeId, { data: { text } }));
           if (readDraft(key) === text) writeDraft(key, null);
         },
         NOTE_SAVE_MS,
       );
     },
-    [boardId, tracker, graph],
+    [boardId, tracker, sync],
   );
 
   /** The note's text as typed, saved or not (undefined if not typed on this page). */
@@ -99,13 +98,13 @@ export function useBoardEdits({ boardId, canEdit, graph, tracker, notify, onNode
         tracker.schedule(
           positionKey(n.id),
           async () => {
-            await updateNode(boardId, n.id, { position });
+            sync.saved(await updateNode(boardId, n.id, { position }));
           },
           POSITION_SAVE_MS,
         );
       }
     },
-    [boardId, tracker],
+    [boardId, tracker, sync],
   );
 
   const connect = useCallback(

@@ -1,9 +1,9 @@
 // The frame every canvas node shares: connection handles, a title bar with the node's menu
 // (make searchable, chat about it, delete), the vectorize job's progress, and the highlight a
-// search result or chat source gives it.
-import { useContext, useEffect, useRef, useState, type ReactNode } from 'react';
+// search result or chat source gives it, and an outline in someone else's colour when they have it selected.
+import { type CSSProperties, useContext, useEffect, useRef, useState, type ReactNode } from 'react';
 import { Handle, Position } from '@xyflow/react';
-import { HighlightContext, JobsContext, useBoardActions, type JobState } from '../board-context';
+import { HighlightContext, JobsContext, RemoteSelectionContext, useBoardActions, type JobState } from '../board-context';
 
 const SEARCHABLE = new Set(['note', 'document', 'pdf']);
 
@@ -19,15 +19,23 @@ export function NodeFrame(props: {
   const { id, kind, icon, title, selected, children, wide } = props;
   const highlighted = useContext(HighlightContext) === id;
   const job = useContext(JobsContext)[id];
+  const remoteColor = useContext(RemoteSelectionContext)[id];
   const classes = [
     'bw-node',
     `bw-node--${kind}`,
     selected ? 'is-selected' : '',
     highlighted ? 'is-highlighted' : '',
     wide ? 'bw-node--wide' : '',
+    remoteColor ? 'is-remote-selected' : '',
   ];
   return (
-    <div className={classes.filter(Boolean).join(' ')} data-testid={`node-${id}`} data-highlighted={highlighted ? 'true' : undefined}>
+    <div
+      className={classes.filter(Boolean).join(' ')}
+      data-testid={`node-${id}`}
+      data-highlighted={highlighted ? 'true' : undefined}
+      data-remote-selected={remoteColor}
+      style={remoteColor ? ({ '--bw-remote-color': remoteColor } as CSSProperties) : undefined}
+    >
       <Handle type="target" position={Position.Top} className="bw-handle" />
       <div className="bw-node__head">
         <span className="bw-node__icon" aria-hidden="true">

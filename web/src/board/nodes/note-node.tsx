@@ -1,6 +1,6 @@
 // A note: its text is edited in place. Typing is saved after a pause (debounced); until the
 // service has it, the text is also kept in localStorage, so a failed save (shown with a Retry)
-// or a reload loses nothing.
+// or a reload loses nothing. Someone else's edit replaces the text shown when nothing typed here waits.
 import { useEffect, useRef, useState } from 'react';
 import type { NodeProps } from '@xyflow/react';
 import { draftKey, readDraft, useBoardActions, type BoardFlowNode } from '../board-context';
@@ -16,6 +16,17 @@ export function NoteNode({ id, data, selected }: NodeProps<BoardFlowNode>) {
   const status = useSaveStatus(tracker);
   const failure = status.failures.find((f) => f.key === `note:${id}`);
   const ref = useRef<HTMLTextAreaElement>(null);
+
+  // The saved text changed (someone else's edit, or this person's save answered): shown, unless
+  // something typed here is still waiting to be saved or its save failed (the canvas holds back
+  // the service's states of a note while its save waits: canvas/server-sync.ts).
+  const lastSaved = useRef(saved);
+  const failed = failure !== undefined;
+  useEffect(() => {
+    if (saved === lastSaved.current) return;
+    lastSaved.current = saved;
+    if (!tracker.isPending(`note:${id}`) && !failed) setDraft(saved);
+  }, [saved, tracker, id, failed]);
 
   // A draft left over from an earlier visit (a save that never reached the service) is sent again.
   useEffect(() => {

@@ -1,0 +1,90 @@
+// /v1/mcp: the Model Context Protocol over the Streamable HTTP transport, stateless: each POST gets
+// a new MCP server and transport (the SDK's stateless pattern), built for the authenticated caller,
+// so scopes, tenancy and rate limits are the REST API's own. GET and DELETE (a session's stream and
+// its end) do not exist without sessions: the app answers them 405 like any other method a path lacks.
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { Type } from '@sinclair/typebox';
+import type { McpCall } from '../../mcp/context.js';
+import { buildMcpServer } from '../../mcp/server.js';
+import { principalOf } from '../plugins/auth.js';
+import { toApiError } from '../plugins/errors.js';
+import { errorResponses } from '../schemas/common.js';
+import type { App, Services } from '../types.js';
+import { assetBaseUrl } from './assets.js';
+
+/** The MCP server's version as it introduces itself (the API's version). */
+const MCP_VERSION = '1.0.0';
+
+/** As the vectorize route: vectorize_node carries up to 5,000,000 characters of text. */
+const MCP_BODY_LIMIT = 10 * 1024 * 1024;
+
+const JsonRpcMessage = Type.Object(
+  { jsonrpc: Type.Literal('2.0') },
+  { additionalProperties: true, description: 'A JSON-RPC 2.0 message of the Model Context Protocol (request, notification or response)' },
+);
+const description =
+  'MCP Streamable HTTP transport, stateless (no Mcp-Session-Id). Send `Accept: application/json, text/event-stream`. ' +
+  'Tools: list_boards, read_board, get_nodes, search_board, ask_board (read scope); create_nodes, update_nodes, ' +
+  'delete_nodes, connect_nodes, update_edges, delete_edges, vectorize_node (write scope). See the README.';
+
+export function mcpRoutes(app: App, services: Services): void {
+  app.post(
+    '/v1/mcp',
+    {
+      // Read keys may connect: the tools offered follow the caller's scopes.
+      config: { scope: 'read' },
+      bodyLimit: MCP_BODY_LIMIT,
+      schema: {
+        tags: ['mcp'],
+        operationId: 'mcp',
+        summary: 'Model Context Protocol endpoint (JSON-RPC over Streamable HTTP)',
+        description,
+        body: Type.Union([JsonRpcMessage, Type.Array(JsonRpcMessage, { minItems: 1, maxItems: 100 })]),
+        response: {
+          // Written to the raw response by the SDK's transport: documented here, never serialised by Fastify.
+          200: Type.Unsafe<never>({
+            description: 'The JSON-RPC response',
+            content: {
+              'application/json': { schema: { anyOf: [JsonRpcMessage, { type: 'array', items: JsonRpcMessage }] } },
+              'text/event-stream': { schema: { type: 'string' } },
+            },
+          }),
+          202: Type.Null({ description: 'A notification or response was accepted (no body)' }),
+          ...errorResponses,
+          400: Type.Union([Type.Ref('Error'), JsonRpcMessage], {
+            description: 'An invalid request (an error envelope or a JSON-RPC error)',
+          }),
+          406: { ...JsonRpcMessage, description: 'The Accept header lacks application/json and text/event-stream (a JSON-RPC error)' },
+          415: Type.Ref('Error'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const call: McpCall = {
+        principal: principalOf(request),
+        assetBaseUrl: assetBaseUrl(services, request),
+        log: request.log,
+        errorOf: toApiError,
+      };
+      const server = buildMcpServer(services, call, MCP_VERSION);
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      // The transport writes the raw response: the headers set so far (rate limits) go along.
+      for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
+      reply.hijack();
+      reply.raw.on('close', () => {
+        void transport.close();
+        void server.close();
+      });
+      try {
+        await server.connect(transport);
+        await transport.handleRequest(request.raw, reply.raw, request.body);
+      } catch (error) {
+        request.log.error({ err: error }, 'MCP request failed');
+        if (!reply.raw.headersSent) {
+          reply.raw.writeHead(500, { 'content-type': 'application/json' });
+          reply.raw.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal server error' }, id: null }));
+        }
+      }
+    },
+  );
+}

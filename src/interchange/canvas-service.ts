@@ -1,0 +1,210 @@
+// JSON Canvas export and import (json-canvas.ts maps; this reads and writes). An import creates a
+// new board in one transaction, so a refused document leaves nothing; the files of its file nodes
+// that are the importer's own assets are copied to the new board first (and removed again when the
+// import fails), so the new board does not depend on the board it came from.
+import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import type { Principal } from '../auth/principal.js';
+import { findVisibleBoard } from '../boards/access.js';
+import { assertWithinBounds, type BoardBounds } from '../boards/board-bounds.js';
+import { createBoard } from '../boards/board-service.js';
+import type { Board } from '../contract/boards.js';
+import { fieldsOf } from '../contract/common.js';
+import { Edge } from '../contract/edges.js';
+import type { CanvasDocument, ImportWarning } from '../contract/json-canvas.js';
+import { Node } from '../contract/nodes.js';
+import type { Db } from '../db/schema.js';
+import { ApiError, conflict, invalid } from '../errors.js';
+import { newId, now } from '../lib/ids.js';
+import { storedNodeData } from '../nodes/node-data.js';
+import { toStoredJson } from '../nodes/json-data.js';
+import type { Storage } from '../providers/storage/storage.js';
+import { assetUrlPath } from '../assets/asset-service.js';
+import { CanvasError, parseCanvas, planImport, toCanvas } from './json-canvas.js';
+
+export async function exportCanvas(db: Db, principal: Principal, boardId: string): Promise<{ name: string; canvas: CanvasDocument }> {
+  const board = await findVisibleBoard(db, principal, boardId);
+  const nodes = await db
+    .selectFrom('nodes')
+    .select(fieldsOf(Node))
+    .where('board_id', '=', boardId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  const edges = await db
+    .selectFrom('edges')
+    .select(fieldsOf(Edge))
+    .where('board_id', '=', boardId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  return { name: board.name, canvas: toCanvas(board, nodes, edges) };
+}
+
+export interface ImportDeps {
+  db: Db;
+  storage: Storage;
+  bounds: BoardBounds;
+}
+
+export interface ImportResult {
+  board: Board;
+  nodes: number;
+  edges: number;
+  warnings: ImportWarning[];
+}
+
+const asInvalid = (error: CanvasError) =>
+  invalid(`The canvas is not valid JSON Canvas 1.0 at ${error.path || '/'}: ${error.message.slice(error.path.length + 2)}`);
+
+/** Creates a board from a canvas document; `name` overrides the name it carries. */
+export async function importCanvas(
+  deps: ImportDeps,
+  principal: Principal,
+  document: unknown,
+  name: string | undefined,
+  baseUrl: string,
+): Promise<ImportResult> {
+  let plan: ReturnType<typeof planImport>;
+  let canvas: CanvasDocument;
+  const assets = new Map<string, { content_type: string; size: number; filename: string }>();
+  try {
+    canvas = parseCanvas(document);
+    // The importer's own assets among the file nodes' paths: these are copied.
+    const paths = [...new Set((canvas.nodes ?? []).flatMap((node) => (node.type === 'file' ? [node.file] : [])))];
+    for (let i = 0; i < paths.length; i += 500) {
+      const rows = await deps.db
+        .selectFrom('assets')
+        .select(['storage_path', 'content_type', 'size', 'filename'])
+        .where('storage_path', 'in', paths.slice(i, i + 500))
+        .where('user_id', '=', principal.userId)
+        .where('size', 'is not', null)
+        .execute();
+      for (const row of rows) assets.set(row.storage_path, { content_type: row.content_type, size: row.size!, filename: row.filename });
+    }
+    plan = planImport(canvas, (path) => {
+      const asset = assets.get(path);
+      return asset === undefined ? undefined : asset.content_type === 'application/pdf' ? 'pdf' : 'image';
+    });
+  } catch (error) {
+    if (error instanceof CanvasError) throw asInvalid(error);
+    throw error;
+  }
+  const { bounds } = deps;
+  if (plan.nodes.length > bounds.maxNodes)
+    throw conflict(`The canvas has ${plan.nodes.length} nodes; a board holds at most ${bounds.maxNodes}`);
+  if (plan.edges.length > bounds.maxEdges)
+    throw conflict(`The canvas has ${plan.edges.length} edges; a board holds at most ${bounds.maxEdges}`);
+
+  const boardId = newId();
+  const at = now();
+  const copied: {
+    path: string;
+    row: { storage_path: string; filename: string; content_type: string; size: number; access_token: string };
+  }[] = [];
+  const byKey = new Map(plan.nodes.map((node) => [node.key, newId()]));
+  try {
+    // Files first, outside the transaction (a copy can take a while): each under the new board.
+    let bytes = 0;
+    for (const node of plan.nodes) {
+      if (!node.fileFrom) continue;
+      const source = assets.get(node.fileFrom)!;
+      bytes += source.size;
+      if (bytes > bounds.maxAssetBytes)
+        throw conflict(`The canvas's files take more than the ${bounds.maxAssetBytes} bytes a board may hold`);
+      const filename = `${at.getTime()}-${copied.length}-${source.filename.replace(/^\d+-/, '')}`;
+      const path = `${principal.userId}/${boardId}/${filename}`;
+      const file = await deps.storage.get(node.fileFrom);
+      if (!file) throw invalid(`The file ${node.fileFrom} is missing from storage`);
+      const { size } = await deps.storage.put(path, file.body, source.content_type);
+      const row = {
+        storage_path: path,
+        filename,
+        content_type: source.content_type,
+        size,
+        access_token: randomBytes(24).toString('base64url'),
+      };
+      copied.push({ path, row });
+      node.data = { ...node.data, storagePath: path, publicUrl: `${baseUrl}${assetUrlPath(row)}`, fileSize: size };
+    }
+
+    const rows = plan.nodes.map((node, i) => {
+      let data: string;
+      try {
+        data = storedNodeData(node.type, node.data);
+      } catch (error) {
+        if (error instanceof ApiError) throw invalid(`The canvas's node at /nodes/${i} cannot be imported: ${error.message}`);
+        throw error;
+      }
+      return {
+        id: byKey.get(node.key)!,
+        board_id: boardId,
+        node_type: node.type,
+        position_x: node.x,
+        position_y: node.y,
+        node_data: data,
+        parent_node_id: null,
+        created_at: at,
+        updated_at: at,
+      };
+    });
+    const edgeRows = plan.edges.map((edge, i) => {
+      let data: string;
+      try {
+        data = toStoredJson(edge.data, 'data');
+      } catch (error) {
+        if (error instanceof ApiError) throw invalid(`The canvas's edge at /edges/${i} cannot be imported: ${error.message}`);
+        throw error;
+      }
+      return {
+        id: newId(),
+        board_id: boardId,
+        source_node_id: byKey.get(edge.fromKey)!,
+        target_node_id: byKey.get(edge.toKey)!,
+        edge_type: edge.type.slice(0, 100) || 'default',
+        edge_data: data,
+        created_at: at,
+        updated_at: at,
+      };
+    });
+
+    const board = await deps.db.transaction().execute(async (trx) => {
+      const made = await createBoard(
+        trx,
+        principal,
+        { name: (name ?? plan.name ?? 'Imported canvas').slice(0, 200) || 'Imported canvas' },
+        boardId,
+      );
+      if (copied.length > 0) {
+        await trx
+          .insertInto('assets')
+          .values(copied.map(({ row }) => ({ ...row, board_id: boardId, user_id: principal.userId, created_at: at })))
+          .execute();
+      }
+      for (let i = 0; i < rows.length; i += 1000)
+        await trx
+          .insertInto('nodes')
+          .values(rows.slice(i, i + 1000))
+          .execute();
+      const parents = plan.nodes.flatMap((node) => (node.parentKey ? [[byKey.get(node.key)!, byKey.get(node.parentKey)!]] : []));
+      for (let i = 0; i < parents.length; i += 1000) {
+        const slice = parents.slice(i, i + 1000);
+        await sql`
+          UPDATE nodes SET parent_node_id = p.parent
+          FROM unnest(${slice.map((p) => p[0])}::uuid[], ${slice.map((p) => p[1])}::uuid[]) AS p(id, parent)
+          WHERE nodes.id = p.id`.execute(trx);
+      }
+      for (let i = 0; i < edgeRows.length; i += 1000)
+        await trx
+          .insertInto('edges')
+          .values(edgeRows.slice(i, i + 1000))
+          .execute();
+      await assertWithinBounds(trx, boardId, bounds);
+      return made;
+    });
+    return { board, nodes: rows.length, edges: edgeRows.length, warnings: plan.warnings };
+  } catch (error) {
+    for (const { path } of copied) await deps.storage.delete(path).catch(() => {});
+    throw error;
+  }
+}

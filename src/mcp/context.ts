@@ -1,0 +1,35 @@
+// What the MCP tools work with: the app's services they call (a structural subset of the app's
+// Services, so the route hands its services over as they are) and, per request, the caller.
+import type { Principal } from '../auth/principal.js';
+import type { BoardBounds } from '../boards/board-bounds.js';
+import type { Db } from '../db/schema.js';
+import type { ApiError } from '../errors.js';
+import type { NodeReadCache } from '../nodes/node-cache.js';
+import type { Embedder } from '../providers/embeddings/embedder.js';
+import type { ChatModel } from '../providers/llm/chat-model.js';
+
+export interface McpDeps {
+  db: Db;
+  nodeCache?: NodeReadCache;
+  embedder: Embedder;
+  chatModel: ChatModel;
+  jobs: { wake(): void };
+  config: {
+    boardBounds: BoardBounds;
+    jobMaxQueuedPerUser: number;
+    searchExactMaxChunks: number;
+    llmContextTokens: number;
+    llmMaxTokens: number;
+    llmTimeoutMs: number;
+  };
+}
+
+/** One MCP request: who calls, and what of the HTTP request the tools need, handed in by the route. */
+export interface McpCall {
+  principal: Principal;
+  /** The base of asset urls for this request (a pdf or image node's publicUrl must use it). */
+  assetBaseUrl: string;
+  log: { error(details: object, message: string): void };
+  /** The API's reading of any error (the one mapping of src/http/plugins/errors.ts). */
+  errorOf(error: Error): ApiError;
+}

@@ -1,0 +1,152 @@
+// Between the service's state of the board (the event stream, a reload) and this person's own
+// changes in flight. A node this person is dragging, or whose text or position save has not been
+// answered yet, is "busy": the service's newer states of it are kept here, not shown, so an echo
+// of the person's own change (or an older change of someone else) never yanks the node back
+// mid-drag. When the node is no longer busy it shows the newest state known: the last state the
+// stream brought after the echo of the person's last save, or that save's answer. The PATCH
+// answer and the event carry the same resource, so the echo is recognised by its updated_at.
+// Two people dragging one node therefore both end on the position saved last.
+import type { Edge } from '@xyflow/react';
+import type { EdgeRecord, NodeRecord } from '../board-api';
+import { toFlowEdge, toFlowNode } from '../flow-mapping';
+import type { SaveTracker } from '../save-tracker';
+import type { CanvasGraph } from './use-board-graph';
+
+/** How long a saved node waits for its echo on the stream before showing the save's answer. */
+const ECHO_WAIT_MS = 5_000;
+
+/** Tracker keys of a node's debounced saves (use-board-edits.ts schedules them). */
+export const noteKey = (nodeId: string) => `note:${nodeId}`;
+export const positionKey = (nodeId: string) => `position:${nodeId}`;
+
+const timeOf = (record: NodeRecord) => Date.parse(record.updated_at as unknown as string);
+
+export class ServerSync {
+  private readonly dragging = new Set<string>();
+  /** Nodes the service deleted: a late save answer or an older state must not bring them back. */
+  private readonly deleted = new Set<string>();
+  /** The newest state the service sent of a busy node, not shown yet. */
+  private readonly held = new Map<string, NodeRecord>();
+  /** updated_at of each state held for a busy node (to tell whether a save's echo came already). */
+  private readonly seen = new Map<string, Set<number>>();
+  /** The answer to the person's last save of a busy node. */
+  private readonly answers = new Map<string, NodeRecord>();
+  /** Saved nodes whose echo has not come yet: stream states until then are older than the save. */
+  private readonly awaiting = new Map<string, { at: number; timer: ReturnType<typeof setTimeout> }>();
+
+  constructor(
+    private readonly graph: CanvasGraph,
+    private readonly tracker: SaveTracker,
+  ) {}
+
+  /** Follows the save tracker while the canvas is shown; returns the function that stops it. */
+  start(): () => void {
+    // A save finishing (or failing, or being cancelled) may end a node's busy time.
+    const unsubscribe = this.tracker.subscribe(() => {
+      for (const id of new Set([...this.held.keys(), ...this.answers.keys()])) this.settle(id);
+    });
+    return () => {
+      unsubscribe();
+      for (const id of [...this.awaiting.keys()]) this.forget(id);
+    };
+  }
+
+  private busy(id: string): boolean {
+    return this.dragging.has(id) || this.awaiting.has(id) || this.tracker.isPending(noteKey(id)) || this.tracker.isPending(positionKey(id));
+  }
+
+  /** The person started dragging these nodes. */
+  dragStarted(ids: string[]): void {
+    for (const id of ids) this.dragging.add(id);
+  }
+
+  /** The drag ended (its position save is already scheduled, so the nodes stay busy until it is answered). */
+  dragEnded(ids: string[]): void {
+    for (const id of ids) {
+      this.dragging.delete(id);
+      this.settle(id);
+    }
+  }
+
+  /** The service answered one of the person's saves of a node with `record`. */
+  saved(record: NodeRecord): void {
+    const id = record.id;
+    if (this.deleted.has(id)) return;
+    const at = timeOf(record);
+    this.answers.set(id, record);
+    const previous = this.awaiting.get(id);
+    if (previous) clearTimeout(previous.timer);
+    if (this.seen.get(id)?.has(at)) {
+      this.awaiting.delete(id);
+      return;
+    }
+    const timer = setTimeout(() => {
+      this.awaiting.delete(id);
+      this.settle(id);
+    }, ECHO_WAIT_MS);
+    this.awaiting.set(id, { at, timer });
+  }
+
+  /** A node as the service has it now (an event, or a reload). */
+  node(record: NodeRecord): void {
+    const id = record.id;
+    if (this.deleted.has(id)) return;
+    if (!this.busy(id)) {
+      this.graph.applyNode(toFlowNode(record));
+      return;
+    }
+    const at = timeOf(record);
+    this.held.set(id, record);
+    const awaited = this.awaiting.get(id);
+    if (awaited?.at === at) {
+      clearTimeout(awaited.timer);
+      this.awaiting.delete(id);
+      this.settle(id);
+      return;
+    }
+    const times = this.seen.get(id) ?? new Set<number>();
+    times.add(at);
+    this.seen.set(id, times);
+  }
+
+  /** Nodes the service no longer has (deleted by someone, or missing after a reload). */
+  nodesDeleted(ids: string[]): void {
+    for (const id of ids) {
+      this.deleted.add(id);
+      this.forget(id);
+      this.dragging.delete(id);
+      this.tracker.cancel(noteKey(id));
+      this.tracker.cancel(positionKey(id));
+    }
+    this.graph.removeNodes(ids);
+  }
+
+  edge(record: EdgeRecord): void {
+    this.graph.applyEdge(toFlowEdge(record) as Edge);
+  }
+
+  edgeDeleted(id: string): void {
+    this.graph.removeEdge(id);
+  }
+
+  /** Shows the newest known state of a node that is no longer busy. */
+  private settle(id: string): void {
+    if (this.busy(id)) return;
+    const held = this.held.get(id);
+    const answer = this.answers.get(id);
+    this.forget(id);
+    // Stream states come in commit order, so the one held last is the newest of them; the save's
+    // answer wins only when nothing after its echo came (e.g. the stream is down).
+    const newest = held && answer ? (timeOf(answer) > timeOf(held) ? answer : held) : (held ?? answer);
+    if (newest) this.graph.applyNode(toFlowNode(newest));
+  }
+
+  private forget(id: string): void {
+    this.held.delete(id);
+    this.answers.delete(id);
+    this.seen.delete(id);
+    const awaited = this.awaiting.get(id);
+    if (awaited) clearTimeout(awaited.timer);
+    this.awaiting.delete(id);
+  }
+}

@@ -1,0 +1,234 @@
+// The board's event stream (GET /v1/boards/{id}/events, text/event-stream, read with fetch because
+// EventSource cannot send the bearer token): other people's changes to nodes and edges are handed
+// to server-sync.ts, which applies them through the graph; the board's own changes (its name, its
+// sharing) go to `onBoard`; presence events to `onPresence`. Subscribing comes first: on `ready`
+// (and on `reset`, when the point to resume from is no longer kept) the board's contents are
+// loaded again, with the events that arrive meanwhile applied after them, so nothing between the
+// page's load and the subscription is lost. A dropped connection (also: the browser went offline,
+// or the stream fell silent) is resumed from the last sequence number (Last-Event-ID), after a
+// growing pause, or at once when the browser is back online. The stream stops for good after `board.deleted`
+// or when the board can no longer be read (404/403).
+import { useEffect, useRef } from 'react';
+import {
+  type Board,
+  type BoardEvent,
+  type EdgeRecord,
+  getBoard,
+  listAllEdges,
+  listAllNodes,
+  type NodeRecord,
+  openBoardEvents,
+  type Presence,
+} from '../board-api';
+import { readServerSentEvents } from '../sse';
+import type { ServerSync } from './server-sync';
+import type { CanvasGraph } from './use-board-graph';
+
+/** Pauses before reconnecting, by the number of failures in a row (the last one repeats). */
+const RETRY_MS = [500, 1_000, 2_000, 4_000, 8_000, 15_000];
+/** A stream silent this long (the service sends a keep-alive every 15 s) is taken for dead. */
+const SILENCE_MS = 40_000;
+/** A stream open this long counts as a success: the next reconnect starts with the shortest pause. */
+const STEADY_MS = 10_000;
+
+export type StreamStatus = 'connecting' | 'live' | 'reconnecting' | 'stopped';
+
+export interface BoardEventsOptions {
+  boardId: string;
+  /** This tab's presence session: the service makes it leave when the stream closes. */
+  sessionId: string;
+  graph: CanvasGraph;
+  sync: ServerSync;
+  /** The board itself changed (name, sharing); the viewport in it is the owner's, not applied. */
+  onBoard(board: Board): void;
+  /** The board was deleted, or may no longer be read: the stream has stopped. */
+  onGone(message: string): void;
+  onPresence(presence: Presence): void;
+  /** Each time the stream (re)connects: presence is announced again, others' is sent afresh. */
+  onConnected(): void;
+  onStatus?(status: StreamStatus): void;
+  notify(message: string): void;
+}
+
+const isUploadPlaceholder = (id: string) => id.startsWith('upload-');
+
+export function useBoardEvents(options: BoardEventsOptions): void {
+  // The callbacks change with every render; the stream is opened once per board and session.
+  const latest = useRef(options);
+  latest.current = options;
+  const { boardId, sessionId } = options;
+
+  useEffect(() => {
+    const controller = new AbortController();
+    const { signal } = controller;
+    const call = () => latest.current;
+    let lastSeq: number | undefined;
+    let stopped = false;
+    // While the contents are loaded again, events wait here and are applied after them.
+    let buffer: BoardEvent[] | undefined;
+    let reloads = 0;
+
+    const apply = (event: BoardEvent) => {
+      const { sync } = call();
+      const data = event.data as Record<string, unknown>;
+      switch (event.type) {
+        case 'node.created':
+        case 'node.updated':
+          return sync.node(data as unknown as NodeRecord);
+        case 'node.deleted':
+          return sync.nodesDeleted([data.id as string]);
+        case 'edge.created':
+        case 'edge.updated':
+          return sync.edge(data as unknown as EdgeRecord);
+        case 'edge.deleted':
+          return sync.edgeDeleted(data.id as string);
+        case 'board.updated':
+          return call().onBoard(data as unknown as Board);
+        default:
+          // Assets and documents: nothing on the canvas shows them apart from their nodes.
+          return;
+      }
+    };
+
+    const reload = async () => {
+      const mine = ++reloads;
+      buffer ??= [];
+      for (let attempt = 0; !signal.aborted; attempt++) {
+        const before = call().graph.ids();
+        try {
+          const [board, nodes, edges] = await Promise.all([getBoard(boardId), listAllNodes(boardId), listAllEdges(boardId)]);
+          if (signal.aborted || mine !== reloads) return;
+          const { sync, onBoard } = call();
+          onBoard(board);
+          for (const node of nodes) sync.node(node);
+          for (const edge of edges) sync.edge(edge);
+          // Only what was on the canvas before the load started can be missing because it was deleted.
+          const nodeIds = new Set(nodes.map((n) => n.id));
+          const edgeIds = new Set(edges.map((e) => e.id));
+          const gone = before.nodes.filter((id) => !nodeIds.has(id) && !isUploadPlaceholder(id));
+          if (gone.length > 0) sync.nodesDeleted(gone);
+          for (const id of before.edges) if (!edgeIds.has(id)) sync.edgeDeleted(id);
+          const waiting = buffer ?? [];
+          buffer = undefined;
+          for (const event of waiting) apply(event);
+          return;
+        } catch (error) {
+          if (signal.aborted || mine !== reloads) return;
+          if (attempt === 0) call().notify(`The board could not be brought up to date: ${(error as Error).message}`);
+          await pause(RETRY_MS[Math.min(attempt, RETRY_MS.length - 1)]!, signal);
+        }
+      }
+    };
+
+    const receive = (type: string, data: string) => {
+      let payload: Record<string, unknown>;
+      try {
+        payload = JSON.parse(data) as Record<string, unknown>;
+      } catch {
+        return;
+      }
+      if (type === 'presence') return call().onPresence(payload as unknown as Presence);
+      if (type === 'ready' || type === 'reset') {
+        lastSeq = payload.latest_seq as number;
+        void reload();
+        return;
+      }
+      const event = payload as unknown as BoardEvent;
+      if (typeof event.seq !== 'number') return;
+      if (lastSeq !== undefined && event.seq <= lastSeq) return; // already applied
+      lastSeq = event.seq;
+      if (event.type === 'board.deleted') {
+        stopped = true;
+        call().onGone('This board has been deleted.');
+        return;
+      }
+      if (buffer) buffer.push(event);
+      else apply(event);
+    };
+
+    // The connection in use; cut when the browser goes offline or nothing (not even the
+    // service's keep-alive comment) has come for a while, so a dead connection is not waited on.
+    let connection: AbortController | undefined;
+    let wake: (() => void) | undefined;
+    const cut = () => connection?.abort();
+    const online = () => wake?.();
+    window.addEventListener('offline', cut);
+    window.addEventListener('online', online);
+
+    void (async () => {
+      let failures = 0;
+      while (!signal.aborted && !stopped) {
+        const current = new AbortController();
+        connection = current;
+        const stop = () => current.abort();
+        signal.addEventListener('abort', stop, { once: true });
+        let watchdog: ReturnType<typeof setTimeout> | undefined;
+        let opened: number | undefined;
+        const alive = () => {
+          clearTimeout(watchdog);
+          watchdog = setTimeout(stop, SILENCE_MS);
+        };
+        try {
+          alive();
+          const response = await openBoardEvents(boardId, { after: lastSeq, sessionId, signal: current.signal });
+          if (response.status === 404 || response.status === 403) {
+            stopped = true;
+            call().onGone('This board is no longer shared with you, or it has been deleted.');
+            break;
+          }
+          if (!response.ok || !response.body) throw new Error(`the stream answered ${response.status}`);
+          opened = Date.now();
+          call().onStatus?.('live');
+          call().onConnected();
+          const body = response.body.pipeThrough(
+            new TransformStream<Uint8Array, Uint8Array>({
+              transform(chunk, out) {
+                alive();
+                out.enqueue(chunk);
+              },
+            }),
+          );
+          await readServerSentEvents(body, receive);
+        } catch {
+          // cut, offline, or refused: tried again below
+        } finally {
+          clearTimeout(watchdog);
+          signal.removeEventListener('abort', stop);
+          current.abort();
+        }
+        if (stopped || signal.aborted) break;
+        // A stream that stayed open a while was a success; one that keeps ending at once backs off.
+        if (opened !== undefined && Date.now() - opened > STEADY_MS) failures = 0;
+        call().onStatus?.('reconnecting');
+        // Back online: at once; otherwise after a pause that grows with each failure.
+        const delay = navigator.onLine ? RETRY_MS[Math.min(failures++, RETRY_MS.length - 1)]! : SILENCE_MS;
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          void pause(delay, signal).then(resolve);
+        });
+        wake = undefined;
+      }
+      if (!signal.aborted) call().onStatus?.('stopped');
+    })();
+
+    return () => {
+      window.removeEventListener('offline', cut);
+      window.removeEventListener('online', online);
+      controller.abort();
+    };
+  }, [boardId, sessionId]);
+}
+
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
+  });
+}

@@ -1,0 +1,62 @@
+// The canvas made multiplayer: this tab's presence session, the event stream (use-board-events.ts)
+// feeding other people's changes through server-sync.ts into the graph, the board as it is now
+// (its name and sharing change under the page), and presence (use-presence.ts) with the pointer
+// handlers that report this person's cursor in flow coordinates.
+import { type PointerEvent, useCallback, useEffect, useMemo, useState } from 'react';
+import { type Edge, useReactFlow } from '@xyflow/react';
+import type { Board } from '../board-api';
+import type { BoardFlowNode } from '../board-context';
+import type { SaveTracker } from '../save-tracker';
+import { ServerSync } from './server-sync';
+import { type StreamStatus, useBoardEvents } from './use-board-events';
+import type { CanvasGraph } from './use-board-graph';
+import { newSessionId, usePresence } from './use-presence';
+
+export interface LiveBoardOptions {
+  board: Board;
+  graph: CanvasGraph;
+  tracker: SaveTracker;
+  /** Ids of the nodes this person has selected (shown to the others). */
+  selection: string[];
+  notify(message: string): void;
+}
+
+export function useLiveBoard({ board: initial, graph, tracker, selection, notify }: LiveBoardOptions) {
+  const boardId = initial.id;
+  const flow = useReactFlow<BoardFlowNode, Edge>();
+  const sessionId = useMemo(newSessionId, []);
+  const sync = useMemo(() => new ServerSync(graph, tracker), [graph, tracker]);
+  useEffect(() => sync.start(), [sync]);
+  const [board, setBoard] = useState(initial);
+  const [gone, setGone] = useState(false);
+  const [status, setStatus] = useState<StreamStatus>('connecting');
+  const presence = usePresence({ boardId, sessionId, selection });
+
+  useBoardEvents({
+    boardId,
+    sessionId,
+    graph,
+    sync,
+    // The viewport in it is the owner's saved view: never applied to the view shown.
+    onBoard: (next) => setBoard((current) => ({ ...current, ...next, flow_state: current.flow_state })),
+    onGone: (message) => {
+      setGone(true);
+      notify(message);
+    },
+    onPresence: presence.receive,
+    onConnected: presence.reannounce,
+    onStatus: setStatus,
+    notify,
+  });
+
+  const { moveCursor } = presence;
+  const onPointerMove = useCallback(
+    (event: PointerEvent) => moveCursor(flow.screenToFlowPosition({ x: event.clientX, y: event.clientY })),
+    [flow, moveCursor],
+  );
+  const onPointerLeave = useCallback(() => moveCursor(null), [moveCursor]);
+
+  /** Other people's changes are not arriving (the stream is being reconnected). */
+  const reconnecting = status === 'reconnecting' && !gone;
+  return { sync, board, gone, reconnecting, presence, onPointerMove, onPointerLeave };
+}
