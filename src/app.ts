@@ -77,6 +77,8 @@ export async function buildApp(config: Config, database: DatabaseHandle): Promis
     ...(embedded ? { nodeCache: new NodeReadCache() } : {}),
     background: new Background(app.log),
     events: new BoardEventHub(database.db, database.notifications),
+    notifications: database.notifications,
+    log: app.log,
   };
   const jobs = new JobWorker(
     database.db,

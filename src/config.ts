@@ -85,6 +85,8 @@ export interface Config {
   eventStreamsPerUser: number;
   /** S3-compatible asset storage when S3_BUCKET is set; otherwise files live under DATA_DIR/files. */
   s3: S3Config | undefined;
+  /** Webhooks' endpoints and their sender (WEBHOOK_*, WEBHOOKS_MAX_PER_USER). */
+  webhooks: WebhookConfig;
   /** External sign-in (OpenID Connect) for the web app; when set, local accounts are off. */
   oidc: OidcConfig | undefined;
   /** Whether POST /v1/auth/signup creates local accounts (local mode only). */
@@ -116,6 +118,21 @@ export interface S3Config {
   accessKeyId: string | undefined;
   secretAccessKey: string | undefined;
   forcePathStyle: boolean;
+}
+
+export interface WebhookConfig {
+  /** Host names (lower-case) an endpoint may name although they are private or loopback, and reach over http (WEBHOOK_ALLOWED_HOSTS). */
+  allowedHosts: string[];
+  /** The waits before each retry of a failed delivery, in ms; after the last the delivery fails and its webhook is disabled (WEBHOOK_RETRY_SCHEDULE). */
+  retryScheduleMs: number[];
+  /** How long one attempt may take, connecting included (WEBHOOK_TIMEOUT_MS). */
+  timeoutMs: number;
+  /** How often idle senders look for due retries (WEBHOOK_POLL_MS); new deliveries wake them at once. */
+  pollMs: number;
+  /** Deliveries this process sends at once, to different webhooks (WEBHOOK_CONCURRENCY). */
+  concurrency: number;
+  /** Most webhooks one user may have; creating another is 409 (WEBHOOKS_MAX_PER_USER). */
+  maxPerUser: number;
 }
 
 export class ConfigError extends Error {}
@@ -282,6 +299,7 @@ export function loadConfig(env: Env = process.env): Config {
     searchExactMaxChunks: int(env, 'SEARCH_EXACT_MAX_CHUNKS', 3000, 0, 10_000_000),
     eventRetentionDays: int(env, 'EVENT_RETENTION_DAYS', 7, 1, 3650),
     eventStreamsPerUser: int(env, 'EVENT_STREAMS_PER_USER', 100, 1, 100_000),
+    webhooks: webhookConfig(env),
     ...llmConfig(env),
     ...authConfig(env),
   };
@@ -344,5 +362,45 @@ function llmConfig(env: Env) {
     llmTimeoutMs: int(env, 'LLM_TIMEOUT_MS', 60_000, 10, 3_600_000),
     llmMaxRetries: int(env, 'LLM_MAX_RETRIES', 2, 0, 10),
     sseKeepAliveMs: int(env, 'SSE_KEEPALIVE_MS', 15_000, 10, 3_600_000),
+  };
+}
+
+/** 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 2 h, 4 h, 8 h, 8 h: eleven attempts over about a day. */
+const DEFAULT_RETRY_SCHEDULE = '5s,30s,2m,10m,30m,1h,2h,4h,8h,8h';
+const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+function webhookConfig(env: Env): WebhookConfig {
+  const raw = str(env, 'WEBHOOK_RETRY_SCHEDULE') ?? DEFAULT_RETRY_SCHEDULE;
+  const retryScheduleMs = raw.split(',').map((part) => {
+    const match = /^(\d{1,7})(ms|s|m|h)$/.exec(part.trim());
+    if (!match) {
+      throw new ConfigError(
+        `WEBHOOK_RETRY_SCHEDULE must be a comma-separated list of waits such as 5s,30s,2m,1h (units ms, s, m, h); "${part.trim()}" is not one`,
+      );
+    }
+    return Number(match[1]) * DURATION_UNITS_MS[match[2]!]!;
+  });
+  if (retryScheduleMs.length > 30) throw new ConfigError('WEBHOOK_RETRY_SCHEDULE may list at most 30 waits');
+  const allowedHosts = (str(env, 'WEBHOOK_ALLOWED_HOSTS') ?? '')
+    .split(',')
+    .map((host) =>
+      host
+        .trim()
+        .toLowerCase()
+        .replace(/^\[(.*)\]$/, '$1'),
+    )
+    .filter((host) => host !== '');
+  for (const host of allowedHosts) {
+    if (!/^[a-z0-9.:-]+$/.test(host)) {
+      throw new ConfigError(`WEBHOOK_ALLOWED_HOSTS must be a comma-separated list of host names or addresses; "${host}" is not one`);
+    }
+  }
+  return {
+    allowedHosts,
+    retryScheduleMs,
+    timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+    pollMs: int(env, 'WEBHOOK_POLL_MS', 1000, 10, 60_000),
+    concurrency: int(env, 'WEBHOOK_CONCURRENCY', 4, 1, 64),
+    maxPerUser: int(env, 'WEBHOOKS_MAX_PER_USER', 20, 1, 10_000),
   };
 }

@@ -106,6 +106,23 @@ test('API keys', async () => {
   expect(await call('DELETE', `/v1/me/api-keys/${MISSING_ID}`), 404);
 });
 
+test('webhooks', async () => {
+  // Only board.deleted, which this session never sends: no delivery is attempted.
+  const made = await call<{ data: { id: string } }>('POST', '/v1/webhooks', {
+    body: { url: 'https://hooks.example.com/session', event_types: ['board.deleted'] },
+  });
+  expect(made, 201);
+  expect(await call('POST', '/v1/webhooks', { body: { url: 'http://hooks.example.com/session' } }), 400);
+  expect(await call('GET', '/v1/webhooks'), 200);
+  expect(await call('GET', '/v1/webhooks?limit=0'), 400);
+  expect(await call('GET', `/v1/webhooks/${made.body.data.id}`), 200);
+  expect(await call('GET', `/v1/webhooks/${MISSING_ID}`), 404);
+  expect(await call('GET', `/v1/webhooks/${made.body.data.id}/deliveries`), 200);
+  expect(await call('GET', `/v1/webhooks/${MISSING_ID}/deliveries`), 404);
+  expect(await call('DELETE', `/v1/webhooks/${made.body.data.id}`), 200);
+  expect(await call('DELETE', `/v1/webhooks/${MISSING_ID}`), 404);
+});
+
 test('boards, nodes, edges, events and presence', async () => {
   const board = await call<BoardBody>('POST', '/v1/boards', { body: { name: 'Session', is_public: true, public_access_level: 'edit' } });
   expect(board, 201);

@@ -1,6 +1,6 @@
 // Scopes on every route of the app, read from the OpenAPI document so that new routes are covered
-// without touching this file: GET (and presence) needs read, POST/PATCH/DELETE need write, /v1/me/api-keys* need
-// admin (scopes nest: admin > write > read); a missing scope is 403 before any lookup; no token or
+// without touching this file: GET (and presence) needs read, POST/PATCH/DELETE need write, /v1/me/api-keys*
+// and /v1/webhooks* need admin (scopes nest: admin > write > read); a missing scope is 403 before any lookup; no token or
 // another scheme is 401; routes documented with `security: []` need nothing.
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
@@ -19,7 +19,7 @@ const rank: Record<Scope, number> = { read: 0, write: 1, admin: 2 };
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 
 function requiredScope(op: Operation): Scope {
-  if (op.path.startsWith('/v1/me/api-keys')) return 'admin';
+  if (op.path.startsWith('/v1/me/api-keys') || op.path.startsWith('/v1/webhooks')) return 'admin';
   // Presence is announced by anyone who may read the board.
   if (op.path.includes('/presence')) return 'read';
   // MCP: a read key connects and is offered the read tools only (test/mcp.test.ts).

@@ -1,12 +1,13 @@
 // Tenancy on every route, read from the OpenAPI document as scopes.test.ts does for scopes: another
 // user, holding every scope, sends a valid request to each route that names one of Alice's
-// resources (her private board, its node, edge, chat, asset and vectorize job, her API key). Each
+// resources (her private board, its node, edge, chat, asset and vectorize job, her API key, her
+// webhook). Each
 // answer is 404 `not_found` and carries nothing of hers, and afterwards all of Alice's data is as
 // it was. A route added to the document without a request here fails the first test, so every new
 // route is covered by the same suite.
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
-import type { AssetBody, ChatBody, JobBody, OpenApiDocument } from './helpers/api-types.js';
+import type { AssetBody, ChatBody, JobBody, OpenApiDocument, WebhookCreated } from './helpers/api-types.js';
 import { PNG, postParts } from './helpers/assets.js';
 import { isErrorEnvelope, type Response, type TestUser, useServer } from './helpers/harness.js';
 
@@ -16,7 +17,7 @@ const CANARY = 'zanzibarquokka';
 const server = useServer({ JOB_POLL_MS: '50' });
 let alice: TestUser;
 let bob: TestUser;
-const ids = {} as Record<'board' | 'node' | 'node2' | 'edge' | 'chat' | 'asset' | 'job' | 'key', string>;
+const ids = {} as Record<'board' | 'node' | 'node2' | 'edge' | 'chat' | 'asset' | 'job' | 'key' | 'webhook', string>;
 let operations: { method: string; path: string }[];
 
 /** A request each route would accept from Alice (so a refusal is about whose data it is, not its shape). */
@@ -41,6 +42,9 @@ function requestFor(method: string, path: string): { body?: unknown; query?: str
     'PUT /v1/boards/{boardId}/presence': { body: { session_id: 'tenancy-session' } },
     'DELETE /v1/boards/{boardId}/presence/{sessionId}': {},
     'DELETE /v1/me/api-keys/{id}': {},
+    'GET /v1/webhooks/{id}': {},
+    'DELETE /v1/webhooks/{id}': {},
+    'GET /v1/webhooks/{id}/deliveries': {},
     'GET /v1/boards/{boardId}/documents': {},
     'POST /v1/boards/{boardId}/documents': { body: { text: 'planted text' } },
     'DELETE /v1/boards/{boardId}/documents': { query: `?node_id=${ids.node}` },
@@ -64,6 +68,7 @@ function requestFor(method: string, path: string): { body?: unknown; query?: str
 function aliceUrl(path: string): string {
   const idOf = (): string => {
     if (path.startsWith('/v1/me/api-keys')) return ids.key;
+    if (path.startsWith('/v1/webhooks')) return ids.webhook;
     if (path.startsWith('/v1/jobs')) return ids.job;
     if (path.includes('/nodes/')) return ids.node;
     if (path.includes('/edges/')) return ids.edge;
@@ -95,6 +100,8 @@ async function aliceState() {
     chats: await get(`${b}/chats?limit=100`),
     messages: await get(`${b}/chats/${ids.chat}/messages?limit=100`),
     keys: await get('/v1/me/api-keys?limit=100'),
+    webhooks: await get('/v1/webhooks?limit=100'),
+    deliveries: await get(`/v1/webhooks/${ids.webhook}/deliveries?limit=100`),
     job: await get(`/v1/jobs/${ids.job}`),
     boards: await get('/v1/boards?limit=100'),
   };
@@ -130,6 +137,13 @@ before(async () => {
   });
   assert.equal(message.status, 201, message.text);
   ids.key = (await alice.keyWith(['read'], { name: CANARY })).id;
+  // Only board.deleted, which nothing here sends: no delivery is ever attempted.
+  const webhook = await server.request<WebhookCreated>('POST', '/v1/webhooks', {
+    token: alice.token,
+    body: { url: `https://${CANARY}.example.com/hook`, board_id: ids.board, event_types: ['board.deleted'] },
+  });
+  assert.equal(webhook.status, 201, webhook.text);
+  ids.webhook = webhook.body.data.id;
 
   const doc = await server.request<OpenApiDocument>('GET', '/v1/openapi.json');
   operations = [];
@@ -173,7 +187,7 @@ describe("another user on every route that names Alice's resources", () => {
   });
 
   test("Bob's own lists hold nothing of Alice's", async () => {
-    for (const url of ['/v1/boards?limit=100', '/v1/me/api-keys?limit=100', '/v1/me']) {
+    for (const url of ['/v1/boards?limit=100', '/v1/me/api-keys?limit=100', '/v1/webhooks?limit=100', '/v1/me']) {
       const res = await server.request('GET', url, { token: bob.token });
       assert.equal(res.status, 200, res.text);
       assert.ok(!res.text.includes(CANARY), url);

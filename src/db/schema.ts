@@ -54,6 +54,41 @@ export interface BoardEventsTable {
   created_at: Date;
 }
 
+/** A user's endpoint for their boards' events (0012-webhooks.ts). */
+export interface WebhooksTable {
+  id: string;
+  owner_id: string;
+  url: string;
+  /** Empty: every type. */
+  event_types: string[];
+  /** null: every board the owner owns. */
+  board_id: string | null;
+  secret: string;
+  enabled: ColumnType<boolean, boolean | undefined, boolean>;
+  disabled_reason: string | null;
+  disabled_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** One event queued for one webhook (inserted by the recording statement, src/events/record.ts). */
+export interface WebhookDeliveriesTable {
+  id: ColumnType<number, never, never>;
+  webhook_id: string;
+  board_id: string;
+  seq: number;
+  event_type: string;
+  body: string;
+  status: 'pending' | 'succeeded' | 'failed';
+  attempts: number;
+  next_attempt_at: Date;
+  lease_until: Date | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: Date;
+  delivered_at: Date | null;
+}
+
 export interface NodesTable {
   id: string;
   board_id: string;
@@ -230,6 +265,8 @@ export interface Database {
   nodes: NodesTable;
   edges: EdgesTable;
   board_events: BoardEventsTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
   idempotency_keys: IdempotencyKeysTable;
   jobs: JobsTable;
   job_turns: JobTurnsTable;

@@ -3,6 +3,10 @@
 // row's event_seq numbers the events, and pg_notify (delivered by PostgreSQL only when the
 // transaction commits, and never for one that rolls back) wakes the event streams of every
 // instance on the database (event-hub.ts).
+//
+// The same statement queues the events for the webhooks that want them (0012-webhooks.ts,
+// src/webhooks/): a delivery commits with its change or not at all, so a process that dies between
+// the commit and the sending loses nothing, and a change stays one round trip.
 import { sql } from 'kysely';
 import type { Executor } from '../db/schema.js';
 import { now } from '../lib/ids.js';
@@ -10,6 +14,8 @@ import type { BoardEventType } from '../contract/events.js';
 
 /** The channel of the notification each committed change sends; its payload is `<boardId>:<seq>`. */
 export const BOARD_EVENTS_CHANNEL = 'board_events';
+/** The channel a change that queued webhook deliveries notifies (empty payload): it wakes the senders. */
+export const WEBHOOK_DELIVERIES_CHANNEL = 'webhook_deliveries';
 
 export interface BoardChange {
   type: BoardEventType;
@@ -23,6 +29,12 @@ export interface BoardChange {
  * Records `changes` (in order) as the board's next events, in one statement, and returns the
  * sequence number of the last; undefined when the board is gone. Call it inside the writing
  * transaction, which has locked the board row (content-write.ts) or holds it by updating it.
+ *
+ * Each event is queued for every enabled webhook that wants its type and names its board (or, naming
+ * none, belongs to the board's owner) and whose owner may read it: the board's owner, or anyone
+ * while the board is public, and events meant for the owner (assets) only to the owner. The body
+ * is the Standard Webhooks envelope around the event as the event stream sends it, built here once
+ * so that every attempt sends (and signs) the same bytes.
  */
 export async function recordChanges(
   trx: Executor,
@@ -34,24 +46,42 @@ export async function recordChanges(
   if (changes.length === 0) return undefined;
   if (changes.length === 1) return recordOne(trx, boardId, actorId, changes[0]!, at);
   const n = changes.length;
+  const iso = at.toISOString();
   const { rows } = await sql<{ seq: number }>`
     WITH bumped AS (
-      UPDATE boards SET event_seq = event_seq + ${n} WHERE id = ${boardId} RETURNING event_seq
+      UPDATE boards SET event_seq = event_seq + ${n} WHERE id = ${boardId} RETURNING event_seq, owner_id, is_public
+    ), changes AS (
+      SELECT bumped.event_seq - ${n} + c.ord AS seq, c.type, c.audience, c.data
+      FROM bumped, unnest(${changes.map((c) => c.type)}::text[], ${changes.map((c) => c.audience ?? 'all')}::text[],
+                          ${changes.map((c) => JSON.stringify(c.data))}::text[]) WITH ORDINALITY AS c(type, audience, data, ord)
     ), recorded AS (
       INSERT INTO board_events (board_id, seq, type, actor_id, audience, data, created_at)
-      SELECT ${boardId}, bumped.event_seq - ${n} + c.ord, c.type, ${actorId}, c.audience, c.data, ${at}
-      FROM bumped, unnest(${changes.map((c) => c.type)}::text[], ${changes.map((c) => c.audience ?? 'all')}::text[],
-                          ${changes.map((c) => JSON.stringify(c.data))}::jsonb[]) WITH ORDINALITY AS c(type, audience, data, ord)
+      SELECT ${boardId}, seq, type, ${actorId}, audience, data::jsonb, ${at} FROM changes
+    ), queued AS (
+      INSERT INTO webhook_deliveries (webhook_id, board_id, seq, event_type, body, next_attempt_at, created_at)
+      SELECT w.id, ${boardId}, ch.seq, ch.type,
+        format('{"type":"%s","timestamp":"%s","data":{"seq":%s,"type":"%s","board_id":"%s","actor_id":%s,"created_at":"%s","data":%s}}',
+               ch.type, ${iso}::text, ch.seq, ch.type, ${boardId}::text, ${JSON.stringify(actorId)}::text, ${iso}::text, ch.data),
+        ${at}, ${at}
+      FROM bumped
+      JOIN webhooks w ON w.enabled AND (w.board_id = ${boardId} OR (w.board_id IS NULL AND w.owner_id = bumped.owner_id))
+      JOIN changes ch ON (cardinality(w.event_types) = 0 OR ch.type = ANY (w.event_types))
+        AND (w.owner_id = bumped.owner_id OR (bumped.is_public AND ch.audience = 'all'))
+      ORDER BY w.id, ch.seq
+      RETURNING 1
     )
-    SELECT event_seq AS seq, pg_notify(${BOARD_EVENTS_CHANNEL}, ${boardId} || ':' || event_seq) FROM bumped`.execute(trx);
+    SELECT event_seq AS seq, pg_notify(${BOARD_EVENTS_CHANNEL}, ${boardId} || ':' || event_seq),
+      (SELECT pg_notify(${WEBHOOK_DELIVERIES_CHANNEL}, '') FROM queued LIMIT 1)
+    FROM bumped`.execute(trx);
   return rows[0]?.seq;
 }
 
 /**
  * The same for one change, the case of nearly every write, in a plainer statement: no arrays to
- * build, send and unnest, and the event's JSON sent as one jsonb parameter. Measured on a node
- * create's transaction alone it gave back about 40% of what recording cost there; through the whole
- * HTTP request the difference was lost in the noise of a loaded machine (BENCHMARKS.md, "Board events").
+ * build, send and unnest, and the event's JSON sent once. Measured on a node create's transaction
+ * alone it gave back about 40% of what recording cost there; through the whole HTTP request the
+ * difference was lost in the noise of a loaded machine (BENCHMARKS.md, "Board events"). It queues
+ * webhook deliveries by the same rules as recordChanges.
  */
 async function recordOne(
   trx: Executor,
@@ -60,12 +90,29 @@ async function recordOne(
   change: BoardChange,
   at: Date,
 ): Promise<number | undefined> {
+  const iso = at.toISOString();
   const { rows } = await sql<{ seq: number }>`
     WITH bumped AS (
-      UPDATE boards SET event_seq = event_seq + 1 WHERE id = ${boardId} RETURNING event_seq
+      UPDATE boards SET event_seq = event_seq + 1 WHERE id = ${boardId} RETURNING event_seq, owner_id, is_public
+    ), ev AS (
+      SELECT ${change.type}::text AS type, ${change.audience ?? 'all'}::text AS audience, ${JSON.stringify(change.data)}::text AS data
+    ), recorded AS (
+      INSERT INTO board_events (board_id, seq, type, actor_id, audience, data, created_at)
+      SELECT ${boardId}, event_seq, ev.type, ${actorId}, ev.audience, ev.data::jsonb, ${at} FROM bumped, ev
+    ), queued AS (
+      INSERT INTO webhook_deliveries (webhook_id, board_id, seq, event_type, body, next_attempt_at, created_at)
+      SELECT w.id, ${boardId}, bumped.event_seq, ev.type,
+        format('{"type":"%s","timestamp":"%s","data":{"seq":%s,"type":"%s","board_id":"%s","actor_id":%s,"created_at":"%s","data":%s}}',
+               ev.type, ${iso}::text, bumped.event_seq, ev.type, ${boardId}::text, ${JSON.stringify(actorId)}::text, ${iso}::text, ev.data),
+        ${at}, ${at}
+      FROM bumped CROSS JOIN ev
+      JOIN webhooks w ON w.enabled AND (w.board_id = ${boardId} OR (w.board_id IS NULL AND w.owner_id = bumped.owner_id))
+        AND (cardinality(w.event_types) = 0 OR ev.type = ANY (w.event_types))
+        AND (w.owner_id = bumped.owner_id OR (bumped.is_public AND ev.audience = 'all'))
+      RETURNING 1
     )
-    INSERT INTO board_events (board_id, seq, type, actor_id, audience, data, created_at)
-    SELECT ${boardId}, event_seq, ${change.type}, ${actorId}, ${change.audience ?? 'all'}, ${JSON.stringify(change.data)}, ${at} FROM bumped
-    RETURNING seq, pg_notify(${BOARD_EVENTS_CHANNEL}, ${boardId} || ':' || seq)`.execute(trx);
+    SELECT event_seq AS seq, pg_notify(${BOARD_EVENTS_CHANNEL}, ${boardId} || ':' || event_seq),
+      (SELECT pg_notify(${WEBHOOK_DELIVERIES_CHANNEL}, '') FROM queued LIMIT 1)
+    FROM bumped`.execute(trx);
   return rows[0]?.seq;
 }

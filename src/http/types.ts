@@ -7,6 +7,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { SignIn } from '../accounts/sign-in.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { Config } from '../config.js';
+import type { Notifications } from '../db/notifications.js';
 import type { Db } from '../db/schema.js';
 import type { ChunkPurger } from '../documents/chunk-purge.js';
 import type { Background } from '../jobs/background.js';
@@ -49,4 +50,8 @@ export interface Services {
   background: Background;
   /** This app's event streams, woken by the database's notifications of committed changes. */
   events: BoardEventHub;
+  /** LISTEN/NOTIFY on the database, for background work woken by committed changes (the webhook sender). */
+  notifications: Notifications;
+  /** The app's logger, for background work. */
+  log: FastifyBaseLogger;
 }

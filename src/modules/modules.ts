@@ -16,6 +16,7 @@ import { eventsModule } from './events.js';
 import { interchangeRoutes } from '../http/routes/interchange.js';
 import { mcpModule } from './mcp.js';
 import { batchRoutes } from '../http/routes/batch.js';
+import { webhooksModule } from './webhooks.js';
 
 export const appModules: AppModule[] = [
   { routes: metaRoutes },
@@ -26,6 +27,7 @@ export const appModules: AppModule[] = [
   { routes: batchRoutes },
   eventsModule,
   { routes: apiKeyRoutes },
+  webhooksModule,
   documentsModule,
   { routes: jobRoutes },
   assetsModule,

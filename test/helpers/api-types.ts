@@ -25,6 +25,8 @@ export type DocumentList = BodyOf<'/v1/boards/{boardId}/documents', 'get'>;
 export type AssetList = BodyOf<'/v1/boards/{boardId}/assets', 'get'>;
 export type ChatList = BodyOf<'/v1/boards/{boardId}/chats', 'get'>;
 export type MessageList = BodyOf<'/v1/boards/{boardId}/chats/{chatId}/messages', 'get'>;
+export type WebhookList = BodyOf<'/v1/webhooks', 'get'>;
+export type WebhookDeliveryList = BodyOf<'/v1/webhooks/{id}/deliveries', 'get'>;
 
 /** `{ object, data }` as each single-resource route answers it. */
 export type BoardBody = BodyOf<'/v1/boards/{id}', 'get'>;
@@ -37,6 +39,8 @@ export type ApiKeyCreated = BodyOf<'/v1/me/api-keys', 'post'>;
 export type MessageCreated = BodyOf<'/v1/boards/{boardId}/chats/{chatId}/messages', 'post'>;
 export type SearchBody = BodyOf<'/v1/boards/{boardId}/documents/search', 'post'>;
 export type DuplicateBody = BodyOf<'/v1/boards/{id}/duplicate', 'post'>;
+export type WebhookBody = BodyOf<'/v1/webhooks/{id}', 'get'>;
+export type WebhookCreated = BodyOf<'/v1/webhooks', 'post'>;
 
 export type Board = BoardBody['data'];
 export type Node = NodeBody['data'];
@@ -47,6 +51,8 @@ export type Asset = AssetBody['data'];
 export type ApiKey = ApiKeyList['data'][number];
 export type Message = MessageList['data'][number];
 export type DocumentChunk = DocumentList['data'][number];
+export type Webhook = WebhookBody['data'];
+export type WebhookDelivery = WebhookDeliveryList['data'][number];
 
 /** A node's creation request, as POST /v1/boards/{boardId}/nodes takes it. */
 export type NodeInput = NonNullable<paths['/v1/boards/{boardId}/nodes']['post']['requestBody']>['content']['application/json'];
@@ -60,7 +66,8 @@ export type Deleted =
   | BodyOf<'/v1/boards/{boardId}/edges/{id}', 'delete'>
   | BodyOf<'/v1/boards/{boardId}/chats/{chatId}', 'delete'>
   | BodyOf<'/v1/boards/{boardId}/assets/{id}', 'delete'>
-  | BodyOf<'/v1/me/api-keys/{id}', 'delete'>;
+  | BodyOf<'/v1/me/api-keys/{id}', 'delete'>
+  | BodyOf<'/v1/webhooks/{id}', 'delete'>;
 
 /**
  * An assistant message's metadata as the reply service writes it (the contract leaves `metadata`
