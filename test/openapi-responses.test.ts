@@ -177,6 +177,16 @@ test('boards, nodes, edges, events and presence', async () => {
   expect(await call('DELETE', e), 404);
   expect(await call('DELETE', n), 200);
   expect(await call('DELETE', n), 404);
+  const batch = await call('POST', `${b}/batch`, {
+    body: {
+      operations: [
+        { op: 'create_node', ref: 'x', type: 'note', position: { x: 1, y: 1 }, data: { text: 'x' } },
+        { op: 'delete_node', id: other.body.data.id },
+      ],
+    },
+  });
+  expect(batch, 200);
+  expect(await call('POST', `${b}/batch`, { body: { operations: [{ op: 'delete_edge', id: MISSING_ID }] } }), 404);
   const exported = await call('GET', `${b}/export?format=jsoncanvas`);
   expect(exported, 200);
   expect(await call('GET', `${b}/export?format=pdf`), 400);

@@ -34,6 +34,14 @@ function requestFor(method: string, path: string): { body?: unknown; query?: str
     'DELETE /v1/boards/{boardId}/nodes/{id}': {},
     'GET /v1/boards/{boardId}/edges': {},
     'POST /v1/boards/{boardId}/edges': { body: { source_node_id: ids.node, target_node_id: ids.node2 } },
+    'POST /v1/boards/{boardId}/batch': {
+      body: {
+        operations: [
+          { op: 'update_node', id: ids.node, data: { text: 'changed' } },
+          { op: 'delete_edge', id: ids.edge },
+        ],
+      },
+    },
     'GET /v1/boards/{boardId}/edges/{id}': {},
     'PATCH /v1/boards/{boardId}/edges/{id}': { body: { type: 'changed' } },
     'DELETE /v1/boards/{boardId}/edges/{id}': {},

@@ -197,6 +197,26 @@ export interface paths {
         patch: operations["updateEdge"];
         trace?: never;
     };
+    "/v1/boards/{boardId}/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create, update and delete nodes and edges in one transaction
+         * @description Up to 500 operations (create_node, update_node, delete_node, create_edge, update_edge, delete_edge), each with the fields of its single request, run in order behind one board lock: all succeed or nothing is written. A node created here may carry a `ref`, which later operations use as `parent_ref`, `source_ref` or `target_ref`. `if_match` works as the If-Match header. A failure answers the status the operation alone would have (400, 404, 409, 412), its message starting with `operations[<index>]`. The answer lists each operation's result in order. Idempotency-Key applies.
+         */
+        post: operations["batchWrite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/boards/{boardId}/events": {
         parameters: {
             query?: never;
@@ -3044,6 +3064,299 @@ export interface operations {
             };
             /** @description Error envelope */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    batchWrite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                boardId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    operations: ({
+                        /** @enum {string} */
+                        op: "create_node";
+                        /** @description A name for the node this operation creates, for later operations of the batch */
+                        ref?: string;
+                        /**
+                         * @description video, url, note, document, pdf or image (youtube is read as video)
+                         * @enum {string}
+                         */
+                        type: "video" | "url" | "note" | "document" | "pdf" | "image" | "youtube";
+                        /** @description Canvas position */
+                        position: {
+                            x: number;
+                            y: number;
+                        };
+                        /** @description Keys by type. video, url: url (absolute http/https URL). note: text (string, may be empty). document: text, optional url. pdf, image: storagePath, publicUrl, fileSize (integer bytes) of the uploaded asset. Any type: optional label (string); other keys are kept as given. text is at most 100,000 characters; the other keys at most 64 KiB of JSON. */
+                        data: {
+                            [key: string]: unknown;
+                        };
+                        /** @description A node of the same board */
+                        parent_node_id?: string | null;
+                        /** @description The parent, by the ref of a node created earlier in the batch */
+                        parent_ref?: string;
+                    } | {
+                        /** @enum {string} */
+                        op: "update_node";
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        id: string;
+                        /** @description As the If-Match header: the operation fails with 412 unless the resource still has this ETag */
+                        if_match?: string;
+                        /** @description Canvas position */
+                        position?: {
+                            x: number;
+                            y: number;
+                        };
+                        /** @description Shallow merge: given keys replace, a key set to null is removed; the result must stay valid for the type */
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        /** @description A node of the same board that is not a descendant; null detaches */
+                        parent_node_id?: string | null;
+                        /** @description The new parent, by the ref of a node created earlier in the batch */
+                        parent_ref?: string;
+                    } | {
+                        /** @enum {string} */
+                        op: "delete_node";
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        id: string;
+                        /** @description As the If-Match header: the operation fails with 412 unless the resource still has this ETag */
+                        if_match?: string;
+                    } | {
+                        /** @enum {string} */
+                        op: "create_edge";
+                        /**
+                         * Format: uuid
+                         * @description A node of this board
+                         */
+                        source_node_id?: string;
+                        /**
+                         * Format: uuid
+                         * @description A node of this board (may equal the source)
+                         */
+                        target_node_id?: string;
+                        /** @description The source, by the ref of a node created earlier in the batch */
+                        source_ref?: string;
+                        /** @description The target, by the ref of a node created earlier in the batch */
+                        target_ref?: string;
+                        /**
+                         * @description Edge type, 1..100 characters
+                         * @default default
+                         */
+                        type?: string;
+                        /** @description Free-form metadata (e.g. a numeric weight), at most 64 KiB of JSON; default {} */
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                    } | {
+                        /** @enum {string} */
+                        op: "update_edge";
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        id: string;
+                        /** @description As the If-Match header: the operation fails with 412 unless the resource still has this ETag */
+                        if_match?: string;
+                        /** @description Edge type, 1..100 characters */
+                        type?: string;
+                        /** @description Replaces edge_data */
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                    } | {
+                        /** @enum {string} */
+                        op: "delete_edge";
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        id: string;
+                        /** @description As the If-Match header: the operation fails with 412 unless the resource still has this ETag */
+                        if_match?: string;
+                    })[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "batch";
+                        data: {
+                            results: {
+                                op: string;
+                                node?: {
+                                    /**
+                                     * Format: uuid
+                                     * @description UUID
+                                     */
+                                    id: string;
+                                    /** @description video, url, note, document, pdf, image */
+                                    node_type: string;
+                                    position_x: number;
+                                    position_y: number;
+                                    node_data: {
+                                        [key: string]: unknown;
+                                    };
+                                    parent_node_id: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC with milliseconds
+                                     */
+                                    created_at: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC with milliseconds
+                                     */
+                                    updated_at: string;
+                                };
+                                edge?: {
+                                    /**
+                                     * Format: uuid
+                                     * @description UUID
+                                     */
+                                    id: string;
+                                    /**
+                                     * Format: uuid
+                                     * @description UUID
+                                     */
+                                    board_id: string;
+                                    /**
+                                     * Format: uuid
+                                     * @description UUID
+                                     */
+                                    source_node_id: string;
+                                    /**
+                                     * Format: uuid
+                                     * @description UUID
+                                     */
+                                    target_node_id: string;
+                                    edge_type: string;
+                                    edge_data: {
+                                        [key: string]: unknown;
+                                    };
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC with milliseconds
+                                     */
+                                    created_at: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC with milliseconds
+                                     */
+                                    updated_at: string;
+                                };
+                                /**
+                                 * Format: uuid
+                                 * @description UUID
+                                 */
+                                id: string;
+                                ref?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
