@@ -8,7 +8,7 @@ import type { BatchOperation, BatchResult } from '../contract/batch.js';
 import type { NodeTypeInput } from '../contract/nodes.js';
 import type { Db } from '../db/schema.js';
 import { ApiError, invalid } from '../errors.js';
-import { type BoardChange, recordChanges } from '../events/record.js';
+import { type BoardChange, recordWithinBounds } from '../events/record.js';
 import { insertEdge, modifyEdge, removeEdge } from '../edges/edge-service.js';
 import { now } from '../lib/ids.js';
 import { parseTagCondition } from '../lib/etag.js';
@@ -16,7 +16,7 @@ import { beginContentWrite } from '../nodes/content-write.js';
 import { invalidatingBoard, type NodeStore } from '../nodes/node-cache.js';
 import { toNodeType } from '../nodes/node-data.js';
 import { insertNode, modifyNode, removeNode } from '../nodes/node-service.js';
-import { assertWithinBounds, type BoardBounds } from './board-bounds.js';
+import type { BoardBounds } from './board-bounds.js';
 
 /** An operation's failure, with its index in front of the message and the status it had. */
 function atOperation(index: number, error: unknown): unknown {
@@ -68,7 +68,7 @@ export async function runBatch(
             case 'update_node': {
               const { op: _op, id, if_match: _m, parent_ref, ...input } = op;
               const parent = byRef('parent_ref', parent_ref) ?? input.parent_node_id;
-              const { node } = await modifyNode(
+              const node = await modifyNode(
                 trx,
                 boardId,
                 id,
@@ -102,7 +102,7 @@ export async function runBatch(
             }
             case 'update_edge': {
               const { op: _op, id, if_match: _m, ...input } = op;
-              const { edge } = await modifyEdge(trx, boardId, id, input, at, ifMatch);
+              const edge = await modifyEdge(trx, boardId, id, input, at, ifMatch);
               changes.push({ type: 'edge.updated', data: edge });
               results.push({ op: op.op, id, edge });
               break;
@@ -117,8 +117,7 @@ export async function runBatch(
           throw atOperation(index, error);
         }
       }
-      await assertWithinBounds(trx, boardId, bounds, board);
-      await recordChanges(trx, boardId, principal.userId, changes, at);
+      await recordWithinBounds(trx, boardId, principal.userId, changes, at, bounds, board);
       return results;
     }),
   );

@@ -45,7 +45,8 @@ export async function assertWithinBounds(
   assertTotals(before, after, bounds);
 }
 
-function assertTotals(before: BoardTotals, after: BoardTotals, bounds: BoardBounds): void {
+/** The same check on totals already read: those the recording of the write's events answers (record.ts). */
+export function assertTotals(before: BoardTotals, after: BoardTotals, bounds: BoardBounds): void {
   for (const [what, limit, key] of checks(bounds)) {
     if (after[key] > limit && after[key] > before[key]) {
       throw conflict(`A board may hold at most ${limit} ${what}; this board has ${before[key]} and this write would make it ${after[key]}`);

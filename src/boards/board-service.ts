@@ -201,7 +201,7 @@ export async function deleteBoard(store: NodeStore, principal: Principal, boardI
       // The board's last event outlives it (streams end on it); the earlier ones go with the board.
       const last = await recordChanges(trx, boardId, principal.userId, [{ type: 'board.deleted', data: { id: boardId } }]);
       if (last === undefined) throw notFound('Board'); // deleted meanwhile
-      await trx.deleteFrom('board_events').where('board_id', '=', boardId).where('seq', '<', last).execute();
+      await trx.deleteFrom('board_events').where('board_id', '=', boardId).where('seq', '<', last.seq).execute();
       await trx.deleteFrom('boards').where('id', '=', boardId).execute();
       return files.map((f) => f.storage_path);
     }),

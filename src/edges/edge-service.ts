@@ -2,13 +2,13 @@
 // Both ends must be nodes of the same board; self-loops are allowed, as canvas libraries draw them.
 import type { Principal } from '../auth/principal.js';
 import { boardVisibleTo, findVisibleBoard } from '../boards/access.js';
-import { assertWithinBounds, type BoardBounds } from '../boards/board-bounds.js';
+import type { BoardBounds } from '../boards/board-bounds.js';
 import type { Db, Executor } from '../db/schema.js';
 import { invalid, notFound } from '../errors.js';
 import { newId, now } from '../lib/ids.js';
 import { applyPage, toPage, type Page, type PageRequest } from '../lib/pagination.js';
 import { beginContentWrite } from '../nodes/content-write.js';
-import { recordChanges } from '../events/record.js';
+import { recordChanges, recordWithinBounds } from '../events/record.js';
 import { isStorableText, toStoredJson } from '../nodes/json-data.js';
 import { assertIfMatch, entityTag, type TagCondition } from '../lib/etag.js';
 import { fieldsOf, pickShape } from '../contract/common.js';
@@ -75,8 +75,7 @@ export async function createEdge(db: Db, principal: Principal, boardId: string, 
     const at = now();
     const board = await beginContentWrite(trx, principal, boardId, at);
     const row = await insertEdge(trx, boardId, input, at);
-    await assertWithinBounds(trx, boardId, bounds, board);
-    await recordChanges(trx, boardId, principal.userId, [{ type: 'edge.created', data: row }], at);
+    await recordWithinBounds(trx, boardId, principal.userId, [{ type: 'edge.created', data: row }], at, bounds, board);
     return row;
   });
 }
@@ -110,7 +109,7 @@ export async function getEdge(db: Db, principal: Principal, boardId: string, edg
   throw notFound('Edge');
 }
 
-/** Changes an edge (see insertEdge); `grew`: its data changed, so the board's bound on bytes is checked. */
+/** Changes an edge (see insertEdge). */
 export async function modifyEdge(
   trx: Executor,
   boardId: string,
@@ -118,18 +117,17 @@ export async function modifyEdge(
   input: UpdateEdgeBody,
   at: Date,
   ifMatch?: TagCondition,
-): Promise<{ edge: Edge; grew: boolean }> {
+): Promise<Edge> {
   const type = input.type === undefined ? undefined : storedType(input.type);
   const data = input.data === undefined ? undefined : toStoredJson(input.data, 'data');
   // Behind the board lock: of two writers holding the same tag, the second sees the first's change.
   assertIfMatch(ifMatch, edgeTag(await findEdge(trx, boardId, edgeId)), 'edge');
-  const edge = await trx
+  return trx
     .updateTable('edges')
     .set({ ...(type !== undefined ? { edge_type: type } : {}), ...(data !== undefined ? { edge_data: data } : {}), updated_at: at })
     .where('id', '=', edgeId)
     .returning(columns)
     .executeTakeFirstOrThrow();
-  return { edge, grew: data !== undefined };
 }
 
 export async function updateEdge(
@@ -144,10 +142,9 @@ export async function updateEdge(
   return db.transaction().execute(async (trx) => {
     const at = now();
     const board = await beginContentWrite(trx, principal, boardId, at);
-    const { edge, grew } = await modifyEdge(trx, boardId, edgeId, input, at, ifMatch);
+    const edge = await modifyEdge(trx, boardId, edgeId, input, at, ifMatch);
     // Larger data may take the board past its bound on bytes.
-    if (grew) await assertWithinBounds(trx, boardId, bounds, board);
-    await recordChanges(trx, boardId, principal.userId, [{ type: 'edge.updated', data: edge }], at);
+    await recordWithinBounds(trx, boardId, principal.userId, [{ type: 'edge.updated', data: edge }], at, bounds, board);
     return edge;
   });
 }

@@ -11,11 +11,18 @@ import { sql } from 'kysely';
 import type { Executor } from '../db/schema.js';
 import { now } from '../lib/ids.js';
 import type { BoardEventType } from '../contract/events.js';
+import { assertTotals, type BoardBounds, type BoardTotals } from '../boards/board-bounds.js';
 
 /** The channel of the notification each committed change sends; its payload is `<boardId>:<seq>`. */
 export const BOARD_EVENTS_CHANNEL = 'board_events';
 /** The channel a change that queued webhook deliveries notifies (empty payload): it wakes the senders. */
 export const WEBHOOK_DELIVERIES_CHANNEL = 'webhook_deliveries';
+
+/** What recording answers: the last event's number, and the board's totals after the write (board-bounds.ts). */
+export interface Recorded {
+  seq: number;
+  totals: BoardTotals;
+}
 
 export interface BoardChange {
   type: BoardEventType;
@@ -27,7 +34,8 @@ export interface BoardChange {
 
 /**
  * Records `changes` (in order) as the board's next events, in one statement, and returns the
- * sequence number of the last; undefined when the board is gone. Call it inside the writing
+ * sequence number of the last with the board's totals after the write, so that a write checks its
+ * bounds without another round trip; undefined when the board is gone. Call it inside the writing
  * transaction, which has locked the board row (content-write.ts) or holds it by updating it.
  *
  * Each event is queued for every enabled webhook that wants its type and names its board (or, naming
@@ -42,14 +50,14 @@ export async function recordChanges(
   actorId: string | null,
   changes: readonly BoardChange[],
   at: Date = now(),
-): Promise<number | undefined> {
+): Promise<Recorded | undefined> {
   if (changes.length === 0) return undefined;
-  if (changes.length === 1) return recordOne(trx, boardId, actorId, changes[0]!, at);
   const n = changes.length;
   const iso = at.toISOString();
-  const { rows } = await sql<{ seq: number }>`
+  const { rows } = await sql<{ seq: number } & BoardTotals>`
     WITH bumped AS (
-      UPDATE boards SET event_seq = event_seq + ${n} WHERE id = ${boardId} RETURNING event_seq, owner_id, is_public
+      UPDATE boards SET event_seq = event_seq + ${n} WHERE id = ${boardId}
+      RETURNING event_seq, owner_id, is_public, node_count, edge_count, data_bytes
     ), changes AS (
       SELECT bumped.event_seq - ${n} + c.ord AS seq, c.type, c.audience, c.data
       FROM bumped, unnest(${changes.map((c) => c.type)}::text[], ${changes.map((c) => c.audience ?? 'all')}::text[],
@@ -70,49 +78,26 @@ export async function recordChanges(
       ORDER BY w.id, ch.seq
       RETURNING 1
     )
-    SELECT event_seq AS seq, pg_notify(${BOARD_EVENTS_CHANNEL}, ${boardId} || ':' || event_seq),
+    SELECT event_seq AS seq, node_count, edge_count, data_bytes, pg_notify(${BOARD_EVENTS_CHANNEL}, ${boardId} || ':' || event_seq),
       (SELECT pg_notify(${WEBHOOK_DELIVERIES_CHANNEL}, '') FROM queued LIMIT 1)
     FROM bumped`.execute(trx);
-  return rows[0]?.seq;
+  const row = rows[0];
+  return row && { seq: row.seq, totals: { node_count: row.node_count, edge_count: row.edge_count, data_bytes: row.data_bytes } };
 }
 
 /**
- * The same for one change, the case of nearly every write, in a plainer statement: no arrays to
- * build, send and unnest, and the event's JSON sent once. Measured on a node create's transaction
- * alone it gave back about 40% of what recording cost there; through the whole HTTP request the
- * difference was lost in the noise of a loaded machine (BENCHMARKS.md, "Board events"). It queues
- * webhook deliveries by the same rules as recordChanges.
+ * Records a content write's changes and checks the board's bounds against the totals the recording
+ * answers: one round trip for both. `before`: the totals when the write locked the board.
  */
-async function recordOne(
+export async function recordWithinBounds(
   trx: Executor,
   boardId: string,
-  actorId: string | null,
-  change: BoardChange,
+  actorId: string,
+  changes: readonly BoardChange[],
   at: Date,
-): Promise<number | undefined> {
-  const iso = at.toISOString();
-  const { rows } = await sql<{ seq: number }>`
-    WITH bumped AS (
-      UPDATE boards SET event_seq = event_seq + 1 WHERE id = ${boardId} RETURNING event_seq, owner_id, is_public
-    ), ev AS (
-      SELECT ${change.type}::text AS type, ${change.audience ?? 'all'}::text AS audience, ${JSON.stringify(change.data)}::text AS data
-    ), recorded AS (
-      INSERT INTO board_events (board_id, seq, type, actor_id, audience, data, created_at)
-      SELECT ${boardId}, event_seq, ev.type, ${actorId}, ev.audience, ev.data::jsonb, ${at} FROM bumped, ev
-    ), queued AS (
-      INSERT INTO webhook_deliveries (webhook_id, board_id, seq, event_type, body, next_attempt_at, created_at)
-      SELECT w.id, ${boardId}, bumped.event_seq, ev.type,
-        format('{"type":"%s","timestamp":"%s","data":{"seq":%s,"type":"%s","board_id":"%s","actor_id":%s,"created_at":"%s","data":%s}}',
-               ev.type, ${iso}::text, bumped.event_seq, ev.type, ${boardId}::text, ${JSON.stringify(actorId)}::text, ${iso}::text, ev.data),
-        ${at}, ${at}
-      FROM bumped CROSS JOIN ev
-      JOIN webhooks w ON w.enabled AND (w.board_id = ${boardId} OR (w.board_id IS NULL AND w.owner_id = bumped.owner_id))
-        AND (cardinality(w.event_types) = 0 OR ev.type = ANY (w.event_types))
-        AND (w.owner_id = bumped.owner_id OR (bumped.is_public AND ev.audience = 'all'))
-      RETURNING 1
-    )
-    SELECT event_seq AS seq, pg_notify(${BOARD_EVENTS_CHANNEL}, ${boardId} || ':' || event_seq),
-      (SELECT pg_notify(${WEBHOOK_DELIVERIES_CHANNEL}, '') FROM queued LIMIT 1)
-    FROM bumped`.execute(trx);
-  return rows[0]?.seq;
+  bounds: BoardBounds,
+  before: BoardTotals,
+): Promise<void> {
+  const recorded = await recordChanges(trx, boardId, actorId, changes, at);
+  if (recorded) assertTotals(before, recorded.totals, bounds);
 }

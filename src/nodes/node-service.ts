@@ -9,9 +9,9 @@ import { invalid, notFound } from '../errors.js';
 import { newId, now } from '../lib/ids.js';
 import { applyPage, toPage, type Page, type PageRequest } from '../lib/pagination.js';
 import { assertNodeAsset } from '../assets/asset-service.js';
-import { assertWithinBounds, type BoardBounds } from '../boards/board-bounds.js';
+import type { BoardBounds } from '../boards/board-bounds.js';
 import { beginContentWrite } from './content-write.js';
-import { type BoardChange, recordChanges } from '../events/record.js';
+import { type BoardChange, recordChanges, recordWithinBounds } from '../events/record.js';
 import { invalidatingBoard, type NodeStore } from './node-cache.js';
 import { mergeNodeData, storedNodeData } from './node-data.js';
 import { assertIfMatch, entityTag, type TagCondition } from '../lib/etag.js';
@@ -95,8 +95,7 @@ export async function createNode(
     const at = now();
     const board = await beginContentWrite(trx, principal, boardId, at);
     const row = await insertNode(trx, boardId, input, assetBaseUrl, at);
-    await assertWithinBounds(trx, boardId, bounds, board);
-    await recordChanges(trx, boardId, principal.userId, [{ type: 'node.created', data: row }], at);
+    await recordWithinBounds(trx, boardId, principal.userId, [{ type: 'node.created', data: row }], at, bounds, board);
     return row;
   });
 }
@@ -139,7 +138,7 @@ export async function getNode(store: NodeStore, principal: Principal, boardId: s
   throw notFound('Node');
 }
 
-/** Changes a node (see insertNode); `grew`: its data changed, so the board's bound on bytes is checked. */
+/** Changes a node (see insertNode). */
 export async function modifyNode(
   trx: Executor,
   boardId: string,
@@ -148,7 +147,7 @@ export async function modifyNode(
   assetBaseUrl: string,
   at: Date,
   ifMatch?: TagCondition,
-): Promise<{ node: Node; grew: boolean }> {
+): Promise<Node> {
   const node = await findNode(trx, boardId, nodeId);
   // Behind the board lock: of two writers holding the same tag, the second sees the first's change.
   assertIfMatch(ifMatch, nodeTag(node), 'node');
@@ -164,7 +163,7 @@ export async function modifyNode(
       throw invalid('parent_node_id would make the node its own ancestor');
     }
   }
-  const row = await trx
+  return trx
     .updateTable('nodes')
     .set({
       ...(input.position ? { position_x: input.position.x, position_y: input.position.y } : {}),
@@ -175,7 +174,6 @@ export async function modifyNode(
     .where('id', '=', nodeId)
     .returning(columns)
     .executeTakeFirstOrThrow();
-  return { node: row, grew: data !== undefined };
 }
 
 export async function updateNode(
@@ -192,10 +190,9 @@ export async function updateNode(
     store.db.transaction().execute(async (trx) => {
       const at = now();
       const board = await beginContentWrite(trx, principal, boardId, at);
-      const { node, grew } = await modifyNode(trx, boardId, nodeId, input, assetBaseUrl, at, ifMatch);
+      const node = await modifyNode(trx, boardId, nodeId, input, assetBaseUrl, at, ifMatch);
       // Larger data may take the board past its bound on bytes.
-      if (grew) await assertWithinBounds(trx, boardId, bounds, board);
-      await recordChanges(trx, boardId, principal.userId, [{ type: 'node.updated', data: node }], at);
+      await recordWithinBounds(trx, boardId, principal.userId, [{ type: 'node.updated', data: node }], at, bounds, board);
       return node;
     }),
   );
