@@ -428,6 +428,13 @@ function abridge(value: unknown): string {
   return JSON.stringify(cut(value, 0));
 }
 
+const isJsonRpcError = (body: unknown): body is { jsonrpc: '2.0'; error: { code: number; message: string } } =>
+  typeof body === 'object' &&
+  body !== null &&
+  (body as { jsonrpc?: unknown }).jsonrpc === '2.0' &&
+  typeof (body as { error?: { code?: unknown } }).error?.code === 'number' &&
+  typeof (body as { error?: { message?: unknown } }).error?.message === 'string';
+
 function check(op: Operation, req: FuzzRequest, res: { status: number; text: string }): void {
   const where = `${op.method} ${req.path.slice(0, 200)}${req.query.slice(0, 200)}`;
   assert.ok(res.status < 500, `${where} answered ${res.status}: ${res.text.slice(0, 300)}`);
@@ -438,6 +445,12 @@ function check(op: Operation, req: FuzzRequest, res: { status: number; text: str
       body = JSON.parse(res.text);
     } catch {
       assert.fail(`${where}: ${res.status} is not JSON: ${res.text.slice(0, 200)}`);
+    }
+    // The MCP transport answers its own refusals (406, a malformed JSON-RPC message) as the
+    // protocol says: a JSON-RPC error object, which MCP clients read.
+    if (op.path === '/v1/mcp' && isJsonRpcError(body)) {
+      for (const leak of LEAKS) assert.ok(!leak.test(body.error.message), `${where}: message leaks ${leak}: ${body.error.message}`);
+      return;
     }
     assert.ok(isErrorEnvelope(body, res.status), `${where}: not an error envelope: ${res.text.slice(0, 300)}`);
     for (const leak of LEAKS) assert.ok(!leak.test(body.message), `${where}: message leaks ${leak}: ${body.message}`);
