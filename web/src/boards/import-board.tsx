@@ -54,6 +54,7 @@ export function ImportBoard() {
       navigate(`/boards/${imported.board.id}`);
     } catch (error) {
       toast.error(messageOf(error));
+    } finally {
       setBusy(false);
     }
   };

@@ -2,8 +2,8 @@
 // canvas from the service's answer: a note added from the toolbar, a file's node placed after its
 // upload, note text and positions (debounced per node through the save tracker), a new edge, and
 // deletions (the API first, one batch request for a whole selection; only what the service
-// deleted leaves the canvas). This is the one
-// place the canvas writes nodes and edges, so undo/redo, copy/paste and resizing belong here.
+// deleted leaves the canvas). This is the one place the canvas writes nodes and edges, so
+// undo/redo, copy/paste and resizing belong here.
 import { useCallback, useRef, useState } from 'react';
 import { type Connection, type Edge, type OnBeforeDelete, useReactFlow, type XYPosition } from '@xyflow/react';
 import { type ApiNodeType, createEdge, createNode, type DeleteOperation, deleteInBatches, updateNode } from '../board-api';
