@@ -119,10 +119,6 @@ export async function updateNode(
   ).data;
 }
 
-export async function deleteNode(boardId: string, id: string): Promise<void> {
-  await unwrap(api.DELETE('/v1/boards/{boardId}/nodes/{id}', { params: { path: { boardId, id } } }), 'Could not delete the node');
-}
-
 export async function createEdge(boardId: string, source: string, target: string): Promise<EdgeRecord> {
   return (
     await unwrap(
@@ -132,8 +128,64 @@ export async function createEdge(boardId: string, source: string, target: string
   ).data;
 }
 
-export async function deleteEdge(boardId: string, id: string): Promise<void> {
-  await unwrap(api.DELETE('/v1/boards/{boardId}/edges/{id}', { params: { path: { boardId, id } } }), 'Could not delete the connection');
+/** The most operations one batch request may carry (docs/api.md, "Batch writes"). */
+const BATCH_LIMIT = 500;
+
+export type DeleteOperation = { op: 'delete_node' | 'delete_edge'; id: string };
+
+/**
+ * Deletes nodes and edges with `POST …/batch`: all of them or none. A longer list goes in
+ * consecutive batches of BATCH_LIMIT; it resolves with how many operations were written before
+ * the first failure and that failure's error (whose message names `operations[i]` of its batch,
+ * re-based on the whole list in `failedAt`).
+ */
+export async function deleteInBatches(
+  boardId: string,
+  operations: DeleteOperation[],
+): Promise<{ done: number; error?: BoardApiError; failedAt?: number }> {
+  let done = 0;
+  while (done < operations.length) {
+    const chunk = operations.slice(done, done + BATCH_LIMIT);
+    try {
+      await unwrap(api.POST('/v1/boards/{boardId}/batch', { ...boardPath(boardId), body: { operations: chunk } }), 'Could not delete');
+    } catch (error) {
+      const failure = error instanceof BoardApiError ? error : new BoardApiError((error as Error).message);
+      const index = /^operations\[(\d+)\]/.exec(failure.message)?.[1];
+      return { done, error: failure, failedAt: index === undefined ? undefined : done + Number(index) };
+    }
+    done += chunk.length;
+  }
+  return { done };
+}
+
+/** The file name a Content-Disposition header gives (filename* first), if any. */
+function dispositionFileName(header: string | null): string | undefined {
+  if (!header) return undefined;
+  const extended = /filename\*\s*=\s*(?:UTF-8|utf-8)''([^;]+)/.exec(header)?.[1];
+  if (extended) {
+    try {
+      return decodeURIComponent(extended.trim());
+    } catch {
+      // fall back to the plain filename
+    }
+  }
+  return /filename\s*=\s*"?([^";]+)"?/.exec(header)?.[1]?.trim() || undefined;
+}
+
+/** The board as a JSON Canvas file (`GET …/export?format=jsoncanvas`), with the name to save it under. */
+export async function exportCanvas(boardId: string, boardName: string): Promise<{ blob: Blob; fileName: string }> {
+  let response: Response;
+  try {
+    response = await authorizedFetch(`/v1/boards/${encodeURIComponent(boardId)}/export?format=jsoncanvas`);
+  } catch (error) {
+    throw new BoardApiError(`Could not export the board: the service could not be reached (${(error as Error).message})`);
+  }
+  if (!response.ok) {
+    const body: unknown = await response.json().catch(() => undefined);
+    throw new BoardApiError(failureMessage(response.status, body, 'Could not export the board'), response.status);
+  }
+  const fileName = dispositionFileName(response.headers.get('content-disposition')) ?? `${boardName}.canvas`;
+  return { blob: await response.blob(), fileName };
 }
 
 export async function vectorize(boardId: string, body: { node_id: string; text?: string }): Promise<Job> {

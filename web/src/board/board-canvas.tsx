@@ -9,7 +9,8 @@
 // page") for the map.
 import { useMemo, useRef, useState } from 'react';
 import { Background, BackgroundVariant, Controls, type Edge, MiniMap, ReactFlow } from '@xyflow/react';
-import type { Board } from './board-api';
+import { type Board, exportCanvas } from './board-api';
+import { saveBlob } from '../lib/download';
 import {
   ActionsContext,
   type BoardActions,
@@ -127,6 +128,14 @@ export function BoardCanvas({ board: openedBoard, initialNodes, initialEdges, is
                 tracker={tracker}
                 chatOpen={chatOpen}
                 onToggleChat={() => setChatOpen(!chatOpen)}
+                onExport={async () => {
+                  try {
+                    const { blob, fileName } = await exportCanvas(boardId, board.name);
+                    saveBlob(blob, fileName);
+                  } catch (error) {
+                    notify((error as Error).message);
+                  }
+                }}
                 presence={
                   <>
                     {live.reconnecting && (

@@ -1,6 +1,7 @@
 // The boards page: the caller's boards (newest first, "Load more" while the API has more pages),
 // create, rename in place, duplicate, share (private / public view / public edit), copy link,
-// delete after a confirmation. Failed saves keep what was typed and offer a retry.
+// delete after a confirmation, import a JSON Canvas file as a new board (import-board.tsx).
+// Failed saves keep what was typed and offer a retry.
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { Link } from 'wouter';
 import { api } from '../api';
@@ -9,6 +10,7 @@ import { boardLink, formatDateTime } from '../lib/format';
 import { messageOf, unwrap } from '../lib/request';
 import { ConfirmDialog } from '../ui/dialog';
 import { Notice, useToast } from '../ui/toast';
+import { ImportBoard } from './import-board';
 import { ShareDialog } from './share-dialog';
 
 type Access = 'view' | 'edit';
@@ -80,7 +82,10 @@ export function BoardsPage() {
     <main className="page">
       <div className="page-head">
         <h1>Boards</h1>
-        <CreateBoard onCreated={added} />
+        <div className="page-actions">
+          <CreateBoard onCreated={added} />
+          <ImportBoard />
+        </div>
       </div>
       {loadError && <Notice tone="error" message={loadError} action={{ label: 'Retry', run: () => void load(cursor ?? undefined) }} />}
       {!loading && !loadError && boards.length === 0 && <p className="empty">No boards yet. Name one above to create it.</p>}

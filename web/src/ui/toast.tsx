@@ -47,7 +47,8 @@ interface Toast {
 
 export interface Toaster {
   error(message: string, retry?: () => void): void;
-  info(message: string): void;
+  /** With `keep`, stays until dismissed (something to read, such as an import's warnings). */
+  info(message: string, options?: { keep?: boolean }): void;
   success(message: string): void;
 }
 
@@ -58,11 +59,11 @@ export function ToastProvider({ children }: { children: ReactNode }) {
   const nextId = useRef(0);
   const dismiss = useCallback((id: number) => setToasts((all) => all.filter((toast) => toast.id !== id)), []);
   const push = useCallback(
-    (tone: Tone, message: string, action?: NoticeAction) => {
+    (tone: Tone, message: string, action?: NoticeAction, keep = tone === 'error') => {
       const id = ++nextId.current;
       // Keep the stack short; the same message twice shows once.
       setToasts((all) => [...all.filter((toast) => toast.message !== message).slice(-3), { id, tone, message, action }]);
-      if (tone !== 'error') setTimeout(() => dismiss(id), 4_000);
+      if (!keep) setTimeout(() => dismiss(id), 4_000);
       return id;
     },
     [dismiss],
@@ -82,7 +83,7 @@ export function ToastProvider({ children }: { children: ReactNode }) {
           },
         );
       },
-      info: (message) => void push('info', message),
+      info: (message, options) => void push('info', message, undefined, options?.keep),
       success: (message) => void push('success', message),
     }),
     [push, dismiss],

@@ -1,6 +1,6 @@
 // The bar above the canvas: the board's name and access badges, the toolbar (for editors), the
-// search box, who else is on the board, the save status and the chat toggle.
-import type { ReactNode } from 'react';
+// search box, who else is on the board, the save status, the export and the chat toggle.
+import { type ReactNode, useState } from 'react';
 import type { Board } from '../board-api';
 import type { ChunkIndex } from '../chunk-index';
 import { ChatIcon } from '../icons';
@@ -20,6 +20,8 @@ export interface BoardHeaderProps {
   tracker: SaveTracker;
   chatOpen: boolean;
   onToggleChat(): void;
+  /** Downloads the board as a JSON Canvas file; the button waits for it. */
+  onExport(): Promise<void>;
   /** Who else is on the board (avatars). */
   presence?: ReactNode;
 }
@@ -35,8 +37,10 @@ export function BoardHeader({
   tracker,
   chatOpen,
   onToggleChat,
+  onExport,
   presence,
 }: BoardHeaderProps) {
+  const [exporting, setExporting] = useState(false);
   return (
     <header className="bw-board__bar">
       <h1 className="bw-board__name" title={board.name}>
@@ -49,6 +53,18 @@ export function BoardHeader({
       <div className="bw-board__spacer" />
       {presence}
       {canEdit && <SaveIndicator tracker={tracker} />}
+      <button
+        type="button"
+        className="bw-button"
+        disabled={exporting}
+        title="Download this board as a JSON Canvas file"
+        onClick={() => {
+          setExporting(true);
+          void onExport().finally(() => setExporting(false));
+        }}
+      >
+        {exporting ? 'Exporting…' : 'Export .canvas'}
+      </button>
       <button type="button" className="bw-button" aria-pressed={chatOpen} onClick={onToggleChat}>
         <ChatIcon /> Chat
       </button>

@@ -1,11 +1,12 @@
 // Every change a person makes to the board's nodes and edges, sent to the API and shown on the
 // canvas from the service's answer: a note added from the toolbar, a file's node placed after its
 // upload, note text and positions (debounced per node through the save tracker), a new edge, and
-// deletions (the API first; only what the service deleted leaves the canvas). This is the one
-// place the canvas writes nodes and edges, so undo/redo, copy/paste and resizing belong here.
+// deletions (the API first, one batch request for a whole selection; only what the service
+// deleted leaves the canvas). This is the one place the canvas writes nodes and edges, so
+// undo/redo, copy/paste and resizing belong here.
 import { useCallback, useRef, useState } from 'react';
 import { type Connection, type Edge, type OnBeforeDelete, useReactFlow, type XYPosition } from '@xyflow/react';
-import { type ApiNodeType, createEdge, createNode, deleteEdge, deleteNode, updateNode } from '../board-api';
+import { type ApiNodeType, createEdge, createNode, type DeleteOperation, deleteInBatches, updateNode } from '../board-api';
 import { type BoardFlowNode, draftKey, readDraft, writeDraft } from '../board-context';
 import { toFlowEdge, toFlowNode } from '../flow-mapping';
 import { labelOf } from '../nodes/node-frame';
@@ -126,35 +127,48 @@ export function useBoardEdits({ boardId, canEdit, graph, tracker, sync, notify, 
     [flow],
   );
 
-  // React Flow's hook for every deletion (the Delete key too): the service deletes first, and
-  // what it refused stays on the canvas with a notice.
+  // React Flow's hook for every deletion (the Delete key too): the service deletes first, in one
+  // batch request (all or nothing), and only then does the selection leave the canvas; a refused
+  // batch leaves it all in place with a notice, so nothing has to come back.
   const beforeDelete: OnBeforeDelete<BoardFlowNode, Edge> = useCallback(
     async ({ nodes: doomed, edges: doomedEdges }) => {
       if (!canEdit) return false;
       const real = doomed.filter((n) => n.type !== 'uploadNode');
-      const results = await Promise.allSettled(real.map((n) => deleteNode(boardId, n.id)));
-      const gone = new Set<string>();
       const asked = new Set(real.map((n) => n.id));
-      results.forEach((result, i) => {
-        const node = real[i]!;
-        if (result.status === 'fulfilled') {
-          gone.add(node.id);
-          for (const key of [noteKey(node.id), positionKey(node.id)]) tracker.cancel(key);
-          writeDraft(draftKey(boardId, node.id), null);
-        } else notify(`${labelOf(node.data, 'The node')}: ${(result.reason as Error).message}`);
-      });
-      // Edges of deleted nodes go with them on the service; the others are deleted one by one.
+      // Edges of deleted nodes go with them on the service; only the others are deleted by id,
+      // before the nodes.
       const own = doomedEdges.filter((e) => !asked.has(e.source) && !asked.has(e.target));
-      const edgeResults = await Promise.allSettled(own.map((e) => deleteEdge(boardId, e.id)));
-      const edgesGone = doomedEdges.filter((e) => gone.has(e.source) || gone.has(e.target));
-      edgeResults.forEach((result, i) => {
-        if (result.status === 'fulfilled') edgesGone.push(own[i]!);
-        else notify((result.reason as Error).message);
-      });
+      const operations: DeleteOperation[] = [
+        ...own.map((e) => ({ op: 'delete_edge' as const, id: e.id })),
+        ...real.map((n) => ({ op: 'delete_node' as const, id: n.id })),
+      ];
+      if (operations.length === 0) return false;
+      const { done, error, failedAt } = await deleteInBatches(boardId, operations);
+      const written = operations.slice(0, done);
+      if (error) {
+        // "operations[i]: …" means nothing to a person: name the item instead.
+        const item = failedAt === undefined ? undefined : operations[failedAt];
+        const node = item?.op === 'delete_node' ? real.find((n) => n.id === item.id) : undefined;
+        const what = node ? labelOf(node.data, 'A node') : item ? 'A connection' : undefined;
+        const reason = error.message.replace(/^operations\[\d+\]:\s*/, '');
+        const outcome = done > 0 ? `Only ${done} of ${operations.length} deletions were made` : 'Nothing was deleted';
+        notify(`${outcome}: ${what ? `${what}: ` : ''}${reason}`);
+      }
+      const gone = new Set(written.filter((o) => o.op === 'delete_node').map((o) => o.id));
+      const edgesGone = new Set(written.filter((o) => o.op === 'delete_edge').map((o) => o.id));
+      for (const id of gone) writeDraft(draftKey(boardId, id), null);
+      // Marks the nodes deleted (their pending saves cancelled), so neither a late save answer nor
+      // a reload that read the board before the batch brings them back; the stream's own
+      // node.deleted/edge.deleted for them then change nothing.
+      if (gone.size > 0) sync.nodesDeleted([...gone]);
+      for (const id of edgesGone) sync.edgeDeleted(id);
       onNodesDeleted(gone);
-      return { nodes: real.filter((n) => gone.has(n.id)), edges: edgesGone };
+      return {
+        nodes: real.filter((n) => gone.has(n.id)),
+        edges: doomedEdges.filter((e) => edgesGone.has(e.id) || gone.has(e.source) || gone.has(e.target)),
+      };
     },
-    [boardId, canEdit, tracker, notify, onNodesDeleted],
+    [boardId, canEdit, sync, notify, onNodesDeleted],
   );
 
   return {
