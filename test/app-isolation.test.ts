@@ -86,15 +86,18 @@ test("a purge request in one app kicks its own chunk purger, not the other app's
   const node = await note(a, aliceOfA, board);
   await vectorize(a, aliceOfA, board, node);
   // The job's commit kicks too (any set it replaced), just after the job reads as completed: wait
-  // for it, so the deletion's kick is counted alone.
-  for (let i = 0; i < 500 && kickA.mock.callCount() === 0; i++) await sleep(10);
-  const kicksBefore = kickA.mock.callCount();
-  assert.ok(kicksBefore >= 1);
+  // for it, so the deletion's kick is counted alone. On a database both apps share (the wire run)
+  // either app's worker may have run the job, so its kick is the purger of that app.
+  const kicks = () => kickA.mock.callCount() + kickB.mock.callCount();
+  for (let i = 0; i < 500 && kicks() === 0; i++) await sleep(10);
+  assert.ok(kicks() >= 1);
+  if (!a.database.embedded) await sleep(100); // a purger kicking itself again after its run
+  const [kicksA, kicksB] = [kickA.mock.callCount(), kickB.mock.callCount()];
   const del = await a.request('DELETE', `/v1/boards/${board}/documents?node_id=${node}`, { token: aliceOfA.token });
   assert.equal(del.status, 200, del.text);
   // At least once more: a kick that lands while the purger runs makes it kick itself again after.
-  assert.ok(kickA.mock.callCount() > kicksBefore);
-  assert.equal(kickB.mock.callCount(), 0);
+  assert.ok(kickA.mock.callCount() > kicksA);
+  assert.equal(kickB.mock.callCount(), kicksB);
   // A's purger (the real one, called through the mock) reclaims the retired set's rows.
   for (let i = 0; i < 500; i++) {
     const left = await a.database.db.selectFrom('chunk_sets').select('id').where('board_id', '=', board).execute();
