@@ -1,6 +1,7 @@
 // Follows a board's event stream with the `eventsource` package (the WHATWG EventSource for Node),
 // so the stream is read exactly as a browser reads it, reconnection and Last-Event-ID included.
 import { EventSource } from 'eventsource';
+import { BoardEventTypes } from '../../src/contract/events.js';
 
 export interface ReceivedEvent {
   type: string;
@@ -19,23 +20,8 @@ export interface FollowedStream {
   close(): void;
 }
 
-const TYPES = [
-  'ready',
-  'reset',
-  'node.created',
-  'node.updated',
-  'node.deleted',
-  'edge.created',
-  'edge.updated',
-  'edge.deleted',
-  'board.updated',
-  'board.deleted',
-  'asset.created',
-  'asset.deleted',
-  'document.completed',
-  'document.failed',
-  'presence',
-];
+/** Every event a stream sends: the change log's types, and those that are not changes. */
+const TYPES = ['ready', 'reset', 'presence', ...BoardEventTypes];
 
 export function follow(
   baseUrl: string,
