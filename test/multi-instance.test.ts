@@ -96,6 +96,48 @@ describe('two instances on one PostgreSQL and one Redis', { skip }, () => {
     }
   });
 
+  test('the reads that check the key in their own statement refuse it at once after a revocation outside the instances', async () => {
+    // The board is made with another key of the same user, so the read key's 20 a minute last the test.
+    const subject = newId();
+    const writer = await createApiKeyForSubject(database.db, subject, { name: 'writer', scopes: ['write'] }, 'test');
+    const key = await createApiKeyForSubject(database.db, subject, { name: 'reader', scopes: ['read'] }, 'test');
+    const board = await call<BoardBody>(one, writer.raw_key, 'POST', '/v1/boards', { name: 'confirmed in the statement' });
+    const boardId = board.body.data.id;
+    const note = { type: 'note', position: { x: 0, y: 0 }, data: { text: 'read' } };
+    const node = await call<NodeBody>(one, writer.raw_key, 'POST', `/v1/boards/${boardId}/nodes`, note);
+    const second = await call<NodeBody>(one, writer.raw_key, 'POST', `/v1/boards/${boardId}/nodes`, note);
+    assert.equal(second.status, 201, JSON.stringify(second.body));
+    const edge = await call<{ data: { id: string } }>(one, writer.raw_key, 'POST', `/v1/boards/${boardId}/edges`, {
+      source_node_id: node.body.data.id,
+      target_node_id: second.body.data.id,
+    });
+    assert.equal(edge.status, 201, JSON.stringify(edge.body));
+    const reads = [
+      `/v1/boards/${boardId}/nodes`,
+      `/v1/boards/${boardId}/nodes/${node.body.data.id}`,
+      `/v1/boards/${boardId}/edges`,
+      `/v1/boards/${boardId}/edges/${edge.body.data.id}`,
+    ];
+    // Each read on each instance: the first fills the instance's record of the key, the others are
+    // answered without reading it first. Another user's board and a missing node stay 404 for a valid key.
+    for (const server of [one, two])
+      for (const path of reads) assert.equal((await call(server, key.raw_key, 'GET', path)).status, 200, path);
+    const stranger = await newKey();
+    for (const server of [one, two]) {
+      assert.equal((await call(server, stranger.raw_key, 'GET', `/v1/boards/${boardId}/nodes`)).status, 404);
+      assert.equal((await call(server, stranger.raw_key, 'GET', `/v1/boards/${boardId}/nodes`)).status, 404);
+      assert.equal((await call(server, key.raw_key, 'GET', `/v1/boards/${boardId}/nodes/${newId()}`)).status, 404);
+    }
+    await revokeApiKeyById(database.db, key.id);
+    for (const server of [one, two]) {
+      for (const path of reads) {
+        const refused = await call<ErrorBody>(server, key.raw_key, 'GET', path);
+        assert.equal(refused.status, 401, `${path}: ${JSON.stringify(refused.body)}`);
+        assert.equal(refused.body.code, 'unauthorized');
+      }
+    }
+  });
+
   test('a key in use records when it was used, and a change of its scopes applies at once', async () => {
     const key = await newKey();
     assert.equal((await call(two, key.raw_key, 'GET', '/v1/boards')).status, 200);

@@ -2,7 +2,12 @@
 //
 // On the embedded database exactly one process serves the data (DATA_DIR is locked), so resolved
 // API keys are cached in memory and dropped from the cache the moment they are revoked here. On an
-// external PostgreSQL other instances may revoke a key, so every request reads the key's row.
+// external PostgreSQL other instances (or the CLI, or SQL) may revoke a key, so a key's row is read
+// for every request, except on the read routes that confirm the key in their own statement
+// (`confirmInStatement`): there a key this instance has seen is answered as an unconfirmed principal
+// (read scope only), and the route's one statement refuses to return anything unless the key is still
+// valid at that moment (keyStillValid in boards/access.ts). Revocation stays immediate; the round trip
+// for the key's row is saved.
 import type { Db } from '../db/schema.js';
 import { hashApiKey, API_KEY_PATTERN, looksLikeApiKey } from './api-keys.js';
 import type { JwtVerifier } from './jwt.js';
@@ -22,7 +27,10 @@ const LAST_USED_INTERVAL_MS = 60_000;
 const CACHE_MAX = 10_000;
 
 export class Authenticator {
+  /** Embedded only: resolved keys, trusted until revoked here. */
   private readonly keyCache = new Map<string, KeyRecord>();
+  /** On PostgreSQL: keys read before, never trusted alone (see confirmInStatement). */
+  private readonly seenKeys = new Map<string, KeyRecord>();
   private readonly knownSubjects = new Map<string, string>();
 
   constructor(
@@ -31,9 +39,12 @@ export class Authenticator {
     private readonly cacheKeys: boolean,
   ) {}
 
-  /** Returns the principal, or undefined for any token that is not valid now. */
-  async authenticate(token: string): Promise<Principal | undefined> {
-    if (looksLikeApiKey(token)) return API_KEY_PATTERN.test(token) ? this.fromApiKey(token) : undefined;
+  /**
+   * Returns the principal, or undefined for any token that is not valid now. `confirmInStatement`:
+   * the route confirms an API key in its own statement, so a key seen before need not be read first.
+   */
+  async authenticate(token: string, confirmInStatement = false): Promise<Principal | undefined> {
+    if (looksLikeApiKey(token)) return API_KEY_PATTERN.test(token) ? this.fromApiKey(token, confirmInStatement) : undefined;
     if (!this.jwt || token.split('.').length !== 3) return undefined;
     let sub: string;
     try {
@@ -52,12 +63,19 @@ export class Authenticator {
 
   /** Called when a key is revoked, so that this instance rejects it at once. */
   forgetKey(keyId: string): void {
-    for (const [hash, record] of this.keyCache) if (record.id === keyId) this.keyCache.delete(hash);
+    for (const cache of [this.keyCache, this.seenKeys]) for (const [hash, record] of cache) if (record.id === keyId) cache.delete(hash);
   }
 
-  private async fromApiKey(token: string): Promise<Principal | undefined> {
+  private async fromApiKey(token: string, confirmInStatement: boolean): Promise<Principal | undefined> {
     const hash = hashApiKey(token);
     let record = this.cacheKeys ? this.keyCache.get(hash) : undefined;
+    if (!record && confirmInStatement) {
+      const seen = this.seenKeys.get(hash);
+      if (seen && (seen.expiresAt === null || seen.expiresAt.getTime() > Date.now())) {
+        this.noteUse(seen);
+        return { userId: seen.userId, kind: 'api_key', keyId: seen.id, scopes: ['read'], unconfirmed: true };
+      }
+    }
     if (!record) {
       const row = await this.db
         .selectFrom('api_keys')
@@ -73,13 +91,19 @@ export class Authenticator {
         revoked: row.revoked_at !== null,
         lastUsedWrite: row.last_used_at?.getTime() ?? 0,
       };
-      if (this.cacheKeys && !record.revoked) {
-        if (this.keyCache.size >= CACHE_MAX) this.keyCache.clear();
-        this.keyCache.set(hash, record);
+      if (!record.revoked) {
+        const cache = this.cacheKeys ? this.keyCache : this.seenKeys;
+        if (cache.size >= CACHE_MAX) cache.clear();
+        cache.set(hash, record);
       }
     }
+    if (record.revoked || (record.expiresAt !== null && record.expiresAt.getTime() <= Date.now())) return undefined;
+    this.noteUse(record);
+    return { userId: record.userId, kind: 'api_key', keyId: record.id, scopes: record.scopes };
+  }
+
+  private noteUse(record: KeyRecord): void {
     const nowMs = Date.now();
-    if (record.revoked || (record.expiresAt !== null && record.expiresAt.getTime() <= nowMs)) return undefined;
     if (nowMs - record.lastUsedWrite >= LAST_USED_INTERVAL_MS) {
       record.lastUsedWrite = nowMs;
       // At most one write per key per minute; a failed write only delays last_used_at.
@@ -90,6 +114,5 @@ export class Authenticator {
         .execute()
         .catch(() => {});
     }
-    return { userId: record.userId, kind: 'api_key', keyId: record.id, scopes: record.scopes };
   }
 }

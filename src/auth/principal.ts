@@ -9,6 +9,11 @@ export interface Principal {
   /** The API key's id for API-key callers. */
   keyId?: string;
   scopes: readonly Scope[];
+  /**
+   * The API key's row was not read for this request (Authenticator, confirmInStatement): only a
+   * statement that checks keyStillValid (boards/access.ts) may answer for this principal.
+   */
+  unconfirmed?: true;
 }
 
 const rank: Record<Scope, number> = { read: 0, write: 1, admin: 2 };

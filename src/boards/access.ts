@@ -3,7 +3,7 @@
 import { sql, type RawBuilder, type Selectable, type SqlBool } from 'kysely';
 import type { Principal } from '../auth/principal.js';
 import type { BoardsTable, Executor } from '../db/schema.js';
-import { forbidden, notFound } from '../errors.js';
+import { forbidden, notFound, unauthorized } from '../errors.js';
 
 export type BoardRow = Selectable<BoardsTable>;
 
@@ -14,17 +14,31 @@ export type BoardRow = Selectable<BoardsTable>;
  * tested to agree.
  */
 export function boardSeenBy(principal: Principal, board = 'boards'): RawBuilder<SqlBool> {
-  return sql<SqlBool>`(${sql.ref(`${board}.owner_id`)} = ${principal.userId} OR ${sql.ref(`${board}.is_public`)})`;
+  const seen = sql<SqlBool>`(${sql.ref(`${board}.owner_id`)} = ${principal.userId} OR ${sql.ref(`${board}.is_public`)})`;
+  return principal.unconfirmed ? sql<SqlBool>`(${seen} AND ${keyStillValid(principal)})` : seen;
 }
 
-/** The same rule for a board row already read (the embedded node cache holds these two fields). */
+/**
+ * For a caller whose API key was not read for this request (Principal.unconfirmed): the key, as a
+ * condition of the statement that reads for it, so a key revoked or expired a moment ago gets nothing.
+ */
+function keyStillValid(principal: Principal): RawBuilder<SqlBool> {
+  return sql<SqlBool>`EXISTS (SELECT 1 FROM api_keys k WHERE k.id = ${principal.keyId ?? null} AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now()))`;
+}
+
+/** The same rule for a board row already read (the embedded node cache holds these two fields); an unconfirmed key sees nothing from memory. */
 export const canSeeBoard = (board: { owner_id: string; is_public: boolean }, principal: Principal): boolean =>
-  board.owner_id === principal.userId || board.is_public;
+  !principal.unconfirmed && (board.owner_id === principal.userId || board.is_public);
 
 export async function findVisibleBoard(db: Executor, principal: Principal, boardId: string): Promise<BoardRow> {
   const board = await db.selectFrom('boards').selectAll().where('id', '=', boardId).where(boardSeenBy(principal)).executeTakeFirst();
-  if (!board) throw notFound('Board');
-  return board;
+  if (board) return board;
+  if (principal.unconfirmed) {
+    // Nothing seen: a missing board, or a key no longer valid, which is the caller's 401.
+    const { rows } = await sql<{ valid: boolean }>`SELECT ${keyStillValid(principal)} AS valid`.execute(db);
+    if (!rows[0]?.valid) throw unauthorized('Invalid, expired or revoked token');
+  }
+  throw notFound('Board');
 }
 
 /**

@@ -37,6 +37,8 @@ export function edgeRoutes(app: App, { db, config }: Services): void {
   app.get(
     '/v1/boards/:boardId/edges',
     {
+      // One statement reads and checks the API key (see Authenticator).
+      config: { confirmsKey: true },
       schema: {
         tags: ['edges'],
         operationId: 'listEdges',
@@ -59,6 +61,8 @@ export function edgeRoutes(app: App, { db, config }: Services): void {
   app.get(
     '/v1/boards/:boardId/edges/:id',
     {
+      // One statement reads and checks the API key (see Authenticator).
+      config: { confirmsKey: true },
       schema: {
         tags: ['edges'],
         operationId: 'getEdge',

@@ -50,6 +50,8 @@ export function nodeRoutes(app: App, services: Services): void {
   app.get(
     '/v1/boards/:boardId/nodes',
     {
+      // One statement reads and checks the API key (see Authenticator).
+      config: { confirmsKey: true },
       schema: {
         tags: ['nodes'],
         operationId: 'listNodes',
@@ -72,6 +74,8 @@ export function nodeRoutes(app: App, services: Services): void {
   app.get(
     '/v1/boards/:boardId/nodes/:id',
     {
+      // One statement reads and checks the API key (see Authenticator).
+      config: { confirmsKey: true },
       schema: {
         tags: ['nodes'],
         operationId: 'getNode',
