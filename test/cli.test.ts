@@ -8,12 +8,14 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { after, describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { SignJWT } from 'jose';
 import { newId } from '../src/lib/ids.js';
 import type { ApiKeyList, BodyOf, BoardBody, ErrorBody } from './helpers/api-types.js';
 import { JWT_SECRET, startServer, type Response, type TestServer, useServer } from './helpers/harness.js';
+import { compiledEntry, compiledEnv } from './helpers/compiled.js';
+import { seedEmbeddedDatabase } from './helpers/embedded-template.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const wire = process.env.TEST_DATABASE_URL;
@@ -42,8 +44,9 @@ function spawnCollect(command: string, args: string[], env: Record<string, strin
   return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
 }
 
-const cli = (args: string[], env: Record<string, string> = {}, input?: string) =>
-  spawnCollect(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], env, input);
+/** The CLI compiled (helpers/compiled.ts); `npm run cli` itself is run by the tests that name it. */
+const cli = async (args: string[], env: Record<string, string> = {}, input?: string) =>
+  spawnCollect(process.execPath, [await compiledEntry('cli'), ...args], { ...compiledEnv, ...env }, input);
 
 describe('cli: arguments', { concurrency: true }, () => {
   const cases: [string, string[], RegExp][] = [
@@ -277,6 +280,10 @@ describe('cli: local accounts on the database a server with sign-up off then ser
   const tooShort = `short-${tag}@example.test`;
   let aliceRefresh = '';
 
+  // A migrated database to start from (the keys tests above see the CLI create one).
+  before(async () => {
+    if (!wire) await seedEmbeddedDatabase(dataDir);
+  });
   after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
   const login = (server: TestServer, email: string, password: string) =>

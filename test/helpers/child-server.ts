@@ -1,9 +1,10 @@
-// The service as a process of its own (`src/server.ts` through tsx), for tests that kill it, restart
+// The service as a process of its own (`src/server.ts`, compiled: helpers/compiled.ts), for tests that kill it, restart
 // it, or run two instances side by side: started on a free loopback port with the environment given
 // (DATA_DIR or DATABASE_URL, and settings), its JSON log lines kept and searchable.
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { after } from 'node:test';
+import { compiledEntry, compiledEnv } from './compiled.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -25,9 +26,9 @@ after(() => {
 
 /** Starts the server and resolves once it logs the address it listens on. */
 export async function startChildServer(env: Record<string, string>): Promise<ChildServer> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const proc = spawn(process.execPath, [await compiledEntry('server')], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', API_KEY_ENV: 'test', ...env },
+    env: { PATH: process.env.PATH, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', API_KEY_ENV: 'test', ...compiledEnv, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const records: Record<string, unknown>[] = [];
