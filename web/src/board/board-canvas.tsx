@@ -8,7 +8,7 @@
 // this person's own drag or typing). See docs/architecture.md ("The web app's board
 // page") for the map.
 import { useMemo, useRef, useState } from 'react';
-import { Background, BackgroundVariant, Controls, type Edge, MiniMap, ReactFlow } from '@xyflow/react';
+import { Background, BackgroundVariant, Controls, type Edge, MiniMap, ReactFlow, SelectionMode } from '@xyflow/react';
 import { type Board, exportCanvas } from './board-api';
 import { saveBlob } from '../lib/download';
 import {
@@ -27,6 +27,8 @@ import { PresenceAvatars, RemoteCursors } from './canvas/presence-layer';
 import { useBoardEdits } from './canvas/use-board-edits';
 import { useBoardGraph } from './canvas/use-board-graph';
 import { useCanvasSelection } from './canvas/use-canvas-selection';
+import { ShortcutsHelp } from './canvas/shortcuts-help';
+import { useEditingShortcuts } from './canvas/use-editing-shortcuts';
 import { useFileDrop } from './canvas/use-file-drop';
 import { useLiveBoard } from './canvas/use-live-board';
 import { useNodeFocus } from './canvas/use-node-focus';
@@ -36,6 +38,8 @@ import { useVectorizeJobs } from './canvas/use-vectorize-jobs';
 import { useViewCentre, useViewportPersistence } from './canvas/use-viewport';
 import { ChatPanel } from './chat-panel';
 import { ChunkIndex } from './chunk-index';
+
+const MULTI_SELECT_KEYS = ['Shift', 'Meta', 'Control'];
 
 export interface BoardCanvasProps {
   board: Board;
@@ -75,6 +79,17 @@ export function BoardCanvas({ board: openedBoard, initialNodes, initialEdges, is
   const viewport = useViewportPersistence({ board: openedBoard, isOwner, hasNodes: initialNodes.length > 0, tracker });
   const viewCentre = useViewCentre(wrapper);
 
+  const shortcuts = useEditingShortcuts({
+    boardId,
+    canEdit,
+    wrapper,
+    nodes,
+    edges,
+    edits,
+    selectAll: () => graph.select(realNodes.map((n) => n.id)),
+    notify,
+  });
+
   const { autoFocusId, saveNoteText, remove } = edits;
   const actions = useMemo<BoardActions>(
     () => ({
@@ -108,6 +123,14 @@ export function BoardCanvas({ board: openedBoard, initialNodes, initialEdges, is
       }}
       canDelete={selectedNodes.length + selectedEdges.length > 0}
       onDelete={() => remove({ nodes: selectedNodes.map((n) => n.id), edges: selectedEdges.map((e) => e.id) })}
+      editing={{
+        canUndo: edits.canUndo,
+        canRedo: edits.canRedo,
+        onUndo: () => void edits.undo(),
+        onRedo: () => void edits.redo(),
+        onDuplicate: shortcuts.duplicate,
+        onShowShortcuts: shortcuts.openHelp,
+      }}
     />
   );
 
@@ -156,6 +179,7 @@ export function BoardCanvas({ board: openedBoard, initialNodes, initialEdges, is
                   onDrop={drop.onDrop}
                   onPointerMove={live.onPointerMove}
                   onPointerLeave={live.onPointerLeave}
+                  onDoubleClick={shortcuts.onDoubleClick}
                 >
                   <ReactFlow<BoardFlowNode, Edge>
                     nodes={nodes}
@@ -166,7 +190,11 @@ export function BoardCanvas({ board: openedBoard, initialNodes, initialEdges, is
                     onEdgesChange={onEdgesChange}
                     onBeforeDelete={edits.beforeDelete}
                     onConnect={canEdit ? edits.connect : undefined}
-                    onNodeDragStart={(_event, _node, dragged) => sync.dragStarted(dragged.map((n) => n.id))}
+                    onConnectEnd={shortcuts.onConnectEnd}
+                    onNodeDragStart={(_event, _node, dragged) => {
+                      edits.dragStarted(dragged);
+                      sync.dragStarted(dragged.map((n) => n.id));
+                    }}
                     onNodeDragStop={(_event, _node, dragged) => {
                       edits.saveMoves(dragged);
                       sync.dragEnded(dragged.map((n) => n.id));
@@ -185,6 +213,15 @@ export function BoardCanvas({ board: openedBoard, initialNodes, initialEdges, is
                     deleteKeyCode={canEdit ? ['Delete', 'Backspace'] : null}
                     defaultEdgeOptions={defaultEdgeOptions}
                     connectionRadius={30}
+                    // As in tldraw and Excalidraw: dragging on empty canvas selects (a rectangle),
+                    // space+drag, the middle or right button, or touch pans; Shift (or Ctrl/Cmd) +
+                    // click adds to the selection; a double-click makes a note (not a zoom).
+                    selectionOnDrag
+                    selectionMode={SelectionMode.Partial}
+                    panOnDrag={[1, 2]}
+                    selectionKeyCode={null}
+                    multiSelectionKeyCode={MULTI_SELECT_KEYS}
+                    zoomOnDoubleClick={false}
                   >
                     <Background variant={BackgroundVariant.Dots} gap={22} size={1.4} />
                     <Controls showInteractive={false} />
@@ -216,6 +253,7 @@ export function BoardCanvas({ board: openedBoard, initialNodes, initialEdges, is
                 )}
               </div>
               <NoticeList notices={notices.list} onDismiss={notices.dismiss} />
+              {shortcuts.helpOpen && <ShortcutsHelp onClose={shortcuts.closeHelp} />}
             </div>
           </RemoteSelectionContext.Provider>
         </HighlightContext.Provider>
