@@ -54,8 +54,15 @@ export function BoardToolbar({ canUpload, addingNote, onAddNote, onUpload, canDe
       </button>
       {editing && (
         <>
-          <button type="button" className="bw-button" aria-label="Duplicate selected" disabled={!canDelete} onClick={editing.onDuplicate}>
-            <DuplicateIcon /> Duplicate
+          <button
+            type="button"
+            className="bw-button"
+            aria-label="Duplicate selected"
+            title="Duplicate selected"
+            disabled={!canDelete}
+            onClick={editing.onDuplicate}
+          >
+            <DuplicateIcon />
           </button>
           <button type="button" className="bw-button" aria-label="Undo" title="Undo" disabled={!editing.canUndo} onClick={editing.onUndo}>
             <UndoIcon />
