@@ -113,6 +113,12 @@ export function useBoardEdits({ boardId, canEdit, graph, tracker, sync, notify, 
   /** The note's text as typed, saved or not (undefined if not typed on this page). */
   const typedText = useCallback((nodeId: string) => noteText.current.get(nodeId), []);
 
+  /** The node with its text as typed here (a save may still be on its way). */
+  const withTypedText = useCallback((node: BoardFlowNode): BoardFlowNode => {
+    const text = noteText.current.get(node.id);
+    return text === undefined || node.type !== 'noteNode' ? node : { ...node, data: { ...node.data, text } };
+  }, []);
+
   /** Sends a note's waiting text save now (before vectorizing it). */
   const flushNoteText = useCallback((nodeId: string) => tracker.flush(noteKey(nodeId)), [tracker]);
 
@@ -157,8 +163,7 @@ export function useBoardEdits({ boardId, canEdit, graph, tracker, sync, notify, 
 
   /**
    * Moves the selected nodes by (dx, dy) (arrow keys) and saves their positions: React Flow's own
-   * keyboard moves end in no drag stop, so they were shown but never saved. Consecutive steps make
-   * one history entry.
+   * keyboard moves end in no drag stop, so they were shown but never saved.
    */
   const nudge = useCallback(
     (ids: string[], dx: number, dy: number) => {
@@ -174,7 +179,8 @@ export function useBoardEdits({ boardId, canEdit, graph, tracker, sync, notify, 
       }
       if (moved.length === 0) return;
       schedulePositions(moved);
-      history.record({ kind: 'move', moves }, 'keyboard-move');
+      // A run of steps on one selection is one history entry (until any other change or an undo).
+      history.record({ kind: 'move', moves }, `keyboard-move:${[...ids].sort().join()}`);
     },
     [graph, schedulePositions, history],
   );
@@ -260,13 +266,13 @@ export function useBoardEdits({ boardId, canEdit, graph, tracker, sync, notify, 
       if (deletedNodes.length + deletedEdges.length > 0) {
         history.record({
           kind: 'delete',
-          nodes: deletedNodes.flatMap((n) => snapshotNode(n) ?? []),
+          nodes: deletedNodes.flatMap((n) => snapshotNode(withTypedText(n)) ?? []),
           edges: deletedEdges.map(snapshotEdge),
         });
       }
       return { nodes: deletedNodes, edges: deletedEdges };
     },
-    [canEdit, deleteOnService, history],
+    [canEdit, deleteOnService, history, withTypedText],
   );
 
   const writeDeps = useMemo<HistoryWriteDeps>(
@@ -359,6 +365,7 @@ export function useBoardEdits({ boardId, canEdit, graph, tracker, sync, notify, 
     placeFileNode,
     saveNoteText,
     typedText,
+    withTypedText,
     flushNoteText,
     dragStarted,
     saveMoves,

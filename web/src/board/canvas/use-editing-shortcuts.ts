@@ -52,8 +52,8 @@ export function useEditingShortcuts({ boardId, canEdit, wrapper, nodes, edges, e
 
   /** The selected nodes and the edges among them, as a copy. */
   const copyOfSelection = useCallback((): NodeClipboard | undefined => {
-    const { nodes, edges, boardId } = latest.current;
-    const chosen = nodes.filter((n) => n.selected).flatMap((n) => snapshotNode(n) ?? []);
+    const { nodes, edges, boardId, edits } = latest.current;
+    const chosen = nodes.filter((n) => n.selected).flatMap((n) => snapshotNode(edits.withTypedText(n)) ?? []);
     if (chosen.length === 0) return undefined;
     pastes.current = 0;
     return makeClipboard(boardId, chosen, edges.map(snapshotEdge));
