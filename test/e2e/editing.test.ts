@@ -2,13 +2,16 @@
 // (Ctrl+Z, Ctrl+Shift+Z, Ctrl+Y) of a note made by double-clicking the canvas, its text, a move, a
 // connection made by dropping on a card's body, and a delete (the node and its edge come back),
 // each checked on the service and after a reload; Shift-click, marquee and Ctrl+A selection; copy
-// and paste within a board and into another board, with the edges among the copied nodes; cut;
+// and paste within a board and into another board, with the edges among the copied nodes (an
+// image pasted into another board becomes a link to its file); cut;
 // duplicate; arrow-key moves that are saved (they were shown but lost on reload); the shortcuts panel.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import type { TestServer } from '../helpers/harness.js';
-import { type AccountApi, allowClipboard, eventually, openNewBoard, startWebServer } from './helpers/browser.js';
+import { uploadFile } from '../helpers/assets.js';
+import type { TestUser } from '../helpers/harness.js';
+import { type AccountApi, allowClipboard, eventually, makePng, openNewBoard, startWebServer } from './helpers/browser.js';
 
 let server: TestServer;
 
@@ -20,7 +23,7 @@ after(async () => {
   await server?.close();
 });
 
-type ApiNode = { id: string; position_x: number; position_y: number; node_data: Record<string, unknown> };
+type ApiNode = { id: string; node_type: string; position_x: number; position_y: number; node_data: Record<string, unknown> };
 type ApiEdge = { id: string; source_node_id: string; target_node_id: string };
 
 const nodesOf = async (api: AccountApi, boardId: string): Promise<ApiNode[]> =>
@@ -82,7 +85,7 @@ test('undo and redo of a double-click note, its text, a move, a connection dropp
   let a = '';
   let b = '';
   const { page, api, boardId, close } = await openNewBoard(server, 'Undo board', async (api, boardId) => {
-    [a, b] = await addNotes(api, boardId, [
+    [a = '', b = ''] = await addNotes(api, boardId, [
       { text: 'Alpha', x: 0, y: 0 },
       { text: 'Beta', x: 420, y: 0 },
     ]);
@@ -267,13 +270,27 @@ test('selection (Shift-click, marquee, Ctrl+A), copy and paste with edges within
     await eventually('all five selected', async () => (await selectedIds(page)).length === 5);
     assert.equal(await page.evaluate(() => window.getSelection()?.toString() ?? ''), '');
 
-    // Copy One and Two and paste them into another board (a second tab of the same person).
+    // An image on this board (uploaded through the API; the stream puts it on the canvas).
+    const user = { token: opened.account.accessToken } as TestUser;
+    const { nodeData } = await uploadFile(server, user, boardId, await makePng(40, 30), 'pic.png', 'image/png');
+    const imageData = { ...nodeData, label: 'pic.png' };
+    const image = (await api('POST', `/v1/boards/${boardId}/nodes`, { type: 'image', position: { x: 400, y: 320 }, data: imageData })).data
+      .id as string;
+    await page.getByTestId(`node-${image}`).waitFor();
+
+    // Copy One, Two and the image and paste them into another board (a second tab of the same
+    // person): the image becomes a link card to the original file, with a notice saying so.
     await page.mouse.click(b2.x + b2.width + 60, b2.y + b2.height + 100);
     await page.getByTestId(`node-${one}`).locator('.bw-node__title').click();
     await page
       .getByTestId(`node-${two}`)
       .locator('.bw-node__title')
       .click({ modifiers: ['Shift'] });
+    await page
+      .getByTestId(`node-${image}`)
+      .locator('.bw-node__title')
+      .click({ modifiers: ['Shift'] });
+    assert.deepEqual(await selectedIds(page), [one, two, image].sort());
     await page.keyboard.press('Control+c');
     const otherId = (await api('POST', '/v1/boards', { name: 'Other board' })).data.id as string;
     const other = await opened.context.newPage();
@@ -283,10 +300,16 @@ test('selection (Shift-click, marquee, Ctrl+A), copy and paste with edges within
     assert.ok(otherPane);
     await other.mouse.move(otherPane.x + otherPane.width / 2, otherPane.y + otherPane.height / 2);
     await other.keyboard.press('Control+v');
-    const across = await eventually('pasted into the other board', async () => {
+    const pastedAcross = await eventually('pasted into the other board', async () => {
       const list = await nodesOf(api, otherId);
-      return list.length === 2 ? list : undefined;
+      return list.length === 3 ? list : undefined;
     });
+    const link = pastedAcross.find((n) => n.node_type === 'url');
+    assert.ok(link, 'the image became a url node');
+    assert.equal(link.node_data.url, nodeData.publicUrl);
+    assert.equal(link.node_data.label, 'pic.png');
+    await other.getByText('pasted as a link to the original').waitFor();
+    const across = pastedAcross.filter((n) => n !== link);
     assert.deepEqual(across.map(textOf).sort(), ['One', 'Two']);
     const acrossEdges = await edgesOf(api, otherId);
     assert.equal(acrossEdges.length, 1);
@@ -315,7 +338,7 @@ test('arrow keys move the selection and the move is saved; the shortcuts panel o
   let b = '';
   const name = 'Arrow board';
   const { page, api, boardId, close } = await openNewBoard(server, name, async (api, boardId) => {
-    [a, b] = await addNotes(api, boardId, [
+    [a = '', b = ''] = await addNotes(api, boardId, [
       { text: 'Left', x: 0, y: 0 },
       { text: 'Right', x: 400, y: 0 },
     ]);
