@@ -182,9 +182,18 @@ test('undo and redo of a double-click note, its text, a move, a connection dropp
     const restoredEdge = await eventually('its edge restored', async () => (await edgesOf(api, boardId))[0]);
     assert.deepEqual([restoredEdge.source_node_id, restoredEdge.target_node_id], [restored.id, b]);
     await page.getByTestId(`node-${restored.id}`).waitFor();
+    // Redo deletes the restored node (the history follows it to its new id); undo restores it again.
+    await page.keyboard.press('Control+Shift+z');
+    await eventually('deleted again', async () => !(await nodesOf(api, boardId)).some((n) => n.id === restored.id));
+    await page.getByTestId(`node-${restored.id}`).waitFor({ state: 'detached' });
+    await page.keyboard.press('Control+z');
+    const back = await eventually('restored again', async () => (await nodesOf(api, boardId)).find((n) => textOf(n) === 'Alpha'));
+    const backEdge = await eventually('its edge restored again', async () => (await edgesOf(api, boardId))[0]);
+    assert.deepEqual([backEdge.source_node_id, backEdge.target_node_id], [back.id, b]);
+    await page.getByTestId(`node-${back.id}`).waitFor();
     await reloadBoard(page, name);
-    await page.getByTestId(`node-${restored.id}`).waitFor();
-    await page.locator(`.react-flow__edge[data-id="${restoredEdge.id}"]`).waitFor();
+    await page.getByTestId(`node-${back.id}`).waitFor();
+    await page.locator(`.react-flow__edge[data-id="${backEdge.id}"]`).waitFor({ state: 'attached' });
     assert.equal(await page.locator('.react-flow__node').count(), 3);
   } finally {
     await close();
