@@ -5,8 +5,9 @@
 // in canvas/use-board-edits.ts; the viewport, uploads and file drops, vectorize jobs, focusing a
 // node and notices each have a hook of their own. Other people's changes and presence come through
 // canvas/use-live-board.ts (the board's event stream, applied through the graph without undoing
-// this person's own drag or typing). See docs/architecture.md ("The web app's board
-// page") for the map.
+// this person's own drag or typing). The editing keys, the clipboard, double-click notes and
+// connecting by dropping on a card are in canvas/use-editing-shortcuts.ts. See
+// docs/architecture.md ("The web app's board page") for the map.
 import { useMemo, useRef, useState } from 'react';
 import { Background, BackgroundVariant, Controls, type Edge, MiniMap, ReactFlow, SelectionMode } from '@xyflow/react';
 import { type Board, exportCanvas } from './board-api';
