@@ -4,7 +4,8 @@
 // each checked on the service and after a reload; Shift-click, marquee and Ctrl+A selection; copy
 // and paste within a board and into another board, with the edges among the copied nodes (an
 // image pasted into another board becomes a link to its file); cut;
-// duplicate; arrow-key moves that are saved (they were shown but lost on reload); the shortcuts panel.
+// duplicate; arrow-key moves that are saved (they were shown but lost on reload), undone in one
+// step without touching someone else's change; the shortcuts panel.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
@@ -369,12 +370,21 @@ test('arrow keys move the selection and the move is saved; the shortcuts panel o
     const right = (await api('GET', `/v1/boards/${boardId}/nodes/${b}`)).data as ApiNode;
     assert.deepEqual([right.position_x, right.position_y], [400, 0]);
 
-    // Undo takes the whole run of key presses back in one step; redo makes it again.
+    // Someone else moves Right (through the API): it comes through the stream, and is not in this
+    // person's history.
+    const rightBefore = await nodeBox(page, b);
+    await api('PATCH', `/v1/boards/${boardId}/nodes/${b}`, { position: { x: 500, y: 0 } });
+    await eventually('the other move shown', async () => (await nodeBox(page, b)).x > rightBefore.x + 20);
+
+    // Undo takes the whole run of key presses back in one step (not the other person's move);
+    // redo makes it again.
     await page.keyboard.press('Control+z');
     await eventually('the arrow-key move undone', async () => {
       const n = (await api('GET', `/v1/boards/${boardId}/nodes/${a}`)).data as ApiNode;
       return n.position_x === 0 && n.position_y === 0;
     });
+    const other = (await api('GET', `/v1/boards/${boardId}/nodes/${b}`)).data as ApiNode;
+    assert.deepEqual([other.position_x, other.position_y], [500, 0], "the other person's move stays");
     await page.keyboard.press('Control+Shift+z');
     await eventually('the arrow-key move redone', async () => {
       const n = (await api('GET', `/v1/boards/${boardId}/nodes/${a}`)).data as ApiNode;

@@ -85,6 +85,8 @@ export function useEditingShortcuts({ boardId, canEdit, wrapper, nodes, edges, e
         setHelpOpen((open) => !open);
         return;
       }
+      // A dialog or menu (the shortcuts list, sharing) has the keys while it is open.
+      if (event.target instanceof Element && event.target.closest('[role="dialog"], [role="menu"]')) return;
       if (mod && !event.altKey && (key === 'z' || key === 'y')) {
         event.preventDefault();
         if (key === 'y' || event.shiftKey) void edits.redo();
