@@ -163,11 +163,11 @@ test('undo and redo of a double-click note, its text, a move, a connection dropp
     const edge = await eventually('the edge created', async () => (await edgesOf(api, boardId))[0]);
     assert.deepEqual([edge.source_node_id, edge.target_node_id], [a, b]);
     await page.locator('.react-flow__edge').first().waitFor();
-    // Undo removes it; redo makes it again (a new id, the same ends).
-    await page.keyboard.press('Control+z');
+    // Undo (the canvas's Undo button) removes it; Redo makes it again (a new id, the same ends).
+    await page.getByRole('button', { name: 'Undo' }).click();
     await eventually('the edge undone', async () => (await edgesOf(api, boardId)).length === 0);
     await page.locator('.react-flow__edge').waitFor({ state: 'detached' });
-    await page.keyboard.press('Control+Shift+Z');
+    await page.getByRole('button', { name: 'Redo' }).click();
     const again = await eventually('the edge redone', async () => (await edgesOf(api, boardId))[0]);
     assert.deepEqual([again.source_node_id, again.target_node_id], [a, b]);
     await page.locator('.react-flow__edge').first().waitFor();
@@ -402,7 +402,7 @@ test('arrow keys move the selection and the move is saved; the shortcuts panel o
     assert.ok(Math.abs(x - 30) < 2 && Math.abs(y - 50) < 2, `drawn at ${x},${y}`);
 
     // The shortcuts panel: ? opens it, Escape closes it; the toolbar button opens it too.
-    await page.locator('.react-flow__pane').click({ position: { x: 30, y: 30 } });
+    await page.locator('.react-flow__pane').click({ position: { x: 220, y: 20 } });
     await page.keyboard.press('?');
     const panel = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
     await panel.waitFor();

@@ -28,6 +28,7 @@ import { PresenceAvatars, RemoteCursors } from './canvas/presence-layer';
 import { useBoardEdits } from './canvas/use-board-edits';
 import { useBoardGraph } from './canvas/use-board-graph';
 import { useCanvasSelection } from './canvas/use-canvas-selection';
+import { EditBar } from './canvas/edit-bar';
 import { ShortcutsHelp } from './canvas/shortcuts-help';
 import { useEditingShortcuts } from './canvas/use-editing-shortcuts';
 import { useFileDrop } from './canvas/use-file-drop';
@@ -124,14 +125,6 @@ export function BoardCanvas({ board: openedBoard, initialNodes, initialEdges, is
       }}
       canDelete={selectedNodes.length + selectedEdges.length > 0}
       onDelete={() => remove({ nodes: selectedNodes.map((n) => n.id), edges: selectedEdges.map((e) => e.id) })}
-      editing={{
-        canUndo: edits.canUndo,
-        canRedo: edits.canRedo,
-        onUndo: () => void edits.undo(),
-        onRedo: () => void edits.redo(),
-        onDuplicate: shortcuts.duplicate,
-        onShowShortcuts: shortcuts.openHelp,
-      }}
     />
   );
 
@@ -228,6 +221,16 @@ export function BoardCanvas({ board: openedBoard, initialNodes, initialEdges, is
                     <Controls showInteractive={false} />
                     <MiniMap pannable zoomable style={{ width: 150, height: 100 }} nodeStrokeWidth={3} nodeColor={minimapColor} />
                     <RemoteCursors others={live.presence.others} />
+                    <EditBar
+                      canEdit={canEdit}
+                      canUndo={edits.canUndo}
+                      canRedo={edits.canRedo}
+                      canDuplicate={selectedNodes.length > 0}
+                      onUndo={() => void edits.undo()}
+                      onRedo={() => void edits.redo()}
+                      onDuplicate={shortcuts.duplicate}
+                      onShowShortcuts={shortcuts.openHelp}
+                    />
                   </ReactFlow>
                   {realNodes.length === 0 && (
                     <div className="bw-empty">

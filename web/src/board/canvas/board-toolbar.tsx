@@ -1,8 +1,7 @@
 // The header's tools for someone who may edit the board: add a note, upload files (the owner
-// only), and delete what is selected; undo, redo, duplicate and the shortcuts list.
+// only), and delete what is selected.
 import type { ChangeEvent } from 'react';
 import { PlusIcon, TrashIcon, UploadIcon } from '../icons';
-import { DuplicateIcon, KeyboardIcon, RedoIcon, UndoIcon } from './edit-icons';
 
 export interface BoardToolbarProps {
   canUpload: boolean;
@@ -12,18 +11,9 @@ export interface BoardToolbarProps {
   onUpload(files: File[]): void;
   canDelete: boolean;
   onDelete(): void;
-  /** Undo/redo of the person's own changes, duplicate of the selection, the shortcuts list. */
-  editing?: {
-    canUndo: boolean;
-    canRedo: boolean;
-    onUndo(): void;
-    onRedo(): void;
-    onDuplicate(): void;
-    onShowShortcuts(): void;
-  };
 }
 
-export function BoardToolbar({ canUpload, addingNote, onAddNote, onUpload, canDelete, onDelete, editing }: BoardToolbarProps) {
+export function BoardToolbar({ canUpload, addingNote, onAddNote, onUpload, canDelete, onDelete }: BoardToolbarProps) {
   function onFileInput(event: ChangeEvent<HTMLInputElement>) {
     const files = [...(event.target.files ?? [])];
     // Cleared so that choosing the same file again still places it again.
@@ -52,35 +42,6 @@ export function BoardToolbar({ canUpload, addingNote, onAddNote, onUpload, canDe
       <button type="button" className="bw-button" aria-label="Delete selected" disabled={!canDelete} onClick={onDelete}>
         <TrashIcon /> Delete
       </button>
-      {editing && (
-        <>
-          <button
-            type="button"
-            className="bw-button"
-            aria-label="Duplicate selected"
-            title="Duplicate selected"
-            disabled={!canDelete}
-            onClick={editing.onDuplicate}
-          >
-            <DuplicateIcon />
-          </button>
-          <button type="button" className="bw-button" aria-label="Undo" title="Undo" disabled={!editing.canUndo} onClick={editing.onUndo}>
-            <UndoIcon />
-          </button>
-          <button type="button" className="bw-button" aria-label="Redo" title="Redo" disabled={!editing.canRedo} onClick={editing.onRedo}>
-            <RedoIcon />
-          </button>
-          <button
-            type="button"
-            className="bw-button"
-            aria-label="Keyboard shortcuts"
-            title="Keyboard shortcuts (?)"
-            onClick={editing.onShowShortcuts}
-          >
-            <KeyboardIcon />
-          </button>
-        </>
-      )}
     </div>
   );
 }

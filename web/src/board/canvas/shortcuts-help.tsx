@@ -2,7 +2,7 @@
 // with Escape, its close button or a click outside. It lists every shortcut the canvas knows
 // (use-editing-shortcuts.ts and React Flow's own Delete/Backspace).
 import { useEffect, useRef } from 'react';
-import './shortcuts-help.css';
+import './editing.css';
 
 const isMac = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform);
 const MOD = isMac ? '⌘' : 'Ctrl';
