@@ -5,7 +5,7 @@
 // and paste within a board and into another board, with the edges among the copied nodes (an
 // image pasted into another board becomes a link to its file); cut;
 // duplicate; arrow-key moves that are saved (they were shown but lost on reload), undone in one
-// step without touching someone else's change; the shortcuts panel.
+// step without touching someone else's change; the shortcuts panel (also on a phone-sized screen).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
@@ -413,6 +413,18 @@ test('arrow keys move the selection and the move is saved; the shortcuts panel o
     await panel.waitFor({ state: 'detached' });
     await page.getByRole('button', { name: 'Keyboard shortcuts' }).click();
     await panel.waitFor();
+    await page.getByRole('button', { name: 'Close shortcuts' }).click();
+    await panel.waitFor({ state: 'detached' });
+
+    // On a phone (390 x 844) the editing bar's buttons and the whole panel are within the screen.
+    await page.setViewportSize({ width: 390, height: 844 });
+    for (const name of ['Undo', 'Redo', 'Duplicate selected', 'Keyboard shortcuts']) {
+      const box = await page.getByRole('button', { name, exact: true }).boundingBox();
+      assert.ok(box && box.x >= 0 && box.x + box.width <= 390, `${name} on screen: ${JSON.stringify(box)}`);
+    }
+    await page.getByRole('button', { name: 'Keyboard shortcuts' }).click();
+    const shown = await panel.boundingBox();
+    assert.ok(shown && shown.x >= 0 && shown.x + shown.width <= 390 && shown.y >= 0, `panel within the screen: ${JSON.stringify(shown)}`);
     await page.getByRole('button', { name: 'Close shortcuts' }).click();
     await panel.waitFor({ state: 'detached' });
   } finally {
