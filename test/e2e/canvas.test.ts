@@ -37,12 +37,12 @@ const nodeBox = async (page: Page, id: string) => {
   return box;
 };
 
-async function dragBy(page: Page, from: { x: number; y: number }, dx: number, dy: number) {
+async function dragBy(page: Page, from: { x: number; y: number }, dx: number, dy: number, button: 'left' | 'middle' = 'left') {
   await page.mouse.move(from.x, from.y);
-  await page.mouse.down();
+  await page.mouse.down({ button });
   await page.mouse.move(from.x + dx / 2, from.y + dy / 2, { steps: 8 });
   await page.mouse.move(from.x + dx, from.y + dy, { steps: 8 });
-  await page.mouse.up();
+  await page.mouse.up({ button });
 }
 
 const allSaved = (page: Page) => page.getByRole('status').filter({ hasText: 'All changes saved' }).waitFor();
@@ -81,10 +81,10 @@ test('a note added from the toolbar is edited, dragged, and found where it was l
     assert.ok(Math.abs(moved.position_x - start.position_x - dx) < 2, `x: ${start.position_x} -> ${moved.position_x}, screen ${dx}`);
     assert.ok(Math.abs(moved.position_y - start.position_y - dy) < 2, `y: ${start.position_y} -> ${moved.position_y}, screen ${dy}`);
 
-    // Pan the canvas by dragging empty space: the board's viewport is saved.
+    // Pan the canvas by dragging empty space with the middle button (a left drag selects): the board's viewport is saved.
     const canvas = await page.locator('.react-flow__pane').boundingBox();
     assert.ok(canvas);
-    await dragBy(page, { x: canvas.x + canvas.width - 300, y: canvas.y + canvas.height - 120 }, -90, -50);
+    await dragBy(page, { x: canvas.x + canvas.width - 300, y: canvas.y + canvas.height - 120 }, -90, -50, 'middle');
     const board = await eventually('the viewport saved', async () => {
       const b = (await api('GET', `/v1/boards/${boardId}`)).data;
       return b.viewport_x !== 0 ? b : undefined;

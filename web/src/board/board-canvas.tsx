@@ -5,10 +5,11 @@
 // in canvas/use-board-edits.ts; the viewport, uploads and file drops, vectorize jobs, focusing a
 // node and notices each have a hook of their own. Other people's changes and presence come through
 // canvas/use-live-board.ts (the board's event stream, applied through the graph without undoing
-// this person's own drag or typing). See docs/architecture.md ("The web app's board
-// page") for the map.
+// this person's own drag or typing). The editing keys, the clipboard, double-click notes and
+// connecting by dropping on a card are in canvas/use-editing-shortcuts.ts. See
+// docs/architecture.md ("The web app's board page") for the map.
 import { useMemo, useRef, useState } from 'react';
-import { Background, BackgroundVariant, Controls, type Edge, MiniMap, ReactFlow } from '@xyflow/react';
+import { Background, BackgroundVariant, Controls, type Edge, MiniMap, ReactFlow, SelectionMode } from '@xyflow/react';
 import { type Board, exportCanvas } from './board-api';
 import { saveBlob } from '../lib/download';
 import {
@@ -27,6 +28,9 @@ import { PresenceAvatars, RemoteCursors } from './canvas/presence-layer';
 import { useBoardEdits } from './canvas/use-board-edits';
 import { useBoardGraph } from './canvas/use-board-graph';
 import { useCanvasSelection } from './canvas/use-canvas-selection';
+import { EditBar } from './canvas/edit-bar';
+import { ShortcutsHelp } from './canvas/shortcuts-help';
+import { useEditingShortcuts } from './canvas/use-editing-shortcuts';
 import { useFileDrop } from './canvas/use-file-drop';
 import { useLiveBoard } from './canvas/use-live-board';
 import { useNodeFocus } from './canvas/use-node-focus';
@@ -36,6 +40,8 @@ import { useVectorizeJobs } from './canvas/use-vectorize-jobs';
 import { useViewCentre, useViewportPersistence } from './canvas/use-viewport';
 import { ChatPanel } from './chat-panel';
 import { ChunkIndex } from './chunk-index';
+
+const MULTI_SELECT_KEYS = ['Shift', 'Meta', 'Control'];
 
 export interface BoardCanvasProps {
   board: Board;
@@ -74,6 +80,17 @@ export function BoardCanvas({ board: openedBoard, initialNodes, initialEdges, is
   const drop = useFileDrop({ wrapper, canUpload, notify, placeFiles });
   const viewport = useViewportPersistence({ board: openedBoard, isOwner, hasNodes: initialNodes.length > 0, tracker });
   const viewCentre = useViewCentre(wrapper);
+
+  const shortcuts = useEditingShortcuts({
+    boardId,
+    canEdit,
+    wrapper,
+    nodes,
+    edges,
+    edits,
+    selectAll: () => graph.select(realNodes.map((n) => n.id)),
+    notify,
+  });
 
   const { autoFocusId, saveNoteText, remove } = edits;
   const actions = useMemo<BoardActions>(
@@ -156,6 +173,7 @@ export function BoardCanvas({ board: openedBoard, initialNodes, initialEdges, is
                   onDrop={drop.onDrop}
                   onPointerMove={live.onPointerMove}
                   onPointerLeave={live.onPointerLeave}
+                  onDoubleClick={shortcuts.onDoubleClick}
                 >
                   <ReactFlow<BoardFlowNode, Edge>
                     nodes={nodes}
@@ -166,7 +184,11 @@ export function BoardCanvas({ board: openedBoard, initialNodes, initialEdges, is
                     onEdgesChange={onEdgesChange}
                     onBeforeDelete={edits.beforeDelete}
                     onConnect={canEdit ? edits.connect : undefined}
-                    onNodeDragStart={(_event, _node, dragged) => sync.dragStarted(dragged.map((n) => n.id))}
+                    onConnectEnd={shortcuts.onConnectEnd}
+                    onNodeDragStart={(_event, _node, dragged) => {
+                      edits.dragStarted(dragged);
+                      sync.dragStarted(dragged.map((n) => n.id));
+                    }}
                     onNodeDragStop={(_event, _node, dragged) => {
                       edits.saveMoves(dragged);
                       sync.dragEnded(dragged.map((n) => n.id));
@@ -185,11 +207,30 @@ export function BoardCanvas({ board: openedBoard, initialNodes, initialEdges, is
                     deleteKeyCode={canEdit ? ['Delete', 'Backspace'] : null}
                     defaultEdgeOptions={defaultEdgeOptions}
                     connectionRadius={30}
+                    // As in tldraw and Excalidraw: dragging on empty canvas selects (a rectangle),
+                    // space+drag, the middle or right button, or touch pans; Shift (or Ctrl/Cmd) +
+                    // click adds to the selection; a double-click makes a note (not a zoom).
+                    selectionOnDrag
+                    selectionMode={SelectionMode.Partial}
+                    panOnDrag={[1, 2]}
+                    selectionKeyCode={null}
+                    multiSelectionKeyCode={MULTI_SELECT_KEYS}
+                    zoomOnDoubleClick={false}
                   >
                     <Background variant={BackgroundVariant.Dots} gap={22} size={1.4} />
                     <Controls showInteractive={false} />
                     <MiniMap pannable zoomable style={{ width: 150, height: 100 }} nodeStrokeWidth={3} nodeColor={minimapColor} />
                     <RemoteCursors others={live.presence.others} />
+                    <EditBar
+                      canEdit={canEdit}
+                      canUndo={edits.canUndo}
+                      canRedo={edits.canRedo}
+                      canDuplicate={selectedNodes.length > 0}
+                      onUndo={() => void edits.undo()}
+                      onRedo={() => void edits.redo()}
+                      onDuplicate={shortcuts.duplicate}
+                      onShowShortcuts={shortcuts.openHelp}
+                    />
                   </ReactFlow>
                   {realNodes.length === 0 && (
                     <div className="bw-empty">
@@ -216,6 +257,7 @@ export function BoardCanvas({ board: openedBoard, initialNodes, initialEdges, is
                 )}
               </div>
               <NoticeList notices={notices.list} onDismiss={notices.dismiss} />
+              {shortcuts.helpOpen && <ShortcutsHelp onClose={shortcuts.closeHelp} />}
             </div>
           </RemoteSelectionContext.Provider>
         </HighlightContext.Provider>

@@ -3,14 +3,20 @@
 // upload, note text and positions (debounced per node through the save tracker), a new edge, and
 // deletions (the API first, one batch request for a whole selection; only what the service
 // deleted leaves the canvas). This is the one place the canvas writes nodes and edges, so
-// undo/redo, copy/paste and resizing belong here.
-import { useCallback, useRef, useState } from 'react';
+// undo/redo, copy/paste and resizing belong here. Each of the person's changes is recorded in an
+// EditHistory (edit-history.ts); undo and redo make the inverse through the API
+// (history-writes.ts), one at a time in order, and pasting is one batch (node-clipboard.ts).
+import { useCallback, useMemo, useRef, useState, useSyncExternalStore } from 'react';
 import { type Connection, type Edge, type OnBeforeDelete, useReactFlow, type XYPosition } from '@xyflow/react';
 import { type ApiNodeType, createEdge, createNode, type DeleteOperation, deleteInBatches, updateNode } from '../board-api';
 import { type BoardFlowNode, draftKey, readDraft, writeDraft } from '../board-context';
 import { toFlowEdge, toFlowNode } from '../flow-mapping';
-import { labelOf } from '../nodes/node-frame';
+import { labelOf, str } from '../nodes/node-frame';
 import type { SaveTracker } from '../save-tracker';
+import { writeBatch } from './batch-api';
+import { EditHistory, type HistoryChange, invert, type NodeMove, nodeIdsOf } from './edit-history';
+import { applyChange, type HistoryWriteDeps, snapshotEdge, snapshotNode } from './history-writes';
+import { type NodeClipboard, pasteOperations } from './node-clipboard';
 import { noteKey, positionKey, type ServerSync } from './server-sync';
 import type { CanvasGraph } from './use-board-graph';
 
@@ -36,44 +42,64 @@ export function useBoardEdits({ boardId, canEdit, graph, tracker, sync, notify, 
   const notesAdded = useRef(0);
   // The text as last typed per note, ahead of its debounced save.
   const noteText = useRef(new Map<string, string>());
+  const history = useMemo(() => new EditHistory(), []);
+  // Where dragged nodes were when the drag started (for the move's history entry).
+  const dragFrom = useRef(new Map<string, XYPosition>());
+  // Undo and redo run one after another, in the order asked.
+  const historyQueue = useRef<Promise<void>>(Promise.resolve());
+  const canUndo = useSyncExternalStore(history.subscribe, () => history.canUndo());
+  const canRedo = useSyncExternalStore(history.subscribe, () => history.canRedo());
 
   /** Adds an empty note near `centre` (each next one a little lower right), selected and focused. */
   const addNote = useCallback(
-    async (centre: XYPosition) => {
-      const offset = (notesAdded.current++ % 6) * 28;
+    async (centre: XYPosition, options?: { exact?: boolean }) => {
+      const offset = options?.exact ? 0 : (notesAdded.current++ % 6) * 28;
       const position = { x: Math.round(centre.x - 130 + offset), y: Math.round(centre.y - 70 + offset) };
       setAddingNote(true);
       try {
         const record = await createNode(boardId, 'note', position, { text: '', label: 'Note' });
-        graph.addNode(toFlowNode(record), { select: true });
+        const node = toFlowNode(record);
+        graph.addNode(node, { select: true });
         setAutoFocusId(record.id);
+        const snapshot = snapshotNode(node);
+        if (snapshot) history.record({ kind: 'create', nodes: [snapshot], edges: [] });
       } catch (error) {
         notify((error as Error).message);
       } finally {
         setAddingNote(false);
       }
     },
-    [boardId, graph, notify],
+    [boardId, graph, notify, history],
   );
+
+  /** Adds an empty note with its top-left corner at `position` (a double-click on the canvas). */
+  const addNoteAt = useCallback((position: XYPosition) => addNote({ x: position.x + 130, y: position.y + 70 }, { exact: true }), [addNote]);
 
   /** Creates a node for an uploaded file in place of its placeholder `tempId`; throws on failure. */
   const placeFileNode = useCallback(
     async (tempId: string, kind: ApiNodeType, position: XYPosition, data: Record<string, unknown>) => {
       const record = await createNode(boardId, kind, position, data);
-      graph.replaceNode(tempId, toFlowNode(record));
+      const node = toFlowNode(record);
+      graph.replaceNode(tempId, node);
+      const snapshot = snapshotNode(node);
+      if (snapshot) history.record({ kind: 'create', nodes: [snapshot], edges: [] });
     },
-    [boardId, graph],
+    [boardId, graph, history],
   );
 
   /** Saves a note's text after a pause, kept as a draft in localStorage until the service has it. */
   const saveNoteText = useCallback(
     (nodeId: string, text: string) => {
       const key = draftKey(boardId, nodeId);
+      const before = noteText.current.get(nodeId) ?? str(graph.nodeById(nodeId)?.data.text);
       noteText.current.set(nodeId, text);
       writeDraft(key, text);
+      // One history entry per burst of typing: it grows until its save is sent.
+      history.record({ kind: 'text', id: nodeId, from: before, to: text }, noteKey(nodeId));
       tracker.schedule(
         noteKey(nodeId),
         async () => {
+          history.seal(noteKey(nodeId));
           // Shown once the node is no longer busy (server-sync.ts).
           sync.saved(await updateNode(boardId, nodeId, { data: { text } }));
           if (readDraft(key) === text) writeDraft(key, null);
@@ -81,19 +107,30 @@ export function useBoardEdits({ boardId, canEdit, graph, tracker, sync, notify, 
         NOTE_SAVE_MS,
       );
     },
-    [boardId, tracker, sync],
+    [boardId, tracker, sync, graph, history],
   );
 
   /** The note's text as typed, saved or not (undefined if not typed on this page). */
   const typedText = useCallback((nodeId: string) => noteText.current.get(nodeId), []);
 
+  /** The node with its text as typed here (a save may still be on its way). */
+  const withTypedText = useCallback((node: BoardFlowNode): BoardFlowNode => {
+    const text = noteText.current.get(node.id);
+    return text === undefined || node.type !== 'noteNode' ? node : { ...node, data: { ...node.data, text } };
+  }, []);
+
   /** Sends a note's waiting text save now (before vectorizing it). */
   const flushNoteText = useCallback((nodeId: string) => tracker.flush(noteKey(nodeId)), [tracker]);
 
-  /** Saves where dragged nodes were left (React Flow has already moved them on the canvas). */
-  const saveMoves = useCallback(
-    (dragged: BoardFlowNode[]) => {
-      for (const n of dragged) {
+  /** A drag starts: where the nodes were, for undo. */
+  const dragStarted = useCallback((dragged: BoardFlowNode[]) => {
+    dragFrom.current = new Map(dragged.map((n) => [n.id, { x: n.position.x, y: n.position.y }]));
+  }, []);
+
+  /** Schedules the position saves of nodes already moved on the canvas. */
+  const schedulePositions = useCallback(
+    (moved: BoardFlowNode[]) => {
+      for (const n of moved) {
         if (n.type === 'uploadNode') continue;
         const position = { x: n.position.x, y: n.position.y };
         tracker.schedule(
@@ -108,16 +145,58 @@ export function useBoardEdits({ boardId, canEdit, graph, tracker, sync, notify, 
     [boardId, tracker, sync],
   );
 
+  /** Saves where dragged nodes were left (React Flow has already moved them on the canvas). */
+  const saveMoves = useCallback(
+    (dragged: BoardFlowNode[]) => {
+      const real = dragged.filter((n) => n.type !== 'uploadNode');
+      schedulePositions(real);
+      const moves: NodeMove[] = [];
+      for (const n of real) {
+        const from = dragFrom.current.get(n.id);
+        if (from && (from.x !== n.position.x || from.y !== n.position.y)) moves.push({ id: n.id, from, to: { ...n.position } });
+      }
+      dragFrom.current = new Map();
+      if (moves.length > 0) history.record({ kind: 'move', moves });
+    },
+    [schedulePositions, history],
+  );
+
+  /**
+   * Moves the selected nodes by (dx, dy) (arrow keys) and saves their positions: React Flow's own
+   * keyboard moves end in no drag stop, so they were shown but never saved.
+   */
+  const nudge = useCallback(
+    (ids: string[], dx: number, dy: number) => {
+      const moved: BoardFlowNode[] = [];
+      const moves: NodeMove[] = [];
+      for (const id of ids) {
+        const node = graph.nodeById(id);
+        if (!node || node.type === 'uploadNode') continue;
+        const to = { x: node.position.x + dx, y: node.position.y + dy };
+        moves.push({ id, from: { ...node.position }, to });
+        moved.push({ ...node, position: to });
+        graph.patchNode(id, (n) => ({ ...n, position: to }));
+      }
+      if (moved.length === 0) return;
+      schedulePositions(moved);
+      // A run of steps on one selection is one history entry (until any other change or an undo).
+      history.record({ kind: 'move', moves }, `keyboard-move:${[...ids].sort().join()}`);
+    },
+    [graph, schedulePositions, history],
+  );
+
   const connect = useCallback(
     async (connection: Connection) => {
       try {
         const record = await createEdge(boardId, connection.source, connection.target);
-        graph.addEdge(toFlowEdge(record));
+        const edge = toFlowEdge(record);
+        graph.addEdge(edge);
+        history.record({ kind: 'create', nodes: [], edges: [snapshotEdge(edge)] });
       } catch (error) {
         notify((error as Error).message);
       }
     },
-    [boardId, graph, notify],
+    [boardId, graph, notify, history],
   );
 
   /** Deletes nodes and edges (toolbar, a node's menu); React Flow asks `beforeDelete` first. */
@@ -127,29 +206,23 @@ export function useBoardEdits({ boardId, canEdit, graph, tracker, sync, notify, 
     [flow],
   );
 
-  // React Flow's hook for every deletion (the Delete key too): the service deletes first, in one
-  // batch request (all or nothing), and only then does the selection leave the canvas; a refused
-  // batch leaves it all in place with a notice, so nothing has to come back.
-  const beforeDelete: OnBeforeDelete<BoardFlowNode, Edge> = useCallback(
-    async ({ nodes: doomed, edges: doomedEdges }) => {
-      if (!canEdit) return false;
-      const real = doomed.filter((n) => n.type !== 'uploadNode');
-      const asked = new Set(real.map((n) => n.id));
-      // Edges of deleted nodes go with them on the service; only the others are deleted by id,
-      // before the nodes.
-      const own = doomedEdges.filter((e) => !asked.has(e.source) && !asked.has(e.target));
+  /**
+   * Deletes on the service (one batch, or consecutive ones past 500 operations) and tells the
+   * sync and the canvas what went; a failure is told in a notice naming the item. Returns what
+   * was deleted.
+   */
+  const deleteOnService = useCallback(
+    async (nodeIds: string[], edgeIds: string[], nameOf: (id: string) => string | undefined) => {
       const operations: DeleteOperation[] = [
-        ...own.map((e) => ({ op: 'delete_edge' as const, id: e.id })),
-        ...real.map((n) => ({ op: 'delete_node' as const, id: n.id })),
+        ...edgeIds.map((id) => ({ op: 'delete_edge' as const, id })),
+        ...nodeIds.map((id) => ({ op: 'delete_node' as const, id })),
       ];
-      if (operations.length === 0) return false;
       const { done, error, failedAt } = await deleteInBatches(boardId, operations);
       const written = operations.slice(0, done);
       if (error) {
         // "operations[i]: …" means nothing to a person: name the item instead.
         const item = failedAt === undefined ? undefined : operations[failedAt];
-        const node = item?.op === 'delete_node' ? real.find((n) => n.id === item.id) : undefined;
-        const what = node ? labelOf(node.data, 'A node') : item ? 'A connection' : undefined;
+        const what = item?.op === 'delete_node' ? (nameOf(item.id) ?? 'A node') : item ? 'A connection' : undefined;
         const reason = error.message.replace(/^operations\[\d+\]:\s*/, '');
         const outcome = done > 0 ? `Only ${done} of ${operations.length} deletions were made` : 'Nothing was deleted';
         notify(`${outcome}: ${what ? `${what}: ` : ''}${reason}`);
@@ -163,25 +236,148 @@ export function useBoardEdits({ boardId, canEdit, graph, tracker, sync, notify, 
       if (gone.size > 0) sync.nodesDeleted([...gone]);
       for (const id of edgesGone) sync.edgeDeleted(id);
       onNodesDeleted(gone);
-      return {
-        nodes: real.filter((n) => gone.has(n.id)),
-        edges: doomedEdges.filter((e) => edgesGone.has(e.id) || gone.has(e.source) || gone.has(e.target)),
-      };
+      return { gone, edgesGone, failed: error !== undefined };
     },
-    [boardId, canEdit, sync, notify, onNodesDeleted],
+    [boardId, sync, notify, onNodesDeleted],
+  );
+
+  // React Flow's hook for every deletion (the Delete key too): the service deletes first, in one
+  // batch request (all or nothing), and only then does the selection leave the canvas; a refused
+  // batch leaves it all in place with a notice, so nothing has to come back.
+  const beforeDelete: OnBeforeDelete<BoardFlowNode, Edge> = useCallback(
+    async ({ nodes: doomed, edges: doomedEdges }) => {
+      if (!canEdit) return false;
+      const real = doomed.filter((n) => n.type !== 'uploadNode');
+      const asked = new Set(real.map((n) => n.id));
+      // Edges of deleted nodes go with them on the service; only the others are deleted by id,
+      // before the nodes.
+      const own = doomedEdges.filter((e) => !asked.has(e.source) && !asked.has(e.target));
+      if (own.length + real.length === 0) return false;
+      const { gone, edgesGone } = await deleteOnService(
+        real.map((n) => n.id),
+        own.map((e) => e.id),
+        (id) => {
+          const node = real.find((n) => n.id === id);
+          return node ? labelOf(node.data, 'A node') : undefined;
+        },
+      );
+      const deletedNodes = real.filter((n) => gone.has(n.id));
+      const deletedEdges = doomedEdges.filter((e) => edgesGone.has(e.id) || gone.has(e.source) || gone.has(e.target));
+      if (deletedNodes.length + deletedEdges.length > 0) {
+        history.record({
+          kind: 'delete',
+          nodes: deletedNodes.flatMap((n) => snapshotNode(withTypedText(n)) ?? []),
+          edges: deletedEdges.map(snapshotEdge),
+        });
+      }
+      return { nodes: deletedNodes, edges: deletedEdges };
+    },
+    [canEdit, deleteOnService, history, withTypedText],
+  );
+
+  const writeDeps = useMemo<HistoryWriteDeps>(
+    () => ({
+      boardId,
+      graph,
+      sync,
+      history,
+      deleteNow: async (nodeIds, edgeIds) => {
+        const { failed } = await deleteOnService(nodeIds, edgeIds, (id) => {
+          const node = graph.nodeById(id);
+          return node ? labelOf(node.data, 'A node') : undefined;
+        });
+        // The notice is given already: an empty message says so.
+        if (failed) throw new Error('');
+      },
+      textSet: (nodeId, text) => {
+        noteText.current.set(nodeId, text);
+        writeDraft(draftKey(boardId, nodeId), null);
+      },
+    }),
+    [boardId, graph, sync, history, deleteOnService],
+  );
+
+  /** Undoes (or redoes) the person's last change through the API; a failure drops it with a notice. */
+  const step = useCallback(
+    (direction: 'undo' | 'redo') => {
+      const run = async () => {
+        if (!canEdit) return;
+        const entry = direction === 'undo' ? history.takeUndo() : history.takeRedo();
+        if (!entry) return;
+        const change: HistoryChange = direction === 'undo' ? invert(entry) : entry;
+        // A save still waiting for these nodes goes first, so the undo lands after it.
+        for (const id of nodeIdsOf(change)) {
+          const current = history.resolve(id);
+          await tracker.flush(noteKey(current));
+          await tracker.flush(positionKey(current));
+        }
+        try {
+          await applyChange(writeDeps, change, direction === 'undo' ? 'Could not undo' : 'Could not redo');
+          if (direction === 'undo') history.undone(entry);
+          else history.redone(entry);
+        } catch (error) {
+          // The board changed under it (someone deleted the node, say): the step is dropped.
+          const message = (error as Error).message;
+          if (message) notify(message);
+        }
+      };
+      historyQueue.current = historyQueue.current.then(run, run);
+      return historyQueue.current;
+    },
+    [canEdit, history, tracker, writeDeps, notify],
+  );
+  const undo = useCallback(() => step('undo'), [step]);
+  const redo = useCallback(() => step('redo'), [step]);
+
+  /**
+   * Pastes `copy` with its top-left corner at `at`, in one batch (nodes with refs, the edges among
+   * them by ref); the pasted nodes become the selection. One history entry.
+   */
+  const paste = useCallback(
+    async (copy: NodeClipboard, at: XYPosition) => {
+      if (!canEdit) return;
+      const { operations, linked } = pasteOperations(copy, boardId, at);
+      try {
+        const results = await writeBatch(boardId, operations, 'Could not paste');
+        const nodes = results.flatMap((r) => (r.node ? [toFlowNode(r.node)] : []));
+        const edges = results.flatMap((r) => (r.edge ? [toFlowEdge(r.edge)] : []));
+        for (const n of nodes) graph.applyNode(n);
+        for (const e of edges) graph.applyEdge(e);
+        graph.select(nodes.map((n) => n.id));
+        history.record({ kind: 'create', nodes: nodes.flatMap((n) => snapshotNode(n) ?? []), edges: edges.map(snapshotEdge) });
+        if (linked > 0) {
+          notify(
+            `${linked === 1 ? 'A file was' : `${linked} files were`} pasted as a link to the original: files belong to their board (upload it here for a copy of its own).`,
+          );
+        }
+      } catch (error) {
+        notify((error as Error).message);
+      }
+    },
+    [boardId, canEdit, graph, history, notify],
   );
 
   return {
     autoFocusId,
     addingNote,
     addNote,
+    addNoteAt,
     placeFileNode,
     saveNoteText,
     typedText,
+    withTypedText,
     flushNoteText,
+    dragStarted,
     saveMoves,
+    nudge,
     connect,
     remove,
     beforeDelete,
+    history,
+    canUndo,
+    canRedo,
+    undo,
+    redo,
+    paste,
   };
 }

@@ -25,6 +25,8 @@ export interface CanvasGraph {
   replaceNode(id: string, node: BoardFlowNode): void;
   removeNode(id: string): void;
   selectOnly(id: string): void;
+  /** Makes exactly these nodes the selection (edges unselected). */
+  select(ids: string[]): void;
   addEdge(edge: Edge): void;
   /** The service's state of a node: added, or its type, position and data replaced (what React
    * Flow keeps on it, such as selection and size, stays). */
@@ -82,6 +84,11 @@ export function useBoardGraph(initialNodes: BoardFlowNode[], initialEdges: Edge[
         ),
       removeNode: (id) => setNodes((list) => list.filter((n) => n.id !== id)),
       selectOnly: (id) => setNodes((list) => list.map((n) => (n.selected === (n.id === id) ? n : { ...n, selected: n.id === id }))),
+      select: (ids) => {
+        const chosen = new Set(ids);
+        setNodes((list) => list.map((n) => (!!n.selected === chosen.has(n.id) ? n : { ...n, selected: chosen.has(n.id) })));
+        setEdges((list) => (list.some((e) => e.selected) ? list.map((e) => (e.selected ? { ...e, selected: false } : e)) : list));
+      },
       addEdge: (edge) => setEdges((list) => (list.some((e) => e.id === edge.id) ? list : [...list, edge])),
       applyNode: (node) =>
         setNodes((list) =>
