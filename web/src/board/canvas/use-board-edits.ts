@@ -6,16 +6,25 @@
 // undo/redo, copy/paste and resizing belong here.
 import { useCallback, useRef, useState } from 'react';
 import { type Connection, type Edge, type OnBeforeDelete, useReactFlow, type XYPosition } from '@xyflow/react';
-import { type ApiNodeType, createEdge, createNode, type DeleteOperation, deleteInBatches, updateNode } from '../board-api';
+import { type ApiNodeType, createEdge, createNode, type DeleteOperation, deleteInBatches, updateEdge, updateNode } from '../board-api';
 import { type BoardFlowNode, draftKey, readDraft, writeDraft } from '../board-context';
-import { toFlowEdge, toFlowNode } from '../flow-mapping';
+import { edgeMarker, toFlowEdge, toFlowNode } from '../flow-mapping';
 import { labelOf } from '../nodes/node-frame';
 import type { SaveTracker } from '../save-tracker';
-import { noteKey, positionKey, type ServerSync } from './server-sync';
+import { linkNodeType } from '../nodes/web-links';
+import { dataKey, noteKey, positionKey, type ServerSync } from './server-sync';
 import type { CanvasGraph } from './use-board-graph';
 
 const NOTE_SAVE_MS = 700;
 const POSITION_SAVE_MS = 400;
+const DATA_SAVE_MS = 300;
+
+/** `data` with `patch` applied as the API's PATCH does (a key set to null is removed). */
+function patched(data: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...data, ...patch };
+  for (const [key, value] of Object.entries(patch)) if (value === null) delete out[key];
+  return out;
+}
 
 export interface BoardEditsOptions {
   boardId: string;
@@ -36,6 +45,8 @@ export function useBoardEdits({ boardId, canEdit, graph, tracker, sync, notify, 
   const notesAdded = useRef(0);
   // The text as last typed per note, ahead of its debounced save.
   const noteText = useRef(new Map<string, string>());
+  // Data keys (size, colour, title) per node changed here and not yet saved; one request per node.
+  const dataChanges = useRef(new Map<string, { data: Record<string, unknown>; position?: XYPosition }>());
 
   /** Adds an empty note near `centre` (each next one a little lower right), selected and focused. */
   const addNote = useCallback(
@@ -44,7 +55,8 @@ export function useBoardEdits({ boardId, canEdit, graph, tracker, sync, notify, 
       const position = { x: Math.round(centre.x - 130 + offset), y: Math.round(centre.y - 70 + offset) };
       setAddingNote(true);
       try {
-        const record = await createNode(boardId, 'note', position, { text: '', label: 'Note' });
+        // No label: the card is titled by its first line until the person names it.
+        const record = await createNode(boardId, 'note', position, { text: '' });
         graph.addNode(toFlowNode(record), { select: true });
         setAutoFocusId(record.id);
       } catch (error) {
@@ -171,6 +183,72 @@ export function useBoardEdits({ boardId, canEdit, graph, tracker, sync, notify, 
     [boardId, canEdit, sync, notify, onNodesDeleted],
   );
 
+  // ---- Cards and connections: size, colour, title, edge label, links ---------------------------
+
+  /** Changes keys of a node's data (null removes one), and with a resize its position: shown at
+   * once, saved after a short pause as one PATCH per node (the API merges data keys). */
+  const updateNodeData = useCallback(
+    (nodeId: string, patch: Record<string, unknown>, position?: XYPosition) => {
+      graph.patchNode(nodeId, (n) => ({ ...n, data: patched(n.data, patch) }));
+      const before = dataChanges.current.get(nodeId);
+      const change = { data: { ...before?.data, ...patch }, position: position ?? before?.position };
+      dataChanges.current.set(nodeId, change);
+      tracker.schedule(
+        dataKey(nodeId),
+        async () => {
+          sync.saved(await updateNode(boardId, nodeId, change));
+          if (dataChanges.current.get(nodeId) === change) dataChanges.current.delete(nodeId);
+        },
+        DATA_SAVE_MS,
+      );
+    },
+    [boardId, graph, tracker, sync],
+  );
+
+  /** A card resized (React Flow's NodeResizer has drawn it): its size kept in node_data's width
+   * and height (the keys JSON Canvas export reads), and its position if a left or top edge moved. */
+  const resizeNode = useCallback(
+    (nodeId: string, box: { x: number; y: number; width: number; height: number }) => {
+      const node = graph.nodeById(nodeId);
+      if (!node) return;
+      const size = { width: Math.round(box.width), height: Math.round(box.height) };
+      const moved = Math.abs(node.position.x - box.x) > 0.5 || Math.abs(node.position.y - box.y) > 0.5;
+      // The card's size now comes from its data again, not from the resizer's inline size.
+      graph.patchNode(nodeId, (n) => ({ ...n, width: undefined, height: undefined }));
+      updateNodeData(nodeId, size, moved ? { x: Math.round(box.x), y: Math.round(box.y) } : undefined);
+    },
+    [graph, updateNodeData],
+  );
+
+  /** Changes keys of an edge's data (null removes one): shown at once, then the whole data saved
+   * (PATCH replaces edge_data). */
+  const updateEdgeData = useCallback(
+    (edgeId: string, patch: Record<string, unknown>) => {
+      const edge = flow.getEdge(edgeId);
+      if (!edge) return;
+      const data = patched(edge.data ?? {}, patch);
+      graph.applyEdge({ ...edge, data, label: typeof data.label === 'string' ? data.label : undefined, markerEnd: edgeMarker(data) });
+      tracker.schedule(
+        `edge:${edgeId}`,
+        async () => {
+          sync.edge(await updateEdge(boardId, edgeId, flow.getEdge(edgeId)?.data ?? data));
+        },
+        DATA_SAVE_MS,
+      );
+    },
+    [boardId, flow, graph, tracker, sync],
+  );
+
+  /** Adds a url node for `url` (a video node for YouTube and Vimeo) centred on `at`, selected;
+   * rejects with the service's reason. */
+  const addLink = useCallback(
+    async (url: string, at: XYPosition) => {
+      const record = await createNode(boardId, linkNodeType(url), { x: Math.round(at.x - 140), y: Math.round(at.y - 60) }, { url });
+      graph.addNode(toFlowNode(record), { select: true });
+    },
+    [boardId, graph],
+  );
+
   return {
     autoFocusId,
     addingNote,
@@ -183,5 +261,9 @@ export function useBoardEdits({ boardId, canEdit, graph, tracker, sync, notify, 
     connect,
     remove,
     beforeDelete,
+    updateNodeData,
+    resizeNode,
+    updateEdgeData,
+    addLink,
   };
 }
