@@ -132,7 +132,7 @@ export async function createEdge(boardId: string, source: string, target: string
 export async function updateEdge(boardId: string, id: string, data: Record<string, unknown>): Promise<EdgeRecord> {
   return (
     await unwrap(
-      api.PATCH('/v1/boards/{boardId}/edges/{id}', { params: { path: { boardId, id } }, body: { edge_data: data } }),
+      api.PATCH('/v1/boards/{boardId}/edges/{id}', { params: { path: { boardId, id } }, body: { data } }),
       'Could not save the connection',
     )
   ).data;
