@@ -20,6 +20,8 @@ export const noteKey = (nodeId: string) => `note:${nodeId}`;
 export const positionKey = (nodeId: string) => `position:${nodeId}`;
 /** A node's data keys other than a note's text (size, colour, title). */
 export const dataKey = (nodeId: string) => `data:${nodeId}`;
+/** An edge's data (label, colour). */
+export const edgeKey = (edgeId: string) => `edge:${edgeId}`;
 
 const timeOf = (record: NodeRecord) => Date.parse(record.updated_at as unknown as string);
 
@@ -135,6 +137,7 @@ export class ServerSync {
   }
 
   edgeDeleted(id: string): void {
+    this.tracker.cancel(edgeKey(id));
     this.graph.removeEdge(id);
   }
 

@@ -12,7 +12,7 @@ import { edgeMarker, toFlowEdge, toFlowNode } from '../flow-mapping';
 import { labelOf } from '../nodes/node-frame';
 import type { SaveTracker } from '../save-tracker';
 import { linkNodeType } from '../nodes/web-links';
-import { dataKey, noteKey, positionKey, type ServerSync } from './server-sync';
+import { dataKey, edgeKey, noteKey, positionKey, type ServerSync } from './server-sync';
 import type { CanvasGraph } from './use-board-graph';
 
 const NOTE_SAVE_MS = 700;
@@ -229,7 +229,7 @@ export function useBoardEdits({ boardId, canEdit, graph, tracker, sync, notify, 
       const data = patched(edge.data ?? {}, patch);
       graph.applyEdge({ ...edge, data, label: typeof data.label === 'string' ? data.label : undefined, markerEnd: edgeMarker(data) });
       tracker.schedule(
-        `edge:${edgeId}`,
+        edgeKey(edgeId),
         async () => {
           sync.edge(await updateEdge(boardId, edgeId, flow.getEdge(edgeId)?.data ?? data));
         },
