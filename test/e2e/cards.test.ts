@@ -92,11 +92,12 @@ test('a card resized, coloured and renamed and a connection labelled and coloure
     await cardB.getByRole('textbox', { name: 'Title' }).press('Enter');
     await eventually('the second title saved', async () => (await nodeData(b)).label === 'Second step');
 
-    // The connection: selected, it offers a label and a colour.
+    // The connection: selected, it offers a label and a colour; a double-click on it edits its label.
     const edgeEl = page.locator(`.react-flow__edge[data-id="${edge}"]`);
     await edgeEl.click();
     const tools = page.getByRole('toolbar', { name: 'Connection tools' });
-    await tools.getByRole('button', { name: 'Add label' }).click();
+    await tools.getByRole('button', { name: 'Add label' }).waitFor();
+    await edgeEl.dblclick();
     const labelInput = page.getByRole('textbox', { name: 'Connection label' });
     await labelInput.fill('leads to');
     await labelInput.press('Enter');
