@@ -5,12 +5,13 @@
 // and makes a url card showing its address; a pasted YouTube address makes a video node (other
 // pastes are left alone); a dropped address makes a url card where it was let go; a video plays in
 // its card in YouTube's privacy-enhanced player, which the page's Content-Security-Policy allows
-// (the player's request is routed and aborted here: the test machine has no internet).
+// (the player's request is routed and aborted here: the test machine has no internet). Someone
+// who may only view the board sees the colours, titles and labels but cannot change them.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import type { TestServer } from '../helpers/harness.js';
-import { eventually, openNewBoard, startWebServer } from './helpers/browser.js';
+import { eventually, openBoardAsNewAccount, openNewBoard, startWebServer } from './helpers/browser.js';
 
 let server: TestServer;
 
@@ -114,6 +115,7 @@ test('a card resized, coloured and renamed and a connection labelled and coloure
     await labelInput.fill('then');
     await labelInput.press('Enter');
     await eventually('the edited label saved', async () => (await edgeData()).label === 'then');
+    assert.equal(await zoomOf(page), zoom, 'double-clicks on titles, connections and labels do not zoom the canvas');
     await allSaved(page);
 
     // The export keeps size, colour and label under the format's own keys.
@@ -139,6 +141,30 @@ test('a card resized, coloured and renamed and a connection labelled and coloure
     await page.getByTestId(`edge-label-${edge}`).getByText('then').waitFor();
     const stroke = await edgeEl.locator('.react-flow__edge-path').evaluate((el) => getComputedStyle(el).stroke);
     assert.equal(stroke, 'rgb(6, 182, 212)', 'the connection is drawn in cyan');
+
+    // Someone who may only view the board sees all of it and can change none of it.
+    await api('PATCH', `/v1/boards/${boardId}`, { is_public: true, public_access_level: 'view' });
+    console.log('VIEWPORT', JSON.stringify((await api('GET', `/v1/boards/${boardId}`)).data).slice(0, 400));
+    const visitor = await openBoardAsNewAccount(server, boardId, 'Cards board');
+    try {
+      await visitor.page.locator('.react-flow__controls-fitview').click();
+      const seen = visitor.page.getByTestId(`node-${a}`);
+      assert.equal(await seen.getAttribute('data-color'), '4');
+      await seen.locator('.bw-node__title').click();
+      await seen.locator('.bw-node__title').dblclick();
+      await visitor.page.getByTestId(`edge-label-${edge}`).getByText('then').dblclick();
+      await seen.getByRole('button', { name: 'Menu of First step' }).click();
+      await visitor.page.getByRole('menuitem', { name: 'Chat about this' }).waitFor();
+      assert.equal(await visitor.page.getByRole('menuitem', { name: 'Rename' }).count(), 0);
+      assert.equal(await visitor.page.getByRole('group', { name: 'Card colour' }).count(), 0);
+      assert.equal(await seen.getByRole('textbox', { name: 'Title' }).count(), 0, 'no title to edit');
+      assert.equal(await visitor.page.locator('.react-flow__resize-control').count(), 0, 'no resize handles');
+      assert.equal(await visitor.page.getByRole('textbox', { name: 'Connection label' }).count(), 0, 'no label to edit');
+      assert.equal(await visitor.page.getByRole('toolbar', { name: 'Connection tools' }).count(), 0);
+      assert.equal(await visitor.page.getByRole('button', { name: 'Add link' }).count(), 0);
+    } finally {
+      await visitor.close();
+    }
   } finally {
     await close();
   }

@@ -2,7 +2,7 @@
 // import have it), edited in place after a double-click on the connection or its label, and, while
 // the connection is selected by someone who may edit, a small toolbar to label it and colour it
 // (edge_data.color). Drawn as HTML over the canvas through React Flow's EdgeLabelRenderer.
-import { useEffect, useRef } from 'react';
+import { useCallback, useEffect, useRef } from 'react';
 import { EdgeLabelRenderer } from '@xyflow/react';
 import { useCardActions } from './canvas/card-actions';
 import { ColorSwatches } from './nodes/card-parts';
@@ -15,11 +15,13 @@ export function EdgeAdornment(props: { id: string; x: number; y: number; data: R
   const color = typeof data?.color === 'string' ? data.color : undefined;
   const editing = canEdit && editingEdge === id;
   const tools = canEdit && selected && !editing;
+  const doubleClickRef = useOwnDoubleClick(canEdit ? () => editEdgeLabel(id) : undefined);
   if (!label && !editing && !tools) return null;
   const hex = colorHex(color);
   return (
     <EdgeLabelRenderer>
       <div
+        ref={doubleClickRef}
         className="bw-edge-label nodrag nopan"
         data-testid={`edge-label-${id}`}
         style={{ transform: `translate(-50%, -50%) translate(${x}px, ${y}px)` }}
@@ -34,11 +36,7 @@ export function EdgeAdornment(props: { id: string; x: number; y: number; data: R
           />
         ) : (
           label && (
-            <span
-              className="bw-edge-label__text"
-              style={hex ? { borderColor: hex } : undefined}
-              onDoubleClick={canEdit ? () => editEdgeLabel(id) : undefined}
-            >
+            <span className="bw-edge-label__text" style={hex ? { borderColor: hex } : undefined}>
               {label}
             </span>
           )
@@ -54,6 +52,28 @@ export function EdgeAdornment(props: { id: string; x: number; y: number; data: R
       </div>
     </EdgeLabelRenderer>
   );
+}
+
+/**
+ * A double-click on the label (or the tools) is the label's own: it is stopped where it happens,
+ * because React Flow's pane would otherwise also zoom on it (its "nopan" check does not hold a
+ * double-click back inside the edge label layer). Outside text fields and buttons, it edits the label.
+ */
+function useOwnDoubleClick(edit: (() => void) | undefined) {
+  const latest = useRef(edit);
+  latest.current = edit;
+  const cleanup = useRef<() => void>(undefined);
+  return useCallback((element: HTMLDivElement | null) => {
+    cleanup.current?.();
+    cleanup.current = undefined;
+    if (!element) return;
+    const listener = (event: MouseEvent) => {
+      event.stopPropagation();
+      if (!(event.target as Element).closest('input, button')) latest.current?.();
+    };
+    element.addEventListener('dblclick', listener);
+    cleanup.current = () => element.removeEventListener('dblclick', listener);
+  }, []);
 }
 
 /** Enter or leaving saves (`onDone(text)`), Escape cancels (`onDone(undefined)`). */
