@@ -73,6 +73,26 @@ test('a card resized, coloured and renamed and a connection labelled and coloure
     assert.ok(Math.abs(sized.height - expectedHeight) < 4, `height ${sized.height}, expected about ${expectedHeight}`);
     assert.equal(sized.text, 'Alpha', 'the rest of the data is kept');
 
+    // From the top-left handle the card grows up and left: its position is saved with its size.
+    const nodeB = async () => (await api('GET', `/v1/boards/${boardId}/nodes/${b}`)).data;
+    const startB = await nodeB();
+    await cardB.locator('.bw-node__title').click();
+    const boxB = await cardB.boundingBox();
+    const gripB = await cardB.locator('.react-flow__resize-control.handle.top.left').boundingBox();
+    assert.ok(boxB && gripB);
+    await page.mouse.move(gripB.x + gripB.width / 2, gripB.y + gripB.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(gripB.x - 20, gripB.y - 10, { steps: 4 });
+    await page.mouse.move(gripB.x + gripB.width / 2 - 50, gripB.y + gripB.height / 2 - 30, { steps: 4 });
+    await page.mouse.up();
+    const grown = await eventually('the position and size saved', async () => {
+      const node = await nodeB();
+      return typeof node.node_data.width === 'number' && node.position_x !== startB.position_x ? node : undefined;
+    });
+    assert.ok(Math.abs(grown.position_x - (startB.position_x - 50 / zoom)) < 4, `x ${startB.position_x} -> ${grown.position_x}`);
+    assert.ok(Math.abs(grown.position_y - (startB.position_y - 30 / zoom)) < 4, `y ${startB.position_y} -> ${grown.position_y}`);
+    assert.ok(Math.abs(grown.node_data.width - (boxB.width + 50) / zoom) < 4, `width ${grown.node_data.width}`);
+
     // Colour and rename from the card's menu.
     await cardA.getByRole('button', { name: 'Menu of Alpha' }).click();
     await page.getByRole('group', { name: 'Card colour' }).getByRole('button', { name: 'Green' }).click();

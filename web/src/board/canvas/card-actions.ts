@@ -8,7 +8,8 @@ import { ActionsContext } from '../board-context';
 
 export interface CardActions {
   canEdit: boolean;
-  resizeNode(nodeId: string, box: { x: number; y: number; width: number; height: number }): void;
+  /** A card's new size, and its new position when the resize moved its left or top edge. */
+  resizeNode(nodeId: string, size: { width: number; height: number }, position?: { x: number; y: number }): void;
   /** Sets keys of a node's data (null removes one). */
   updateNodeData(nodeId: string, patch: Record<string, unknown>): void;
   /** Sets keys of an edge's data (null removes one). */

@@ -206,16 +206,17 @@ export function useBoardEdits({ boardId, canEdit, graph, tracker, sync, notify, 
   );
 
   /** A card resized (React Flow's NodeResizer has drawn it): its size kept in node_data's width
-   * and height (the keys JSON Canvas export reads), and its position if a left or top edge moved. */
+   * and height (the keys JSON Canvas export reads), and its position when a left or top edge moved
+   * (`position`: the resizer has moved the node on the canvas already). */
   const resizeNode = useCallback(
-    (nodeId: string, box: { x: number; y: number; width: number; height: number }) => {
-      const node = graph.nodeById(nodeId);
-      if (!node) return;
-      const size = { width: Math.round(box.width), height: Math.round(box.height) };
-      const moved = Math.abs(node.position.x - box.x) > 0.5 || Math.abs(node.position.y - box.y) > 0.5;
+    (nodeId: string, size: { width: number; height: number }, position?: XYPosition) => {
       // The card's size now comes from its data again, not from the resizer's inline size.
       graph.patchNode(nodeId, (n) => ({ ...n, width: undefined, height: undefined }));
-      updateNodeData(nodeId, size, moved ? { x: Math.round(box.x), y: Math.round(box.y) } : undefined);
+      updateNodeData(
+        nodeId,
+        { width: Math.round(size.width), height: Math.round(size.height) },
+        position && { x: Math.round(position.x), y: Math.round(position.y) },
+      );
     },
     [graph, updateNodeData],
   );

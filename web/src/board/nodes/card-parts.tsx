@@ -13,6 +13,8 @@ export function useCardLook(id: string, data: Record<string, unknown>, selected:
   const { canEdit, resizeNode } = useCardActions();
   // While a resize is under way the card follows the handles; once let go, its data has the size.
   const [live, setLive] = useState<Size>();
+  // Where the card was when the resize began: a resize from its left or top edge moves it.
+  const start = useRef<{ x: number; y: number }>(undefined);
   const stored = cardSize(data);
   const size = live ?? stored;
   const hex = colorHex(data.color);
@@ -31,10 +33,15 @@ export function useCardLook(id: string, data: Record<string, unknown>, selected:
       maxHeight={CARD_SIZE.maxHeight}
       lineClassName="bw-resize-line"
       handleClassName="bw-resize-handle"
+      onResizeStart={(_event, box) => {
+        start.current = { x: box.x, y: box.y };
+      }}
       onResize={(_event, box) => setLive({ width: box.width, height: box.height })}
       onResizeEnd={(_event, box) => {
         setLive(undefined);
-        resizeNode(id, box);
+        const from = start.current;
+        const moved = !from || Math.abs(from.x - box.x) > 0.5 || Math.abs(from.y - box.y) > 0.5;
+        resizeNode(id, box, moved ? { x: box.x, y: box.y } : undefined);
       }}
     />
   ) : null;
