@@ -6,7 +6,8 @@
 // pastes are left alone); a dropped address makes a url card where it was let go; a video plays in
 // its card in YouTube's privacy-enhanced player, which the page's Content-Security-Policy allows
 // (the player's request is routed and aborted here: the test machine has no internet). Someone
-// who may only view the board sees the colours, titles and labels but cannot change them.
+// who may only view the board sees the colours, titles and labels but cannot change them, and
+// sees the owner's next change without a reload.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
@@ -182,6 +183,12 @@ test('a card resized, coloured and renamed and a connection labelled and coloure
       assert.equal(await visitor.page.getByRole('textbox', { name: 'Connection label' }).count(), 0, 'no label to edit');
       assert.equal(await visitor.page.getByRole('toolbar', { name: 'Connection tools' }).count(), 0);
       assert.equal(await visitor.page.getByRole('button', { name: 'Add link' }).count(), 0);
+
+      // The owner's changes reach the visitor's open page without a reload.
+      await visitor.page.keyboard.press('Escape');
+      await cardA.getByRole('button', { name: 'Menu of First step' }).click();
+      await page.getByRole('group', { name: 'Card colour' }).getByRole('button', { name: 'Red' }).click();
+      await eventually('the new colour on the visitor’s page', async () => (await seen.getAttribute('data-color')) === '1');
     } finally {
       await visitor.close();
     }
