@@ -189,6 +189,7 @@ export function useBoardEdits({ boardId, canEdit, graph, tracker, sync, notify, 
    * once, saved after a short pause as one PATCH per node (the API merges data keys). */
   const updateNodeData = useCallback(
     (nodeId: string, patch: Record<string, unknown>, position?: XYPosition) => {
+      if (!graph.nodeById(nodeId)) return; // deleted meanwhile (by someone else too)
       graph.patchNode(nodeId, (n) => ({ ...n, data: patched(n.data, patch) }));
       const before = dataChanges.current.get(nodeId);
       const change = { data: { ...before?.data, ...patch }, position: position ?? before?.position };
