@@ -129,7 +129,7 @@ test("notes added, typed in, moved, connected and deleted in one browser appear 
     await b.locator(`.react-flow__edge[data-id="${edge.id}"]`).waitFor({ timeout: 5_000 });
 
     // Deleted in A (from the node's menu): the node and its edge leave B's canvas.
-    await a.getByTestId(`node-${anchor}`).getByRole('button', { name: 'Menu of Note' }).click();
+    await a.getByTestId(`node-${anchor}`).getByRole('button', { name: 'Menu of Anchor' }).click();
     await a.getByRole('menuitem', { name: 'Delete' }).click();
     await b.getByTestId(`node-${anchor}`).waitFor({ state: 'detached', timeout: 5_000 });
     await b.locator(`.react-flow__edge[data-id="${edge.id}"]`).waitFor({ state: 'detached', timeout: 5_000 });

@@ -68,7 +68,7 @@ test("a second account adds and writes a note on someone else's public edit boar
     await page.getByRole('status').filter({ hasText: 'All changes saved' }).waitFor();
 
     // The visitor's node menu offers what edit access allows.
-    await page.getByTestId(`node-${id}`).getByRole('button', { name: 'Menu of Note' }).click();
+    await page.getByTestId(`node-${id}`).getByRole('button', { name: 'Menu of Agenda: budget, hiring, offsite' }).click();
     await page.getByRole('menuitem', { name: 'Make searchable' }).waitFor();
     await page.getByRole('menuitem', { name: 'Delete' }).waitFor();
     await page.keyboard.press('Escape');

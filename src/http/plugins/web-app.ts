@@ -8,7 +8,8 @@
 // Security headers: a Content-Security-Policy that allows only this origin (plus the identity
 // provider's endpoints in connect-src, which the browser calls for the PKCE token exchange),
 // inline styles (React Flow positions nodes with style attributes), data:/blob: images (previews of
-// dropped files) and YouTube thumbnails of video nodes, no framing; nosniff; no Referer (the callback URL carries the authorization code).
+// dropped files) and YouTube thumbnails of video nodes, frames of the YouTube (privacy-enhanced)
+// and Vimeo players only, no framing of the app itself; nosniff; no Referer (the callback URL carries the authorization code).
 //
 // The build's `.map` source maps (the app's whole source) are 404 unless WEB_SOURCE_MAPS asks for
 // them: the build keeps making them, for whoever debugs or feeds an error tracker.
@@ -26,6 +27,9 @@ import { sendError } from './errors.js';
 const NOT_THE_APP = /^\/(v1|docs|healthz)(\/|$)/;
 /** A last path segment with an extension names a file, not a client-side route. */
 const FILE_LIKE = /\.[A-Za-z0-9]{1,8}$/;
+
+/** The only origins the app frames: the video players of video nodes (web/src/board/nodes/web-links.ts). */
+export const VIDEO_PLAYERS = ['https://www.youtube-nocookie.com', 'https://player.vimeo.com'];
 
 const origin = (url: string | null | undefined): string[] => {
   if (!url) return [];
@@ -51,8 +55,10 @@ function contentSecurityPolicy(config: Config, oidc: OidcProvider | undefined): 
     "default-src 'self'",
     "script-src 'self'",
     "style-src 'self' 'unsafe-inline'",
-    // Video nodes show YouTube's thumbnail (a picture only; the video opens on YouTube).
+    // Video nodes show YouTube's thumbnail, and play the video in the card once it is clicked,
+    // in YouTube's privacy-enhanced player or Vimeo's: those two players and no other frame.
     `img-src ${list("'self'", 'data:', 'blob:', ...base, 'https://i.ytimg.com')}`,
+    `frame-src ${VIDEO_PLAYERS.join(' ')}`,
     `connect-src ${list("'self'", ...base, ...idp)}`,
     "font-src 'self' data:",
     "worker-src 'self' blob:",

@@ -128,6 +128,16 @@ export async function createEdge(boardId: string, source: string, target: string
   ).data;
 }
 
+/** Replaces an edge's data (its label, colour and the rest: PATCH replaces edge_data whole). */
+export async function updateEdge(boardId: string, id: string, data: Record<string, unknown>): Promise<EdgeRecord> {
+  return (
+    await unwrap(
+      api.PATCH('/v1/boards/{boardId}/edges/{id}', { params: { path: { boardId, id } }, body: { data } }),
+      'Could not save the connection',
+    )
+  ).data;
+}
+
 /** The most operations one batch request may carry (docs/api.md, "Batch writes"). */
 const BATCH_LIMIT = 500;
 

@@ -20,8 +20,10 @@ import {
   JobsContext,
   RemoteSelectionContext,
 } from './board-context';
+import { AddLinkDialog } from './canvas/add-link-dialog';
 import { BoardHeader } from './canvas/board-header';
 import { BoardToolbar } from './canvas/board-toolbar';
+import { useCardActionsValue } from './canvas/card-actions';
 import { defaultEdgeOptions, edgeTypes, minimapColor, nodeTypes } from './canvas/flow-types';
 import { NoticeList, useNotices } from './canvas/notices';
 import { PresenceAvatars, RemoteCursors } from './canvas/presence-layer';
@@ -35,6 +37,7 @@ import { useFileDrop } from './canvas/use-file-drop';
 import { useLiveBoard } from './canvas/use-live-board';
 import { useNodeFocus } from './canvas/use-node-focus';
 import { useSaveTracker } from './canvas/use-save-tracker';
+import { useUrlPaste } from './canvas/use-url-paste';
 import { useUploads } from './canvas/use-uploads';
 import { useVectorizeJobs } from './canvas/use-vectorize-jobs';
 import { useViewCentre, useViewportPersistence } from './canvas/use-viewport';
@@ -80,6 +83,8 @@ export function BoardCanvas({ board: openedBoard, initialNodes, initialEdges, is
   const drop = useFileDrop({ wrapper, canUpload, notify, placeFiles });
   const viewport = useViewportPersistence({ board: openedBoard, isOwner, hasNodes: initialNodes.length > 0, tracker });
   const viewCentre = useViewCentre(wrapper);
+  const cards = useCardActionsValue(canEdit, edits);
+  const links = useUrlPaste({ canEdit, viewCentre, addLink: edits.addLink, notify });
 
   const shortcuts = useEditingShortcuts({
     boardId,
@@ -114,11 +119,15 @@ export function BoardCanvas({ board: openedBoard, initialNodes, initialEdges, is
     [boardId, canEdit, tracker, autoFocusId, saveNoteText, startVectorize, dismissJob, remove, graph, retryUpload, dismissUpload],
   );
 
+  // Size, colour, titles and edge labels (canvas/card-actions.ts) ride along with the node actions.
+  const nodeActions = useMemo(() => ({ ...actions, cards: cards.value }), [actions, cards.value]);
+
   const toolbar = (
     <BoardToolbar
       canUpload={canUpload}
       addingNote={edits.addingNote}
       onAddNote={() => void edits.addNote(viewCentre())}
+      onAddLink={links.openDialog}
       onUpload={(files) => {
         const centre = viewCentre();
         placeFiles(files, { x: centre.x - 140, y: centre.y - 100 });
@@ -129,7 +138,7 @@ export function BoardCanvas({ board: openedBoard, initialNodes, initialEdges, is
   );
 
   return (
-    <ActionsContext.Provider value={actions}>
+    <ActionsContext.Provider value={nodeActions}>
       <JobsContext.Provider value={jobs}>
         <HighlightContext.Provider value={focus.highlight}>
           <RemoteSelectionContext.Provider value={live.presence.remoteSelection}>
@@ -168,9 +177,15 @@ export function BoardCanvas({ board: openedBoard, initialNodes, initialEdges, is
                 <div
                   className={`bw-canvas${drop.dropping ? ' is-dropping' : ''}`}
                   ref={wrapper}
-                  onDragOver={drop.onDragOver}
+                  onDragOver={(event) => {
+                    drop.onDragOver(event);
+                    links.onDragOver(event);
+                  }}
                   onDragLeave={drop.onDragLeave}
-                  onDrop={drop.onDrop}
+                  onDrop={(event) => {
+                    drop.onDrop(event);
+                    links.onDrop(event);
+                  }}
                   onPointerMove={live.onPointerMove}
                   onPointerLeave={live.onPointerLeave}
                   onDoubleClick={shortcuts.onDoubleClick}
@@ -185,6 +200,7 @@ export function BoardCanvas({ board: openedBoard, initialNodes, initialEdges, is
                     onBeforeDelete={edits.beforeDelete}
                     onConnect={canEdit ? edits.connect : undefined}
                     onConnectEnd={shortcuts.onConnectEnd}
+                    onEdgeDoubleClick={cards.onEdgeDoubleClick}
                     onNodeDragStart={(_event, _node, dragged) => {
                       edits.dragStarted(dragged);
                       sync.dragStarted(dragged.map((n) => n.id));
@@ -258,6 +274,7 @@ export function BoardCanvas({ board: openedBoard, initialNodes, initialEdges, is
               </div>
               <NoticeList notices={notices.list} onDismiss={notices.dismiss} />
               {shortcuts.helpOpen && <ShortcutsHelp onClose={shortcuts.closeHelp} />}
+              {links.dialogOpen && <AddLinkDialog onAdd={(url) => edits.addLink(url, viewCentre())} onClose={links.closeDialog} />}
             </div>
           </RemoteSelectionContext.Provider>
         </HighlightContext.Provider>

@@ -4,6 +4,7 @@
 // re-renders nodes without rebuilding the actions.
 import { createContext, useContext } from 'react';
 import type { Node } from '@xyflow/react';
+import type { CardActions } from './canvas/card-actions';
 import type { SaveTracker } from './save-tracker';
 
 /** A canvas node: React Flow's node whose `data` is the API node's `node_data`. */
@@ -32,6 +33,8 @@ export interface BoardActions {
   chatAbout(nodeId: string): void;
   retryUpload(tempId: string): void;
   dismissUpload(tempId: string): void;
+  /** Size, colour, title and edge label changes (none on a read-only board). */
+  cards?: CardActions;
 }
 
 export const ActionsContext = createContext<BoardActions | null>(null);

@@ -1,7 +1,10 @@
 // Edges drawn between the nearest sides of their two nodes (wherever the nodes sit), rather
 // than from a fixed bottom handle to a fixed top handle, which loops awkwardly for nodes placed
-// side by side. The handles stay on the nodes for making connections.
+// side by side. The handles stay on the nodes for making connections. Its label, colour and tools
+// are edge-label.tsx's.
 import { BaseEdge, getBezierPath, Position, useInternalNode, type EdgeProps, type InternalNode } from '@xyflow/react';
+import { EdgeAdornment } from './edge-label';
+import { colorHex } from './nodes/card-style';
 
 interface Box {
   x: number;
@@ -29,10 +32,12 @@ function exitPoint(a: Box, b: Box): { x: number; y: number; side: Position } {
   return { x: a.x + dx * s, y: a.y + dy * s, side };
 }
 
-export function FloatingEdge({ id, source, target, markerEnd, style, label, interactionWidth }: EdgeProps) {
+export function FloatingEdge({ id, source, target, markerEnd, style: given, data, selected, interactionWidth }: EdgeProps) {
   const from = useInternalNode(source);
   const to = useInternalNode(target);
   if (!from || !to) return null;
+  const hex = colorHex(data?.color);
+  const style = hex ? { ...given, stroke: hex } : given;
   const a = centreOf(from);
   const b = centreOf(to);
   if (source === target) {
@@ -40,16 +45,10 @@ export function FloatingEdge({ id, source, target, markerEnd, style, label, inte
     const x = a.x + a.w / 2;
     const path = `M ${x} ${a.y - 14} C ${x + 70} ${a.y - 60}, ${x + 70} ${a.y + 60}, ${x} ${a.y + 14}`;
     return (
-      <BaseEdge
-        id={id}
-        path={path}
-        markerEnd={markerEnd}
-        style={style}
-        label={label}
-        labelX={x + 52}
-        labelY={a.y}
-        interactionWidth={interactionWidth}
-      />
+      <>
+        <BaseEdge id={id} path={path} markerEnd={markerEnd} style={style} interactionWidth={interactionWidth} />
+        <EdgeAdornment id={id} x={x + 52} y={a.y} data={data} selected={selected} />
+      </>
     );
   }
   const start = exitPoint(a, b);
@@ -63,15 +62,9 @@ export function FloatingEdge({ id, source, target, markerEnd, style, label, inte
     targetPosition: end.side,
   });
   return (
-    <BaseEdge
-      id={id}
-      path={path}
-      markerEnd={markerEnd}
-      style={style}
-      label={label}
-      labelX={labelX}
-      labelY={labelY}
-      interactionWidth={interactionWidth}
-    />
+    <>
+      <BaseEdge id={id} path={path} markerEnd={markerEnd} style={style} interactionWidth={interactionWidth} />
+      <EdgeAdornment id={id} x={labelX} y={labelY} data={data} selected={selected} />
+    </>
   );
 }

@@ -1,8 +1,9 @@
 // Between the API's records and React Flow's: a node's canvas type is its API type plus `Node`
 // (note -> noteNode), as in the board's flow_state (DECISIONS), and its `data` is the node_data.
-import type { Edge } from '@xyflow/react';
+import { type Edge, type EdgeMarker, MarkerType } from '@xyflow/react';
 import type { ApiNodeType, EdgeRecord, FlowState, NodeRecord } from './board-api';
 import type { BoardFlowNode } from './board-context';
+import { colorHex } from './nodes/card-style';
 
 const API_TYPES: ApiNodeType[] = ['note', 'url', 'video', 'document', 'pdf', 'image'];
 
@@ -28,8 +29,14 @@ export function fromFlowState(node: FlowState['nodes'][number]): BoardFlowNode {
   return { id: node.id, type: node.type, position: node.position, data: node.data };
 }
 
+/** An edge's arrow, in the edge's colour (edge_data.color) when it has one. */
+export function edgeMarker(data: Record<string, unknown>): EdgeMarker {
+  const color = colorHex(data.color);
+  return { type: MarkerType.ArrowClosed, width: 18, height: 18, ...(color ? { color } : {}) };
+}
+
 function edge(id: string, source: string, target: string, data: Record<string, unknown>): Edge {
-  return { id, source, target, data, ...(typeof data.label === 'string' ? { label: data.label } : {}) };
+  return { id, source, target, data, markerEnd: edgeMarker(data), ...(typeof data.label === 'string' ? { label: data.label } : {}) };
 }
 
 export function toFlowEdge(record: EdgeRecord): Edge {

@@ -1,19 +1,21 @@
-// The header's tools for someone who may edit the board: add a note, upload files (the owner
-// only), and delete what is selected.
+// The header's tools for someone who may edit the board: add a note, add a link, upload files
+// (the owner only), and delete what is selected.
 import type { ChangeEvent } from 'react';
-import { PlusIcon, TrashIcon, UploadIcon } from '../icons';
+import { LinkIcon, PlusIcon, TrashIcon, UploadIcon } from '../icons';
 
 export interface BoardToolbarProps {
   canUpload: boolean;
   /** A note is being created (the button waits for it). */
   addingNote: boolean;
   onAddNote(): void;
+  /** Opens the "Add link" dialog. */
+  onAddLink(): void;
   onUpload(files: File[]): void;
   canDelete: boolean;
   onDelete(): void;
 }
 
-export function BoardToolbar({ canUpload, addingNote, onAddNote, onUpload, canDelete, onDelete }: BoardToolbarProps) {
+export function BoardToolbar({ canUpload, addingNote, onAddNote, onAddLink, onUpload, canDelete, onDelete }: BoardToolbarProps) {
   function onFileInput(event: ChangeEvent<HTMLInputElement>) {
     const files = [...(event.target.files ?? [])];
     // Cleared so that choosing the same file again still places it again.
@@ -25,6 +27,9 @@ export function BoardToolbar({ canUpload, addingNote, onAddNote, onUpload, canDe
     <div className="bw-toolbar" role="toolbar" aria-label="Board tools">
       <button type="button" className="bw-button is-primary" onClick={onAddNote} disabled={addingNote}>
         <PlusIcon /> Add note
+      </button>
+      <button type="button" className="bw-button" onClick={onAddLink}>
+        <LinkIcon /> Add link
       </button>
       {canUpload && (
         <label className="bw-button">

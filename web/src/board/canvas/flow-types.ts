@@ -1,7 +1,9 @@
 // What React Flow is told about the board's kinds of node and edge: the component drawing each
-// canvas node type, the floating edge, how a new edge looks, and the minimap's colour per type.
+// canvas node type, the floating edge, how a new edge looks, and the minimap's colour per type
+// (or the card's own colour).
 import { type DefaultEdgeOptions, type EdgeTypes, MarkerType, type NodeTypes } from '@xyflow/react';
 import { FloatingEdge } from '../floating-edge';
+import { colorHex } from '../nodes/card-style';
 import { ImageNode, PdfNode, UploadNode } from '../nodes/file-nodes';
 import { DocumentNode, UrlNode, VideoNode } from '../nodes/link-nodes';
 import { NoteNode } from '../nodes/note-node';
@@ -33,4 +35,5 @@ const MINIMAP_COLORS: Record<string, string> = {
   uploadNode: '#cbd5e1',
 };
 
-export const minimapColor = (node: { type?: string }): string => MINIMAP_COLORS[node.type ?? ''] ?? '#94a3b8';
+export const minimapColor = (node: { type?: string; data?: Record<string, unknown> }): string =>
+  colorHex(node.data?.color) ?? MINIMAP_COLORS[node.type ?? ''] ?? '#94a3b8';

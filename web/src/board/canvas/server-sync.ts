@@ -18,6 +18,10 @@ const ECHO_WAIT_MS = 5_000;
 /** Tracker keys of a node's debounced saves (use-board-edits.ts schedules them). */
 export const noteKey = (nodeId: string) => `note:${nodeId}`;
 export const positionKey = (nodeId: string) => `position:${nodeId}`;
+/** A node's data keys other than a note's text (size, colour, title). */
+export const dataKey = (nodeId: string) => `data:${nodeId}`;
+/** An edge's data (label, colour). */
+export const edgeKey = (edgeId: string) => `edge:${edgeId}`;
 
 const timeOf = (record: NodeRecord) => Date.parse(record.updated_at as unknown as string);
 
@@ -52,7 +56,13 @@ export class ServerSync {
   }
 
   private busy(id: string): boolean {
-    return this.dragging.has(id) || this.awaiting.has(id) || this.tracker.isPending(noteKey(id)) || this.tracker.isPending(positionKey(id));
+    return (
+      this.dragging.has(id) ||
+      this.awaiting.has(id) ||
+      this.tracker.isPending(noteKey(id)) ||
+      this.tracker.isPending(positionKey(id)) ||
+      this.tracker.isPending(dataKey(id))
+    );
   }
 
   /** The person started dragging these nodes. */
@@ -117,6 +127,7 @@ export class ServerSync {
       this.dragging.delete(id);
       this.tracker.cancel(noteKey(id));
       this.tracker.cancel(positionKey(id));
+      this.tracker.cancel(dataKey(id));
     }
     this.graph.removeNodes(ids);
   }
@@ -126,6 +137,7 @@ export class ServerSync {
   }
 
   edgeDeleted(id: string): void {
+    this.tracker.cancel(edgeKey(id));
     this.graph.removeEdge(id);
   }
 

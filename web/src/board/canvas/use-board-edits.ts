@@ -8,20 +8,29 @@
 // (history-writes.ts), one at a time in order, and pasting is one batch (node-clipboard.ts).
 import { useCallback, useMemo, useRef, useState, useSyncExternalStore } from 'react';
 import { type Connection, type Edge, type OnBeforeDelete, useReactFlow, type XYPosition } from '@xyflow/react';
-import { type ApiNodeType, createEdge, createNode, type DeleteOperation, deleteInBatches, updateNode } from '../board-api';
+import { type ApiNodeType, createEdge, createNode, type DeleteOperation, deleteInBatches, updateEdge, updateNode } from '../board-api';
 import { type BoardFlowNode, draftKey, readDraft, writeDraft } from '../board-context';
-import { toFlowEdge, toFlowNode } from '../flow-mapping';
+import { edgeMarker, toFlowEdge, toFlowNode } from '../flow-mapping';
 import { labelOf, str } from '../nodes/node-frame';
+import { linkNodeType } from '../nodes/web-links';
 import type { SaveTracker } from '../save-tracker';
 import { writeBatch } from './batch-api';
 import { EditHistory, type HistoryChange, invert, type NodeMove, nodeIdsOf } from './edit-history';
 import { applyChange, type HistoryWriteDeps, snapshotEdge, snapshotNode } from './history-writes';
 import { type NodeClipboard, pasteOperations } from './node-clipboard';
-import { noteKey, positionKey, type ServerSync } from './server-sync';
+import { dataKey, edgeKey, noteKey, positionKey, type ServerSync } from './server-sync';
 import type { CanvasGraph } from './use-board-graph';
 
 const NOTE_SAVE_MS = 700;
 const POSITION_SAVE_MS = 400;
+const DATA_SAVE_MS = 300;
+
+/** `data` with `patch` applied as the API's PATCH does (a key set to null is removed). */
+function patched(data: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...data, ...patch };
+  for (const [key, value] of Object.entries(patch)) if (value === null) delete out[key];
+  return out;
+}
 
 export interface BoardEditsOptions {
   boardId: string;
@@ -49,6 +58,8 @@ export function useBoardEdits({ boardId, canEdit, graph, tracker, sync, notify, 
   const historyQueue = useRef<Promise<void>>(Promise.resolve());
   const canUndo = useSyncExternalStore(history.subscribe, () => history.canUndo());
   const canRedo = useSyncExternalStore(history.subscribe, () => history.canRedo());
+  // Data keys (size, colour, title) per node changed here and not yet saved; one request per node.
+  const dataChanges = useRef(new Map<string, { data: Record<string, unknown>; position?: XYPosition }>());
 
   /** Adds an empty note near `centre` (each next one a little lower right), selected and focused. */
   const addNote = useCallback(
@@ -57,7 +68,8 @@ export function useBoardEdits({ boardId, canEdit, graph, tracker, sync, notify, 
       const position = { x: Math.round(centre.x - 130 + offset), y: Math.round(centre.y - 70 + offset) };
       setAddingNote(true);
       try {
-        const record = await createNode(boardId, 'note', position, { text: '', label: 'Note' });
+        // No label: the card is titled by its first line until the person names it.
+        const record = await createNode(boardId, 'note', position, { text: '' });
         const node = toFlowNode(record);
         graph.addNode(node, { select: true });
         setAutoFocusId(record.id);
@@ -357,6 +369,77 @@ export function useBoardEdits({ boardId, canEdit, graph, tracker, sync, notify, 
     [boardId, canEdit, graph, history, notify],
   );
 
+  // ---- Cards and connections: size, colour, title, edge label, links ---------------------------
+
+  /** Changes keys of a node's data (null removes one), and with a resize its position: shown at
+   * once, saved after a short pause as one PATCH per node (the API merges data keys). */
+  const updateNodeData = useCallback(
+    (nodeId: string, patch: Record<string, unknown>, position?: XYPosition) => {
+      if (!graph.nodeById(nodeId)) return; // deleted meanwhile (by someone else too)
+      graph.patchNode(nodeId, (n) => ({ ...n, data: patched(n.data, patch) }));
+      const before = dataChanges.current.get(nodeId);
+      const change = { data: { ...before?.data, ...patch }, position: position ?? before?.position };
+      dataChanges.current.set(nodeId, change);
+      tracker.schedule(
+        dataKey(nodeId),
+        async () => {
+          sync.saved(await updateNode(boardId, nodeId, change));
+          if (dataChanges.current.get(nodeId) === change) dataChanges.current.delete(nodeId);
+        },
+        DATA_SAVE_MS,
+      );
+    },
+    [boardId, graph, tracker, sync],
+  );
+
+  /** A card resized (React Flow's NodeResizer has drawn it): its size kept in node_data's width
+   * and height (the keys JSON Canvas export reads), and its position when a left or top edge moved
+   * (`position`: the resizer has moved the node on the canvas already). */
+  const resizeNode = useCallback(
+    (nodeId: string, size: { width: number; height: number }, position?: XYPosition) => {
+      // The card's size now comes from its data again, not from the resizer's inline size.
+      graph.patchNode(nodeId, (n) => ({ ...n, width: undefined, height: undefined }));
+      updateNodeData(
+        nodeId,
+        { width: Math.round(size.width), height: Math.round(size.height) },
+        position && { x: Math.round(position.x), y: Math.round(position.y) },
+      );
+    },
+    [graph, updateNodeData],
+  );
+
+  /** Changes keys of an edge's data (null removes one): shown at once, then the whole data saved
+   * (PATCH replaces edge_data). */
+  const updateEdgeData = useCallback(
+    (edgeId: string, patch: Record<string, unknown>) => {
+      const edge = flow.getEdge(edgeId);
+      if (!edge) return;
+      const data = patched(edge.data ?? {}, patch);
+      graph.applyEdge({ ...edge, data, label: typeof data.label === 'string' ? data.label : undefined, markerEnd: edgeMarker(data) });
+      tracker.schedule(
+        edgeKey(edgeId),
+        async () => {
+          sync.edge(await updateEdge(boardId, edgeId, flow.getEdge(edgeId)?.data ?? data));
+        },
+        DATA_SAVE_MS,
+      );
+    },
+    [boardId, flow, graph, tracker, sync],
+  );
+
+  /** Adds a url node for `url` (a video node for YouTube and Vimeo) centred on `at`, selected;
+   * rejects with the service's reason. */
+  const addLink = useCallback(
+    async (url: string, at: XYPosition) => {
+      const record = await createNode(boardId, linkNodeType(url), { x: Math.round(at.x - 140), y: Math.round(at.y - 60) }, { url });
+      const node = toFlowNode(record);
+      graph.addNode(node, { select: true });
+      const snapshot = snapshotNode(node);
+      if (snapshot) history.record({ kind: 'create', nodes: [snapshot], edges: [] });
+    },
+    [boardId, graph, history],
+  );
+
   return {
     autoFocusId,
     addingNote,
@@ -379,5 +462,9 @@ export function useBoardEdits({ boardId, canEdit, graph, tracker, sync, notify, 
     undo,
     redo,
     paste,
+    updateNodeData,
+    resizeNode,
+    updateEdgeData,
+    addLink,
   };
 }

@@ -4,9 +4,12 @@ import { useMemo } from 'react';
 import type { Edge } from '@xyflow/react';
 import type { BoardFlowNode } from '../board-context';
 import { apiTypeOf } from '../flow-mapping';
-import { labelOf } from '../nodes/node-frame';
+import { labelOf, str } from '../nodes/node-frame';
+import { noteTitle } from '../nodes/note-node';
 
-const labelOfNode = (node: BoardFlowNode) => labelOf(node.data, apiTypeOf(node.type) ?? 'Node');
+// As the card is titled: a note without a title by its first line.
+const labelOfNode = (node: BoardFlowNode) =>
+  labelOf(node.data, node.type === 'noteNode' ? noteTitle(str(node.data.text)) : (apiTypeOf(node.type) ?? 'Node'));
 
 export function useCanvasSelection(nodes: BoardFlowNode[], edges: Edge[]) {
   const realNodes = nodes.filter((n) => n.type !== 'uploadNode');

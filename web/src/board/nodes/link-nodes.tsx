@@ -1,79 +1,77 @@
-// Nodes that point at the web: a url card, a video card (a YouTube thumbnail when the address is
-// YouTube's, else a play card; both open the video in a new tab) and a document with a preview of
-// its text.
+// Nodes that point at the web: a url card (the site in bold and the rest of the address, opening
+// in a new tab), a video card (a YouTube or Vimeo video plays in the card, in the provider's
+// privacy-enhanced player, once its still is clicked: a board of many videos loads no players until
+// asked; any other address opens in a new tab) and a document with a preview of its text.
 import { useState } from 'react';
 import type { NodeProps } from '@xyflow/react';
 import type { BoardFlowNode } from '../board-context';
 import { DocumentIcon, LinkIcon, VideoIcon } from '../icons';
 import { labelOf, NodeFrame, str } from './node-frame';
+import { addressParts, videoOf } from './web-links';
 
 function hostOf(url: string): string {
-  try {
-    return new URL(url).host.replace(/^www\./, '');
-  } catch {
-    return url;
-  }
-}
-
-/** The video id of a YouTube address (watch, youtu.be, shorts, embed), if it is one. */
-export function youTubeId(url: string): string | undefined {
-  try {
-    const u = new URL(url);
-    const host = u.hostname.replace(/^(www|m)\./, '');
-    if (host === 'youtu.be') return u.pathname.slice(1).split('/')[0] || undefined;
-    if (host === 'youtube.com' || host === 'youtube-nocookie.com') {
-      const v = u.searchParams.get('v');
-      if (v) return v;
-      const match = /^\/(?:shorts|embed|live)\/([\w-]+)/.exec(u.pathname);
-      return match?.[1];
-    }
-  } catch {
-    // not a URL
-  }
-  return undefined;
+  return addressParts(url).host;
 }
 
 export function UrlNode({ id, data, selected }: NodeProps<BoardFlowNode>) {
   const url = str(data.url);
+  const { host, rest } = addressParts(url);
   return (
-    <NodeFrame id={id} kind="url" icon={<LinkIcon />} title={labelOf(data, hostOf(url) || 'Link')} selected={selected}>
-      <a className="bw-card-link nodrag" href={url} target="_blank" rel="noopener noreferrer">
-        <span className="bw-card-link__host">{hostOf(url)}</span>
-        <span className="bw-card-link__url">{url}</span>
+    <NodeFrame id={id} kind="url" icon={<LinkIcon />} title={labelOf(data, host || 'Link')} selected={selected}>
+      <a className="bw-card-link nodrag" href={url} target="_blank" rel="noopener noreferrer" title={url} draggable={false}>
+        <span className="bw-card-link__address">
+          <strong className="bw-card-link__host">{host}</strong>
+          <span className="bw-card-link__path">{rest}</span>
+        </span>
       </a>
     </NodeFrame>
   );
 }
 
+const PLAY = (
+  <span className="bw-video__play" aria-hidden="true">
+    <svg viewBox="0 0 24 24" width="28" height="28" fill="currentColor" aria-hidden="true">
+      <path d="M8 5v14l11-7z" />
+    </svg>
+  </span>
+);
+
 export function VideoNode({ id, data, selected }: NodeProps<BoardFlowNode>) {
   const url = str(data.url);
-  const videoId = youTubeId(url);
+  const video = videoOf(url);
+  const title = labelOf(data, 'Video');
+  const [playing, setPlaying] = useState(false);
   const [thumbnailFailed, setThumbnailFailed] = useState(false);
+  const provider = video?.provider === 'vimeo' ? 'Vimeo' : video ? 'YouTube' : hostOf(url);
   return (
-    <NodeFrame id={id} kind="video" icon={<VideoIcon />} title={labelOf(data, 'Video')} selected={selected}>
-      <a
-        className="bw-video nodrag"
-        href={url}
-        target="_blank"
-        rel="noopener noreferrer"
-        aria-label={`Watch ${labelOf(data, 'the video')}`}
-      >
-        {videoId && !thumbnailFailed ? (
-          <img
-            src={`https://i.ytimg.com/vi/${encodeURIComponent(videoId)}/hqdefault.jpg`}
-            alt=""
-            loading="lazy"
-            draggable={false}
-            onError={() => setThumbnailFailed(true)}
-          />
-        ) : null}
-        <span className="bw-video__play" aria-hidden="true">
-          <svg viewBox="0 0 24 24" width="28" height="28" fill="currentColor" aria-hidden="true">
-            <path d="M8 5v14l11-7z" />
-          </svg>
-        </span>
+    <NodeFrame id={id} kind="video" icon={<VideoIcon />} title={title} selected={selected}>
+      {video && playing ? (
+        <iframe
+          className="bw-video bw-video__player nodrag nowheel"
+          src={video.embedUrl}
+          title={`${title}: ${provider} player`}
+          // As the providers' embed codes have it; the player needs scripts, its own origin and full screen.
+          allow="accelerometer; autoplay; clipboard-write; encrypted-media; fullscreen; gyroscope; picture-in-picture; web-share"
+          allowFullScreen
+          sandbox="allow-scripts allow-same-origin allow-presentation allow-popups allow-popups-to-escape-sandbox"
+          // The page sends no Referer; YouTube's player refuses to play without the site's origin.
+          referrerPolicy="strict-origin-when-cross-origin"
+        />
+      ) : video ? (
+        <button type="button" className="bw-video nodrag" onClick={() => setPlaying(true)} aria-label={`Play ${title}`}>
+          {video.thumbnailUrl && !thumbnailFailed ? (
+            <img src={video.thumbnailUrl} alt="" loading="lazy" draggable={false} onError={() => setThumbnailFailed(true)} />
+          ) : null}
+          {PLAY}
+        </button>
+      ) : (
+        <a className="bw-video nodrag" href={url} target="_blank" rel="noopener noreferrer" aria-label={`Watch ${title}`} draggable={false}>
+          {PLAY}
+        </a>
+      )}
+      <a className="bw-video__source nodrag" href={url} target="_blank" rel="noopener noreferrer" title={url} draggable={false}>
+        {video ? `Open on ${provider}` : hostOf(url)}
       </a>
-      <div className="bw-card-link__host">{hostOf(url)}</div>
     </NodeFrame>
   );
 }

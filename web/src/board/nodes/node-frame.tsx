@@ -1,9 +1,19 @@
 // The frame every canvas node shares: connection handles, a title bar with the node's menu
 // (make searchable, chat about it, delete), the vectorize job's progress, and the highlight a
 // search result or chat source gives it, and an outline in someone else's colour when they have it selected.
+// Its size, colour and editable title are card-parts.tsx's (stored in the node's data).
 import { type CSSProperties, useContext, useEffect, useRef, useState, type ReactNode } from 'react';
-import { Handle, Position } from '@xyflow/react';
-import { HighlightContext, JobsContext, RemoteSelectionContext, useBoardActions, type JobState } from '../board-context';
+import { Handle, Position, useNodesData } from '@xyflow/react';
+import {
+  type BoardFlowNode,
+  HighlightContext,
+  JobsContext,
+  RemoteSelectionContext,
+  useBoardActions,
+  type JobState,
+} from '../board-context';
+import { useCardActions } from '../canvas/card-actions';
+import { ColorSwatches, EditableTitle, useCardLook } from './card-parts';
 
 const SEARCHABLE = new Set(['note', 'document', 'pdf']);
 
@@ -20,6 +30,9 @@ export function NodeFrame(props: {
   const highlighted = useContext(HighlightContext) === id;
   const job = useContext(JobsContext)[id];
   const remoteColor = useContext(RemoteSelectionContext)[id];
+  const data = useNodesData<BoardFlowNode>(id)?.data ?? {};
+  const look = useCardLook(id, data, selected);
+  const [renaming, setRenaming] = useState(false);
   const classes = [
     'bw-node',
     `bw-node--${kind}`,
@@ -27,6 +40,7 @@ export function NodeFrame(props: {
     highlighted ? 'is-highlighted' : '',
     wide ? 'bw-node--wide' : '',
     remoteColor ? 'is-remote-selected' : '',
+    ...look.classes,
   ];
   return (
     <div
@@ -34,17 +48,17 @@ export function NodeFrame(props: {
       data-testid={`node-${id}`}
       data-highlighted={highlighted ? 'true' : undefined}
       data-remote-selected={remoteColor}
-      style={remoteColor ? ({ '--bw-remote-color': remoteColor } as CSSProperties) : undefined}
+      data-color={look.color}
+      style={{ ...look.style, ...(remoteColor ? ({ '--bw-remote-color': remoteColor } as CSSProperties) : {}) }}
     >
+      {look.resizer}
       <Handle type="target" position={Position.Top} className="bw-handle" />
       <div className="bw-node__head">
         <span className="bw-node__icon" aria-hidden="true">
           {icon}
         </span>
-        <span className="bw-node__title" title={title}>
-          {title}
-        </span>
-        <NodeMenu id={id} kind={kind} title={title} />
+        <EditableTitle id={id} title={title} label={data.label} editing={renaming} onEditing={setRenaming} />
+        <NodeMenu id={id} kind={kind} title={title} color={look.color} onRename={() => setRenaming(true)} />
       </div>
       <div className="bw-node__body">{children}</div>
       {job && <JobBadge id={id} job={job} />}
@@ -53,8 +67,10 @@ export function NodeFrame(props: {
   );
 }
 
-function NodeMenu({ id, kind, title }: { id: string; kind: string; title: string }) {
+function NodeMenu(props: { id: string; kind: string; title: string; color: string | undefined; onRename(): void }) {
+  const { id, kind, title, color, onRename } = props;
   const actions = useBoardActions();
+  const cards = useCardActions();
   const [open, setOpen] = useState(false);
   const ref = useRef<HTMLDivElement>(null);
   useEffect(() => {
@@ -96,6 +112,14 @@ function NodeMenu({ id, kind, title }: { id: string; kind: string; title: string
           <button type="button" role="menuitem" onClick={run(() => actions.chatAbout(id))}>
             Chat about this
           </button>
+          {cards.canEdit && (
+            <>
+              <button type="button" role="menuitem" onClick={run(onRename)}>
+                Rename
+              </button>
+              <ColorSwatches label="Card colour" value={color} onChange={(c) => cards.updateNodeData(id, { color: c })} />
+            </>
+          )}
           {actions.canEdit && (
             <button type="button" role="menuitem" className="is-danger" onClick={run(() => actions.remove(id))}>
               Delete

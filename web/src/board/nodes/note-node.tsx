@@ -8,6 +8,12 @@ import { useSaveStatus } from '../save-tracker';
 import { NoteIcon } from '../icons';
 import { labelOf, NodeFrame, str } from './node-frame';
 
+/** A note without a title of its own is titled by its first line. */
+export function noteTitle(text: string): string {
+  const first = text.trimStart().split('\n', 1)[0]?.trim() ?? '';
+  return first ? (first.length > 60 ? `${first.slice(0, 60)}…` : first) : 'Note';
+}
+
 export function NoteNode({ id, data, selected }: NodeProps<BoardFlowNode>) {
   const actions = useBoardActions();
   const { boardId, canEdit, tracker, saveNoteText, autoFocusId } = actions;
@@ -50,7 +56,7 @@ export function NoteNode({ id, data, selected }: NodeProps<BoardFlowNode>) {
 
   const unsaved = draft !== saved;
   return (
-    <NodeFrame id={id} kind="note" icon={<NoteIcon />} title={labelOf(data, 'Note')} selected={selected}>
+    <NodeFrame id={id} kind="note" icon={<NoteIcon />} title={labelOf(data, noteTitle(draft))} selected={selected}>
       <textarea
         ref={ref}
         className="bw-note__text nodrag nowheel"

@@ -1,0 +1,108 @@
+// What a connection shows at its middle: its label (edge_data.label, as JSON Canvas export and
+// import have it), edited in place after a double-click on the connection or its label, and, while
+// the connection is selected by someone who may edit, a small toolbar to label it and colour it
+// (edge_data.color). Drawn as HTML over the canvas through React Flow's EdgeLabelRenderer.
+import { useCallback, useEffect, useRef } from 'react';
+import { EdgeLabelRenderer } from '@xyflow/react';
+import { useCardActions } from './canvas/card-actions';
+import { ColorSwatches } from './nodes/card-parts';
+import { colorHex } from './nodes/card-style';
+
+export function EdgeAdornment(props: { id: string; x: number; y: number; data: Record<string, unknown> | undefined; selected?: boolean }) {
+  const { id, x, y, data, selected } = props;
+  const { canEdit, editingEdge, editEdgeLabel, updateEdgeData } = useCardActions();
+  const label = typeof data?.label === 'string' ? data.label : '';
+  const color = typeof data?.color === 'string' ? data.color : undefined;
+  const editing = canEdit && editingEdge === id;
+  const tools = canEdit && selected && !editing;
+  const doubleClickRef = useOwnDoubleClick(canEdit ? () => editEdgeLabel(id) : undefined);
+  if (!label && !editing && !tools) return null;
+  const hex = colorHex(color);
+  return (
+    <EdgeLabelRenderer>
+      <div
+        ref={doubleClickRef}
+        className="bw-edge-label nodrag nopan"
+        data-testid={`edge-label-${id}`}
+        style={{ transform: `translate(-50%, -50%) translate(${x}px, ${y}px)` }}
+      >
+        {editing ? (
+          <LabelInput
+            initial={label}
+            onDone={(value) => {
+              editEdgeLabel(undefined);
+              if (value !== undefined && value !== label) updateEdgeData(id, { label: value || null });
+            }}
+          />
+        ) : (
+          label && (
+            <span className="bw-edge-label__text" style={hex ? { borderColor: hex } : undefined}>
+              {label}
+            </span>
+          )
+        )}
+        {tools && (
+          <div className="bw-edge-tools" role="toolbar" aria-label="Connection tools">
+            <button type="button" className="bw-button is-quiet" onClick={() => editEdgeLabel(id)}>
+              {label ? 'Edit label' : 'Add label'}
+            </button>
+            <ColorSwatches label="Connection colour" value={color} onChange={(c) => updateEdgeData(id, { color: c })} />
+          </div>
+        )}
+      </div>
+    </EdgeLabelRenderer>
+  );
+}
+
+/**
+ * A double-click on the label (or the tools) is the label's own: it is stopped where it happens,
+ * because React Flow's pane would otherwise also zoom on it (its "nopan" check does not hold a
+ * double-click back inside the edge label layer). Outside text fields and buttons, it edits the label.
+ */
+function useOwnDoubleClick(edit: (() => void) | undefined) {
+  const latest = useRef(edit);
+  latest.current = edit;
+  const cleanup = useRef<() => void>(undefined);
+  return useCallback((element: HTMLDivElement | null) => {
+    cleanup.current?.();
+    cleanup.current = undefined;
+    if (!element) return;
+    const listener = (event: MouseEvent) => {
+      event.stopPropagation();
+      if (!(event.target as Element).closest('input, button')) latest.current?.();
+    };
+    element.addEventListener('dblclick', listener);
+    cleanup.current = () => element.removeEventListener('dblclick', listener);
+  }, []);
+}
+
+/** Enter or leaving saves (`onDone(text)`), Escape cancels (`onDone(undefined)`). */
+function LabelInput({ initial, onDone }: { initial: string; onDone(value: string | undefined): void }) {
+  const input = useRef<HTMLInputElement>(null);
+  const done = useRef(false);
+  useEffect(() => {
+    input.current?.focus();
+    input.current?.select();
+  }, []);
+  const finish = (save: boolean) => {
+    if (done.current) return;
+    done.current = true;
+    onDone(save ? (input.current?.value.trim() ?? '') : undefined);
+  };
+  return (
+    <input
+      ref={input}
+      className="bw-edge-label__input"
+      aria-label="Connection label"
+      defaultValue={initial}
+      maxLength={200}
+      placeholder="Label"
+      onKeyDown={(event) => {
+        if (event.key === 'Enter') finish(true);
+        else if (event.key === 'Escape') finish(false);
+        event.stopPropagation(); // Backspace edits the label, not the board
+      }}
+      onBlur={() => finish(true)}
+    />
+  );
+}
