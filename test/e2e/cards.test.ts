@@ -130,6 +130,20 @@ test('a card resized, coloured and renamed and a connection labelled and coloure
     await tools.getByRole('group', { name: 'Connection colour' }).getByRole('button', { name: 'Cyan' }).click();
     await eventually('the edge colour saved', async () => (await edgeData()).color === '5');
     assert.equal((await edgeData()).label, 'leads to', 'the label stays when the colour is set');
+    // Undo and redo reach colours and labels too.
+    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    await page.keyboard.press('Control+z');
+    await eventually('the edge colour undone', async () => (await edgeData()).color === undefined);
+    assert.equal((await edgeData()).label, 'leads to', 'undoing the colour keeps the label');
+    await page.keyboard.press('Control+z');
+    await eventually('the edge label undone', async () => (await edgeData()).label === undefined);
+    assert.equal((await nodeData(b)).label, 'Second step', 'the title set before the label stays');
+    await page.keyboard.press('Control+Shift+z');
+    await page.keyboard.press('Control+Shift+z');
+    await eventually('both redone', async () => {
+      const data = await edgeData();
+      return data.label === 'leads to' && data.color === '5';
+    });
 
     // A double-click on the label edits it again.
     await page.getByTestId(`edge-label-${edge}`).getByText('leads to').dblclick();

@@ -128,6 +128,11 @@ export async function createEdge(boardId: string, source: string, target: string
   ).data;
 }
 
+export async function getEdge(boardId: string, id: string): Promise<EdgeRecord> {
+  return (await unwrap(api.GET('/v1/boards/{boardId}/edges/{id}', { params: { path: { boardId, id } } }), 'Could not read the connection'))
+    .data;
+}
+
 /** Replaces an edge's data (its label, colour and the rest: PATCH replaces edge_data whole). */
 export async function updateEdge(boardId: string, id: string, data: Record<string, unknown>): Promise<EdgeRecord> {
   return (

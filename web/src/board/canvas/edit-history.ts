@@ -34,7 +34,13 @@ export type HistoryChange =
   /** Nodes and edges deleted (the edges of deleted nodes included). */
   | { kind: 'delete'; nodes: NodeSnapshot[]; edges: EdgeSnapshot[] }
   | { kind: 'move'; moves: NodeMove[] }
-  | { kind: 'text'; id: string; from: string; to: string };
+  | { kind: 'text'; id: string; from: string; to: string }
+  /** Keys of a node's data (size, colour, title; null: the key was absent), with a resize's position. */
+  | { kind: 'data'; id: string; from: DataKeys; to: DataKeys; position?: { from: XYPosition; to: XYPosition } }
+  /** Keys of a connection's data (colour, label). */
+  | { kind: 'edgeData'; id: string; from: DataKeys; to: DataKeys };
+
+export type DataKeys = Record<string, unknown>;
 
 /** The change that undoes `change`. */
 export function invert(change: HistoryChange): HistoryChange {
@@ -47,6 +53,15 @@ export function invert(change: HistoryChange): HistoryChange {
       return { kind: 'move', moves: change.moves.map((m) => ({ id: m.id, from: m.to, to: m.from })) };
     case 'text':
       return { ...change, from: change.to, to: change.from };
+    case 'edgeData':
+      return { ...change, from: change.to, to: change.from };
+    case 'data':
+      return {
+        ...change,
+        from: change.to,
+        to: change.from,
+        position: change.position && { from: change.position.to, to: change.position.from },
+      };
   }
 }
 
@@ -59,7 +74,10 @@ export function nodeIdsOf(change: HistoryChange): string[] {
     case 'move':
       return change.moves.map((m) => m.id);
     case 'text':
+    case 'data':
       return [change.id];
+    case 'edgeData':
+      return [];
   }
 }
 
@@ -109,6 +127,8 @@ export class EditHistory {
       case 'move':
         return { kind: 'move', moves: change.moves.map((m) => ({ ...m, id: l(m.id) })) };
       case 'text':
+      case 'data':
+      case 'edgeData':
         return { ...change, id: l(change.id) };
     }
   }

@@ -4,7 +4,7 @@
 // mapped in the history. Used by use-board-edits.ts, which also supplies how deletions are made
 // (the same path as the Delete key, so the canvas and server-sync.ts learn of them the same way).
 import type { Edge } from '@xyflow/react';
-import { type NodeRecord, updateNode } from '../board-api';
+import { getEdge, type NodeRecord, updateEdge, updateNode } from '../board-api';
 import type { BoardFlowNode } from '../board-context';
 import { apiTypeOf, toFlowEdge, toFlowNode } from '../flow-mapping';
 import { type BatchOperation, writeBatch } from './batch-api';
@@ -110,6 +110,30 @@ export async function applyChange(deps: HistoryWriteDeps, change: HistoryChange,
       }
       deps.textSet(id, change.to);
       showNode(deps, record);
+      return;
+    }
+    case 'data': {
+      const id = history.resolve(change.id);
+      try {
+        showNode(deps, await updateNode(boardId, id, { data: change.to, ...(change.position ? { position: change.position.to } : {}) }));
+      } catch (error) {
+        throw new Error(`${what}: ${(error as Error).message}`);
+      }
+      return;
+    }
+    case 'edgeData': {
+      const id = history.resolve(change.id);
+      try {
+        // PATCH replaces an edge's data: the service's data (the canvas may not show the last
+        // step's answer yet), with these keys as they were.
+        const data: Record<string, unknown> = { ...(await getEdge(boardId, id)).edge_data, ...change.to };
+        for (const [key, value] of Object.entries(change.to)) if (value === null) delete data[key];
+        const record = await updateEdge(boardId, id, data);
+        deps.graph.applyEdge(toFlowEdge(record));
+        deps.sync.edge(record);
+      } catch (error) {
+        throw new Error(`${what}: ${(error as Error).message}`);
+      }
       return;
     }
   }

@@ -322,6 +322,7 @@ export function useBoardEdits({ boardId, canEdit, graph, tracker, sync, notify, 
           const current = history.resolve(id);
           await tracker.flush(noteKey(current));
           await tracker.flush(positionKey(current));
+          await tracker.flush(dataKey(current));
         }
         try {
           await applyChange(writeDeps, change, direction === 'undo' ? 'Could not undo' : 'Could not redo');
@@ -375,7 +376,15 @@ export function useBoardEdits({ boardId, canEdit, graph, tracker, sync, notify, 
    * once, saved after a short pause as one PATCH per node (the API merges data keys). */
   const updateNodeData = useCallback(
     (nodeId: string, patch: Record<string, unknown>, position?: XYPosition) => {
-      if (!graph.nodeById(nodeId)) return; // deleted meanwhile (by someone else too)
+      const node = graph.nodeById(nodeId);
+      if (!node) return; // deleted meanwhile (by someone else too)
+      history.record({
+        kind: 'data',
+        id: nodeId,
+        from: Object.fromEntries(Object.keys(patch).map((key) => [key, node.data[key] ?? null])),
+        to: patch,
+        ...(position ? { position: { from: { ...node.position }, to: position } } : {}),
+      });
       graph.patchNode(nodeId, (n) => ({ ...n, data: patched(n.data, patch) }));
       const before = dataChanges.current.get(nodeId);
       const change = { data: { ...before?.data, ...patch }, position: position ?? before?.position };
@@ -389,7 +398,7 @@ export function useBoardEdits({ boardId, canEdit, graph, tracker, sync, notify, 
         DATA_SAVE_MS,
       );
     },
-    [boardId, graph, tracker, sync],
+    [boardId, graph, tracker, sync, history],
   );
 
   /** A card resized (React Flow's NodeResizer has drawn it): its size kept in node_data's width
@@ -414,7 +423,14 @@ export function useBoardEdits({ boardId, canEdit, graph, tracker, sync, notify, 
     (edgeId: string, patch: Record<string, unknown>) => {
       const edge = flow.getEdge(edgeId);
       if (!edge) return;
-      const data = patched(edge.data ?? {}, patch);
+      const before = (edge.data ?? {}) as Record<string, unknown>;
+      history.record({
+        kind: 'edgeData',
+        id: edgeId,
+        from: Object.fromEntries(Object.keys(patch).map((key) => [key, before[key] ?? null])),
+        to: patch,
+      });
+      const data = patched(before, patch);
       graph.applyEdge({ ...edge, data, label: typeof data.label === 'string' ? data.label : undefined, markerEnd: edgeMarker(data) });
       tracker.schedule(
         edgeKey(edgeId),
@@ -424,7 +440,7 @@ export function useBoardEdits({ boardId, canEdit, graph, tracker, sync, notify, 
         DATA_SAVE_MS,
       );
     },
-    [boardId, flow, graph, tracker, sync],
+    [boardId, flow, graph, tracker, sync, history],
   );
 
   /** Adds a url node for `url` (a video node for YouTube and Vimeo) centred on `at`, selected;
