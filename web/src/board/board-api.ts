@@ -20,6 +20,7 @@ export type Asset = Json<'/v1/boards/{boardId}/assets', 'post', 201>['data'];
 export type Job = Json<'/v1/jobs/{id}', 'get', 200>['data'];
 export type SearchHit = Json<'/v1/boards/{boardId}/documents/search', 'post', 200>['data'][number];
 export type Chunk = Json<'/v1/boards/{boardId}/documents', 'get', 200>['data'][number];
+export type NodeIndex = Json<'/v1/boards/{boardId}/documents/nodes', 'get', 200>['data'][number];
 export type Chat = Json<'/v1/boards/{boardId}/chats', 'get', 200>['data'][number];
 export type Message = Json<'/v1/boards/{boardId}/chats/{chatId}/messages', 'get', 200>['data'][number];
 export type BoardEvent = Json<'/v1/boards/{boardId}/events', 'get', 200>['data'][number];
@@ -191,6 +192,11 @@ export async function exportCanvas(boardId: string, boardName: string): Promise<
 export async function vectorize(boardId: string, body: { node_id: string; text?: string }): Promise<Job> {
   return (await unwrap(api.POST('/v1/boards/{boardId}/documents', { ...boardPath(boardId), body }), 'Could not start making it searchable'))
     .data;
+}
+
+/** The board's vectorized nodes, each with a hash of the text indexed (one request, no pages). */
+export async function listNodeIndexes(boardId: string): Promise<NodeIndex[]> {
+  return (await unwrap(api.GET('/v1/boards/{boardId}/documents/nodes', boardPath(boardId)), 'Could not load what is searchable')).data;
 }
 
 export async function getJob(id: string): Promise<Job> {

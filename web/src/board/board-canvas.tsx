@@ -7,7 +7,7 @@
 // canvas/use-live-board.ts (the board's event stream, applied through the graph without undoing
 // this person's own drag or typing). See docs/architecture.md ("The web app's board
 // page") for the map.
-import { useMemo, useRef, useState } from 'react';
+import { useCallback, useMemo, useRef, useState } from 'react';
 import { Background, BackgroundVariant, Controls, type Edge, MiniMap, ReactFlow } from '@xyflow/react';
 import { type Board, exportCanvas } from './board-api';
 import { saveBlob } from '../lib/download';
@@ -16,6 +16,7 @@ import {
   type BoardActions,
   type BoardFlowNode,
   HighlightContext,
+  IndexContext,
   JobsContext,
   RemoteSelectionContext,
 } from './board-context';
@@ -31,6 +32,7 @@ import { useFileDrop } from './canvas/use-file-drop';
 import { useLiveBoard } from './canvas/use-live-board';
 import { useNodeFocus } from './canvas/use-node-focus';
 import { useSaveTracker } from './canvas/use-save-tracker';
+import { useSearchIndex } from './canvas/use-search-index';
 import { useUploads } from './canvas/use-uploads';
 import { useVectorizeJobs } from './canvas/use-vectorize-jobs';
 import { useViewCentre, useViewportPersistence } from './canvas/use-viewport';
@@ -58,7 +60,16 @@ export function BoardCanvas({ board: openedBoard, initialNodes, initialEdges, is
   const { notify } = notices;
   const { nodes, edges, onNodesChange, onEdgesChange, graph } = useBoardGraph(initialNodes, initialEdges);
   const { realNodes, selectedNodes, selectedEdges, selectedNode, nodeLabel } = useCanvasSelection(nodes, edges);
-  const live = useLiveBoard({ board: openedBoard, graph, tracker, selection: selectedNodes.map((n) => n.id), notify });
+  // The search index is asked again when a vectorize job completes (here or elsewhere).
+  const refreshIndex = useRef<() => void>(undefined);
+  const live = useLiveBoard({
+    board: openedBoard,
+    graph,
+    tracker,
+    selection: selectedNodes.map((n) => n.id),
+    notify,
+    onDocument: () => refreshIndex.current?.(),
+  });
   const { board, sync } = live;
   // Sharing can change while the page is open; a deleted board (or one no longer shared) is read-only.
   const canEdit = !live.gone && (isOwner || (openedEditable && board.is_public && board.public_access_level === 'edit'));
@@ -69,13 +80,24 @@ export function BoardCanvas({ board: openedBoard, initialNodes, initialEdges, is
     graph,
     typedText: edits.typedText,
     flushNoteText: edits.flushNoteText,
+    onCompleted: () => refreshIndex.current?.(),
   });
+  const searchIndex = useSearchIndex({ boardId, nodes, canVectorize: canEdit, jobs, startVectorize: (id) => void startVectorize(id) });
+  refreshIndex.current = () => void searchIndex.refresh();
   const { placeFiles, retryUpload, dismissUpload } = useUploads({ boardId, graph, notify, placeFileNode: edits.placeFileNode });
   const drop = useFileDrop({ wrapper, canUpload, notify, placeFiles });
   const viewport = useViewportPersistence({ board: openedBoard, isOwner, hasNodes: initialNodes.length > 0, tracker });
   const viewCentre = useViewCentre(wrapper);
 
-  const { autoFocusId, saveNoteText, remove } = edits;
+  const { autoFocusId, remove } = edits;
+  const { noteEdited } = searchIndex;
+  const saveNoteText = useCallback(
+    (id: string, text: string) => {
+      edits.saveNoteText(id, text);
+      noteEdited(id);
+    },
+    [edits.saveNoteText, noteEdited],
+  );
   const actions = useMemo<BoardActions>(
     () => ({
       boardId,
@@ -114,111 +136,113 @@ export function BoardCanvas({ board: openedBoard, initialNodes, initialEdges, is
   return (
     <ActionsContext.Provider value={actions}>
       <JobsContext.Provider value={jobs}>
-        <HighlightContext.Provider value={focus.highlight}>
-          <RemoteSelectionContext.Provider value={live.presence.remoteSelection}>
-            <div className="bw-board">
-              <BoardHeader
-                board={board}
-                isOwner={isOwner}
-                canEdit={canEdit}
-                toolbar={toolbar}
-                chunks={chunks}
-                nodeLabel={nodeLabel}
-                onOpenNode={focus.focusNode}
-                tracker={tracker}
-                chatOpen={chatOpen}
-                onToggleChat={() => setChatOpen(!chatOpen)}
-                onExport={async () => {
-                  try {
-                    const { blob, fileName } = await exportCanvas(boardId, board.name);
-                    saveBlob(blob, fileName);
-                  } catch (error) {
-                    notify((error as Error).message);
+        <IndexContext.Provider value={searchIndex.states}>
+          <HighlightContext.Provider value={focus.highlight}>
+            <RemoteSelectionContext.Provider value={live.presence.remoteSelection}>
+              <div className="bw-board">
+                <BoardHeader
+                  board={board}
+                  isOwner={isOwner}
+                  canEdit={canEdit}
+                  toolbar={toolbar}
+                  chunks={chunks}
+                  nodeLabel={nodeLabel}
+                  onOpenNode={focus.focusNode}
+                  tracker={tracker}
+                  chatOpen={chatOpen}
+                  onToggleChat={() => setChatOpen(!chatOpen)}
+                  onExport={async () => {
+                    try {
+                      const { blob, fileName } = await exportCanvas(boardId, board.name);
+                      saveBlob(blob, fileName);
+                    } catch (error) {
+                      notify((error as Error).message);
+                    }
+                  }}
+                  presence={
+                    <>
+                      {live.reconnecting && (
+                        <span className="bw-badge" title="Changes by others will appear once the connection is back">
+                          Reconnecting…
+                        </span>
+                      )}
+                      <PresenceAvatars others={live.presence.others} />
+                    </>
                   }
-                }}
-                presence={
-                  <>
-                    {live.reconnecting && (
-                      <span className="bw-badge" title="Changes by others will appear once the connection is back">
-                        Reconnecting…
-                      </span>
-                    )}
-                    <PresenceAvatars others={live.presence.others} />
-                  </>
-                }
-              />
-              <div className="bw-board__main">
-                <div
-                  className={`bw-canvas${drop.dropping ? ' is-dropping' : ''}`}
-                  ref={wrapper}
-                  onDragOver={drop.onDragOver}
-                  onDragLeave={drop.onDragLeave}
-                  onDrop={drop.onDrop}
-                  onPointerMove={live.onPointerMove}
-                  onPointerLeave={live.onPointerLeave}
-                >
-                  <ReactFlow<BoardFlowNode, Edge>
-                    nodes={nodes}
-                    edges={edges}
-                    nodeTypes={nodeTypes}
-                    edgeTypes={edgeTypes}
-                    onNodesChange={onNodesChange}
-                    onEdgesChange={onEdgesChange}
-                    onBeforeDelete={edits.beforeDelete}
-                    onConnect={canEdit ? edits.connect : undefined}
-                    onNodeDragStart={(_event, _node, dragged) => sync.dragStarted(dragged.map((n) => n.id))}
-                    onNodeDragStop={(_event, _node, dragged) => {
-                      edits.saveMoves(dragged);
-                      sync.dragEnded(dragged.map((n) => n.id));
-                    }}
-                    onMoveEnd={viewport.onMoveEnd}
-                    onPaneClick={focus.clearHighlight}
-                    defaultViewport={viewport.defaultViewport}
-                    // A board whose view was never moved opens with its content in view instead.
-                    fitView={viewport.fitView}
-                    fitViewOptions={{ maxZoom: 1, padding: 0.2 }}
-                    minZoom={0.1}
-                    maxZoom={4}
-                    nodesDraggable={canEdit}
-                    nodesConnectable={canEdit}
-                    // The only keys the canvas takes itself; React Flow handles them (through beforeDelete).
-                    deleteKeyCode={canEdit ? ['Delete', 'Backspace'] : null}
-                    defaultEdgeOptions={defaultEdgeOptions}
-                    connectionRadius={30}
+                />
+                <div className="bw-board__main">
+                  <div
+                    className={`bw-canvas${drop.dropping ? ' is-dropping' : ''}`}
+                    ref={wrapper}
+                    onDragOver={drop.onDragOver}
+                    onDragLeave={drop.onDragLeave}
+                    onDrop={drop.onDrop}
+                    onPointerMove={live.onPointerMove}
+                    onPointerLeave={live.onPointerLeave}
                   >
-                    <Background variant={BackgroundVariant.Dots} gap={22} size={1.4} />
-                    <Controls showInteractive={false} />
-                    <MiniMap pannable zoomable style={{ width: 150, height: 100 }} nodeStrokeWidth={3} nodeColor={minimapColor} />
-                    <RemoteCursors others={live.presence.others} />
-                  </ReactFlow>
-                  {realNodes.length === 0 && (
-                    <div className="bw-empty">
-                      <p>
-                        {canUpload
-                          ? 'This board is empty. Add a note, or drop an image or PDF here.'
-                          : canEdit
-                            ? 'This board is empty. Add a note.'
-                            : 'This board is empty.'}
-                      </p>
-                    </div>
+                    <ReactFlow<BoardFlowNode, Edge>
+                      nodes={nodes}
+                      edges={edges}
+                      nodeTypes={nodeTypes}
+                      edgeTypes={edgeTypes}
+                      onNodesChange={onNodesChange}
+                      onEdgesChange={onEdgesChange}
+                      onBeforeDelete={edits.beforeDelete}
+                      onConnect={canEdit ? edits.connect : undefined}
+                      onNodeDragStart={(_event, _node, dragged) => sync.dragStarted(dragged.map((n) => n.id))}
+                      onNodeDragStop={(_event, _node, dragged) => {
+                        edits.saveMoves(dragged);
+                        sync.dragEnded(dragged.map((n) => n.id));
+                      }}
+                      onMoveEnd={viewport.onMoveEnd}
+                      onPaneClick={focus.clearHighlight}
+                      defaultViewport={viewport.defaultViewport}
+                      // A board whose view was never moved opens with its content in view instead.
+                      fitView={viewport.fitView}
+                      fitViewOptions={{ maxZoom: 1, padding: 0.2 }}
+                      minZoom={0.1}
+                      maxZoom={4}
+                      nodesDraggable={canEdit}
+                      nodesConnectable={canEdit}
+                      // The only keys the canvas takes itself; React Flow handles them (through beforeDelete).
+                      deleteKeyCode={canEdit ? ['Delete', 'Backspace'] : null}
+                      defaultEdgeOptions={defaultEdgeOptions}
+                      connectionRadius={30}
+                    >
+                      <Background variant={BackgroundVariant.Dots} gap={22} size={1.4} />
+                      <Controls showInteractive={false} />
+                      <MiniMap pannable zoomable style={{ width: 150, height: 100 }} nodeStrokeWidth={3} nodeColor={minimapColor} />
+                      <RemoteCursors others={live.presence.others} />
+                    </ReactFlow>
+                    {realNodes.length === 0 && (
+                      <div className="bw-empty">
+                        <p>
+                          {canUpload
+                            ? 'This board is empty. Add a note, or drop an image or PDF here.'
+                            : canEdit
+                              ? 'This board is empty. Add a note.'
+                              : 'This board is empty.'}
+                        </p>
+                      </div>
+                    )}
+                    {drop.dropping && <div className="bw-dropzone">Drop images or PDFs to place them here</div>}
+                  </div>
+                  {chatOpen && (
+                    <ChatPanel
+                      boardId={boardId}
+                      selectedNode={selectedNode}
+                      nodeLabel={nodeLabel}
+                      onOpenNode={focus.focusNode}
+                      chunks={chunks}
+                      onClose={() => setChatOpen(false)}
+                    />
                   )}
-                  {drop.dropping && <div className="bw-dropzone">Drop images or PDFs to place them here</div>}
                 </div>
-                {chatOpen && (
-                  <ChatPanel
-                    boardId={boardId}
-                    selectedNode={selectedNode}
-                    nodeLabel={nodeLabel}
-                    onOpenNode={focus.focusNode}
-                    chunks={chunks}
-                    onClose={() => setChatOpen(false)}
-                  />
-                )}
+                <NoticeList notices={notices.list} onDismiss={notices.dismiss} />
               </div>
-              <NoticeList notices={notices.list} onDismiss={notices.dismiss} />
-            </div>
-          </RemoteSelectionContext.Provider>
-        </HighlightContext.Provider>
+            </RemoteSelectionContext.Provider>
+          </HighlightContext.Provider>
+        </IndexContext.Provider>
       </JobsContext.Provider>
     </ActionsContext.Provider>
   );

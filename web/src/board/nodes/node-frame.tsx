@@ -3,7 +3,15 @@
 // search result or chat source gives it, and an outline in someone else's colour when they have it selected.
 import { type CSSProperties, useContext, useEffect, useRef, useState, type ReactNode } from 'react';
 import { Handle, Position } from '@xyflow/react';
-import { HighlightContext, JobsContext, RemoteSelectionContext, useBoardActions, type JobState } from '../board-context';
+import {
+  HighlightContext,
+  IndexContext,
+  type IndexState,
+  JobsContext,
+  RemoteSelectionContext,
+  useBoardActions,
+  type JobState,
+} from '../board-context';
 
 const SEARCHABLE = new Set(['note', 'document', 'pdf']);
 
@@ -19,6 +27,7 @@ export function NodeFrame(props: {
   const { id, kind, icon, title, selected, children, wide } = props;
   const highlighted = useContext(HighlightContext) === id;
   const job = useContext(JobsContext)[id];
+  const index = useContext(IndexContext)[id];
   const remoteColor = useContext(RemoteSelectionContext)[id];
   const classes = [
     'bw-node',
@@ -47,7 +56,11 @@ export function NodeFrame(props: {
         <NodeMenu id={id} kind={kind} title={title} />
       </div>
       <div className="bw-node__body">{children}</div>
-      {job && <JobBadge id={id} job={job} />}
+      {job && (job.status !== 'completed' || !index) ? (
+        <JobBadge id={id} job={job} reindexing={index !== undefined} />
+      ) : (
+        index && <IndexBadge id={id} index={index} />
+      )}
       <Handle type="source" position={Position.Bottom} className="bw-handle" />
     </div>
   );
@@ -107,7 +120,29 @@ function NodeMenu({ id, kind, title }: { id: string; kind: string; title: string
   );
 }
 
-function JobBadge({ id, job }: { id: string; job: JobState }) {
+/** A node the service has indexed: searchable, or behind its text (with a way to update it). */
+function IndexBadge({ id, index }: { id: string; index: IndexState }) {
+  const { vectorize, canVectorize } = useBoardActions();
+  if (index.behind) {
+    return (
+      <div className="bw-job is-behind" role="status">
+        Index behind the text
+        {canVectorize && (
+          <button type="button" className="bw-link-button nodrag" onClick={() => vectorize(id)}>
+            Update
+          </button>
+        )}
+      </div>
+    );
+  }
+  return (
+    <div className="bw-job is-done" role="status">
+      ✓ Searchable · {index.chunks} {index.chunks === 1 ? 'passage' : 'passages'}
+    </div>
+  );
+}
+
+function JobBadge({ id, job, reindexing }: { id: string; job: JobState; reindexing: boolean }) {
   const { dismissJob } = useBoardActions();
   const [now, setNow] = useState(Date.now());
   const busy = job.status === 'starting' || job.status === 'processing';
@@ -121,7 +156,7 @@ function JobBadge({ id, job }: { id: string; job: JobState }) {
     return (
       <div className="bw-job is-busy" role="status">
         <span className="bw-spinner" aria-hidden="true" />
-        {job.status === 'starting' ? 'Starting…' : `Making searchable… ${seconds} s`}
+        {job.status === 'starting' ? 'Starting…' : reindexing ? `Updating index… ${seconds} s` : `Making searchable… ${seconds} s`}
       </div>
     );
   }
