@@ -22,6 +22,7 @@ import {
 } from './board-context';
 import { BoardHeader } from './canvas/board-header';
 import { BoardToolbar } from './canvas/board-toolbar';
+import { OwnerTools } from './canvas/owner-tools';
 import { defaultEdgeOptions, edgeTypes, minimapColor, nodeTypes } from './canvas/flow-types';
 import { NoticeList, useNotices } from './canvas/notices';
 import { PresenceAvatars, RemoteCursors } from './canvas/presence-layer';
@@ -86,7 +87,7 @@ export function BoardCanvas({ board: openedBoard, initialNodes, initialEdges, is
   refreshIndex.current = () => void searchIndex.refresh();
   const { placeFiles, retryUpload, dismissUpload } = useUploads({ boardId, graph, notify, placeFileNode: edits.placeFileNode });
   const drop = useFileDrop({ wrapper, canUpload, notify, placeFiles });
-  const viewport = useViewportPersistence({ board: openedBoard, isOwner, hasNodes: initialNodes.length > 0, tracker });
+  const viewport = useViewportPersistence({ board: openedBoard, hasNodes: initialNodes.length > 0 });
   const viewCentre = useViewCentre(wrapper);
 
   const { autoFocusId, remove } = edits;
@@ -159,6 +160,7 @@ export function BoardCanvas({ board: openedBoard, initialNodes, initialEdges, is
                       notify((error as Error).message);
                     }
                   }}
+                  ownerTools={<OwnerTools board={board} onSetDefaultView={viewport.setAsDefault} />}
                   presence={
                     <>
                       {live.reconnecting && (

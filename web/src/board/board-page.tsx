@@ -7,6 +7,7 @@ import { ReactFlowProvider, type Edge } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
 import './board.css';
 import { BoardApiError, getBoard, listAllEdges, listAllNodes, type Board } from './board-api';
+import { forgetSharedBoard, rememberSharedBoard } from '../boards/shared-with-me';
 import { BoardCanvas } from './board-canvas';
 import type { BoardFlowNode } from './board-context';
 import { fromFlowState, fromFlowStateEdge, toFlowEdge, toFlowNode } from './flow-mapping';
@@ -34,6 +35,8 @@ export function BoardPage({ boardId }: { boardId: string }) {
         });
       } else {
         const [nodes, edges] = await Promise.all([listAllNodes(boardId), listAllEdges(boardId)]);
+        // Someone else's public board: listed under "Shared with me" on the boards page.
+        rememberSharedBoard(board);
         setState({
           status: 'ready',
           board,
@@ -45,6 +48,7 @@ export function BoardPage({ boardId }: { boardId: string }) {
       }
     } catch (error) {
       const status = error instanceof BoardApiError ? error.status : undefined;
+      if (status === 404) forgetSharedBoard(boardId);
       setState({ status: 'failed', message: (error as Error).message, notFound: status === 404 });
     }
   }, [boardId]);

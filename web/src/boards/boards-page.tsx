@@ -12,6 +12,7 @@ import { ConfirmDialog } from '../ui/dialog';
 import { Notice, useToast } from '../ui/toast';
 import { ImportBoard } from './import-board';
 import { ShareDialog } from './share-dialog';
+import { SharedWithMe } from './shared-with-me';
 
 type Access = 'view' | 'edit';
 export interface BoardItem {
@@ -112,6 +113,7 @@ export function BoardsPage() {
           Load more
         </button>
       )}
+      <SharedWithMe />
       {sharing && <ShareDialog board={sharing} onSaved={replace} onClose={() => setSharing(undefined)} />}
       {deleting && (
         <ConfirmDialog

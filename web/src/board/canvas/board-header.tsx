@@ -24,6 +24,8 @@ export interface BoardHeaderProps {
   onExport(): Promise<void>;
   /** Who else is on the board (avatars). */
   presence?: ReactNode;
+  /** The owner's own items (sharing, the default view), after the export. */
+  ownerTools?: ReactNode;
 }
 
 export function BoardHeader({
@@ -39,6 +41,7 @@ export function BoardHeader({
   onToggleChat,
   onExport,
   presence,
+  ownerTools,
 }: BoardHeaderProps) {
   const [exporting, setExporting] = useState(false);
   return (
@@ -65,6 +68,7 @@ export function BoardHeader({
       >
         {exporting ? 'Exporting…' : 'Export .canvas'}
       </button>
+      {isOwner && ownerTools}
       <button type="button" className="bw-button" aria-pressed={chatOpen} onClick={onToggleChat}>
         <ChatIcon /> Chat
       </button>
