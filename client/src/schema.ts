@@ -7076,6 +7076,8 @@ export interface operations {
                         mode: "local";
                         /** @description Whether POST /v1/auth/signup creates accounts */
                         signup: boolean;
+                        /** @description Whether this request carried a refresh cookie (bw_refresh, sent only to /v1/auth): a client asks POST /v1/auth/refresh only then, so a signed-out visit makes no request that must fail */
+                        session: boolean;
                     } | {
                         /** @enum {string} */
                         mode: "oidc";

@@ -6,8 +6,18 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
+import { PDFDocument } from 'pdf-lib';
+import { postParts } from '../helpers/assets.js';
 import type { TestServer } from '../helpers/harness.js';
-import { eventually, launchBrowser, openBoardAsNewAccount, openNewBoard, startWebServer } from './helpers/browser.js';
+import {
+  allowClipboard,
+  eventually,
+  launchBrowser,
+  openBoardAsNewAccount,
+  openNewBoard,
+  signedInBrowser,
+  startWebServer,
+} from './helpers/browser.js';
 
 let server: TestServer;
 
@@ -188,5 +198,183 @@ test('Share on the board page; a public board someone else opened is listed unde
     }
   } finally {
     await owner.close();
+  }
+});
+
+type Box = { x: number; y: number; width: number; height: number };
+const overlaps = (a: Box, b: Box) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+
+async function boxOf(page: Page, selector: string): Promise<Box> {
+  const box = await page.locator(selector).first().boundingBox();
+  assert.ok(box, `${selector} is shown`);
+  return box;
+}
+
+test('board page bugs: fit view clear of the minimap, new notes side by side, a note deleted elsewhere, the note length limit, the tab title', async () => {
+  const { page, api, boardId, close } = await openNewBoard(server, 'Layout', async (api, id) => {
+    // Spread so that the fitted view reaches into the bottom-right corner, where the minimap is.
+    for (const [x, y] of [
+      [0, 0],
+      [1500, 0],
+      [0, 820],
+      [1500, 820],
+    ]) {
+      await api('POST', `/v1/boards/${id}/nodes`, { type: 'note', position: { x, y }, data: { text: `at ${x},${y}` } });
+    }
+  });
+  try {
+    assert.equal(await page.title(), 'Layout · Board Workspace');
+    // Fit view (on opening a board never moved) keeps every node clear of the minimap and the controls.
+    await page.locator('.react-flow__node').nth(3).waitFor();
+    const minimap = await boxOf(page, '.react-flow__minimap');
+    const controls = await boxOf(page, '.react-flow__controls');
+    for (const node of await page.locator('.react-flow__node').all()) {
+      const box = (await node.boundingBox())!;
+      assert.ok(!overlaps(box, minimap), `node ${JSON.stringify(box)} under the minimap ${JSON.stringify(minimap)}`);
+      assert.ok(!overlaps(box, controls), 'node under the controls');
+    }
+
+    // Two notes added one after the other lie side by side.
+    const before = (await api('GET', `/v1/boards/${boardId}/nodes?limit=100`)).data.length;
+    for (let i = 1; i <= 2; i++) {
+      await page.getByRole('button', { name: 'Add note' }).click();
+      await eventually(
+        'the note added',
+        async () => (await api('GET', `/v1/boards/${boardId}/nodes?limit=100`)).data.length === before + i,
+      );
+    }
+    const all = (await api('GET', `/v1/boards/${boardId}/nodes?limit=100`)).data as Array<{ id: string; created_at: string }>;
+    const added = all.sort((a, b) => a.created_at.localeCompare(b.created_at)).slice(-2);
+    const boxes = await Promise.all(added.map((n) => page.getByTestId(`node-${n.id}`).boundingBox()));
+    assert.ok(!overlaps(boxes[0]!, boxes[1]!), `new notes overlap: ${JSON.stringify(boxes)}`);
+
+    // The note length: a counter near the limit, and a clear message (nothing sent) over it.
+    const note = page.getByTestId(`node-${added[1]!.id}`);
+    const text = note.getByRole('textbox', { name: 'Note text' });
+    await text.fill('a'.repeat(95_000));
+    await note.getByText('95,000 / 100,000 characters').waitFor();
+    await eventually(
+      'the long text saved',
+      async () => (await api('GET', `/v1/boards/${boardId}/nodes/${added[1]!.id}`)).data.node_data.text.length === 95_000,
+    );
+    await text.fill('a'.repeat(100_050));
+    await note
+      .getByRole('alert')
+      .getByText('Too long to save: 100,050 characters, a note holds at most 100,000. Remove 50 to save it.')
+      .waitFor();
+    await text.fill('a'.repeat(99_990));
+    await eventually(
+      'the shortened text saved',
+      async () => (await api('GET', `/v1/boards/${boardId}/nodes/${added[1]!.id}`)).data.node_data.text.length === 99_990,
+    );
+
+    // Someone else deletes a note being edited while this page hears nothing of it (stream down):
+    // the save's 404 says so once, and nothing is left to retry.
+    await page.route('**/events**', (route) => route.abort());
+    await page.reload();
+    await page.getByRole('heading', { name: 'Layout', level: 1 }).waitFor();
+    const doomed = page.getByTestId(`node-${added[0]!.id}`);
+    await doomed.getByRole('textbox', { name: 'Note text' }).fill('typing away');
+    await api('DELETE', `/v1/boards/${boardId}/nodes/${added[0]!.id}`);
+    await doomed.getByRole('textbox', { name: 'Note text' }).fill('typing away, still');
+    const notice = page.locator('.bw-notice').filter({ hasText: 'was deleted by someone else' });
+    await notice.waitFor();
+    await doomed.waitFor({ state: 'detached' });
+    assert.equal(await page.getByText('Not saved').count(), 0);
+    // Notices stay clear of the zoom buttons and the minimap.
+    const noticeBox = (await notice.boundingBox())!;
+    assert.ok(!overlaps(noticeBox, await boxOf(page, '.react-flow__controls')), 'notice over the controls');
+    assert.ok(!overlaps(noticeBox, await boxOf(page, '.react-flow__minimap')), 'notice over the minimap');
+  } finally {
+    await close();
+  }
+});
+
+/** A PDF whose page 2 alone speaks of glaciers. */
+async function twoPagePdf(): Promise<Buffer> {
+  const doc = await PDFDocument.create();
+  doc.addPage([300, 200]).drawText('Volcanoes erupt with lava.', { x: 20, y: 100, size: 12 });
+  doc.addPage([300, 200]).drawText('Glaciers carve deep valleys.', { x: 20, y: 100, size: 12 });
+  return Buffer.from(await doc.save());
+}
+
+test('search and chat: a pdf hit on p. 2 opens the PDF there, no result scores 0.00, a node thread names its node', async () => {
+  const { page, api, account, boardId, close } = await openNewBoard(server, 'Sources');
+  try {
+    const upload = await postParts(server, account.accessToken, boardId, [
+      { filename: 'earth.pdf', type: 'application/pdf', data: await twoPagePdf() },
+    ]);
+    assert.equal(upload.status, 201, upload.text);
+    const asset = upload.body.data;
+    const pdf = (
+      await api('POST', `/v1/boards/${boardId}/nodes`, {
+        type: 'pdf',
+        position: { x: 0, y: 0 },
+        data: { storagePath: asset.storage_path, publicUrl: asset.url, fileSize: asset.size, label: 'Earth', pageCount: 2 },
+      })
+    ).data;
+    const job = (await api('POST', `/v1/boards/${boardId}/documents`, { node_id: pdf.id })).data;
+    await eventually('the pdf indexed', async () => (await api('GET', `/v1/jobs/${job.id}`)).data.status === 'completed', 30_000);
+    await api('POST', `/v1/boards/${boardId}/chats`, { title: 'About the PDF', node_id: pdf.id });
+    await page.reload();
+    await page.getByRole('heading', { name: 'Sources', level: 1 }).waitFor();
+
+    const box = page.getByRole('searchbox', { name: 'Search this board' });
+    await box.fill('glaciers valleys');
+    await box.press('Enter');
+    const hit = page.getByRole('region', { name: 'Search results' }).getByRole('button').filter({ hasText: 'p. 2' });
+    await hit.waitFor();
+    for (const score of await page.locator('.bw-hit__score').allInnerTexts()) assert.notEqual(score, '0.00');
+    await hit.click();
+    const open = page.getByTestId(`node-${pdf.id}`).getByRole('link', { name: 'Open PDF at p. 2' });
+    await open.waitFor();
+    assert.equal(await open.getAttribute('href'), `${asset.url}#page=2`);
+
+    // A thread about a node asks about that node.
+    await page.getByRole('button', { name: 'Chat' }).click();
+    await page.getByRole('button', { name: /About the PDF/ }).click();
+    assert.equal(await page.getByRole('textbox', { name: 'Message' }).getAttribute('placeholder'), 'Ask about “Earth”…');
+  } finally {
+    await close();
+  }
+});
+
+test('app shell: no failing request on a signed-out load, titles per page, the API reference linked, Copy key says Copied', async () => {
+  const visitor = await launchBrowser();
+  try {
+    const failures: string[] = [];
+    visitor.page.on('response', (r) => {
+      if (r.status() >= 400) failures.push(`${r.status()} ${r.url()}`);
+    });
+    await visitor.page.goto(server.url);
+    await visitor.page.getByRole('button', { name: 'Sign in' }).waitFor();
+    assert.equal(await visitor.page.title(), 'Sign in · Board Workspace');
+    const icon = await visitor.page.locator('link[rel="icon"]').getAttribute('href');
+    assert.equal((await fetch(`${server.url}${icon}`)).status, 200);
+    assert.deepEqual(failures, []);
+  } finally {
+    await visitor.close();
+  }
+
+  const browser = await signedInBrowser(server, '/keys');
+  try {
+    await allowClipboard(browser, server);
+    const { page } = browser;
+    await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
+    assert.equal(await page.title(), 'API keys · Board Workspace');
+    const reference = page.getByRole('link', { name: 'API reference' });
+    assert.equal(await reference.getAttribute('href'), '/docs');
+    assert.equal((await fetch(`${server.url}/docs`)).status, 200);
+    const form = page.getByRole('form', { name: 'Create a key' });
+    await form.getByLabel('Name').fill('Feedback');
+    await form.getByRole('button', { name: 'Create key' }).click();
+    const shown = page.getByRole('region', { name: /Your new key/ });
+    await shown.getByRole('button', { name: 'Copy key' }).click();
+    await shown.getByRole('button', { name: 'Copied ✓' }).waitFor();
+    await page.getByRole('link', { name: 'Boards' }).click();
+    await page.getByRole('heading', { name: 'Boards', level: 1 }).waitFor();
+    assert.equal(await page.title(), 'Boards · Board Workspace');
+  } finally {
+    await browser.close();
   }
 });

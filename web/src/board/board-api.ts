@@ -203,8 +203,11 @@ export async function getJob(id: string): Promise<Job> {
   return (await unwrap(api.GET('/v1/jobs/{id}', { params: { path: { id } } }), 'Could not check the job')).data;
 }
 
-/** A score above 0 leaves out chunks that share nothing with the query (the local model scores them exactly 0). */
-const SEARCH_MIN_SCORE = 1e-6;
+/**
+ * The lowest cosine similarity listed: below it a chunk shares (almost) nothing with the query (the
+ * local model scores those 0 or a hair above), and a result shown as "0.00" only buries the others.
+ */
+export const SEARCH_MIN_SCORE = 0.01;
 
 export async function search(boardId: string, query: string): Promise<SearchHit[]> {
   const body = { query, limit: 10, threshold: SEARCH_MIN_SCORE };

@@ -11,10 +11,12 @@ import { useCallback, useMemo, useRef, useState } from 'react';
 import { Background, BackgroundVariant, Controls, type Edge, MiniMap, ReactFlow } from '@xyflow/react';
 import { type Board, exportCanvas } from './board-api';
 import { saveBlob } from '../lib/download';
+import { useDocumentTitle } from '../lib/title';
 import {
   ActionsContext,
   type BoardActions,
   type BoardFlowNode,
+  FocusPageContext,
   HighlightContext,
   IndexContext,
   JobsContext,
@@ -22,6 +24,7 @@ import {
 } from './board-context';
 import { BoardHeader } from './canvas/board-header';
 import { BoardToolbar } from './canvas/board-toolbar';
+import { freeCentre } from './canvas/free-spot';
 import { OwnerTools } from './canvas/owner-tools';
 import { defaultEdgeOptions, edgeTypes, minimapColor, nodeTypes } from './canvas/flow-types';
 import { NoticeList, useNotices } from './canvas/notices';
@@ -39,6 +42,18 @@ import { useVectorizeJobs } from './canvas/use-vectorize-jobs';
 import { useViewCentre, useViewportPersistence } from './canvas/use-viewport';
 import { ChatPanel } from './chat-panel';
 import { ChunkIndex } from './chunk-index';
+
+/** The room a new note takes, for finding it a free spot. */
+const NOTE_CARD = { width: 280, height: 160 };
+
+/**
+ * Fitting the view keeps content clear of the controls (bottom left) and the minimap (bottom right,
+ * 150 x 100 at 15 px from the edges): a fitted node never ends up under either.
+ */
+const FIT_VIEW_OPTIONS = {
+  maxZoom: 1,
+  padding: { top: '32px', left: '72px', right: '190px', bottom: '130px' },
+} as const;
 
 export interface BoardCanvasProps {
   board: Board;
@@ -72,6 +87,7 @@ export function BoardCanvas({ board: openedBoard, initialNodes, initialEdges, is
     onDocument: () => refreshIndex.current?.(),
   });
   const { board, sync } = live;
+  useDocumentTitle(board.name);
   // Sharing can change while the page is open; a deleted board (or one no longer shared) is read-only.
   const canEdit = !live.gone && (isOwner || (openedEditable && board.is_public && board.public_access_level === 'edit'));
   const focus = useNodeFocus(graph, notify);
@@ -124,7 +140,7 @@ export function BoardCanvas({ board: openedBoard, initialNodes, initialEdges, is
     <BoardToolbar
       canUpload={canUpload}
       addingNote={edits.addingNote}
-      onAddNote={() => void edits.addNote(viewCentre())}
+      onAddNote={() => void edits.addNote(freeCentre(nodes, viewCentre(), NOTE_CARD))}
       onUpload={(files) => {
         const centre = viewCentre();
         placeFiles(files, { x: centre.x - 140, y: centre.y - 100 });
@@ -139,110 +155,112 @@ export function BoardCanvas({ board: openedBoard, initialNodes, initialEdges, is
       <JobsContext.Provider value={jobs}>
         <IndexContext.Provider value={searchIndex.states}>
           <HighlightContext.Provider value={focus.highlight}>
-            <RemoteSelectionContext.Provider value={live.presence.remoteSelection}>
-              <div className="bw-board">
-                <BoardHeader
-                  board={board}
-                  isOwner={isOwner}
-                  canEdit={canEdit}
-                  toolbar={toolbar}
-                  chunks={chunks}
-                  nodeLabel={nodeLabel}
-                  onOpenNode={focus.focusNode}
-                  tracker={tracker}
-                  chatOpen={chatOpen}
-                  onToggleChat={() => setChatOpen(!chatOpen)}
-                  onExport={async () => {
-                    try {
-                      const { blob, fileName } = await exportCanvas(boardId, board.name);
-                      saveBlob(blob, fileName);
-                    } catch (error) {
-                      notify((error as Error).message);
+            <FocusPageContext.Provider value={focus.highlight === focus.highlightPage?.nodeId ? focus.highlightPage : undefined}>
+              <RemoteSelectionContext.Provider value={live.presence.remoteSelection}>
+                <div className="bw-board">
+                  <BoardHeader
+                    board={board}
+                    isOwner={isOwner}
+                    canEdit={canEdit}
+                    toolbar={toolbar}
+                    chunks={chunks}
+                    nodeLabel={nodeLabel}
+                    onOpenNode={focus.focusNode}
+                    tracker={tracker}
+                    chatOpen={chatOpen}
+                    onToggleChat={() => setChatOpen(!chatOpen)}
+                    onExport={async () => {
+                      try {
+                        const { blob, fileName } = await exportCanvas(boardId, board.name);
+                        saveBlob(blob, fileName);
+                      } catch (error) {
+                        notify((error as Error).message);
+                      }
+                    }}
+                    ownerTools={<OwnerTools board={board} onSetDefaultView={viewport.setAsDefault} />}
+                    presence={
+                      <>
+                        {live.reconnecting && (
+                          <span className="bw-badge" title="Changes by others will appear once the connection is back">
+                            Reconnecting…
+                          </span>
+                        )}
+                        <PresenceAvatars others={live.presence.others} />
+                      </>
                     }
-                  }}
-                  ownerTools={<OwnerTools board={board} onSetDefaultView={viewport.setAsDefault} />}
-                  presence={
-                    <>
-                      {live.reconnecting && (
-                        <span className="bw-badge" title="Changes by others will appear once the connection is back">
-                          Reconnecting…
-                        </span>
-                      )}
-                      <PresenceAvatars others={live.presence.others} />
-                    </>
-                  }
-                />
-                <div className="bw-board__main">
-                  <div
-                    className={`bw-canvas${drop.dropping ? ' is-dropping' : ''}`}
-                    ref={wrapper}
-                    onDragOver={drop.onDragOver}
-                    onDragLeave={drop.onDragLeave}
-                    onDrop={drop.onDrop}
-                    onPointerMove={live.onPointerMove}
-                    onPointerLeave={live.onPointerLeave}
-                  >
-                    <ReactFlow<BoardFlowNode, Edge>
-                      nodes={nodes}
-                      edges={edges}
-                      nodeTypes={nodeTypes}
-                      edgeTypes={edgeTypes}
-                      onNodesChange={onNodesChange}
-                      onEdgesChange={onEdgesChange}
-                      onBeforeDelete={edits.beforeDelete}
-                      onConnect={canEdit ? edits.connect : undefined}
-                      onNodeDragStart={(_event, _node, dragged) => sync.dragStarted(dragged.map((n) => n.id))}
-                      onNodeDragStop={(_event, _node, dragged) => {
-                        edits.saveMoves(dragged);
-                        sync.dragEnded(dragged.map((n) => n.id));
-                      }}
-                      onMoveEnd={viewport.onMoveEnd}
-                      onPaneClick={focus.clearHighlight}
-                      defaultViewport={viewport.defaultViewport}
-                      // A board whose view was never moved opens with its content in view instead.
-                      fitView={viewport.fitView}
-                      fitViewOptions={{ maxZoom: 1, padding: 0.2 }}
-                      minZoom={0.1}
-                      maxZoom={4}
-                      nodesDraggable={canEdit}
-                      nodesConnectable={canEdit}
-                      // The only keys the canvas takes itself; React Flow handles them (through beforeDelete).
-                      deleteKeyCode={canEdit ? ['Delete', 'Backspace'] : null}
-                      defaultEdgeOptions={defaultEdgeOptions}
-                      connectionRadius={30}
+                  />
+                  <div className="bw-board__main">
+                    <div
+                      className={`bw-canvas${drop.dropping ? ' is-dropping' : ''}`}
+                      ref={wrapper}
+                      onDragOver={drop.onDragOver}
+                      onDragLeave={drop.onDragLeave}
+                      onDrop={drop.onDrop}
+                      onPointerMove={live.onPointerMove}
+                      onPointerLeave={live.onPointerLeave}
                     >
-                      <Background variant={BackgroundVariant.Dots} gap={22} size={1.4} />
-                      <Controls showInteractive={false} />
-                      <MiniMap pannable zoomable style={{ width: 150, height: 100 }} nodeStrokeWidth={3} nodeColor={minimapColor} />
-                      <RemoteCursors others={live.presence.others} />
-                    </ReactFlow>
-                    {realNodes.length === 0 && (
-                      <div className="bw-empty">
-                        <p>
-                          {canUpload
-                            ? 'This board is empty. Add a note, or drop an image or PDF here.'
-                            : canEdit
-                              ? 'This board is empty. Add a note.'
-                              : 'This board is empty.'}
-                        </p>
-                      </div>
+                      <ReactFlow<BoardFlowNode, Edge>
+                        nodes={nodes}
+                        edges={edges}
+                        nodeTypes={nodeTypes}
+                        edgeTypes={edgeTypes}
+                        onNodesChange={onNodesChange}
+                        onEdgesChange={onEdgesChange}
+                        onBeforeDelete={edits.beforeDelete}
+                        onConnect={canEdit ? edits.connect : undefined}
+                        onNodeDragStart={(_event, _node, dragged) => sync.dragStarted(dragged.map((n) => n.id))}
+                        onNodeDragStop={(_event, _node, dragged) => {
+                          edits.saveMoves(dragged);
+                          sync.dragEnded(dragged.map((n) => n.id));
+                        }}
+                        onMoveEnd={viewport.onMoveEnd}
+                        onPaneClick={focus.clearHighlight}
+                        defaultViewport={viewport.defaultViewport}
+                        // A board whose view was never moved opens with its content in view instead.
+                        fitView={viewport.fitView}
+                        fitViewOptions={FIT_VIEW_OPTIONS}
+                        minZoom={0.1}
+                        maxZoom={4}
+                        nodesDraggable={canEdit}
+                        nodesConnectable={canEdit}
+                        // The only keys the canvas takes itself; React Flow handles them (through beforeDelete).
+                        deleteKeyCode={canEdit ? ['Delete', 'Backspace'] : null}
+                        defaultEdgeOptions={defaultEdgeOptions}
+                        connectionRadius={30}
+                      >
+                        <Background variant={BackgroundVariant.Dots} gap={22} size={1.4} />
+                        <Controls showInteractive={false} fitViewOptions={FIT_VIEW_OPTIONS} />
+                        <MiniMap pannable zoomable style={{ width: 150, height: 100 }} nodeStrokeWidth={3} nodeColor={minimapColor} />
+                        <RemoteCursors others={live.presence.others} />
+                      </ReactFlow>
+                      {realNodes.length === 0 && (
+                        <div className="bw-empty">
+                          <p>
+                            {canUpload
+                              ? 'This board is empty. Add a note, or drop an image or PDF here.'
+                              : canEdit
+                                ? 'This board is empty. Add a note.'
+                                : 'This board is empty.'}
+                          </p>
+                        </div>
+                      )}
+                      {drop.dropping && <div className="bw-dropzone">Drop images or PDFs to place them here</div>}
+                    </div>
+                    {chatOpen && (
+                      <ChatPanel
+                        boardId={boardId}
+                        selectedNode={selectedNode}
+                        nodeLabel={nodeLabel}
+                        onOpenNode={focus.focusNode}
+                        chunks={chunks}
+                        onClose={() => setChatOpen(false)}
+                      />
                     )}
-                    {drop.dropping && <div className="bw-dropzone">Drop images or PDFs to place them here</div>}
                   </div>
-                  {chatOpen && (
-                    <ChatPanel
-                      boardId={boardId}
-                      selectedNode={selectedNode}
-                      nodeLabel={nodeLabel}
-                      onOpenNode={focus.focusNode}
-                      chunks={chunks}
-                      onClose={() => setChatOpen(false)}
-                    />
-                  )}
+                  <NoticeList notices={notices.list} onDismiss={notices.dismiss} />
                 </div>
-                <NoticeList notices={notices.list} onDismiss={notices.dismiss} />
-              </div>
-            </RemoteSelectionContext.Provider>
+              </RemoteSelectionContext.Provider>
+            </FocusPageContext.Provider>
           </HighlightContext.Provider>
         </IndexContext.Provider>
       </JobsContext.Provider>

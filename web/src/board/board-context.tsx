@@ -45,6 +45,8 @@ export const ActionsContext = createContext<BoardActions | null>(null);
 export const JobsContext = createContext<Record<string, JobState>>({});
 /** Node id -> its search index, for the nodes that have one. */
 export const IndexContext = createContext<Record<string, IndexState>>({});
+/** The page a search hit or chat source named for a pdf node: its card opens the PDF there. */
+export const FocusPageContext = createContext<{ nodeId: string; page: number } | undefined>(undefined);
 export const HighlightContext = createContext<string | undefined>(undefined);
 /** Node id -> the colour of someone else who has it selected (presence). */
 export const RemoteSelectionContext = createContext<Record<string, string>>({});

@@ -8,6 +8,7 @@ import '@xyflow/react/dist/style.css';
 import './board.css';
 import { BoardApiError, getBoard, listAllEdges, listAllNodes, type Board } from './board-api';
 import { forgetSharedBoard, rememberSharedBoard } from '../boards/shared-with-me';
+import { useDocumentTitle } from '../lib/title';
 import { BoardCanvas } from './board-canvas';
 import type { BoardFlowNode } from './board-context';
 import { fromFlowState, fromFlowStateEdge, toFlowEdge, toFlowNode } from './flow-mapping';
@@ -19,6 +20,8 @@ type LoadState =
 
 export function BoardPage({ boardId }: { boardId: string }) {
   const [state, setState] = useState<LoadState>({ status: 'loading' });
+  // The canvas keeps it up to date as the board is renamed.
+  useDocumentTitle(state.status === 'ready' ? state.board.name : state.status === 'failed' ? 'Board not found' : 'Loading…');
 
   const load = useCallback(async () => {
     setState({ status: 'loading' });

@@ -6,7 +6,7 @@
 // undo/redo, copy/paste and resizing belong here.
 import { useCallback, useRef, useState } from 'react';
 import { type Connection, type Edge, type OnBeforeDelete, useReactFlow, type XYPosition } from '@xyflow/react';
-import { type ApiNodeType, createEdge, createNode, type DeleteOperation, deleteInBatches, updateNode } from '../board-api';
+import { type ApiNodeType, BoardApiError, createEdge, createNode, type DeleteOperation, deleteInBatches, updateNode } from '../board-api';
 import { type BoardFlowNode, draftKey, readDraft, writeDraft } from '../board-context';
 import { toFlowEdge, toFlowNode } from '../flow-mapping';
 import { labelOf } from '../nodes/node-frame';
@@ -33,15 +33,13 @@ export function useBoardEdits({ boardId, canEdit, graph, tracker, sync, notify, 
   const flow = useReactFlow<BoardFlowNode, Edge>();
   const [autoFocusId, setAutoFocusId] = useState<string>();
   const [addingNote, setAddingNote] = useState(false);
-  const notesAdded = useRef(0);
   // The text as last typed per note, ahead of its debounced save.
   const noteText = useRef(new Map<string, string>());
 
-  /** Adds an empty note near `centre` (each next one a little lower right), selected and focused. */
+  /** Adds an empty note centred on `centre` (the canvas finds a free spot: free-spot.ts), selected and focused. */
   const addNote = useCallback(
     async (centre: XYPosition) => {
-      const offset = (notesAdded.current++ % 6) * 28;
-      const position = { x: Math.round(centre.x - 130 + offset), y: Math.round(centre.y - 70 + offset) };
+      const position = { x: Math.round(centre.x - 130), y: Math.round(centre.y - 70) };
       setAddingNote(true);
       try {
         const record = await createNode(boardId, 'note', position, { text: '', label: 'Note' });
@@ -65,6 +63,23 @@ export function useBoardEdits({ boardId, canEdit, graph, tracker, sync, notify, 
     [boardId, graph],
   );
 
+  /**
+   * A save answered 404 "Node not found": someone else deleted the node meanwhile (the stream may
+   * not have said so yet). No retry can succeed: the node leaves the canvas, its pending saves and
+   * draft are dropped, and the person is told. Anything else is thrown on (a failed save with Retry).
+   */
+  const unlessDeleted = useCallback(
+    (nodeId: string, what: string) => (error: unknown) => {
+      if (!(error instanceof BoardApiError && error.status === 404 && /node not found/i.test(error.message))) throw error;
+      const label = labelOf(graph.nodeById(nodeId)?.data ?? {}, 'A node');
+      writeDraft(draftKey(boardId, nodeId), null);
+      sync.nodesDeleted([nodeId]);
+      onNodesDeleted(new Set([nodeId]));
+      notify(`“${label}” was deleted by someone else, so ${what} could not be saved.`);
+    },
+    [boardId, graph, sync, notify, onNodesDeleted],
+  );
+
   /** Saves a note's text after a pause, kept as a draft in localStorage until the service has it. */
   const saveNoteText = useCallback(
     (nodeId: string, text: string) => {
@@ -75,13 +90,17 @@ export function useBoardEdits({ boardId, canEdit, graph, tracker, sync, notify, 
         noteKey(nodeId),
         async () => {
           // Shown once the node is no longer busy (server-sync.ts).
-          sync.saved(await updateNode(boardId, nodeId, { data: { text } }));
+          try {
+            sync.saved(await updateNode(boardId, nodeId, { data: { text } }));
+          } catch (error) {
+            return unlessDeleted(nodeId, 'your last changes to it')(error);
+          }
           if (readDraft(key) === text) writeDraft(key, null);
         },
         NOTE_SAVE_MS,
       );
     },
-    [boardId, tracker, sync],
+    [boardId, tracker, sync, unlessDeleted],
   );
 
   /** The note's text as typed, saved or not (undefined if not typed on this page). */
@@ -99,13 +118,13 @@ export function useBoardEdits({ boardId, canEdit, graph, tracker, sync, notify, 
         tracker.schedule(
           positionKey(n.id),
           async () => {
-            sync.saved(await updateNode(boardId, n.id, { position }));
+            await updateNode(boardId, n.id, { position }).then(sync.saved.bind(sync), unlessDeleted(n.id, 'its move'));
           },
           POSITION_SAVE_MS,
         );
       }
     },
-    [boardId, tracker, sync],
+    [boardId, tracker, sync, unlessDeleted],
   );
 
   const connect = useCallback(
