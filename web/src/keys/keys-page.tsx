@@ -99,13 +99,13 @@ export function KeysPage() {
                   return (
                     <tr key={key.id} className={key.revoked_at || expired ? 'inactive' : undefined}>
                       <td>{key.name}</td>
-                      <td>
+                      <td data-label="Key">
                         <code>{key.prefix}…</code>
                       </td>
-                      <td>{key.scopes.join(', ')}</td>
-                      <td>{formatDate(key.created_at)}</td>
-                      <td>{formatDateTime(key.last_used_at)}</td>
-                      <td>{formatDate(key.expires_at)}</td>
+                      <td data-label="Scopes">{key.scopes.join(', ')}</td>
+                      <td data-label="Created">{formatDate(key.created_at)}</td>
+                      <td data-label="Last used">{formatDateTime(key.last_used_at)}</td>
+                      <td data-label="Expires">{formatDate(key.expires_at)}</td>
                       <td className="cell-actions">
                         {key.revoked_at ? (
                           <span className="badge">Revoked</span>
