@@ -26,7 +26,7 @@ async function noSidewaysScroll(page: Page, where: string) {
   assert.ok(width <= WIDTH, `${where} is ${width} px wide on a ${WIDTH} px screen`);
 }
 
-async function within(page: Page, locator: ReturnType<Page['locator']>, what: string) {
+async function within(locator: ReturnType<Page['locator']>, what: string) {
   const box = await locator.boundingBox();
   assert.ok(box, `${what} is shown`);
   assert.ok(box.x >= 0 && box.x + box.width <= WIDTH && box.y >= 0 && box.y + box.height <= HEIGHT, `${what} at ${JSON.stringify(box)}`);
@@ -61,18 +61,18 @@ test('a phone: boards, board and keys pages fit; one header row with More; chat 
     await page.getByRole('heading', { name: 'Boards', level: 1 }).waitFor();
     await page.getByRole('link', { name: 'A board with quite a long name for a phone' }).waitFor();
     await noSidewaysScroll(page, 'the boards page');
-    await within(page, page.getByRole('link', { name: 'API reference' }), 'the API reference link');
+    await within(page.getByRole('link', { name: 'API reference' }), 'the API reference link');
 
     // The board: one header row.
     await page.getByRole('link', { name: 'A board with quite a long name for a phone' }).click();
     await page.getByRole('heading', { name: 'A board with quite a long name for a phone', level: 1 }).waitFor();
     await noSidewaysScroll(page, 'the board page');
     const bar = page.locator('.bw-board__bar');
-    const barBox = await within(page, bar, 'the header');
-    const search = await within(page, page.getByRole('searchbox', { name: 'Search this board' }), 'the search box');
+    const barBox = await within(bar, 'the header');
+    const search = await within(page.getByRole('searchbox', { name: 'Search this board' }), 'the search box');
     assert.ok(search.width >= 60, `the search box is ${search.width} px wide`);
-    const chat = await within(page, page.getByRole('button', { name: 'Chat' }), 'the Chat button');
-    const more = await within(page, page.getByRole('button', { name: 'More' }), 'the More button');
+    const chat = await within(page.getByRole('button', { name: 'Chat' }), 'the Chat button');
+    const more = await within(page.getByRole('button', { name: 'More' }), 'the More button');
     for (const item of [search, chat, more]) {
       assert.ok(item.y + item.height <= barBox.y + barBox.height && item.y >= barBox.y, 'in the one row');
     }
@@ -81,8 +81,8 @@ test('a phone: boards, board and keys pages fit; one header row with More; chat 
 
     // More opens the rest, each item within the screen; adding a note from it works.
     await page.getByRole('button', { name: 'More' }).click();
-    await within(page, page.getByRole('button', { name: 'Export .canvas' }), 'Export in More');
-    await within(page, page.getByRole('button', { name: 'Share' }), 'Share in More');
+    await within(page.getByRole('button', { name: 'Export .canvas' }), 'Export in More');
+    await within(page.getByRole('button', { name: 'Share' }), 'Share in More');
     await page.getByRole('button', { name: 'Add note' }).click();
     await page.locator('.react-flow__node').nth(2).waitFor();
     await noSidewaysScroll(page, 'the board page with More used');
@@ -91,13 +91,13 @@ test('a phone: boards, board and keys pages fit; one header row with More; chat 
     const box = page.getByRole('searchbox', { name: 'Search this board' });
     await box.fill('tent');
     await box.press('Enter');
-    await within(page, page.getByRole('region', { name: 'Search results' }), 'the search results');
+    await within(page.getByRole('region', { name: 'Search results' }), 'the search results');
     await noSidewaysScroll(page, 'the board page with search results');
     await box.press('Escape');
 
     // The chat is a sheet over the lower part: the canvas above it stays in view; Close closes it.
     await page.getByRole('button', { name: 'Chat' }).click();
-    const sheet = await within(page, page.locator('.bw-chat'), 'the chat sheet');
+    const sheet = await within(page.locator('.bw-chat'), 'the chat sheet');
     const canvas = (await page.locator('.bw-canvas').boundingBox())!;
     assert.ok(sheet.y - canvas.y >= 200, `only ${sheet.y - canvas.y} px of canvas above the chat`);
     assert.ok(sheet.width >= WIDTH - 1, 'the sheet spans the width');
@@ -111,7 +111,7 @@ test('a phone: boards, board and keys pages fit; one header row with More; chat 
     await revoke.waitFor();
     await noSidewaysScroll(page, 'the API keys page');
     await revoke.scrollIntoViewIfNeeded();
-    await within(page, revoke, 'Revoke');
+    await within(revoke, 'Revoke');
   } finally {
     await phone.close();
   }

@@ -153,6 +153,7 @@ test('the viewport is per person and device: a zoom in one browser moves neither
     assert.notEqual(kept, secondView, `zoomed ${zoomed}`);
 
     // The owner makes it the board's default (what others and new devices open at).
+    await first.page.getByRole('button', { name: 'More' }).click();
     await first.page.getByRole('button', { name: 'Set as default view' }).click();
     await first.page.getByRole('button', { name: 'Default view set' }).waitFor();
     const saved = (await first.api('GET', `/v1/boards/${first.boardId}`)).data;
@@ -166,7 +167,8 @@ test('the viewport is per person and device: a zoom in one browser moves neither
 test('Share on the board page; a public board someone else opened is listed under "Shared with me" until removed', async () => {
   const owner = await openNewBoard(server, 'Atlas');
   try {
-    // Share from the board page itself.
+    // Share from the board page itself (the header's More menu).
+    await owner.page.getByRole('button', { name: 'More' }).click();
     await owner.page.getByRole('button', { name: 'Share' }).click();
     const dialog = owner.page.getByRole('dialog', { name: 'Share “Atlas”' });
     await dialog.getByLabel('Public, view only').check();
@@ -177,6 +179,7 @@ test('Share on the board page; a public board someone else opened is listed unde
 
     const visitor = await openBoardAsNewAccount(server, owner.boardId, 'Atlas');
     try {
+      assert.equal(await visitor.page.getByRole('button', { name: 'More' }).count(), 0, 'only the owner shares');
       assert.equal(await visitor.page.getByRole('button', { name: 'Share' }).count(), 0, 'only the owner shares');
       await visitor.page.goto(`${server.url}/boards`);
       const shared = visitor.page.getByRole('list', { name: 'Boards shared with me' });

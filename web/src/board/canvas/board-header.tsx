@@ -100,8 +100,8 @@ export function BoardHeader({
       {presence}
       {canEdit && <SaveIndicator tracker={tracker} />}
       {exportButton}
-      {isOwner && ownerTools}
       {chatButton}
+      {isOwner && <OverflowMenu>{ownerTools}</OverflowMenu>}
     </header>
   );
 }

@@ -5,6 +5,8 @@ import { type ReactNode, useEffect, useRef, useState } from 'react';
 
 export function OverflowMenu({ children }: { children: ReactNode }) {
   const [open, setOpen] = useState(false);
+  // The panel opens towards the side with room: leftwards from a button near the right edge.
+  const [towardsRight, setTowardsRight] = useState(false);
   const ref = useRef<HTMLDivElement>(null);
   useEffect(() => {
     if (!open) return;
@@ -21,11 +23,26 @@ export function OverflowMenu({ children }: { children: ReactNode }) {
   }, [open]);
   return (
     <div className="bw-overflow" ref={ref}>
-      <button type="button" className="bw-button" aria-haspopup="true" aria-expanded={open} onClick={() => setOpen(!open)}>
+      <button
+        type="button"
+        className="bw-button"
+        aria-haspopup="true"
+        aria-expanded={open}
+        onClick={() => {
+          const box = ref.current?.getBoundingClientRect();
+          setTowardsRight(box !== undefined && box.right < 260);
+          setOpen(!open);
+        }}
+      >
         More
       </button>
       {/* Kept mounted (hidden) so a dialog opened from it, such as Share, stays open when it closes. */}
-      <div className="bw-overflow__panel" hidden={!open} aria-label="More board tools">
+      <div
+        className={`bw-overflow__panel${towardsRight ? ' is-towards-right' : ''}`}
+        hidden={!open}
+        role="group"
+        aria-label="More board tools"
+      >
         {children}
       </div>
     </div>

@@ -5,15 +5,25 @@ import { useState } from 'react';
 import { ShareDialog } from '../../boards/share-dialog';
 import type { Board } from '../board-api';
 
+const LABELS = {
+  idle: 'Set as default view',
+  saving: 'Saving view…',
+  saved: 'Default view set',
+  failed: 'View not saved · Retry',
+} as const;
+
 export function OwnerTools({ board, onSetDefaultView }: { board: Board; onSetDefaultView(): Promise<void> }) {
   const [sharing, setSharing] = useState(false);
-  const [view, setView] = useState<'idle' | 'saving' | 'saved' | 'failed'>('idle');
+  const [view, setView] = useState<keyof typeof LABELS>('idle');
+  const label = LABELS[view];
   return (
     <>
+      {/* An icon in the wide header (its words in the phone's More menu), so the header keeps to one row. */}
       <button
         type="button"
-        className="bw-button"
-        title="Open the board at this view for others, and on a new device"
+        className={`bw-button bw-default-view${view === 'failed' ? ' is-failed' : ''}`}
+        aria-label={label}
+        title={`${label}: others, and you on a new device, first open the board at this view`}
         disabled={view === 'saving'}
         onClick={() => {
           setView('saving');
@@ -23,13 +33,11 @@ export function OwnerTools({ board, onSetDefaultView }: { board: Board; onSetDef
           );
         }}
       >
-        {view === 'saving'
-          ? 'Saving view…'
-          : view === 'saved'
-            ? 'Default view set'
-            : view === 'failed'
-              ? 'View not saved · Retry'
-              : 'Set as default view'}
+        <svg width="16" height="16" viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="2" aria-hidden="true">
+          <rect x="3" y="5" width="18" height="14" rx="2" />
+          <circle cx="12" cy="12" r="2.5" />
+        </svg>
+        <span className="bw-default-view__label">{label}</span>
       </button>
       <button type="button" className="bw-button" onClick={() => setSharing(true)}>
         Share
