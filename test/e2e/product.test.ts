@@ -301,7 +301,7 @@ async function twoPagePdf(): Promise<Buffer> {
   return Buffer.from(await doc.save());
 }
 
-test('search and chat: a pdf hit on p. 2 opens the PDF there, no result scores 0.00, a node thread names its node', async () => {
+test('search and chat: a pdf hit on p. 2 opens the PDF there, a node thread names its node', async () => {
   const { page, api, account, boardId, close } = await openNewBoard(server, 'Sources');
   try {
     const upload = await postParts(server, account.accessToken, boardId, [
@@ -379,5 +379,37 @@ test('app shell: no failing request on a signed-out load, titles per page, the A
     assert.equal(await page.title(), 'Boards · Board Workspace');
   } finally {
     await browser.close();
+  }
+});
+
+test('search leaves out results that share next to nothing with the query (listed before as 0.00)', async () => {
+  // Twenty notes share "garden"; three of them also hold "apple". Searching both words, the local
+  // model scores the other seventeen a hair above 0 (0.0014).
+  const all = ['apple', 'river', 'stone', 'cloud', 'piano', 'tiger', 'lemon', 'candle', 'mirror', 'rocket', 'violin'];
+  all.push('desert', 'forest', 'castle', 'bridge', 'pepper', 'copper', 'marble', 'saddle', 'lantern', 'harbor', 'meadow');
+  const { page, close } = await openNewBoard(server, 'Orchard', async (api, id) => {
+    for (let i = 0; i < 20; i++) {
+      const text = `The garden ${all[i]} ${all[(i + 1) % 22]} ${all[(i + 2) % 22]} ${all[(i + 3) % 22]} ${all[(i + 5) % 22]} grows.`;
+      const position = { x: (i % 5) * 320, y: Math.floor(i / 5) * 200 };
+      const note = (await api('POST', `/v1/boards/${id}/nodes`, { type: 'note', position, data: { text } })).data;
+      const job = (await api('POST', `/v1/boards/${id}/documents`, { node_id: note.id, text })).data;
+      await eventually('the note indexed', async () => (await api('GET', `/v1/jobs/${job.id}`)).data.status === 'completed', 30_000);
+    }
+  });
+  try {
+    const box = page.getByRole('searchbox', { name: 'Search this board' });
+    await box.fill('garden apple');
+    await box.press('Enter');
+    const results = page.getByRole('region', { name: 'Search results' });
+    await results.getByRole('button').first().waitFor();
+    const scores = await page.locator('.bw-hit__score').allInnerTexts();
+    assert.deepEqual(
+      scores.filter((t) => t === '0.00'),
+      [],
+      `scores ${scores.join(' ')}`,
+    );
+    assert.equal(scores.length, 3, 'the three notes holding both words');
+  } finally {
+    await close();
   }
 });
