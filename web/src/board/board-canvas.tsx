@@ -150,120 +150,124 @@ export function BoardCanvas({ board: openedBoard, initialNodes, initialEdges, is
     />
   );
 
-  return (
+  const canvas = (
     <ActionsContext.Provider value={actions}>
       <JobsContext.Provider value={jobs}>
-        <IndexContext.Provider value={searchIndex.states}>
-          <HighlightContext.Provider value={focus.highlight}>
-            <FocusPageContext.Provider value={focus.highlight === focus.highlightPage?.nodeId ? focus.highlightPage : undefined}>
-              <RemoteSelectionContext.Provider value={live.presence.remoteSelection}>
-                <div className="bw-board">
-                  <BoardHeader
-                    board={board}
-                    isOwner={isOwner}
-                    canEdit={canEdit}
-                    toolbar={toolbar}
-                    chunks={chunks}
+        <HighlightContext.Provider value={focus.highlight}>
+          <RemoteSelectionContext.Provider value={live.presence.remoteSelection}>
+            <div className="bw-board">
+              <BoardHeader
+                board={board}
+                isOwner={isOwner}
+                canEdit={canEdit}
+                toolbar={toolbar}
+                chunks={chunks}
+                nodeLabel={nodeLabel}
+                onOpenNode={focus.focusNode}
+                tracker={tracker}
+                chatOpen={chatOpen}
+                onToggleChat={() => setChatOpen(!chatOpen)}
+                onExport={async () => {
+                  try {
+                    const { blob, fileName } = await exportCanvas(boardId, board.name);
+                    saveBlob(blob, fileName);
+                  } catch (error) {
+                    notify((error as Error).message);
+                  }
+                }}
+                ownerTools={<OwnerTools board={board} onSetDefaultView={viewport.setAsDefault} />}
+                presence={
+                  <>
+                    {live.reconnecting && (
+                      <span className="bw-badge" title="Changes by others will appear once the connection is back">
+                        Reconnecting…
+                      </span>
+                    )}
+                    <PresenceAvatars others={live.presence.others} />
+                  </>
+                }
+              />
+              <div className="bw-board__main">
+                <div
+                  className={`bw-canvas${drop.dropping ? ' is-dropping' : ''}`}
+                  ref={wrapper}
+                  onDragOver={drop.onDragOver}
+                  onDragLeave={drop.onDragLeave}
+                  onDrop={drop.onDrop}
+                  onPointerMove={live.onPointerMove}
+                  onPointerLeave={live.onPointerLeave}
+                >
+                  <ReactFlow<BoardFlowNode, Edge>
+                    nodes={nodes}
+                    edges={edges}
+                    nodeTypes={nodeTypes}
+                    edgeTypes={edgeTypes}
+                    onNodesChange={onNodesChange}
+                    onEdgesChange={onEdgesChange}
+                    onBeforeDelete={edits.beforeDelete}
+                    onConnect={canEdit ? edits.connect : undefined}
+                    onNodeDragStart={(_event, _node, dragged) => sync.dragStarted(dragged.map((n) => n.id))}
+                    onNodeDragStop={(_event, _node, dragged) => {
+                      edits.saveMoves(dragged);
+                      sync.dragEnded(dragged.map((n) => n.id));
+                    }}
+                    onMoveEnd={viewport.onMoveEnd}
+                    onPaneClick={focus.clearHighlight}
+                    defaultViewport={viewport.defaultViewport}
+                    // A board whose view was never moved opens with its content in view instead.
+                    fitView={viewport.fitView}
+                    fitViewOptions={FIT_VIEW_OPTIONS}
+                    minZoom={0.1}
+                    maxZoom={4}
+                    nodesDraggable={canEdit}
+                    nodesConnectable={canEdit}
+                    // The only keys the canvas takes itself; React Flow handles them (through beforeDelete).
+                    deleteKeyCode={canEdit ? ['Delete', 'Backspace'] : null}
+                    defaultEdgeOptions={defaultEdgeOptions}
+                    connectionRadius={30}
+                  >
+                    <Background variant={BackgroundVariant.Dots} gap={22} size={1.4} />
+                    <Controls showInteractive={false} fitViewOptions={FIT_VIEW_OPTIONS} />
+                    <MiniMap pannable zoomable style={{ width: 150, height: 100 }} nodeStrokeWidth={3} nodeColor={minimapColor} />
+                    <RemoteCursors others={live.presence.others} />
+                  </ReactFlow>
+                  {realNodes.length === 0 && (
+                    <div className="bw-empty">
+                      <p>
+                        {canUpload
+                          ? 'This board is empty. Add a note, or drop an image or PDF here.'
+                          : canEdit
+                            ? 'This board is empty. Add a note.'
+                            : 'This board is empty.'}
+                      </p>
+                    </div>
+                  )}
+                  {drop.dropping && <div className="bw-dropzone">Drop images or PDFs to place them here</div>}
+                </div>
+                {chatOpen && (
+                  <ChatPanel
+                    boardId={boardId}
+                    selectedNode={selectedNode}
                     nodeLabel={nodeLabel}
                     onOpenNode={focus.focusNode}
-                    tracker={tracker}
-                    chatOpen={chatOpen}
-                    onToggleChat={() => setChatOpen(!chatOpen)}
-                    onExport={async () => {
-                      try {
-                        const { blob, fileName } = await exportCanvas(boardId, board.name);
-                        saveBlob(blob, fileName);
-                      } catch (error) {
-                        notify((error as Error).message);
-                      }
-                    }}
-                    ownerTools={<OwnerTools board={board} onSetDefaultView={viewport.setAsDefault} />}
-                    presence={
-                      <>
-                        {live.reconnecting && (
-                          <span className="bw-badge" title="Changes by others will appear once the connection is back">
-                            Reconnecting…
-                          </span>
-                        )}
-                        <PresenceAvatars others={live.presence.others} />
-                      </>
-                    }
+                    chunks={chunks}
+                    onClose={() => setChatOpen(false)}
                   />
-                  <div className="bw-board__main">
-                    <div
-                      className={`bw-canvas${drop.dropping ? ' is-dropping' : ''}`}
-                      ref={wrapper}
-                      onDragOver={drop.onDragOver}
-                      onDragLeave={drop.onDragLeave}
-                      onDrop={drop.onDrop}
-                      onPointerMove={live.onPointerMove}
-                      onPointerLeave={live.onPointerLeave}
-                    >
-                      <ReactFlow<BoardFlowNode, Edge>
-                        nodes={nodes}
-                        edges={edges}
-                        nodeTypes={nodeTypes}
-                        edgeTypes={edgeTypes}
-                        onNodesChange={onNodesChange}
-                        onEdgesChange={onEdgesChange}
-                        onBeforeDelete={edits.beforeDelete}
-                        onConnect={canEdit ? edits.connect : undefined}
-                        onNodeDragStart={(_event, _node, dragged) => sync.dragStarted(dragged.map((n) => n.id))}
-                        onNodeDragStop={(_event, _node, dragged) => {
-                          edits.saveMoves(dragged);
-                          sync.dragEnded(dragged.map((n) => n.id));
-                        }}
-                        onMoveEnd={viewport.onMoveEnd}
-                        onPaneClick={focus.clearHighlight}
-                        defaultViewport={viewport.defaultViewport}
-                        // A board whose view was never moved opens with its content in view instead.
-                        fitView={viewport.fitView}
-                        fitViewOptions={FIT_VIEW_OPTIONS}
-                        minZoom={0.1}
-                        maxZoom={4}
-                        nodesDraggable={canEdit}
-                        nodesConnectable={canEdit}
-                        // The only keys the canvas takes itself; React Flow handles them (through beforeDelete).
-                        deleteKeyCode={canEdit ? ['Delete', 'Backspace'] : null}
-                        defaultEdgeOptions={defaultEdgeOptions}
-                        connectionRadius={30}
-                      >
-                        <Background variant={BackgroundVariant.Dots} gap={22} size={1.4} />
-                        <Controls showInteractive={false} fitViewOptions={FIT_VIEW_OPTIONS} />
-                        <MiniMap pannable zoomable style={{ width: 150, height: 100 }} nodeStrokeWidth={3} nodeColor={minimapColor} />
-                        <RemoteCursors others={live.presence.others} />
-                      </ReactFlow>
-                      {realNodes.length === 0 && (
-                        <div className="bw-empty">
-                          <p>
-                            {canUpload
-                              ? 'This board is empty. Add a note, or drop an image or PDF here.'
-                              : canEdit
-                                ? 'This board is empty. Add a note.'
-                                : 'This board is empty.'}
-                          </p>
-                        </div>
-                      )}
-                      {drop.dropping && <div className="bw-dropzone">Drop images or PDFs to place them here</div>}
-                    </div>
-                    {chatOpen && (
-                      <ChatPanel
-                        boardId={boardId}
-                        selectedNode={selectedNode}
-                        nodeLabel={nodeLabel}
-                        onOpenNode={focus.focusNode}
-                        chunks={chunks}
-                        onClose={() => setChatOpen(false)}
-                      />
-                    )}
-                  </div>
-                  <NoticeList notices={notices.list} onDismiss={notices.dismiss} />
-                </div>
-              </RemoteSelectionContext.Provider>
-            </FocusPageContext.Provider>
-          </HighlightContext.Provider>
-        </IndexContext.Provider>
+                )}
+              </div>
+              <NoticeList notices={notices.list} onDismiss={notices.dismiss} />
+            </div>
+          </RemoteSelectionContext.Provider>
+        </HighlightContext.Provider>
       </JobsContext.Provider>
     </ActionsContext.Provider>
+  );
+  // The search index and a focused pdf page reach the node cards around the rest.
+  return (
+    <IndexContext.Provider value={searchIndex.states}>
+      <FocusPageContext.Provider value={focus.highlight === focus.highlightPage?.nodeId ? focus.highlightPage : undefined}>
+        {canvas}
+      </FocusPageContext.Provider>
+    </IndexContext.Provider>
   );
 }
