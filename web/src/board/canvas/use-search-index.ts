@@ -72,12 +72,16 @@ export function useSearchIndex({ boardId, nodes, canVectorize, jobs, startVector
 
   /** A note's text was edited here: once the typing settles, its index (if it has one) is redone. */
   const noteEdited = useCallback((nodeId: string) => {
-    if (!latest.current.canVectorize || !latest.current.indexes.has(nodeId)) return;
+    const { canVectorize, indexes, jobs } = latest.current;
+    // Indexed, or being made searchable right now (typing goes on while the first job runs).
+    const job = jobs[nodeId];
+    const searchable = indexes.has(nodeId) || (job !== undefined && job.status !== 'failed');
+    if (!canVectorize || !searchable) return;
     setWaiting((all) => (all.has(nodeId) ? all : new Set(all).add(nodeId)));
     const run = () => {
-      const job = latest.current.jobs[nodeId];
+      const running = latest.current.jobs[nodeId];
       // One job at a time per node: try again once the running one is done.
-      if (job && (job.status === 'starting' || job.status === 'processing')) {
+      if (running && (running.status === 'starting' || running.status === 'processing')) {
         timers.current.set(nodeId, setTimeout(run, REINDEX_MS));
         return;
       }
