@@ -55,10 +55,12 @@ describe('local accounts', () => {
       headers: { ...(cookie === undefined ? {} : { cookie: `bw_refresh=${cookie}` }), ...headers },
     });
 
-  test('GET /v1/auth/config says local accounts with sign-up', async () => {
+  test('GET /v1/auth/config says local accounts with sign-up, and whether a refresh cookie came with it', async () => {
     const res = await server.request<AuthConfigBody>('GET', '/v1/auth/config');
     assert.equal(res.status, 200, res.text);
-    assert.deepEqual(res.body, { mode: 'local', signup: true });
+    assert.deepEqual(res.body, { mode: 'local', signup: true, session: false });
+    const withCookie = await server.request<AuthConfigBody>('GET', '/v1/auth/config', { headers: { cookie: 'bw_refresh=anything' } });
+    assert.deepEqual(withCookie.body, { mode: 'local', signup: true, session: true });
   });
 
   test('sign-up answers a session and the refresh cookie with the contract attributes; the email is normalised', async () => {
@@ -403,7 +405,11 @@ describe('login rate limit and sign-up switch', () => {
   });
 
   test('AUTH_LOCAL_SIGNUP=false: the config says so and sign-up is 403; existing accounts still sign in', async () => {
-    assert.deepEqual((await server.request<AuthConfigBody>('GET', '/v1/auth/config')).body, { mode: 'local', signup: false });
+    assert.deepEqual((await server.request<AuthConfigBody>('GET', '/v1/auth/config')).body, {
+      mode: 'local',
+      signup: false,
+      session: false,
+    });
     assertError(await server.request('POST', '/v1/auth/signup', { body: { email: email(), password: PASSWORD } }), 403, 'forbidden');
     const account = await signUp(server.database.db, email('existing'), PASSWORD);
     // The public base URL is https: the cookie is Secure, and that origin is the server's own.

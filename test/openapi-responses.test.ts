@@ -211,6 +211,8 @@ test('documents, jobs and search', async () => {
   expect(await call('GET', `/v1/jobs/${job.body.data.id}`, { token: bob.token }), 404);
   expect(await call('GET', `${b}/documents`), 200);
   expect(await call('GET', `${b}/documents?limit=1000`), 400);
+  expect(await call('GET', `${b}/documents/nodes`), 200);
+  expect(await call('GET', `${b}/documents/nodes`, { token: bob.token }), 404);
   expect(await call('POST', `${b}/documents/search`, { body: { query: 'moon tides' } }), 200);
   expect(await call('POST', `${b}/documents/search`, { body: { query: 'moon', mode: 'telepathy' } }), 400);
   expect(await call('DELETE', `${b}/documents?node_id=${note.body.data.id}`), 200);

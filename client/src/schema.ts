@@ -402,6 +402,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/boards/{boardId}/documents/nodes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the board's vectorized nodes: chunk count, when, and a hash of the text vectorized (all in one page) */
+        get: operations["listNodeIndexes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/boards/{boardId}/documents/search": {
         parameters: {
             query?: never;
@@ -5051,6 +5068,113 @@ export interface operations {
             };
         };
     };
+    listNodeIndexes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                boardId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "list";
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            node_id: string;
+                            /** @description How many chunks the node has */
+                            chunks: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            indexed_at: string;
+                            /** @description The SHA-256 (hex) of the text that was vectorized, as the vectorize request gave it (UTF-8); null when the service extracted the text itself (a pdf node) or vectorized it before this field existed. A client compares it with a hash of the node's current text to tell whether the index is behind */
+                            text_sha256: string | null;
+                        }[];
+                        has_more: boolean;
+                        cursor: string | null;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     searchDocuments: {
         parameters: {
             query?: never;
@@ -6952,6 +7076,8 @@ export interface operations {
                         mode: "local";
                         /** @description Whether POST /v1/auth/signup creates accounts */
                         signup: boolean;
+                        /** @description Whether this request carried a refresh cookie (bw_refresh, sent only to /v1/auth): a client asks POST /v1/auth/refresh only then, so a signed-out visit makes no request that must fail */
+                        session: boolean;
                     } | {
                         /** @enum {string} */
                         mode: "oidc";

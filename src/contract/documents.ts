@@ -24,6 +24,19 @@ export const Chunk = Type.Object({
 });
 export type Chunk = Static<typeof Chunk>;
 
+/** A node's stored search index: its live chunk set (one per vectorized node), as `GET …/documents/nodes` lists it. */
+export const NodeIndex = Type.Object({
+  node_id: Uuid,
+  chunks: Type.Integer({ description: 'How many chunks the node has' }),
+  indexed_at: Timestamp,
+  text_sha256: Type.Union([Type.String(), Type.Null()], {
+    description:
+      'The SHA-256 (hex) of the text that was vectorized, as the vectorize request gave it (UTF-8); null when the service ' +
+      "extracted the text itself (a pdf node) or vectorized it before this field existed. A client compares it with a hash of the node's current text to tell whether the index is behind",
+  }),
+});
+export type NodeIndex = Static<typeof NodeIndex>;
+
 export const Hit = Type.Object({
   id: Uuid,
   content: Type.String(),

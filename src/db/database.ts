@@ -20,6 +20,7 @@ import * as m0009 from './migrations/0009-job-turns.js';
 import * as m0010 from './migrations/0010-board-totals.js';
 import * as m0011 from './migrations/0011-board-events.js';
 import * as m0012 from './migrations/0012-webhooks.js';
+import * as m0013 from './migrations/0013-chunk-set-text-hash.js';
 
 const migrations: Record<string, Migration> = {
   '0001-core': m0001,
@@ -34,6 +35,7 @@ const migrations: Record<string, Migration> = {
   '0010-board-totals': m0010,
   '0011-board-events': m0011,
   '0012-webhooks': m0012,
+  '0013-chunk-set-text-hash': m0013,
 };
 
 // Keep int8 (counts) as numbers: our counts are far below 2^53.

@@ -178,6 +178,8 @@ export interface ChunkSetsTable {
   /** Per-term chunk counts of a live set, summed into board_terms by a trigger (0007-lexical.ts). */
   term_ids: ColumnType<number[] | null, number[] | null | undefined, number[] | null>;
   term_df: ColumnType<number[] | null, number[] | null | undefined, number[] | null>;
+  /** The SHA-256 (hex) of the text vectorized (0013-chunk-set-text-hash.ts); NULL when the service extracted it. */
+  text_sha256: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Date;
 }
 

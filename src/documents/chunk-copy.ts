@@ -27,8 +27,8 @@ export async function copyBoardChunks(trx: Executor, from: string, to: string): 
   // A board without nodes has no map yet; its chunks all have node_id null.
   await sql`CREATE TEMP TABLE IF NOT EXISTS node_id_map (old_id uuid PRIMARY KEY, new_id uuid NOT NULL) ON COMMIT DROP`.execute(trx);
   await sql`
-    INSERT INTO chunk_sets (id, board_id, node_id, model, state, chunks, term_ids, term_df, created_at)
-    SELECT sm.new_id, ${to}, nm.new_id, s.model, 'live', s.chunks, s.term_ids, s.term_df, s.created_at
+    INSERT INTO chunk_sets (id, board_id, node_id, model, state, chunks, term_ids, term_df, text_sha256, created_at)
+    SELECT sm.new_id, ${to}, nm.new_id, s.model, 'live', s.chunks, s.term_ids, s.term_df, s.text_sha256, s.created_at
     FROM chunk_sets s
     JOIN unnest(${oldSetIds}::uuid[], ${newSetIds}::uuid[]) AS sm(old_id, new_id) ON sm.old_id = s.id
     LEFT JOIN node_id_map nm ON nm.old_id = s.node_id`.execute(trx);

@@ -1,5 +1,6 @@
 // Vectorizing requests (queued as `document_process` jobs), and listing and deleting a board's
 // stored chunks. Writing needs content-edit rights on the board; listing needs the board visible.
+import { sql } from 'kysely';
 import type { Principal } from '../auth/principal.js';
 import { assertCanEditContent, boardVisibleTo, findVisibleBoard } from '../boards/access.js';
 import type { Db } from '../db/schema.js';
@@ -9,7 +10,7 @@ import type { Job } from '../contract/jobs.js';
 import { applyPage, toPage, type Page, type PageRequest } from '../lib/pagination.js';
 import type { PurgeRequests } from './chunk-purge.js';
 import { visibleChunk } from './chunk-store.js';
-import type { Chunk, VectorizeBody } from '../contract/documents.js';
+import type { Chunk, NodeIndex, VectorizeBody } from '../contract/documents.js';
 
 export const DOCUMENT_JOB = 'document_process';
 
@@ -91,6 +92,21 @@ export async function listChunks(
   const rows = (await applyPage(query, page, 'document_chunks').execute()) as unknown as Chunk[];
   if (rows.length === 0) await findVisibleBoard(db, principal, boardId);
   return toPage(rows, page, list);
+}
+
+/**
+ * The board's indexed nodes: each node's live chunk set (the newest, should a model change have left
+ * two) with the hash of the text its job vectorized, so a client can tell an index that is behind
+ * its node's text. One row per node, so the whole list in one answer.
+ */
+export async function listNodeIndexes(db: Db, principal: Principal, boardId: string): Promise<NodeIndex[]> {
+  await findVisibleBoard(db, principal, boardId);
+  const { rows } = await sql<NodeIndex>`
+    SELECT DISTINCT ON (s.node_id) s.node_id, s.chunks, s.created_at AS indexed_at, s.text_sha256
+    FROM chunk_sets s
+    WHERE s.board_id = ${boardId} AND s.state = 'live' AND s.node_id IS NOT NULL
+    ORDER BY s.node_id, s.created_at DESC`.execute(db);
+  return rows;
 }
 
 /**

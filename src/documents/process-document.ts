@@ -8,6 +8,7 @@
 // written, and writes are paced statements of about 20 ms (see Pacer). A job interrupted by a crash
 // resumes: the rows already written are whole (each statement is atomic) and in chunk order, so
 // the next attempt counts them and continues with the next chunk.
+import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { sql } from 'kysely';
 import type { Db, Executor } from '../db/schema.js';
@@ -226,6 +227,7 @@ async function openSet(
         model,
         state: 'writing',
         chunks: 0,
+        text_sha256: payload.text === undefined ? null : createHash('sha256').update(payload.text, 'utf8').digest('hex'),
         created_at: new Date(),
       })
       .execute();

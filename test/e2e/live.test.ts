@@ -99,9 +99,10 @@ test("notes added, typed in, moved, connected and deleted in one browser appear 
     const bText = b.getByTestId(`node-${id}`).getByRole('textbox', { name: 'Note text' });
     await eventually('the text on B', async () => (await bText.inputValue()) === 'Live from A', 5_000);
 
-    // Moved in A: where the service has it, on both canvases.
+    // Moved in A: where the service has it, on both canvases. (The new note was placed at a free
+    // spot above the anchor: moved aside from it, so the anchor’s menu stays clear.)
     const start = await notePosition(api, boardId, id);
-    await dragNode(a, id, 160, 120);
+    await dragNode(a, id, 330, 40);
     const moved = await eventually('the move saved', async () => {
       const p = await notePosition(api, boardId, id);
       return p.x !== start.x ? p : undefined;

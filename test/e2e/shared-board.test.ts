@@ -81,10 +81,12 @@ test("a second account adds and writes a note on someone else's public edit boar
       'Agenda: budget, hiring, offsite',
     );
 
-    // Sharing, renaming and deleting a board live on the boards page: the visitor's list does not hold this board.
+    // Sharing, renaming and deleting a board are the owner's: the visitor's own list does not hold
+    // this board; it is under "Shared with me", without Share.
     await page.getByRole('link', { name: 'Boards', exact: true }).click();
     await page.getByText('No boards yet').waitFor();
-    assert.equal(await page.getByRole('link', { name: 'Team board', exact: true }).count(), 0);
+    assert.equal(await page.getByRole('list', { name: 'Your boards' }).getByRole('link', { name: 'Team board', exact: true }).count(), 0);
+    await page.getByRole('list', { name: 'Boards shared with me' }).getByRole('link', { name: 'Team board', exact: true }).waitFor();
     assert.equal(await page.getByRole('button', { name: 'Share' }).count(), 0);
   } finally {
     await visitor?.close();

@@ -24,6 +24,9 @@ export function Layout({ user, expired, children }: { user: User; expired?: bool
         <nav aria-label="Main" className="nav">
           <NavLink href="/boards">Boards</NavLink>
           <NavLink href="/keys">API keys</NavLink>
+          <a href="/docs" className="nav-link" target="_blank" rel="noopener">
+            API reference
+          </a>
         </nav>
         <div className="account">
           {user.email && (

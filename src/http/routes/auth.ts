@@ -26,6 +26,10 @@ const COOKIE_PATH = '/v1/auth';
 const LocalMode = Type.Object({
   mode: Type.Literal('local'),
   signup: Type.Boolean({ description: 'Whether POST /v1/auth/signup creates accounts' }),
+  session: Type.Boolean({
+    description:
+      'Whether this request carried a refresh cookie (bw_refresh, sent only to /v1/auth): a client asks POST /v1/auth/refresh only then, so a signed-out visit makes no request that must fail',
+  }),
 });
 const OidcMode = Type.Object({
   mode: Type.Literal('oidc'),
@@ -161,9 +165,12 @@ export async function authRoutes(app: App, { db, config }: Pick<Services, 'db' |
           response: { 200: Type.Union([LocalMode, OidcMode]), 400: Type.Ref('Error'), 503: Type.Ref('Error') },
         },
       },
-      async (_request, reply) => {
+      async (request, reply) => {
         reply.header('cache-control', 'no-store');
-        if (signIn.mode === 'local') return { mode: 'local' as const, signup: config.localSignup };
+        if (signIn.mode === 'local') {
+          const session = typeof request.cookies[REFRESH_COOKIE] === 'string' && request.cookies[REFRESH_COOKIE] !== '';
+          return { mode: 'local' as const, signup: config.localSignup, session };
+        }
         let doc: Awaited<ReturnType<typeof signIn.oidc.discovery>>;
         try {
           doc = await signIn.oidc.discovery();

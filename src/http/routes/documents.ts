@@ -1,12 +1,12 @@
 // /v1/boards/{boardId}/documents: vectorize text (a background job), list and delete stored chunks,
 // and semantic search.
 import { Type } from '@sinclair/typebox';
-import { deleteNodeChunks, enqueueVectorize, listChunks } from '../../documents/document-service.js';
+import { deleteNodeChunks, enqueueVectorize, listChunks, listNodeIndexes } from '../../documents/document-service.js';
 import { searchChunksPage } from '../../documents/search-service.js';
 import { pageRequest } from '../../lib/pagination.js';
 import { principalOf } from '../plugins/auth.js';
 import { Uuid } from '../../contract/common.js';
-import { Chunk, Hit, SearchBody, VectorizeBody } from '../../contract/documents.js';
+import { Chunk, Hit, NodeIndex, SearchBody, VectorizeBody } from '../../contract/documents.js';
 import { BoardParams, errorResponses, List, PageQuery, Single } from '../schemas/common.js';
 import type { App, Services } from '../types.js';
 import { Job } from '../../contract/jobs.js';
@@ -64,6 +64,23 @@ export function documentRoutes(app: App, services: Services): void {
         list,
       );
       return { object: 'list' as const, ...page };
+    },
+  );
+
+  app.get(
+    '/v1/boards/:boardId/documents/nodes',
+    {
+      schema: {
+        tags: ['documents'],
+        operationId: 'listNodeIndexes',
+        summary: "List the board's vectorized nodes: chunk count, when, and a hash of the text vectorized (all in one page)",
+        params: BoardParams,
+        response: { 200: List(NodeIndex), ...errorResponses },
+      },
+    },
+    async (request) => {
+      const data = await listNodeIndexes(db, principalOf(request), request.params.boardId);
+      return { object: 'list' as const, data, has_more: false, cursor: null };
     },
   );
 

@@ -28,15 +28,27 @@ export interface Browser {
   close(): Promise<void>;
 }
 
-/** Chromium with a fresh user-data dir, removed on close. */
-export async function launchBrowser(): Promise<Browser> {
+/** A device to emulate: its viewport (default 1280 x 800), and a phone's touch and mobile viewport. */
+export interface Device {
+  viewport?: { width: number; height: number };
+  isMobile?: boolean;
+  hasTouch?: boolean;
+}
+
+/** A phone-sized screen (an iPhone 12/13/14's CSS pixels), touch and mobile viewport. */
+export const PHONE: Device = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true };
+
+/** Chromium with a fresh user-data dir, removed on close; `device` emulates another screen. */
+export async function launchBrowser(device: Device = {}): Promise<Browser> {
   if (!fs.existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH)`);
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bwk-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM,
     headless: true,
     args: CHROMIUM_ARGS,
-    viewport: { width: 1280, height: 800 },
+    viewport: device.viewport ?? { width: 1280, height: 800 },
+    isMobile: device.isMobile,
+    hasTouch: device.hasTouch,
   });
   context.setDefaultTimeout(15_000);
   const page = context.pages()[0] ?? (await context.newPage());

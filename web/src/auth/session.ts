@@ -11,6 +11,8 @@ import * as oidc from './oidc';
 export interface LocalConfig {
   mode: 'local';
   signup: boolean;
+  /** The config request carried a refresh cookie: only then is there a session to restore. */
+  session?: boolean;
 }
 export type AuthConfig = LocalConfig | oidc.OidcConfig;
 
@@ -183,6 +185,11 @@ async function start(): Promise<void> {
     return;
   }
   if (config.mode === 'local') {
+    // No refresh cookie: signed out, without a refresh request bound to fail (a 401 in the console).
+    if (config.session === false) {
+      setState({ status: 'signed-out', config });
+      return;
+    }
     try {
       adoptLocal(config, await exclusively(() => postLocal('refresh')));
     } catch {

@@ -7,6 +7,7 @@ import { messageOf } from '../lib/request';
 import { safeNext } from '../lib/format';
 import { Notice } from '../ui/toast';
 import { beginProviderSignIn, signIn, signUp, type AuthConfig } from './session';
+import { useDocumentTitle } from '../lib/title';
 
 const MIN_PASSWORD = 8;
 
@@ -89,6 +90,7 @@ function CredentialsForm({
 }
 
 export function SignInPage({ config, notice }: { config: AuthConfig; notice?: string }) {
+  useDocumentTitle('Sign in');
   const next = useNext();
   if (config.mode === 'oidc') return <ProviderSignIn next={next} notice={notice} />;
   return (
@@ -105,6 +107,7 @@ export function SignInPage({ config, notice }: { config: AuthConfig; notice?: st
 }
 
 export function SignUpPage({ config }: { config: AuthConfig }) {
+  useDocumentTitle('Create an account');
   const next = useNext();
   if (config.mode === 'oidc') return <ProviderSignIn next={next} />;
   if (!config.signup) {

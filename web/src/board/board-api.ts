@@ -20,6 +20,7 @@ export type Asset = Json<'/v1/boards/{boardId}/assets', 'post', 201>['data'];
 export type Job = Json<'/v1/jobs/{id}', 'get', 200>['data'];
 export type SearchHit = Json<'/v1/boards/{boardId}/documents/search', 'post', 200>['data'][number];
 export type Chunk = Json<'/v1/boards/{boardId}/documents', 'get', 200>['data'][number];
+export type NodeIndex = Json<'/v1/boards/{boardId}/documents/nodes', 'get', 200>['data'][number];
 export type Chat = Json<'/v1/boards/{boardId}/chats', 'get', 200>['data'][number];
 export type Message = Json<'/v1/boards/{boardId}/chats/{chatId}/messages', 'get', 200>['data'][number];
 export type BoardEvent = Json<'/v1/boards/{boardId}/events', 'get', 200>['data'][number];
@@ -208,12 +209,20 @@ export async function vectorize(boardId: string, body: { node_id: string; text?:
     .data;
 }
 
+/** The board's vectorized nodes, each with a hash of the text indexed (one request, no pages). */
+export async function listNodeIndexes(boardId: string): Promise<NodeIndex[]> {
+  return (await unwrap(api.GET('/v1/boards/{boardId}/documents/nodes', boardPath(boardId)), 'Could not load what is searchable')).data;
+}
+
 export async function getJob(id: string): Promise<Job> {
   return (await unwrap(api.GET('/v1/jobs/{id}', { params: { path: { id } } }), 'Could not check the job')).data;
 }
 
-/** A score above 0 leaves out chunks that share nothing with the query (the local model scores them exactly 0). */
-const SEARCH_MIN_SCORE = 1e-6;
+/**
+ * The lowest cosine similarity listed: below it a chunk shares (almost) nothing with the query (the
+ * local model scores those 0 or a hair above), and a result shown as "0.00" only buries the others.
+ */
+export const SEARCH_MIN_SCORE = 0.01;
 
 export async function search(boardId: string, query: string): Promise<SearchHit[]> {
   const body = { query, limit: 10, threshold: SEARCH_MIN_SCORE };

@@ -8,15 +8,18 @@
 // this person's own drag or typing). The editing keys, the clipboard, double-click notes and
 // connecting by dropping on a card are in canvas/use-editing-shortcuts.ts. See
 // docs/architecture.md ("The web app's board page") for the map.
-import { useMemo, useRef, useState } from 'react';
+import { useCallback, useMemo, useRef, useState } from 'react';
 import { Background, BackgroundVariant, Controls, type Edge, MiniMap, ReactFlow, SelectionMode } from '@xyflow/react';
 import { type Board, exportCanvas } from './board-api';
 import { saveBlob } from '../lib/download';
+import { useDocumentTitle } from '../lib/title';
 import {
   ActionsContext,
   type BoardActions,
   type BoardFlowNode,
+  FocusPageContext,
   HighlightContext,
+  IndexContext,
   JobsContext,
   RemoteSelectionContext,
 } from './board-context';
@@ -24,6 +27,8 @@ import { AddLinkDialog } from './canvas/add-link-dialog';
 import { BoardHeader } from './canvas/board-header';
 import { BoardToolbar } from './canvas/board-toolbar';
 import { useCardActionsValue } from './canvas/card-actions';
+import { freeCentre } from './canvas/free-spot';
+import { OwnerTools } from './canvas/owner-tools';
 import { defaultEdgeOptions, edgeTypes, minimapColor, nodeTypes } from './canvas/flow-types';
 import { NoticeList, useNotices } from './canvas/notices';
 import { PresenceAvatars, RemoteCursors } from './canvas/presence-layer';
@@ -38,6 +43,7 @@ import { useLiveBoard } from './canvas/use-live-board';
 import { useNodeFocus } from './canvas/use-node-focus';
 import { useSaveTracker } from './canvas/use-save-tracker';
 import { useUrlPaste } from './canvas/use-url-paste';
+import { useSearchIndex } from './canvas/use-search-index';
 import { useUploads } from './canvas/use-uploads';
 import { useVectorizeJobs } from './canvas/use-vectorize-jobs';
 import { useViewCentre, useViewportPersistence } from './canvas/use-viewport';
@@ -45,6 +51,18 @@ import { ChatPanel } from './chat-panel';
 import { ChunkIndex } from './chunk-index';
 
 const MULTI_SELECT_KEYS = ['Shift', 'Meta', 'Control'];
+
+/** The room a new note takes, for finding it a free spot. */
+const NOTE_CARD = { width: 280, height: 160 };
+
+/**
+ * Fitting the view keeps content clear of the controls (bottom left) and the minimap (bottom right,
+ * 150 x 100 at 15 px from the edges): a fitted node never ends up under either.
+ */
+const FIT_VIEW_OPTIONS = {
+  maxZoom: 1,
+  padding: { top: '32px', left: '72px', right: '190px', bottom: '130px' },
+} as const;
 
 export interface BoardCanvasProps {
   board: Board;
@@ -67,8 +85,18 @@ export function BoardCanvas({ board: openedBoard, initialNodes, initialEdges, is
   const { notify } = notices;
   const { nodes, edges, onNodesChange, onEdgesChange, graph } = useBoardGraph(initialNodes, initialEdges);
   const { realNodes, selectedNodes, selectedEdges, selectedNode, nodeLabel } = useCanvasSelection(nodes, edges);
-  const live = useLiveBoard({ board: openedBoard, graph, tracker, selection: selectedNodes.map((n) => n.id), notify });
+  // The search index is asked again when a vectorize job completes (here or elsewhere).
+  const refreshIndex = useRef<() => void>(undefined);
+  const live = useLiveBoard({
+    board: openedBoard,
+    graph,
+    tracker,
+    selection: selectedNodes.map((n) => n.id),
+    notify,
+    onDocument: () => refreshIndex.current?.(),
+  });
   const { board, sync } = live;
+  useDocumentTitle(board.name);
   // Sharing can change while the page is open; a deleted board (or one no longer shared) is read-only.
   const canEdit = !live.gone && (isOwner || (openedEditable && board.is_public && board.public_access_level === 'edit'));
   const focus = useNodeFocus(graph, notify);
@@ -78,10 +106,13 @@ export function BoardCanvas({ board: openedBoard, initialNodes, initialEdges, is
     graph,
     typedText: edits.typedText,
     flushNoteText: edits.flushNoteText,
+    onCompleted: () => refreshIndex.current?.(),
   });
+  const searchIndex = useSearchIndex({ boardId, nodes, canVectorize: canEdit, jobs, startVectorize: (id) => void startVectorize(id) });
+  refreshIndex.current = () => void searchIndex.refresh();
   const { placeFiles, retryUpload, dismissUpload } = useUploads({ boardId, graph, notify, placeFileNode: edits.placeFileNode });
   const drop = useFileDrop({ wrapper, canUpload, notify, placeFiles });
-  const viewport = useViewportPersistence({ board: openedBoard, isOwner, hasNodes: initialNodes.length > 0, tracker });
+  const viewport = useViewportPersistence({ board: openedBoard, hasNodes: initialNodes.length > 0 });
   const viewCentre = useViewCentre(wrapper);
   const cards = useCardActionsValue(canEdit, edits);
   const links = useUrlPaste({ canEdit, viewCentre, addLink: edits.addLink, notify });
@@ -97,7 +128,15 @@ export function BoardCanvas({ board: openedBoard, initialNodes, initialEdges, is
     notify,
   });
 
-  const { autoFocusId, saveNoteText, remove } = edits;
+  const { autoFocusId, remove } = edits;
+  const { noteEdited } = searchIndex;
+  const saveNoteText = useCallback(
+    (id: string, text: string) => {
+      edits.saveNoteText(id, text);
+      noteEdited(id);
+    },
+    [edits.saveNoteText, noteEdited],
+  );
   const actions = useMemo<BoardActions>(
     () => ({
       boardId,
@@ -126,7 +165,7 @@ export function BoardCanvas({ board: openedBoard, initialNodes, initialEdges, is
     <BoardToolbar
       canUpload={canUpload}
       addingNote={edits.addingNote}
-      onAddNote={() => void edits.addNote(viewCentre())}
+      onAddNote={() => void edits.addNote(freeCentre(nodes, viewCentre(), NOTE_CARD))}
       onAddLink={links.openDialog}
       onUpload={(files) => {
         const centre = viewCentre();
@@ -137,7 +176,7 @@ export function BoardCanvas({ board: openedBoard, initialNodes, initialEdges, is
     />
   );
 
-  return (
+  const canvas = (
     <ActionsContext.Provider value={nodeActions}>
       <JobsContext.Provider value={jobs}>
         <HighlightContext.Provider value={focus.highlight}>
@@ -162,6 +201,7 @@ export function BoardCanvas({ board: openedBoard, initialNodes, initialEdges, is
                     notify((error as Error).message);
                   }
                 }}
+                ownerTools={<OwnerTools board={board} onSetDefaultView={viewport.setAsDefault} />}
                 presence={
                   <>
                     {live.reconnecting && (
@@ -214,7 +254,7 @@ export function BoardCanvas({ board: openedBoard, initialNodes, initialEdges, is
                     defaultViewport={viewport.defaultViewport}
                     // A board whose view was never moved opens with its content in view instead.
                     fitView={viewport.fitView}
-                    fitViewOptions={{ maxZoom: 1, padding: 0.2 }}
+                    fitViewOptions={FIT_VIEW_OPTIONS}
                     minZoom={0.1}
                     maxZoom={4}
                     nodesDraggable={canEdit}
@@ -234,7 +274,7 @@ export function BoardCanvas({ board: openedBoard, initialNodes, initialEdges, is
                     zoomOnDoubleClick={false}
                   >
                     <Background variant={BackgroundVariant.Dots} gap={22} size={1.4} />
-                    <Controls showInteractive={false} />
+                    <Controls showInteractive={false} fitViewOptions={FIT_VIEW_OPTIONS} />
                     <MiniMap pannable zoomable style={{ width: 150, height: 100 }} nodeStrokeWidth={3} nodeColor={minimapColor} />
                     <RemoteCursors others={live.presence.others} />
                     <EditBar
@@ -280,5 +320,13 @@ export function BoardCanvas({ board: openedBoard, initialNodes, initialEdges, is
         </HighlightContext.Provider>
       </JobsContext.Provider>
     </ActionsContext.Provider>
+  );
+  // The search index and a focused pdf page reach the node cards around the rest.
+  return (
+    <IndexContext.Provider value={searchIndex.states}>
+      <FocusPageContext.Provider value={focus.highlight === focus.highlightPage?.nodeId ? focus.highlightPage : undefined}>
+        {canvas}
+      </FocusPageContext.Provider>
+    </IndexContext.Provider>
   );
 }

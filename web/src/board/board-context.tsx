@@ -17,6 +17,13 @@ export interface JobState {
   chunks?: number;
 }
 
+/** A node's search index as the service has it (canvas/use-search-index.ts). */
+export interface IndexState {
+  chunks: number;
+  /** The index was made from other text than the node has now (or an edit here is waiting to be indexed). */
+  behind: boolean;
+}
+
 export interface BoardActions {
   boardId: string;
   canEdit: boolean;
@@ -39,6 +46,10 @@ export interface BoardActions {
 
 export const ActionsContext = createContext<BoardActions | null>(null);
 export const JobsContext = createContext<Record<string, JobState>>({});
+/** Node id -> its search index, for the nodes that have one. */
+export const IndexContext = createContext<Record<string, IndexState>>({});
+/** The page a search hit or chat source named for a pdf node: its card opens the PDF there. */
+export const FocusPageContext = createContext<{ nodeId: string; page: number } | undefined>(undefined);
 export const HighlightContext = createContext<string | undefined>(undefined);
 /** Node id -> the colour of someone else who has it selected (presence). */
 export const RemoteSelectionContext = createContext<Record<string, string>>({});

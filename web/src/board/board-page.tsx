@@ -7,6 +7,8 @@ import { ReactFlowProvider, type Edge } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
 import './board.css';
 import { BoardApiError, getBoard, listAllEdges, listAllNodes, type Board } from './board-api';
+import { forgetSharedBoard, rememberSharedBoard } from '../boards/shared-with-me';
+import { useDocumentTitle } from '../lib/title';
 import { BoardCanvas } from './board-canvas';
 import type { BoardFlowNode } from './board-context';
 import { fromFlowState, fromFlowStateEdge, toFlowEdge, toFlowNode } from './flow-mapping';
@@ -18,6 +20,8 @@ type LoadState =
 
 export function BoardPage({ boardId }: { boardId: string }) {
   const [state, setState] = useState<LoadState>({ status: 'loading' });
+  // The canvas keeps it up to date as the board is renamed.
+  useDocumentTitle(state.status === 'ready' ? state.board.name : state.status === 'failed' ? 'Board not found' : 'Loading…');
 
   const load = useCallback(async () => {
     setState({ status: 'loading' });
@@ -34,6 +38,8 @@ export function BoardPage({ boardId }: { boardId: string }) {
         });
       } else {
         const [nodes, edges] = await Promise.all([listAllNodes(boardId), listAllEdges(boardId)]);
+        // Someone else's public board: listed under "Shared with me" on the boards page.
+        rememberSharedBoard(board);
         setState({
           status: 'ready',
           board,
@@ -45,6 +51,7 @@ export function BoardPage({ boardId }: { boardId: string }) {
       }
     } catch (error) {
       const status = error instanceof BoardApiError ? error.status : undefined;
+      if (status === 404) forgetSharedBoard(boardId);
       setState({ status: 'failed', message: (error as Error).message, notFound: status === 404 });
     }
   }, [boardId]);

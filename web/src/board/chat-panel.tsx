@@ -42,7 +42,8 @@ export interface ChatPanelProps {
   /** The node selected on the canvas (its threads can be listed), if exactly one is. */
   selectedNode?: { id: string; label: string };
   nodeLabel(id: string): string | undefined;
-  onOpenNode(id: string): void;
+  /** Brings a node into view; a pdf source names its page (the card then opens the PDF there). */
+  onOpenNode(id: string, page?: number): void;
   chunks: ChunkIndex;
   onClose(): void;
 }
@@ -167,7 +168,8 @@ function Thread(props: {
   boardId: string;
   chat: Chat;
   nodeLabel(id: string): string | undefined;
-  onOpenNode(id: string): void;
+  /** Brings a node into view; a pdf source names its page (the card then opens the PDF there). */
+  onOpenNode(id: string, page?: number): void;
   chunks: ChunkIndex;
   onBack(): void;
   onRenamed(title: string): void;
@@ -343,7 +345,9 @@ function Thread(props: {
         )}
         <textarea
           aria-label="Message"
-          placeholder="Ask about this board…"
+          placeholder={
+            chat.node_id && nodeLabel(chat.node_id) !== undefined ? `Ask about “${nodeLabel(chat.node_id)}”…` : 'Ask about this board…'
+          }
           value={draft}
           maxLength={32000}
           onChange={(event) => setDraft(event.target.value)}
@@ -372,11 +376,12 @@ function Sources(props: {
   ids: string[];
   known: Map<string, ChunkInfo>;
   nodeLabel(id: string): string | undefined;
-  onOpenNode(id: string): void;
+  /** Brings a node into view; a pdf source names its page (the card then opens the PDF there). */
+  onOpenNode(id: string, page?: number): void;
 }) {
   const { ids, known, nodeLabel, onOpenNode } = props;
   const seen = new Set<string>();
-  const items: { key: string; nodeId: string | null; text: string }[] = [];
+  const items: { key: string; nodeId: string | null; text: string; page?: number }[] = [];
   for (const id of ids) {
     const info = known.get(id);
     if (!info) continue;
@@ -385,7 +390,12 @@ function Sources(props: {
     if (seen.has(key)) continue;
     seen.add(key);
     const label = info.nodeId ? (nodeLabel(info.nodeId) ?? info.source) : info.source;
-    items.push({ key, nodeId: info.nodeId && nodeLabel(info.nodeId) !== undefined ? info.nodeId : null, text: `${label}${page}` });
+    items.push({
+      key,
+      nodeId: info.nodeId && nodeLabel(info.nodeId) !== undefined ? info.nodeId : null,
+      text: `${label}${page}`,
+      page: info.sourceType === 'pdf' ? info.page : undefined,
+    });
   }
   if (items.length === 0) return null;
   return (
@@ -398,7 +408,7 @@ function Sources(props: {
           className="bw-chip"
           disabled={!item.nodeId}
           title={item.nodeId ? 'Show on the board' : 'No longer on the board'}
-          onClick={() => item.nodeId && onOpenNode(item.nodeId)}
+          onClick={() => item.nodeId && onOpenNode(item.nodeId, item.page)}
         >
           {item.text}
         </button>

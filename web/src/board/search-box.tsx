@@ -15,7 +15,8 @@ export function SearchBox(props: {
   boardId: string;
   chunks: ChunkIndex;
   nodeLabel(id: string): string | undefined;
-  onOpen(nodeId: string): void;
+  /** Brings the hit's node into view; a pdf hit names its page. */
+  onOpen(nodeId: string, page?: number): void;
 }) {
   const { boardId, chunks, nodeLabel, onOpen } = props;
   const [query, setQuery] = useState('');
@@ -88,7 +89,7 @@ export function SearchBox(props: {
                       onClick={() => {
                         if (!hit.node_id) return;
                         setOpen(false);
-                        onOpen(hit.node_id);
+                        onOpen(hit.node_id, hit.metadata.sourceType === 'pdf' ? hit.metadata.page : undefined);
                       }}
                     >
                       <span className="bw-hit__head">

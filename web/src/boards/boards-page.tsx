@@ -11,7 +11,9 @@ import { messageOf, unwrap } from '../lib/request';
 import { ConfirmDialog } from '../ui/dialog';
 import { Notice, useToast } from '../ui/toast';
 import { ImportBoard } from './import-board';
+import { useDocumentTitle } from '../lib/title';
 import { ShareDialog } from './share-dialog';
+import { SharedWithMe } from './shared-with-me';
 
 type Access = 'view' | 'edit';
 export interface BoardItem {
@@ -27,6 +29,7 @@ export interface BoardItem {
 const PAGE_SIZE = 20;
 
 export function BoardsPage() {
+  useDocumentTitle('Boards');
   const toast = useToast();
   const [boards, setBoards] = useState<BoardItem[]>([]);
   const [cursor, setCursor] = useState<string | null>(null);
@@ -112,6 +115,7 @@ export function BoardsPage() {
           Load more
         </button>
       )}
+      <SharedWithMe />
       {sharing && <ShareDialog board={sharing} onSaved={replace} onClose={() => setSharing(undefined)} />}
       {deleting && (
         <ConfirmDialog

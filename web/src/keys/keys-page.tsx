@@ -6,6 +6,7 @@ import { api } from '../api';
 import { copyText } from '../lib/clipboard';
 import { formatDate, formatDateTime } from '../lib/format';
 import { messageOf, unwrap } from '../lib/request';
+import { useDocumentTitle } from '../lib/title';
 import { ConfirmDialog } from '../ui/dialog';
 import { Notice, useToast } from '../ui/toast';
 
@@ -29,6 +30,7 @@ const SCOPES: { value: Scope; hint: string }[] = [
 ];
 
 export function KeysPage() {
+  useDocumentTitle('API keys');
   const [keys, setKeys] = useState<ApiKey[]>([]);
   const [cursor, setCursor] = useState<string | null>(null);
   const [loading, setLoading] = useState(true);
@@ -97,13 +99,13 @@ export function KeysPage() {
                   return (
                     <tr key={key.id} className={key.revoked_at || expired ? 'inactive' : undefined}>
                       <td>{key.name}</td>
-                      <td>
+                      <td data-label="Key">
                         <code>{key.prefix}…</code>
                       </td>
-                      <td>{key.scopes.join(', ')}</td>
-                      <td>{formatDate(key.created_at)}</td>
-                      <td>{formatDateTime(key.last_used_at)}</td>
-                      <td>{formatDate(key.expires_at)}</td>
+                      <td data-label="Scopes">{key.scopes.join(', ')}</td>
+                      <td data-label="Created">{formatDate(key.created_at)}</td>
+                      <td data-label="Last used">{formatDateTime(key.last_used_at)}</td>
+                      <td data-label="Expires">{formatDate(key.expires_at)}</td>
                       <td className="cell-actions">
                         {key.revoked_at ? (
                           <span className="badge">Revoked</span>
@@ -249,6 +251,7 @@ function CreateKey({ onCreated }: { onCreated(key: CreatedKey): void }) {
 
 function NewKey({ created, onDone }: { created: CreatedKey; onDone(): void }) {
   const toast = useToast();
+  const [copied, setCopied] = useState(false);
   return (
     <section className="card new-key" aria-labelledby="new-key-heading" ref={(element) => element?.scrollIntoView({ block: 'nearest' })}>
       <h2 id="new-key-heading">Your new key “{created.name}”</h2>
@@ -264,12 +267,14 @@ function NewKey({ created, onDone }: { created: CreatedKey; onDone(): void }) {
           type="button"
           className="button-primary"
           onClick={() =>
-            void copyText(created.raw_key).then((ok) =>
-              ok ? toast.success('Key copied') : toast.error('Could not copy; select the key and copy it.'),
-            )
+            void copyText(created.raw_key).then((ok) => {
+              setCopied(ok);
+              if (ok) toast.success('Key copied');
+              else toast.error('Could not copy; select the key and copy it.');
+            })
           }
         >
-          Copy key
+          {copied ? 'Copied ✓' : 'Copy key'}
         </button>
         <button type="button" onClick={onDone}>
           Done

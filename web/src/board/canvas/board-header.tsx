@@ -6,6 +6,8 @@ import type { ChunkIndex } from '../chunk-index';
 import { ChatIcon } from '../icons';
 import type { SaveTracker } from '../save-tracker';
 import { SearchBox } from '../search-box';
+import { PHONE_QUERY, useMediaQuery } from '../../lib/use-media-query';
+import { OverflowMenu } from './overflow-menu';
 import { SaveIndicator } from './save-indicator';
 
 export interface BoardHeaderProps {
@@ -24,6 +26,8 @@ export interface BoardHeaderProps {
   onExport(): Promise<void>;
   /** Who else is on the board (avatars). */
   presence?: ReactNode;
+  /** The owner's own items (sharing, the default view), after the export. */
+  ownerTools?: ReactNode;
 }
 
 export function BoardHeader({
@@ -39,8 +43,50 @@ export function BoardHeader({
   onToggleChat,
   onExport,
   presence,
+  ownerTools,
 }: BoardHeaderProps) {
   const [exporting, setExporting] = useState(false);
+  // A phone gets one row (name, search, chat, More); the rest is in the More menu.
+  const phone = useMediaQuery(PHONE_QUERY);
+  const exportButton = (
+    <button
+      type="button"
+      className="bw-button"
+      disabled={exporting}
+      title="Download this board as a JSON Canvas file"
+      onClick={() => {
+        setExporting(true);
+        void onExport().finally(() => setExporting(false));
+      }}
+    >
+      {exporting ? 'Exporting…' : 'Export .canvas'}
+    </button>
+  );
+  const chatButton = (
+    <button type="button" className="bw-button" aria-pressed={chatOpen} onClick={onToggleChat}>
+      <ChatIcon /> Chat
+    </button>
+  );
+  if (phone) {
+    return (
+      <header className="bw-board__bar is-phone">
+        <h1 className="bw-board__name" title={board.name}>
+          {board.name}
+        </h1>
+        <SearchBox boardId={board.id} chunks={chunks} nodeLabel={nodeLabel} onOpen={onOpenNode} />
+        {chatButton}
+        <OverflowMenu>
+          {!canEdit && <span className="bw-badge">View only</span>}
+          {isOwner && board.is_public && <span className="bw-badge is-public">Public · {board.public_access_level}</span>}
+          {canEdit && toolbar}
+          {presence}
+          {canEdit && <SaveIndicator tracker={tracker} />}
+          {exportButton}
+          {isOwner && ownerTools}
+        </OverflowMenu>
+      </header>
+    );
+  }
   return (
     <header className="bw-board__bar">
       <h1 className="bw-board__name" title={board.name}>
@@ -53,21 +99,9 @@ export function BoardHeader({
       <div className="bw-board__spacer" />
       {presence}
       {canEdit && <SaveIndicator tracker={tracker} />}
-      <button
-        type="button"
-        className="bw-button"
-        disabled={exporting}
-        title="Download this board as a JSON Canvas file"
-        onClick={() => {
-          setExporting(true);
-          void onExport().finally(() => setExporting(false));
-        }}
-      >
-        {exporting ? 'Exporting…' : 'Export .canvas'}
-      </button>
-      <button type="button" className="bw-button" aria-pressed={chatOpen} onClick={onToggleChat}>
-        <ChatIcon /> Chat
-      </button>
+      {exportButton}
+      {chatButton}
+      {isOwner && <OverflowMenu>{ownerTools}</OverflowMenu>}
     </header>
   );
 }

@@ -8,7 +8,16 @@
 // (history-writes.ts), one at a time in order, and pasting is one batch (node-clipboard.ts).
 import { useCallback, useMemo, useRef, useState, useSyncExternalStore } from 'react';
 import { type Connection, type Edge, type OnBeforeDelete, useReactFlow, type XYPosition } from '@xyflow/react';
-import { type ApiNodeType, createEdge, createNode, type DeleteOperation, deleteInBatches, updateEdge, updateNode } from '../board-api';
+import {
+  type ApiNodeType,
+  BoardApiError,
+  createEdge,
+  createNode,
+  type DeleteOperation,
+  deleteInBatches,
+  updateEdge,
+  updateNode,
+} from '../board-api';
 import { type BoardFlowNode, draftKey, readDraft, writeDraft } from '../board-context';
 import { edgeMarker, toFlowEdge, toFlowNode } from '../flow-mapping';
 import { labelOf, str } from '../nodes/node-frame';
@@ -48,7 +57,6 @@ export function useBoardEdits({ boardId, canEdit, graph, tracker, sync, notify, 
   const flow = useReactFlow<BoardFlowNode, Edge>();
   const [autoFocusId, setAutoFocusId] = useState<string>();
   const [addingNote, setAddingNote] = useState(false);
-  const notesAdded = useRef(0);
   // The text as last typed per note, ahead of its debounced save.
   const noteText = useRef(new Map<string, string>());
   const history = useMemo(() => new EditHistory(), []);
@@ -61,11 +69,10 @@ export function useBoardEdits({ boardId, canEdit, graph, tracker, sync, notify, 
   // Data keys (size, colour, title) per node changed here and not yet saved; one request per node.
   const dataChanges = useRef(new Map<string, { data: Record<string, unknown>; position?: XYPosition }>());
 
-  /** Adds an empty note near `centre` (each next one a little lower right), selected and focused. */
+  /** Adds an empty note centred on `centre` (the canvas finds a free spot: free-spot.ts), selected and focused. */
   const addNote = useCallback(
-    async (centre: XYPosition, options?: { exact?: boolean }) => {
-      const offset = options?.exact ? 0 : (notesAdded.current++ % 6) * 28;
-      const position = { x: Math.round(centre.x - 130 + offset), y: Math.round(centre.y - 70 + offset) };
+    async (centre: XYPosition) => {
+      const position = { x: Math.round(centre.x - 130), y: Math.round(centre.y - 70) };
       setAddingNote(true);
       try {
         // No label: the card is titled by its first line until the person names it.
@@ -85,7 +92,7 @@ export function useBoardEdits({ boardId, canEdit, graph, tracker, sync, notify, 
   );
 
   /** Adds an empty note with its top-left corner at `position` (a double-click on the canvas). */
-  const addNoteAt = useCallback((position: XYPosition) => addNote({ x: position.x + 130, y: position.y + 70 }, { exact: true }), [addNote]);
+  const addNoteAt = useCallback((position: XYPosition) => addNote({ x: position.x + 130, y: position.y + 70 }), [addNote]);
 
   /** Creates a node for an uploaded file in place of its placeholder `tempId`; throws on failure. */
   const placeFileNode = useCallback(
@@ -97,6 +104,23 @@ export function useBoardEdits({ boardId, canEdit, graph, tracker, sync, notify, 
       if (snapshot) history.record({ kind: 'create', nodes: [snapshot], edges: [] });
     },
     [boardId, graph, history],
+  );
+
+  /**
+   * A save answered 404 "Node not found": someone else deleted the node meanwhile (the stream may
+   * not have said so yet). No retry can succeed: the node leaves the canvas, its pending saves and
+   * draft are dropped, and the person is told. Anything else is thrown on (a failed save with Retry).
+   */
+  const unlessDeleted = useCallback(
+    (nodeId: string, what: string) => (error: unknown) => {
+      if (!(error instanceof BoardApiError && error.status === 404 && /node not found/i.test(error.message))) throw error;
+      const label = labelOf(graph.nodeById(nodeId)?.data ?? {}, 'A node');
+      writeDraft(draftKey(boardId, nodeId), null);
+      sync.nodesDeleted([nodeId]);
+      onNodesDeleted(new Set([nodeId]));
+      notify(`“${label}” was deleted by someone else, so ${what} could not be saved.`);
+    },
+    [boardId, graph, sync, notify, onNodesDeleted],
   );
 
   /** Saves a note's text after a pause, kept as a draft in localStorage until the service has it. */
@@ -113,13 +137,17 @@ export function useBoardEdits({ boardId, canEdit, graph, tracker, sync, notify, 
         async () => {
           history.seal(noteKey(nodeId));
           // Shown once the node is no longer busy (server-sync.ts).
-          sync.saved(await updateNode(boardId, nodeId, { data: { text } }));
+          try {
+            sync.saved(await updateNode(boardId, nodeId, { data: { text } }));
+          } catch (error) {
+            return unlessDeleted(nodeId, 'your last changes to it')(error);
+          }
           if (readDraft(key) === text) writeDraft(key, null);
         },
         NOTE_SAVE_MS,
       );
     },
-    [boardId, tracker, sync, graph, history],
+    [boardId, tracker, sync, graph, history, unlessDeleted],
   );
 
   /** The note's text as typed, saved or not (undefined if not typed on this page). */
@@ -148,13 +176,13 @@ export function useBoardEdits({ boardId, canEdit, graph, tracker, sync, notify, 
         tracker.schedule(
           positionKey(n.id),
           async () => {
-            sync.saved(await updateNode(boardId, n.id, { position }));
+            await updateNode(boardId, n.id, { position }).then(sync.saved.bind(sync), unlessDeleted(n.id, 'its move'));
           },
           POSITION_SAVE_MS,
         );
       }
     },
-    [boardId, tracker, sync],
+    [boardId, tracker, sync, unlessDeleted],
   );
 
   /** Saves where dragged nodes were left (React Flow has already moved them on the canvas). */

@@ -47,6 +47,8 @@ export interface BoardEventsOptions {
   /** Each time the stream (re)connects: presence is announced again, others' is sent afresh. */
   onConnected(): void;
   onStatus?(status: StreamStatus): void;
+  /** A node's vectorize job completed (its search index changed). */
+  onDocument?(nodeId: string | null): void;
   notify(message: string): void;
 }
 
@@ -84,6 +86,8 @@ export function useBoardEvents(options: BoardEventsOptions): void {
           return sync.edgeDeleted(data.id as string);
         case 'board.updated':
           return call().onBoard(data as unknown as Board);
+        case 'document.completed':
+          return call().onDocument?.(typeof data.node_id === 'string' ? data.node_id : null);
         default:
           // Assets and documents: nothing on the canvas shows them apart from their nodes.
           return;

@@ -19,9 +19,11 @@ export interface LiveBoardOptions {
   /** Ids of the nodes this person has selected (shown to the others). */
   selection: string[];
   notify(message: string): void;
+  /** A node's vectorize job completed, here or elsewhere. */
+  onDocument?(nodeId: string | null): void;
 }
 
-export function useLiveBoard({ board: initial, graph, tracker, selection, notify }: LiveBoardOptions) {
+export function useLiveBoard({ board: initial, graph, tracker, selection, notify, onDocument }: LiveBoardOptions) {
   const boardId = initial.id;
   const flow = useReactFlow<BoardFlowNode, Edge>();
   const sessionId = useMemo(newSessionId, []);
@@ -46,6 +48,7 @@ export function useLiveBoard({ board: initial, graph, tracker, selection, notify
     onPresence: presence.receive,
     onConnected: presence.reannounce,
     onStatus: setStatus,
+    onDocument,
     notify,
   });
 

@@ -8,7 +8,9 @@ import type { CanvasGraph } from './use-board-graph';
 export interface NodeFocus {
   /** The highlighted node's id. */
   highlight: string | undefined;
-  focusNode(id: string): void;
+  /** The page of the highlighted pdf node a search hit or chat source named. */
+  highlightPage: { nodeId: string; page: number } | undefined;
+  focusNode(id: string, page?: number): void;
   clearHighlight(): void;
   /** Drops the highlight if its node is among `ids` (they were deleted). */
   forgetNodes(ids: Set<string>): void;
@@ -17,9 +19,10 @@ export interface NodeFocus {
 export function useNodeFocus(graph: CanvasGraph, notify: (message: string) => void): NodeFocus {
   const flow = useReactFlow<BoardFlowNode, Edge>();
   const [highlight, setHighlight] = useState<string>();
+  const [highlightPage, setHighlightPage] = useState<{ nodeId: string; page: number }>();
 
   const focusNode = useCallback(
-    (id: string) => {
+    (id: string, page?: number) => {
       const node = flow.getInternalNode(id);
       if (!node) {
         notify('That node is no longer on the board.');
@@ -30,6 +33,7 @@ export function useNodeFocus(graph: CanvasGraph, notify: (message: string) => vo
       const at = node.internals.positionAbsolute;
       void flow.setCenter(at.x + width / 2, at.y + height / 2, { zoom: Math.max(flow.getZoom(), 0.8), duration: 450 });
       setHighlight(id);
+      setHighlightPage(page === undefined ? undefined : { nodeId: id, page });
       graph.selectOnly(id);
     },
     [flow, notify, graph],
@@ -38,5 +42,5 @@ export function useNodeFocus(graph: CanvasGraph, notify: (message: string) => vo
   const clearHighlight = useCallback(() => setHighlight(undefined), []);
   const forgetNodes = useCallback((ids: Set<string>) => setHighlight((id) => (id && ids.has(id) ? undefined : id)), []);
 
-  return { highlight, focusNode, clearHighlight, forgetNodes };
+  return { highlight, highlightPage, focusNode, clearHighlight, forgetNodes };
 }

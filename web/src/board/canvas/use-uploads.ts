@@ -3,11 +3,16 @@
 // uploads). A failed upload or placement stays as a placeholder with Retry, which reuses an
 // asset already uploaded, and Dismiss.
 import { useCallback, useRef } from 'react';
-import type { XYPosition } from '@xyflow/react';
+import { type Edge, useReactFlow, type XYPosition } from '@xyflow/react';
 import { type ApiNodeType, type Asset, uploadAsset } from '../board-api';
 import type { UploadData } from '../nodes/file-nodes';
 import { countPdfPages } from '../pdf-pages';
+import type { BoardFlowNode } from '../board-context';
+import { freeSpot } from './free-spot';
 import type { CanvasGraph } from './use-board-graph';
+
+/** The room a file's card takes while it is placed (an upload's placeholder, then its node). */
+const FILE_CARD = { width: 280, height: 200 };
 
 const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
 
@@ -34,6 +39,7 @@ export interface UploadsOptions {
 }
 
 export function useUploads({ boardId, graph, notify, placeFileNode }: UploadsOptions) {
+  const flow = useReactFlow<BoardFlowNode, Edge>();
   const uploads = useRef(new Map<string, Upload>());
   const counter = useRef(0);
 
@@ -89,10 +95,18 @@ export function useUploads({ boardId, graph, notify, placeFileNode }: UploadsOpt
   );
 
   /** Uploads files to be placed from `at`, each next one a little lower right. */
+  // Each file at the free spot nearest `at` (its wished top-left corner), beside the others.
   const placeFiles = useCallback(
-    (files: File[], at: XYPosition) =>
-      files.forEach((file, i) => startUpload(file, { x: Math.round(at.x + i * 32), y: Math.round(at.y + i * 32) })),
-    [startUpload],
+    (files: File[], at: XYPosition) => {
+      const placed: BoardFlowNode[] = [];
+      const centre = { x: at.x + FILE_CARD.width / 2, y: at.y + FILE_CARD.height / 2 };
+      for (const file of files) {
+        const spot = freeSpot([...flow.getNodes(), ...placed], centre, FILE_CARD);
+        placed.push({ id: `placing-${placed.length}`, position: spot, data: {}, ...FILE_CARD });
+        startUpload(file, spot);
+      }
+    },
+    [startUpload, flow],
   );
 
   const retryUpload = useCallback(

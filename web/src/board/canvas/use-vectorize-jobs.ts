@@ -17,9 +17,13 @@ export interface VectorizeJobsOptions {
   typedText(nodeId: string): string | undefined;
   /** Sends the note's waiting text save now. */
   flushNoteText(nodeId: string): Promise<void>;
+  /** Told when a node's job completed (the index changed). */
+  onCompleted?(nodeId: string): void;
 }
 
-export function useVectorizeJobs({ boardId, graph, typedText, flushNoteText }: VectorizeJobsOptions) {
+export function useVectorizeJobs({ boardId, graph, typedText, flushNoteText, onCompleted }: VectorizeJobsOptions) {
+  const completed = useRef(onCompleted);
+  completed.current = onCompleted;
   const [jobs, setJobs] = useState<Record<string, JobState>>({});
   const alive = useRef(true);
 
@@ -61,6 +65,7 @@ export function useVectorizeJobs({ boardId, graph, typedText, flushNoteText }: V
           ? { ...all[nodeId]!, status: 'completed', chunks: chunkCount }
           : { ...all[nodeId]!, status: 'failed', error: job.error ?? 'the job failed' },
     }));
+    if (job.status === 'completed') completed.current?.(nodeId);
   }, []);
 
   const startVectorize = useCallback(

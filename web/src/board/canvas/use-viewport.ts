@@ -1,56 +1,75 @@
-// The canvas's viewport: where a board opens (its saved view, or its content fitted in view if
-// the view was never moved), saving the view when the owner pans or zooms (debounced), and the
-// canvas position at the centre of the screen, where the toolbar puts new things.
-import { type RefObject, useCallback, useRef } from 'react';
-import { type Edge, type OnMoveEnd, useReactFlow, type XYPosition } from '@xyflow/react';
+// The canvas's viewport, per person and device: where a board opens (this browser's last view of
+// it for this person, kept in localStorage; else the board's stored view, which is only the default
+// for a first open; else its content fitted in view when that was never set), keeping the view as
+// the person pans and zooms (in this browser only: one person's zoom on a phone never moves another
+// device's view), "Set as default view" for the owner (the one write of the board's viewport), and
+// the canvas position at the centre of the screen, where the toolbar puts new things.
+import { type RefObject, useCallback, useMemo, useRef } from 'react';
+import { type Edge, type OnMoveEnd, useReactFlow, type Viewport, type XYPosition } from '@xyflow/react';
+import { sessionState } from '../../auth/session';
 import { type Board, saveViewport } from '../board-api';
 import type { BoardFlowNode } from '../board-context';
-import type { SaveTracker } from '../save-tracker';
 
-const VIEWPORT_SAVE_MS = 800;
+/** localStorage key of this person's view of a board in this browser. */
+export function viewportKey(boardId: string): string {
+  const session = sessionState();
+  const userId = session.status === 'signed-in' ? session.user.id : 'anonymous';
+  return `bw-viewport:${userId}:${boardId}`;
+}
+
+function readViewport(key: string): Viewport | undefined {
+  try {
+    const value = JSON.parse(localStorage.getItem(key) ?? 'null') as Partial<Viewport> | null;
+    if (value && [value.x, value.y, value.zoom].every((n) => typeof n === 'number' && Number.isFinite(n)) && value.zoom! > 0) {
+      return value as Viewport;
+    }
+  } catch {
+    // Unreadable: the board's default view is used.
+  }
+  return undefined;
+}
+
+function writeViewport(key: string, viewport: Viewport): void {
+  try {
+    localStorage.setItem(key, JSON.stringify({ x: viewport.x, y: viewport.y, zoom: viewport.zoom }));
+  } catch {
+    // Storage full or disabled: the view is simply not kept.
+  }
+}
 
 export interface ViewportOptions {
   board: Board;
-  /** Only the owner's view is saved. */
-  isOwner: boolean;
   hasNodes: boolean;
-  tracker: SaveTracker;
 }
 
-export function useViewportPersistence({ board, isOwner, hasNodes, tracker }: ViewportOptions) {
-  const neverMoved = board.viewport_x === 0 && board.viewport_y === 0 && board.viewport_zoom === 1;
-  const fitView = neverMoved && hasNodes;
-  const initialFit = useRef(fitView);
-  const savedViewport = useRef({ x: board.viewport_x, y: board.viewport_y, zoom: board.viewport_zoom });
+export function useViewportPersistence({ board, hasNodes }: ViewportOptions) {
+  const flow = useReactFlow<BoardFlowNode, Edge>();
+  const key = useMemo(() => viewportKey(board.id), [board.id]);
+  const opening = useMemo(() => {
+    const own = readViewport(key);
+    if (own) return { viewport: own, fitView: false };
+    const neverSet = board.viewport_x === 0 && board.viewport_y === 0 && board.viewport_zoom === 1;
+    return { viewport: { x: board.viewport_x, y: board.viewport_y, zoom: board.viewport_zoom }, fitView: neverSet && hasNodes };
+    // Only when the page opens: later changes of the board's default never move the view shown.
+  }, [key]);
+  const initialFit = useRef(opening.fitView);
 
-  const onMoveEnd: OnMoveEnd = (event, viewport) => {
-    // The fit on opening a never-moved board is not a choice of the person: not saved (opening a
-    // board should not change it); nor is a view that did not change.
-    if (initialFit.current && !event) {
-      initialFit.current = false;
-      return;
-    }
-    const last = savedViewport.current;
-    if (
-      !isOwner ||
-      (Math.abs(last.x - viewport.x) < 0.5 && Math.abs(last.y - viewport.y) < 0.5 && Math.abs(last.zoom - viewport.zoom) < 1e-4)
-    )
-      return;
-    tracker.schedule(
-      'viewport',
-      async () => {
-        await saveViewport(board.id, viewport);
-        savedViewport.current = viewport;
-      },
-      VIEWPORT_SAVE_MS,
-    );
-  };
+  const onMoveEnd: OnMoveEnd = useCallback(
+    (event, viewport) => {
+      // The fit on opening is not a choice of the person: not kept (the next open fits again).
+      if (initialFit.current && !event) {
+        initialFit.current = false;
+        return;
+      }
+      writeViewport(key, viewport);
+    },
+    [key],
+  );
 
-  return {
-    defaultViewport: { x: board.viewport_x, y: board.viewport_y, zoom: board.viewport_zoom },
-    fitView,
-    onMoveEnd,
-  };
+  /** The owner makes the current view the board's default, for everyone's first open. */
+  const setAsDefault = useCallback(() => saveViewport(board.id, flow.getViewport()), [board.id, flow]);
+
+  return { defaultViewport: opening.viewport, fitView: opening.fitView, onMoveEnd, setAsDefault };
 }
 
 /** The canvas position at the centre of `wrapper` on screen. */

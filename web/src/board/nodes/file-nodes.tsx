@@ -1,9 +1,9 @@
 // Nodes of uploaded files: an image (the asset's url shown), a pdf (its name, page count and
 // size, opening the file in a new tab), and the placeholder drawn where a file was dropped while
 // it uploads (progress, then the error with Retry if it fails).
-import { useState } from 'react';
+import { useContext, useState } from 'react';
 import type { NodeProps } from '@xyflow/react';
-import { useBoardActions, type BoardFlowNode } from '../board-context';
+import { FocusPageContext, useBoardActions, type BoardFlowNode } from '../board-context';
 import { ImageIcon, PdfIcon, UploadIcon } from '../icons';
 import { labelOf, NodeFrame, str } from './node-frame';
 
@@ -40,6 +40,9 @@ export function PdfNode({ id, data, selected }: NodeProps<BoardFlowNode>) {
   const name = labelOf(data, fileNameOf(str(data.storagePath)));
   const pages = typeof data.pageCount === 'number' ? data.pageCount : undefined;
   const size = typeof data.fileSize === 'number' ? formatBytes(data.fileSize) : '';
+  // A search hit or chat source on page N: the PDF opens there (the browser's viewer reads #page=N).
+  const focus = useContext(FocusPageContext);
+  const page = focus?.nodeId === id ? focus.page : undefined;
   return (
     <NodeFrame id={id} kind="pdf" icon={<PdfIcon />} title={name} selected={selected}>
       <div className="bw-pdf">
@@ -50,8 +53,8 @@ export function PdfNode({ id, data, selected }: NodeProps<BoardFlowNode>) {
           <div className="bw-pdf__facts">
             {[pages !== undefined ? `${pages} ${pages === 1 ? 'page' : 'pages'}` : 'PDF', size].filter(Boolean).join(' · ')}
           </div>
-          <a className="nodrag" href={url} target="_blank" rel="noopener noreferrer">
-            Open PDF
+          <a className="nodrag" href={page ? `${url}#page=${page}` : url} target="_blank" rel="noopener noreferrer">
+            {page ? `Open PDF at p. ${page}` : 'Open PDF'}
           </a>
         </div>
       </div>

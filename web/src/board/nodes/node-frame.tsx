@@ -7,6 +7,8 @@ import { Handle, Position, useNodesData } from '@xyflow/react';
 import {
   type BoardFlowNode,
   HighlightContext,
+  IndexContext,
+  type IndexState,
   JobsContext,
   RemoteSelectionContext,
   useBoardActions,
@@ -29,6 +31,7 @@ export function NodeFrame(props: {
   const { id, kind, icon, title, selected, children, wide } = props;
   const highlighted = useContext(HighlightContext) === id;
   const job = useContext(JobsContext)[id];
+  const index = useContext(IndexContext)[id];
   const remoteColor = useContext(RemoteSelectionContext)[id];
   const data = useNodesData<BoardFlowNode>(id)?.data ?? {};
   const look = useCardLook(id, data, selected);
@@ -61,7 +64,11 @@ export function NodeFrame(props: {
         <NodeMenu id={id} kind={kind} title={title} color={look.color} onRename={() => setRenaming(true)} />
       </div>
       <div className="bw-node__body">{children}</div>
-      {job && <JobBadge id={id} job={job} />}
+      {job && (job.status !== 'completed' || !index) ? (
+        <JobBadge id={id} job={job} reindexing={index !== undefined} />
+      ) : (
+        index && <IndexBadge id={id} index={index} />
+      )}
       <Handle type="source" position={Position.Bottom} className="bw-handle" />
     </div>
   );
@@ -131,7 +138,29 @@ function NodeMenu(props: { id: string; kind: string; title: string; color: strin
   );
 }
 
-function JobBadge({ id, job }: { id: string; job: JobState }) {
+/** A node the service has indexed: searchable, or behind its text (with a way to update it). */
+function IndexBadge({ id, index }: { id: string; index: IndexState }) {
+  const { vectorize, canVectorize } = useBoardActions();
+  if (index.behind) {
+    return (
+      <div className="bw-job is-behind" role="status">
+        Index behind the text
+        {canVectorize && (
+          <button type="button" className="bw-link-button nodrag" onClick={() => vectorize(id)}>
+            Update
+          </button>
+        )}
+      </div>
+    );
+  }
+  return (
+    <div className="bw-job is-done" role="status">
+      ✓ Searchable · {index.chunks} {index.chunks === 1 ? 'passage' : 'passages'}
+    </div>
+  );
+}
+
+function JobBadge({ id, job, reindexing }: { id: string; job: JobState; reindexing: boolean }) {
   const { dismissJob } = useBoardActions();
   const [now, setNow] = useState(Date.now());
   const busy = job.status === 'starting' || job.status === 'processing';
@@ -145,7 +174,7 @@ function JobBadge({ id, job }: { id: string; job: JobState }) {
     return (
       <div className="bw-job is-busy" role="status">
         <span className="bw-spinner" aria-hidden="true" />
-        {job.status === 'starting' ? 'Starting…' : `Making searchable… ${seconds} s`}
+        {job.status === 'starting' ? 'Starting…' : reindexing ? `Updating index… ${seconds} s` : `Making searchable… ${seconds} s`}
       </div>
     );
   }

@@ -14,6 +14,13 @@ export function noteTitle(text: string): string {
   return first ? (first.length > 60 ? `${first.slice(0, 60)}…` : first) : 'Note';
 }
 
+/** The most characters a note's text may hold (the service's limit, docs/api.md). */
+export const NOTE_MAX_CHARS = 100_000;
+/** From here on the note shows how close it is to the limit. */
+const NOTE_WARN_CHARS = 90_000;
+
+const count = (n: number) => n.toLocaleString('en-US');
+
 export function NoteNode({ id, data, selected }: NodeProps<BoardFlowNode>) {
   const actions = useBoardActions();
   const { boardId, canEdit, tracker, saveNoteText, autoFocusId } = actions;
@@ -66,10 +73,23 @@ export function NoteNode({ id, data, selected }: NodeProps<BoardFlowNode>) {
         readOnly={!canEdit}
         onChange={(event) => {
           setDraft(event.target.value);
-          saveNoteText(id, event.target.value);
+          // Over the limit the service would refuse it: nothing is sent until it is short enough.
+          if (event.target.value.length <= NOTE_MAX_CHARS) saveNoteText(id, event.target.value);
         }}
       />
-      {failure ? (
+      {draft.length > NOTE_MAX_CHARS ? (
+        <div className="bw-note__status is-error" role="alert">
+          Too long to save: {count(draft.length)} characters, a note holds at most {count(NOTE_MAX_CHARS)}. Remove{' '}
+          {count(draft.length - NOTE_MAX_CHARS)} to save it.
+        </div>
+      ) : (
+        draft.length >= NOTE_WARN_CHARS && (
+          <div className="bw-note__status is-warning" role="status">
+            {count(draft.length)} / {count(NOTE_MAX_CHARS)} characters
+          </div>
+        )
+      )}
+      {draft.length > NOTE_MAX_CHARS ? null : failure ? (
         <div className="bw-note__status is-error" role="alert">
           <span>Not saved: {failure.message}</span>
           <button type="button" className="bw-link-button nodrag" onClick={failure.retry}>
