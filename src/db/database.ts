@@ -21,6 +21,7 @@ import * as m0010 from './migrations/0010-board-totals.js';
 import * as m0011 from './migrations/0011-board-events.js';
 import * as m0012 from './migrations/0012-webhooks.js';
 import * as m0013 from './migrations/0013-chunk-set-text-hash.js';
+import * as m0014 from './migrations/0014-record-function.js';
 
 const migrations: Record<string, Migration> = {
   '0001-core': m0001,
@@ -36,6 +37,7 @@ const migrations: Record<string, Migration> = {
   '0011-board-events': m0011,
   '0012-webhooks': m0012,
   '0013-chunk-set-text-hash': m0013,
+  '0014-record-function': m0014,
 };
 
 // Keep int8 (counts) as numbers: our counts are far below 2^53.

@@ -4,9 +4,11 @@
 // transaction commits, and never for one that rolls back) wakes the event streams of every
 // instance on the database (event-hub.ts).
 //
-// The same statement queues the events for the webhooks that want them (0012-webhooks.ts,
+// The same call queues the events for the webhooks that want them (0012-webhooks.ts,
 // src/webhooks/): a delivery commits with its change or not at all, so a process that dies between
-// the commit and the sending loses nothing, and a change stays one round trip.
+// the commit and the sending loses nothing, and a change stays one round trip. The work is the
+// database function record_board_changes (0014-record-function.ts), whose plans PostgreSQL keeps,
+// and which notifies the two channels below by name.
 import { sql } from 'kysely';
 import type { Executor } from '../db/schema.js';
 import { now } from '../lib/ids.js';
@@ -41,7 +43,7 @@ export interface BoardChange {
  * Each event is queued for every enabled webhook that wants its type and names its board (or, naming
  * none, belongs to the board's owner) and whose owner may read it: the board's owner, or anyone
  * while the board is public, and events meant for the owner (assets) only to the owner. The body
- * is the Standard Webhooks envelope around the event as the event stream sends it, built here once
+ * is the Standard Webhooks envelope around the event as the event stream sends it, built once by the function
  * so that every attempt sends (and signs) the same bytes.
  */
 export async function recordChanges(
@@ -52,37 +54,12 @@ export async function recordChanges(
   at: Date = now(),
 ): Promise<Recorded | undefined> {
   if (changes.length === 0) return undefined;
-  const n = changes.length;
-  const iso = at.toISOString();
-  const { rows } = await sql<{ seq: number } & BoardTotals>`
-    WITH bumped AS (
-      UPDATE boards SET event_seq = event_seq + ${n} WHERE id = ${boardId}
-      RETURNING event_seq, owner_id, is_public, node_count, edge_count, data_bytes
-    ), changes AS (
-      SELECT bumped.event_seq - ${n} + c.ord AS seq, c.type, c.audience, c.data
-      FROM bumped, unnest(${changes.map((c) => c.type)}::text[], ${changes.map((c) => c.audience ?? 'all')}::text[],
-                          ${changes.map((c) => JSON.stringify(c.data))}::text[]) WITH ORDINALITY AS c(type, audience, data, ord)
-    ), recorded AS (
-      INSERT INTO board_events (board_id, seq, type, actor_id, audience, data, created_at)
-      SELECT ${boardId}, seq, type, ${actorId}, audience, data::jsonb, ${at} FROM changes
-    ), queued AS (
-      INSERT INTO webhook_deliveries (webhook_id, board_id, seq, event_type, body, next_attempt_at, created_at)
-      SELECT w.id, ${boardId}, ch.seq, ch.type,
-        format('{"type":"%s","timestamp":"%s","data":{"seq":%s,"type":"%s","board_id":"%s","actor_id":%s,"created_at":"%s","data":%s}}',
-               ch.type, ${iso}::text, ch.seq, ch.type, ${boardId}::text, ${JSON.stringify(actorId)}::text, ${iso}::text, ch.data),
-        ${at}, ${at}
-      FROM bumped
-      JOIN webhooks w ON w.enabled AND (w.board_id = ${boardId} OR (w.board_id IS NULL AND w.owner_id = bumped.owner_id))
-      JOIN changes ch ON (cardinality(w.event_types) = 0 OR ch.type = ANY (w.event_types))
-        AND (w.owner_id = bumped.owner_id OR (bumped.is_public AND ch.audience = 'all'))
-      ORDER BY w.id, ch.seq
-      RETURNING 1
-    )
-    SELECT event_seq AS seq, node_count, edge_count, data_bytes, pg_notify(${BOARD_EVENTS_CHANNEL}, ${boardId} || ':' || event_seq),
-      (SELECT pg_notify(${WEBHOOK_DELIVERIES_CHANNEL}, '') FROM queued LIMIT 1)
-    FROM bumped`.execute(trx);
+  const { rows } = await sql<{ last_seq: number; total_nodes: number; total_edges: number; total_bytes: number }>`
+    SELECT * FROM record_board_changes(${boardId}, ${actorId}, ${changes.map((c) => c.type)}::text[],
+      ${changes.map((c) => c.audience ?? 'all')}::text[], ${changes.map((c) => JSON.stringify(c.data))}::text[],
+      ${at}, ${at.toISOString()}, ${JSON.stringify(actorId)})`.execute(trx);
   const row = rows[0];
-  return row && { seq: row.seq, totals: { node_count: row.node_count, edge_count: row.edge_count, data_bytes: row.data_bytes } };
+  return row && { seq: row.last_seq, totals: { node_count: row.total_nodes, edge_count: row.total_edges, data_bytes: row.total_bytes } };
 }
 
 /**

@@ -93,6 +93,17 @@ test('a card resized, coloured and renamed and a connection labelled and coloure
     assert.ok(Math.abs(grown.position_x - (startB.position_x - 50 / zoom)) < 4, `x ${startB.position_x} -> ${grown.position_x}`);
     assert.ok(Math.abs(grown.position_y - (startB.position_y - 30 / zoom)) < 4, `y ${startB.position_y} -> ${grown.position_y}`);
     assert.ok(Math.abs(grown.node_data.width - (boxB.width + 50) / zoom) < 4, `width ${grown.node_data.width}`);
+    // Undo puts the card back where it was, at its old size; redo grows it again.
+    await page.keyboard.press('Control+z');
+    await eventually('the resize undone', async () => {
+      const node = await nodeB();
+      return node.position_x === startB.position_x && node.position_y === startB.position_y && node.node_data.width === undefined;
+    });
+    await page.keyboard.press('Control+Shift+z');
+    await eventually('the resize redone', async () => {
+      const node = await nodeB();
+      return node.position_x === grown.position_x && node.position_y === grown.position_y && node.node_data.width === grown.node_data.width;
+    });
 
     // Colour and rename from the card's menu.
     await cardA.getByRole('button', { name: 'Menu of Alpha' }).click();

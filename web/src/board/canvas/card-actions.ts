@@ -6,10 +6,14 @@ import { useContext, useMemo, useState } from 'react';
 import type { Edge, EdgeMouseHandler } from '@xyflow/react';
 import { ActionsContext } from '../board-context';
 
+type Point = { x: number; y: number };
+/** A card's position before and after a resize from its left or top edge. */
+export type PositionMove = { from: Point; to: Point };
+
 export interface CardActions {
   canEdit: boolean;
-  /** A card's new size, and its new position when the resize moved its left or top edge. */
-  resizeNode(nodeId: string, size: { width: number; height: number }, position?: { x: number; y: number }): void;
+  /** A card's new size, and where it was and is when the resize moved its left or top edge. */
+  resizeNode(nodeId: string, size: { width: number; height: number }, move?: PositionMove): void;
   /** Sets keys of a node's data (null removes one). */
   updateNodeData(nodeId: string, patch: Record<string, unknown>): void;
   /** Sets keys of an edge's data (null removes one). */

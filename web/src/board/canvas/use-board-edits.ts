@@ -25,6 +25,7 @@ import { linkNodeType } from '../nodes/web-links';
 import type { SaveTracker } from '../save-tracker';
 import { writeBatch } from './batch-api';
 import { EditHistory, type HistoryChange, invert, type NodeMove, nodeIdsOf } from './edit-history';
+import type { PositionMove } from './card-actions';
 import { applyChange, type HistoryWriteDeps, snapshotEdge, snapshotNode } from './history-writes';
 import { type NodeClipboard, pasteOperations } from './node-clipboard';
 import { dataKey, edgeKey, noteKey, positionKey, type ServerSync } from './server-sync';
@@ -400,10 +401,11 @@ export function useBoardEdits({ boardId, canEdit, graph, tracker, sync, notify, 
 
   // ---- Cards and connections: size, colour, title, edge label, links ---------------------------
 
-  /** Changes keys of a node's data (null removes one), and with a resize its position: shown at
-   * once, saved after a short pause as one PATCH per node (the API merges data keys). */
+  /** Changes keys of a node's data (null removes one), and with a resize its position (`move.from`:
+   * where it was before the resizer moved it): shown at once, saved after a short pause as one PATCH
+   * per node (the API merges data keys). */
   const updateNodeData = useCallback(
-    (nodeId: string, patch: Record<string, unknown>, position?: XYPosition) => {
+    (nodeId: string, patch: Record<string, unknown>, move?: PositionMove) => {
       const node = graph.nodeById(nodeId);
       if (!node) return; // deleted meanwhile (by someone else too)
       history.record({
@@ -411,11 +413,11 @@ export function useBoardEdits({ boardId, canEdit, graph, tracker, sync, notify, 
         id: nodeId,
         from: Object.fromEntries(Object.keys(patch).map((key) => [key, node.data[key] ?? null])),
         to: patch,
-        ...(position ? { position: { from: { ...node.position }, to: position } } : {}),
+        ...(move ? { position: move } : {}),
       });
       graph.patchNode(nodeId, (n) => ({ ...n, data: patched(n.data, patch) }));
       const before = dataChanges.current.get(nodeId);
-      const change = { data: { ...before?.data, ...patch }, position: position ?? before?.position };
+      const change = { data: { ...before?.data, ...patch }, position: move?.to ?? before?.position };
       dataChanges.current.set(nodeId, change);
       tracker.schedule(
         dataKey(nodeId),
@@ -431,15 +433,15 @@ export function useBoardEdits({ boardId, canEdit, graph, tracker, sync, notify, 
 
   /** A card resized (React Flow's NodeResizer has drawn it): its size kept in node_data's width
    * and height (the keys JSON Canvas export reads), and its position when a left or top edge moved
-   * (`position`: the resizer has moved the node on the canvas already). */
+   * (`move`: the resizer has moved the node on the canvas already). */
   const resizeNode = useCallback(
-    (nodeId: string, size: { width: number; height: number }, position?: XYPosition) => {
+    (nodeId: string, size: { width: number; height: number }, move?: PositionMove) => {
       // The card's size now comes from its data again, not from the resizer's inline size.
       graph.patchNode(nodeId, (n) => ({ ...n, width: undefined, height: undefined }));
       updateNodeData(
         nodeId,
         { width: Math.round(size.width), height: Math.round(size.height) },
-        position && { x: Math.round(position.x), y: Math.round(position.y) },
+        move && { from: move.from, to: { x: Math.round(move.to.x), y: Math.round(move.to.y) } },
       );
     },
     [graph, updateNodeData],

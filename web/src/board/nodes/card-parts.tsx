@@ -41,7 +41,7 @@ export function useCardLook(id: string, data: Record<string, unknown>, selected:
         setLive(undefined);
         const from = start.current;
         const moved = !from || Math.abs(from.x - box.x) > 0.5 || Math.abs(from.y - box.y) > 0.5;
-        resizeNode(id, box, moved ? { x: box.x, y: box.y } : undefined);
+        resizeNode(id, box, from && moved ? { from, to: { x: box.x, y: box.y } } : undefined);
       }}
     />
   ) : null;
