@@ -6,8 +6,9 @@
 //              half on the instance that takes the writes (A), half on a second instance (B) on the
 //              same database, while A takes a steady rate of node updates
 //   recording  node create throughput of this service beside the same service without the change log
-//              (BENCH_BASELINE_DIR: a checkout of the commit before it), alternated in one run, each
-//              on a fresh database of its own on the same PostgreSQL server
+//              (BENCH_BASELINE_DIR: a checkout of this commit with bench/no-change-log.patch applied,
+//              which keeps only the read of the board's totals that the bounds check needs), alternated
+//              in one run, each on a fresh database of its own on the same PostgreSQL server
 //
 //   npm run bench:events                       all three
 //   npm run bench:events -- latency recording  some of them
@@ -517,7 +518,7 @@ async function main(): Promise<void> {
   const baseline = process.env.BENCH_BASELINE_DIR ? path.resolve(process.env.BENCH_BASELINE_DIR) : undefined;
   if (run('recording') && (!baseline || !fs.existsSync(path.join(baseline, 'src/server.ts')))) {
     throw new Error(
-      'the recording part needs BENCH_BASELINE_DIR: a checkout of the commit before the change log with its dependencies, e.g. `git worktree add --detach /tmp/bench-before fb97281^ && ln -s "$PWD/node_modules" /tmp/bench-before/node_modules`',
+      'the recording part needs BENCH_BASELINE_DIR: this commit without the change log, e.g. `git worktree add --detach /tmp/bench-nolog HEAD && git -C /tmp/bench-nolog apply "$PWD/bench/no-change-log.patch" && ln -s "$PWD/node_modules" /tmp/bench-nolog/node_modules`',
     );
   }
 
