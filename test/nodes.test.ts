@@ -81,13 +81,26 @@ describe('nodes: create', () => {
     assert.equal(explicitNull.parent_node_id, null);
   });
 
-  test('a node write bumps the board updated_at', async () => {
+  test('node writes bump the board updated_at, refused ones do not', async () => {
     const boardId = await makeBoard(alice);
-    const before = (await server.request<BoardBody>('GET', `/v1/boards/${boardId}`, { token: alice.token })).body.data.updated_at;
+    const updatedAt = async () =>
+      (await server.request<BoardBody>('GET', `/v1/boards/${boardId}`, { token: alice.token })).body.data.updated_at;
+    const before = await updatedAt();
     await sleep(5);
-    await makeNode(alice, boardId);
-    const afterWrite = (await server.request<BoardBody>('GET', `/v1/boards/${boardId}`, { token: alice.token })).body.data.updated_at;
-    assert.ok(afterWrite > before);
+    const node = await makeNode(alice, boardId);
+    const afterCreate = await updatedAt();
+    assert.ok(afterCreate > before);
+    await sleep(5);
+    const refused = await server.request('PATCH', `/v1/boards/${boardId}/nodes/${node.id}`, {
+      token: alice.token,
+      // Refused inside the write's transaction, after the board is locked.
+      body: { parent_node_id: '0190f3a0-0000-7000-8000-000000000000' },
+    });
+    assert.ok(refused.status >= 400 && refused.status < 500, refused.text);
+    assert.equal(await updatedAt(), afterCreate);
+    const deleted = await server.request('DELETE', `/v1/boards/${boardId}/nodes/${node.id}`, { token: alice.token });
+    assert.equal(deleted.status, 200, deleted.text);
+    assert.ok((await updatedAt()) > afterCreate);
   });
 
   test('body validation: types, unknown fields, positions', async () => {

@@ -35,7 +35,7 @@ export async function runBatch(
   return invalidatingBoard(store, boardId, () =>
     store.db.transaction().execute(async (trx) => {
       const at = now();
-      const board = await beginContentWrite(trx, principal, boardId, at);
+      const board = await beginContentWrite(trx, principal, boardId);
       const refs = new Map<string, string>();
       const byRef = (field: string, ref: string | undefined): string | undefined => {
         if (ref === undefined) return undefined;

@@ -73,7 +73,7 @@ export async function createEdge(db: Db, principal: Principal, boardId: string, 
   toStoredJson(input.data ?? {}, 'data');
   return db.transaction().execute(async (trx) => {
     const at = now();
-    const board = await beginContentWrite(trx, principal, boardId, at);
+    const board = await beginContentWrite(trx, principal, boardId);
     const row = await insertEdge(trx, boardId, input, at);
     await recordWithinBounds(trx, boardId, principal.userId, [{ type: 'edge.created', data: row }], at, bounds, board);
     return row;
@@ -141,7 +141,7 @@ export async function updateEdge(
 ): Promise<Edge> {
   return db.transaction().execute(async (trx) => {
     const at = now();
-    const board = await beginContentWrite(trx, principal, boardId, at);
+    const board = await beginContentWrite(trx, principal, boardId);
     const edge = await modifyEdge(trx, boardId, edgeId, input, at, ifMatch);
     // Larger data may take the board past its bound on bytes.
     await recordWithinBounds(trx, boardId, principal.userId, [{ type: 'edge.updated', data: edge }], at, bounds, board);
@@ -157,8 +157,8 @@ export async function removeEdge(trx: Executor, boardId: string, edgeId: string,
 export async function deleteEdge(db: Db, principal: Principal, boardId: string, edgeId: string, ifMatch?: TagCondition): Promise<void> {
   await db.transaction().execute(async (trx) => {
     const at = now();
-    await beginContentWrite(trx, principal, boardId, at);
+    await beginContentWrite(trx, principal, boardId);
     await removeEdge(trx, boardId, edgeId, ifMatch);
-    await recordChanges(trx, boardId, principal.userId, [{ type: 'edge.deleted', data: { id: edgeId } }], at);
+    await recordChanges(trx, boardId, principal.userId, [{ type: 'edge.deleted', data: { id: edgeId } }], at, true);
   });
 }

@@ -39,6 +39,7 @@ export interface BoardChange {
  * sequence number of the last with the board's totals after the write, so that a write checks its
  * bounds without another round trip; undefined when the board is gone. Call it inside the writing
  * transaction, which has locked the board row (content-write.ts) or holds it by updating it.
+ * `touchBoard`: a content write, whose lock left the board's updated_at for this call to set to `at`.
  *
  * Each event is queued for every enabled webhook that wants its type and names its board (or, naming
  * none, belongs to the board's owner) and whose owner may read it: the board's owner, or anyone
@@ -52,12 +53,13 @@ export async function recordChanges(
   actorId: string | null,
   changes: readonly BoardChange[],
   at: Date = now(),
+  touchBoard = false,
 ): Promise<Recorded | undefined> {
   if (changes.length === 0) return undefined;
   const { rows } = await sql<{ last_seq: number; total_nodes: number; total_edges: number; total_bytes: number }>`
     SELECT * FROM record_board_changes(${boardId}, ${actorId}, ${changes.map((c) => c.type)}::text[],
       ${changes.map((c) => c.audience ?? 'all')}::text[], ${changes.map((c) => JSON.stringify(c.data))}::text[],
-      ${at}, ${at.toISOString()}, ${JSON.stringify(actorId)})`.execute(trx);
+      ${at}, ${at.toISOString()}, ${JSON.stringify(actorId)}, ${touchBoard})`.execute(trx);
   const row = rows[0];
   return row && { seq: row.last_seq, totals: { node_count: row.total_nodes, edge_count: row.total_edges, data_bytes: row.total_bytes } };
 }
@@ -75,6 +77,6 @@ export async function recordWithinBounds(
   bounds: BoardBounds,
   before: BoardTotals,
 ): Promise<void> {
-  const recorded = await recordChanges(trx, boardId, actorId, changes, at);
+  const recorded = await recordChanges(trx, boardId, actorId, changes, at, true);
   if (recorded) assertTotals(before, recorded.totals, bounds);
 }

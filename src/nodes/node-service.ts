@@ -93,7 +93,7 @@ export async function createNode(
   storedNodeData(input.type, input.data); // refused before the board is locked
   return db.transaction().execute(async (trx) => {
     const at = now();
-    const board = await beginContentWrite(trx, principal, boardId, at);
+    const board = await beginContentWrite(trx, principal, boardId);
     const row = await insertNode(trx, boardId, input, assetBaseUrl, at);
     await recordWithinBounds(trx, boardId, principal.userId, [{ type: 'node.created', data: row }], at, bounds, board);
     return row;
@@ -189,7 +189,7 @@ export async function updateNode(
   return invalidatingBoard(store, boardId, () =>
     store.db.transaction().execute(async (trx) => {
       const at = now();
-      const board = await beginContentWrite(trx, principal, boardId, at);
+      const board = await beginContentWrite(trx, principal, boardId);
       const node = await modifyNode(trx, boardId, nodeId, input, assetBaseUrl, at, ifMatch);
       // Larger data may take the board past its bound on bytes.
       await recordWithinBounds(trx, boardId, principal.userId, [{ type: 'node.updated', data: node }], at, bounds, board);
@@ -235,8 +235,8 @@ export async function deleteNode(
   await invalidatingBoard(store, boardId, () =>
     store.db.transaction().execute(async (trx) => {
       const at = now();
-      await beginContentWrite(trx, principal, boardId, at);
-      await recordChanges(trx, boardId, principal.userId, await removeNode(trx, boardId, nodeId, at, ifMatch), at);
+      await beginContentWrite(trx, principal, boardId);
+      await recordChanges(trx, boardId, principal.userId, await removeNode(trx, boardId, nodeId, at, ifMatch), at, true);
     }),
   );
 }

@@ -6,8 +6,8 @@
 // no named prepared statements on the client side (so a transaction-pooling proxy carries it), and
 // PostgreSQL replans them by itself after a schema change.
 //
-// What it does is what the statement did: bump the board's event_seq by the number of changes,
-// insert the events numbered from it, queue them for the webhooks that want them (the body is the
+// What it does is what the statement did: bump the board's event_seq by the number of changes (and
+// for a content write its updated_at, which the write's lock no longer does), insert the events numbered from it, queue them for the webhooks that want them (the body is the
 // Standard Webhooks envelope, built once here so that every attempt signs the same bytes), notify
 // the event streams (and the webhook senders when something was queued), and answer the last
 // sequence number with the board's totals after the write. No row when the board is gone.
@@ -24,14 +24,17 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       p_at timestamptz,
       -- p_at as the API writes times (ISO 8601 UTC with milliseconds), and the actor as JSON.
       p_at_iso text,
-      p_actor_json text
+      p_actor_json text,
+      -- A content write (src/nodes/content-write.ts): the board's updated_at becomes p_at as well.
+      p_touch boolean
     ) RETURNS TABLE (last_seq bigint, total_nodes integer, total_edges integer, total_bytes bigint)
     LANGUAGE plpgsql AS $fn$
     DECLARE
       n integer := cardinality(p_types);
       board record;
     BEGIN
-      UPDATE boards SET event_seq = boards.event_seq + n WHERE boards.id = p_board
+      UPDATE boards SET event_seq = boards.event_seq + n, updated_at = CASE WHEN p_touch THEN p_at ELSE boards.updated_at END
+      WHERE boards.id = p_board
       RETURNING boards.event_seq, boards.owner_id, boards.is_public, boards.node_count, boards.edge_count, boards.data_bytes
       INTO board;
       IF NOT FOUND THEN
