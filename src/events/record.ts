@@ -56,12 +56,13 @@ export async function recordChanges(
   touchBoard = false,
 ): Promise<Recorded | undefined> {
   if (changes.length === 0) return undefined;
-  const { rows } = await sql<{ last_seq: number; total_nodes: number; total_edges: number; total_bytes: number }>`
+  const { rows } = await sql<{ last_seq: number | null; total_nodes: number; total_edges: number; total_bytes: number }>`
     SELECT * FROM record_board_changes(${boardId}, ${actorId}, ${changes.map((c) => c.type)}::text[],
       ${changes.map((c) => c.audience ?? 'all')}::text[], ${changes.map((c) => JSON.stringify(c.data))}::text[],
       ${at}, ${at.toISOString()}, ${JSON.stringify(actorId)}, ${touchBoard})`.execute(trx);
   const row = rows[0];
-  return row && { seq: row.last_seq, totals: { node_count: row.total_nodes, edge_count: row.total_edges, data_bytes: row.total_bytes } };
+  if (!row || row.last_seq === null) return undefined;
+  return { seq: row.last_seq, totals: { node_count: row.total_nodes, edge_count: row.total_edges, data_bytes: row.total_bytes } };
 }
 
 /**
