@@ -85,6 +85,7 @@ test('three selected nodes are deleted with one batch request; the board is expo
     assert.equal(await page.locator('.react-flow__edge').count(), 1);
 
     // Export: a .canvas download named after the board, holding its nodes and edge.
+    await page.getByRole('button', { name: 'More' }).click();
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export .canvas' }).click()]);
     assert.equal(download.suggestedFilename(), 'Interchange board.canvas');
     const file = await download.path();

@@ -167,7 +167,13 @@ test('the viewport is per person and device: a zoom in one browser moves neither
 test('Share on the board page; a public board someone else opened is listed under "Shared with me" until removed', async () => {
   const owner = await openNewBoard(server, 'Atlas');
   try {
-    // Share from the board page itself (the header's More menu).
+    // The header is one row at 1280 px, Chat and More in it; Share is on the board page itself, in More.
+    const bar = await owner.page.locator('.bw-board__bar').boundingBox();
+    const more = await owner.page.getByRole('button', { name: 'More' }).boundingBox();
+    const chat = await owner.page.getByRole('button', { name: 'Chat' }).boundingBox();
+    assert.ok(bar && more && chat);
+    assert.ok(bar.height <= 52, `the header is ${bar.height} px high at ${owner.page.viewportSize()?.width} px: one row`);
+    assert.ok(Math.abs(more.y - chat.y) < 2 && more.y < bar.y + bar.height, 'Chat and More in that row');
     await owner.page.getByRole('button', { name: 'More' }).click();
     await owner.page.getByRole('button', { name: 'Share' }).click();
     const dialog = owner.page.getByRole('dialog', { name: 'Share “Atlas”' });
@@ -179,8 +185,11 @@ test('Share on the board page; a public board someone else opened is listed unde
 
     const visitor = await openBoardAsNewAccount(server, owner.boardId, 'Atlas');
     try {
-      assert.equal(await visitor.page.getByRole('button', { name: 'More' }).count(), 0, 'only the owner shares');
+      // A visitor's More holds the export, not Share.
+      await visitor.page.getByRole('button', { name: 'More' }).click();
+      await visitor.page.getByRole('button', { name: 'Export .canvas' }).waitFor();
       assert.equal(await visitor.page.getByRole('button', { name: 'Share' }).count(), 0, 'only the owner shares');
+      await visitor.page.keyboard.press('Escape');
       await visitor.page.goto(`${server.url}/boards`);
       const shared = visitor.page.getByRole('list', { name: 'Boards shared with me' });
       const link = shared.getByRole('link', { name: 'Atlas' });

@@ -1,5 +1,6 @@
 // The bar above the canvas: the board's name and access badges, the toolbar (for editors), the
-// search box, who else is on the board, the save status, the export and the chat toggle.
+// search box, who else is on the board, the save status and the chat toggle, in one row at 1280 px;
+// the export and the owner's tools are in its More menu.
 import { type ReactNode, useState } from 'react';
 import type { Board } from '../board-api';
 import type { ChunkIndex } from '../chunk-index';
@@ -26,7 +27,7 @@ export interface BoardHeaderProps {
   onExport(): Promise<void>;
   /** Who else is on the board (avatars). */
   presence?: ReactNode;
-  /** The owner's own items (sharing, the default view), after the export. */
+  /** The owner's own items (sharing, the default view), after the export in the More menu. */
   ownerTools?: ReactNode;
 }
 
@@ -99,9 +100,11 @@ export function BoardHeader({
       <div className="bw-board__spacer" />
       {presence}
       {canEdit && <SaveIndicator tracker={tracker} />}
-      {exportButton}
       {chatButton}
-      {isOwner && <OverflowMenu>{ownerTools}</OverflowMenu>}
+      <OverflowMenu>
+        {exportButton}
+        {isOwner && ownerTools}
+      </OverflowMenu>
     </header>
   );
 }
