@@ -44,8 +44,8 @@ export interface BoardChange {
  * Each event is queued for every enabled webhook that wants its type and names its board (or, naming
  * none, belongs to the board's owner) and whose owner may read it: the board's owner, or anyone
  * while the board is public, and events meant for the owner (assets) only to the owner. The body
- * is the Standard Webhooks envelope around the event as the event stream sends it, built once by the function
- * so that every attempt sends (and signs) the same bytes.
+ * is the Standard Webhooks envelope around the event as the event stream sends it, built once by
+ * the function so that every attempt sends (and signs) the same bytes.
  */
 export async function recordChanges(
   trx: Executor,

@@ -7,10 +7,12 @@
 // PostgreSQL replans them by itself after a schema change.
 //
 // What it does is what the statement did: bump the board's event_seq by the number of changes (and
-// for a content write its updated_at, which the write's lock no longer does), insert the events numbered from it, queue them for the webhooks that want them (the body is the
-// Standard Webhooks envelope, built once here so that every attempt signs the same bytes), notify
-// the event streams (and the webhook senders when something was queued), and answer the last
-// sequence number with the board's totals after the write (NULLs when the board is gone).
+// for a content write its updated_at, which the write's lock no longer does), insert the events
+// numbered from it, queue them for the webhooks that want them (the body is the Standard Webhooks
+// envelope, built once here so that every attempt signs the same bytes), notify the event streams
+// (and the webhook senders when something was queued), and answer the last sequence number with the
+// board's totals after the write (NULLs when the board is gone). Also: board_events' time index
+// becomes a BRIN index (below).
 import { sql, type Kysely } from 'kysely';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
