@@ -26,6 +26,8 @@ interface KeyRecord {
 const LAST_USED_INTERVAL_MS = 60_000;
 const CACHE_MAX = 10_000;
 
+const expired = (record: KeyRecord): boolean => record.expiresAt !== null && record.expiresAt.getTime() <= Date.now();
+
 export class Authenticator {
   /** Embedded only: resolved keys, trusted until revoked here. */
   private readonly keyCache = new Map<string, KeyRecord>();
@@ -71,7 +73,7 @@ export class Authenticator {
     let record = this.cacheKeys ? this.keyCache.get(hash) : undefined;
     if (!record && confirmInStatement) {
       const seen = this.seenKeys.get(hash);
-      if (seen && (seen.expiresAt === null || seen.expiresAt.getTime() > Date.now())) {
+      if (seen && !expired(seen)) {
         this.noteUse(seen);
         return { userId: seen.userId, kind: 'api_key', keyId: seen.id, scopes: ['read'], unconfirmed: true };
       }
@@ -97,7 +99,7 @@ export class Authenticator {
         cache.set(hash, record);
       }
     }
-    if (record.revoked || (record.expiresAt !== null && record.expiresAt.getTime() <= Date.now())) return undefined;
+    if (record.revoked || expired(record)) return undefined;
     this.noteUse(record);
     return { userId: record.userId, kind: 'api_key', keyId: record.id, scopes: record.scopes };
   }

@@ -5,13 +5,15 @@
 // the screenshot of a board holding every node type.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { Page } from 'playwright-core';
 import type { TestServer } from '../helpers/harness.js';
 import { makePdf } from '../helpers/assets.js';
 import {
+  allSaved,
+  dragBy,
   dropFiles,
   eventually,
   makePng,
+  nodeBox,
   openBoardAsNewAccount,
   openNewBoard,
   saveScreenshot,
@@ -30,22 +32,6 @@ after(async () => {
 });
 
 const openBoard = (name: string, setup?: (api: AccountApi, boardId: string) => Promise<void>) => openNewBoard(server, name, setup);
-
-const nodeBox = async (page: Page, id: string) => {
-  const box = await page.getByTestId(`node-${id}`).boundingBox();
-  assert.ok(box, `node ${id} is on screen`);
-  return box;
-};
-
-async function dragBy(page: Page, from: { x: number; y: number }, dx: number, dy: number, button: 'left' | 'middle' = 'left') {
-  await page.mouse.move(from.x, from.y);
-  await page.mouse.down({ button });
-  await page.mouse.move(from.x + dx / 2, from.y + dy / 2, { steps: 8 });
-  await page.mouse.move(from.x + dx, from.y + dy, { steps: 8 });
-  await page.mouse.up({ button });
-}
-
-const allSaved = (page: Page) => page.getByRole('status').filter({ hasText: 'All changes saved' }).waitFor();
 
 test('a note added from the toolbar is edited, dragged, and found where it was left after a reload', async () => {
   const { page, api, boardId, close } = await openBoard('Notes board');

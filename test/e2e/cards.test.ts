@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import type { TestServer } from '../helpers/harness.js';
-import { eventually, openBoardAsNewAccount, openNewBoard, startWebServer } from './helpers/browser.js';
+import { allSaved, eventually, openBoardAsNewAccount, openNewBoard, startWebServer } from './helpers/browser.js';
 
 let server: TestServer;
 
@@ -23,8 +23,6 @@ before(async () => {
 after(async () => {
   await server?.close();
 });
-
-const allSaved = (page: Page) => page.getByRole('status').filter({ hasText: 'All changes saved' }).waitFor();
 
 /** The canvas's zoom (the viewport's scale), to turn screen pixels into canvas units. */
 async function zoomOf(page: Page): Promise<number> {

@@ -12,7 +12,17 @@ import type { Page } from 'playwright-core';
 import type { TestServer } from '../helpers/harness.js';
 import { uploadFile } from '../helpers/assets.js';
 import type { TestUser } from '../helpers/harness.js';
-import { type AccountApi, allowClipboard, eventually, makePng, openNewBoard, startWebServer } from './helpers/browser.js';
+import {
+  type AccountApi,
+  allSaved,
+  allowClipboard,
+  dragBy,
+  eventually,
+  makePng,
+  nodeBox,
+  openNewBoard,
+  startWebServer,
+} from './helpers/browser.js';
 
 let server: TestServer;
 
@@ -50,12 +60,6 @@ async function addNotes(api: AccountApi, boardId: string, notes: { text: string;
   return ids;
 }
 
-const nodeBox = async (page: Page, id: string) => {
-  const box = await page.getByTestId(`node-${id}`).boundingBox();
-  assert.ok(box, `node ${id} is on screen`);
-  return box;
-};
-
 /** The canvas's pan and zoom, read from React Flow's viewport element. */
 async function viewportOf(page: Page): Promise<{ x: number; y: number; zoom: number }> {
   const transform = await page.locator('.react-flow__viewport').evaluate((el) => (el as HTMLElement).style.transform);
@@ -64,18 +68,8 @@ async function viewportOf(page: Page): Promise<{ x: number; y: number; zoom: num
   return { x: Number(match[1]), y: Number(match[2]), zoom: Number(match[3]) };
 }
 
-async function dragBy(page: Page, from: { x: number; y: number }, dx: number, dy: number) {
-  await page.mouse.move(from.x, from.y);
-  await page.mouse.down();
-  await page.mouse.move(from.x + dx / 2, from.y + dy / 2, { steps: 8 });
-  await page.mouse.move(from.x + dx, from.y + dy, { steps: 8 });
-  await page.mouse.up();
-}
-
 const selectedIds = (page: Page) =>
   page.locator('.react-flow__node.selected').evaluateAll((els) => els.map((el) => el.getAttribute('data-id')).sort());
-
-const allSaved = (page: Page) => page.getByRole('status').filter({ hasText: 'All changes saved' }).waitFor();
 
 async function reloadBoard(page: Page, name: string) {
   await page.reload();

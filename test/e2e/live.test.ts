@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import type { TestServer } from '../helpers/harness.js';
-import { type AccountApi, eventually, openBoardAsNewAccount, openNewBoard, startWebServer } from './helpers/browser.js';
+import { type AccountApi, dragBy, eventually, openBoardAsNewAccount, openNewBoard, startWebServer } from './helpers/browser.js';
 
 let server: TestServer;
 
@@ -53,14 +53,6 @@ const flowPosition = (page: Page, id: string) =>
 
 const near = (a: { x: number; y: number } | undefined, b: { x: number; y: number }) =>
   a !== undefined && Math.abs(a.x - b.x) < 1 && Math.abs(a.y - b.y) < 1;
-
-async function dragBy(page: Page, from: { x: number; y: number }, dx: number, dy: number) {
-  await page.mouse.move(from.x, from.y);
-  await page.mouse.down();
-  await page.mouse.move(from.x + dx / 2, from.y + dy / 2, { steps: 8 });
-  await page.mouse.move(from.x + dx, from.y + dy, { steps: 8 });
-  await page.mouse.up();
-}
 
 /** Drags a node by its title bar. */
 async function dragNode(page: Page, id: string, dx: number, dy: number) {

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
+import { isBuilt, publishBuilt } from './built-dir.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const SRC = path.join(ROOT, 'src');
@@ -32,7 +33,7 @@ let compiled: Promise<string> | undefined;
 
 async function compile(): Promise<string> {
   const dir = path.join(ROOT, 'node_modules', '.cache', 'bwk-test-build', sourceKey());
-  if (fs.existsSync(path.join(dir, 'ready'))) return dir;
+  if (isBuilt(dir)) return dir;
   fs.mkdirSync(path.dirname(dir), { recursive: true });
   const building = fs.mkdtempSync(`${dir}-building-`);
   await build({
@@ -50,13 +51,7 @@ async function compile(): Promise<string> {
   });
   // Out of the project's package scope (node_modules), so say these are ES modules.
   fs.writeFileSync(path.join(building, 'package.json'), '{ "type": "module" }\n');
-  fs.writeFileSync(path.join(building, 'ready'), '');
-  try {
-    fs.renameSync(building, dir);
-  } catch {
-    // Another test process finished first; its build is the same.
-    fs.rmSync(building, { recursive: true, force: true });
-  }
+  publishBuilt(building, dir);
   return dir;
 }
 

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openDatabase } from '../../src/db/database.js';
+import { isBuilt, publishBuilt } from './built-dir.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -24,17 +25,11 @@ let template: Promise<string> | undefined;
 
 async function buildTemplate(): Promise<string> {
   const dir = path.join(os.tmpdir(), `bwk-test-template-${templateKey()}`);
-  if (fs.existsSync(path.join(dir, 'ready'))) return dir;
+  if (isBuilt(dir)) return dir;
   const building = fs.mkdtempSync(`${dir}-building-`);
   const database = await openDatabase({ dataDir: building, databaseUrl: undefined, databasePoolMax: 1 });
   await database.close();
-  fs.writeFileSync(path.join(building, 'ready'), '');
-  try {
-    fs.renameSync(building, dir);
-  } catch {
-    // Another test process finished first; its template is the same.
-    fs.rmSync(building, { recursive: true, force: true });
-  }
+  publishBuilt(building, dir);
   return dir;
 }
 

@@ -1,6 +1,7 @@
 // End-to-end harness: the real service (harness.startServer, which serves the built web app from
 // web/dist) and Debian's Chromium driven by playwright-core, headless, with a fresh profile per
 // browser. `npm run test:e2e` builds the app first.
+import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -215,6 +216,25 @@ export async function dropFiles(
     { at, payload },
   );
 }
+
+/** A node's card on screen (its box in page pixels); fails if it is not shown. */
+export async function nodeBox(page: Page, id: string) {
+  const box = await page.getByTestId(`node-${id}`).boundingBox();
+  assert.ok(box, `node ${id} is on screen`);
+  return box;
+}
+
+/** Drags with the mouse from `from` by (dx, dy) page pixels, in steps, with the given button. */
+export async function dragBy(page: Page, from: { x: number; y: number }, dx: number, dy: number, button: 'left' | 'middle' = 'left') {
+  await page.mouse.move(from.x, from.y);
+  await page.mouse.down({ button });
+  await page.mouse.move(from.x + dx / 2, from.y + dy / 2, { steps: 8 });
+  await page.mouse.move(from.x + dx, from.y + dy, { steps: 8 });
+  await page.mouse.up({ button });
+}
+
+/** Waits until the save indicator says every change is saved. */
+export const allSaved = (page: Page) => page.getByRole('status').filter({ hasText: 'All changes saved' }).waitFor();
 
 /** Polls `check` until it returns a value other than undefined/false, or fails with `what`. */
 export async function eventually<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {

@@ -76,6 +76,15 @@ export async function createInBatch(deps: HistoryWriteDeps, nodes: NodeSnapshot[
   return newIds;
 }
 
+/** Runs `work`, its failure's message prefixed by `what` (as writeBatch's are). */
+async function labelled<T>(what: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw new Error(`${what}: ${(error as Error).message}`);
+  }
+}
+
 /** Makes `change` on the service and the canvas; throws with a readable message on failure. */
 export async function applyChange(deps: HistoryWriteDeps, change: HistoryChange, what: string): Promise<void> {
   const { boardId, history } = deps;
@@ -102,38 +111,28 @@ export async function applyChange(deps: HistoryWriteDeps, change: HistoryChange,
     }
     case 'text': {
       const id = history.resolve(change.id);
-      let record: NodeRecord;
-      try {
-        record = await updateNode(boardId, id, { data: { text: change.to } });
-      } catch (error) {
-        throw new Error(`${what}: ${(error as Error).message}`);
-      }
+      const record = await labelled(what, () => updateNode(boardId, id, { data: { text: change.to } }));
       deps.textSet(id, change.to);
       showNode(deps, record);
       return;
     }
     case 'data': {
       const id = history.resolve(change.id);
-      try {
-        showNode(deps, await updateNode(boardId, id, { data: change.to, ...(change.position ? { position: change.position.to } : {}) }));
-      } catch (error) {
-        throw new Error(`${what}: ${(error as Error).message}`);
-      }
+      const position = change.position ? { position: change.position.to } : {};
+      showNode(deps, await labelled(what, () => updateNode(boardId, id, { data: change.to, ...position })));
       return;
     }
     case 'edgeData': {
       const id = history.resolve(change.id);
-      try {
+      const record = await labelled(what, async () => {
         // PATCH replaces an edge's data: the service's data (the canvas may not show the last
         // step's answer yet), with these keys as they were.
         const data: Record<string, unknown> = { ...(await getEdge(boardId, id)).edge_data, ...change.to };
         for (const [key, value] of Object.entries(change.to)) if (value === null) delete data[key];
-        const record = await updateEdge(boardId, id, data);
-        deps.graph.applyEdge(toFlowEdge(record));
-        deps.sync.edge(record);
-      } catch (error) {
-        throw new Error(`${what}: ${(error as Error).message}`);
-      }
+        return updateEdge(boardId, id, data);
+      });
+      deps.graph.applyEdge(toFlowEdge(record));
+      deps.sync.edge(record);
       return;
     }
   }
