@@ -19,6 +19,7 @@ import { ErrorEnvelope } from './http/schemas/common.js';
 import type { App, Services } from './http/types.js';
 import { addSharedSchema, validatorCompiler } from './http/validation.js';
 import { Background } from './jobs/background.js';
+import { announcerOf } from './events/announcer.js';
 import { BoardEventHub } from './events/event-hub.js';
 import { Foreground } from './jobs/foreground.js';
 import { JobWorker } from './jobs/worker.js';
@@ -157,6 +158,7 @@ export async function buildApp(config: Config, database: DatabaseHandle): Promis
         // Writers waiting for requests to finish go now: no request is left.
         foreground.release();
         await background.stop();
+        await announcerOf(database.db).flush();
         rateLimits.close();
       })();
       return closed;

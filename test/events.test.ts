@@ -7,6 +7,7 @@ import { PDFDocument } from 'pdf-lib';
 import { uploadFile } from './helpers/assets.js';
 import { follow, type FollowedStream } from './helpers/event-stream.js';
 import { useServer, startServer, isErrorEnvelope } from './helpers/harness.js';
+import { announcerOf, BOARD_EVENTS_CHANNEL, parseAnnouncement } from '../src/events/announcer.js';
 
 const server = useServer();
 const open: FollowedStream[] = [];
@@ -209,6 +210,53 @@ describe('the event stream', () => {
       const bad = await server.request('GET', `/v1/boards/${boardId}/events?${query}`, { token: alice.token });
       assert.ok(isErrorEnvelope(bad.body, 400), `${query}: ${bad.text}`);
     }
+  });
+});
+
+describe('announcements', () => {
+  test('committed changes go out after the commit, coalesced; a long list is split under the payload limit', async () => {
+    const heard: string[] = [];
+    server.database.notifications.on(BOARD_EVENTS_CHANNEL, (payload) => heard.push(payload));
+    const announcer = announcerOf(server.database.db);
+    await announcer.flush();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    heard.length = 0;
+
+    // Five commits at once: the first goes out at once, the other four in one notification after it.
+    const boards = Array.from({ length: 300 }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
+    for (let round = 1; round <= 5; round++) announcer.add(new Map(boards.map((b, i) => [b, round * 1000 + i])));
+    const expected = new Map(boards.map((b, i) => [b, 5000 + i]));
+    const last = new Map<string, number>();
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline && [...expected].some(([b, seq]) => last.get(b) !== seq)) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      for (const [b, seq] of heard.flatMap(parseAnnouncement)) last.set(b, Math.max(seq, last.get(b) ?? 0));
+    }
+    assert.deepEqual(last, expected);
+    for (const payload of heard) assert.ok(Buffer.byteLength(payload) < 8000, `payload of ${Buffer.byteLength(payload)} bytes`);
+    // 300 boards' entries (about 12.6 KB) need two notifications; two sends make four.
+    assert.equal(heard.length, 4, `entries per notification: ${heard.map((p) => parseAnnouncement(p).length).join(', ')}`);
+    assert.deepEqual(
+      heard.flatMap(parseAnnouncement).filter(([, seq]) => seq < 2000).length,
+      300,
+      'the first send carries the first commit alone',
+    );
+  });
+
+  test('a write announces its board only when it commits', async () => {
+    const heard: string[] = [];
+    server.database.notifications.on(BOARD_EVENTS_CHANNEL, (payload) => heard.push(payload));
+    const alice = await server.user();
+    const boardId = await server.makeBoard(alice);
+    const refused = await server.request('POST', `/v1/boards/${boardId}/nodes`, { token: alice.token, body: { type: 'note' } });
+    assert.equal(refused.status, 400);
+    await server.makeNode(alice, boardId);
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline && !heard.some((p) => p.includes(boardId))) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.deepEqual(
+      heard.flatMap(parseAnnouncement).filter(([b]) => b === boardId),
+      [[boardId, 1]],
+    );
   });
 });
 

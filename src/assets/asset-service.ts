@@ -13,7 +13,7 @@ import { now } from '../lib/ids.js';
 import { assertSafePath, type Storage } from '../providers/storage/storage.js';
 import { allowedTypes, declaredType, safeOriginalName } from './file-names.js';
 import type { Asset } from '../contract/assets.js';
-import { type BoardChange, recordChanges } from '../events/record.js';
+import { type BoardChange, changeTransaction, recordChanges } from '../events/record.js';
 
 export interface AssetDeps {
   db: Db;
@@ -200,7 +200,7 @@ export async function uploadAsset(
   }
   let done: AssetsTable | undefined;
   try {
-    done = await deps.db.transaction().execute(async (trx) => {
+    done = await changeTransaction(deps.db, async (trx) => {
       await assertAssetRoom(trx, boardId, bounds, size);
       const stored = await trx.updateTable('assets').set({ size }).where('storage_path', '=', path).returningAll().executeTakeFirst();
       if (stored) await recordChanges(trx, boardId, principal.userId, [ownerEvent('asset.created', toAsset({ ...stored, size }, baseUrl))]);
@@ -234,7 +234,7 @@ export async function listAssets(db: Db, principal: Principal, boardId: string, 
 
 /** Deletes the asset's row; the file goes after the commit (removeStoredFiles). Returns its path. */
 export async function deleteAsset(db: Db, principal: Principal, boardId: string, id: string): Promise<string> {
-  return db.transaction().execute(async (trx) => {
+  return changeTransaction(db, async (trx) => {
     await assertAssetOwner(trx, principal, boardId);
     const gone = await trx
       .deleteFrom('assets')

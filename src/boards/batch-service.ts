@@ -8,7 +8,7 @@ import type { BatchOperation, BatchResult } from '../contract/batch.js';
 import type { NodeTypeInput } from '../contract/nodes.js';
 import type { Db } from '../db/schema.js';
 import { ApiError, invalid } from '../errors.js';
-import { type BoardChange, recordWithinBounds } from '../events/record.js';
+import { type BoardChange, changeTransaction, recordWithinBounds } from '../events/record.js';
 import { insertEdge, modifyEdge, removeEdge } from '../edges/edge-service.js';
 import { now } from '../lib/ids.js';
 import { parseTagCondition } from '../lib/etag.js';
@@ -33,7 +33,7 @@ export async function runBatch(
   assetBaseUrl: string,
 ): Promise<BatchResult[]> {
   return invalidatingBoard(store, boardId, () =>
-    store.db.transaction().execute(async (trx) => {
+    changeTransaction(store.db, async (trx) => {
       const at = now();
       const board = await beginContentWrite(trx, principal, boardId);
       const refs = new Map<string, string>();

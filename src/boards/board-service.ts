@@ -9,7 +9,7 @@ import { assertOwner, findVisibleBoard, isOwner } from './access.js';
 import { assertCopyFits, assertWithinBounds, type BoardBounds } from './board-bounds.js';
 import { invalidatingBoard, type NodeStore } from '../nodes/node-cache.js';
 import { copyBoardChunks } from '../documents/chunk-copy.js';
-import { recordChanges } from '../events/record.js';
+import { changeTransaction, recordChanges } from '../events/record.js';
 import { type AccessLevel, Board, type BoardListItem, type CreateBoardBody, type UpdateBoardBody } from '../contract/boards.js';
 import { fieldsOf, pickShape } from '../contract/common.js';
 
@@ -101,7 +101,7 @@ export async function readBoardJson(db: Db, principal: Principal, boardId: strin
 
 export async function updateBoard(store: NodeStore, principal: Principal, boardId: string, input: UpdateBoardBody): Promise<Board> {
   return invalidatingBoard(store, boardId, () =>
-    store.db.transaction().execute(async (trx) => {
+    changeTransaction(store.db, async (trx) => {
       const board = await findVisibleBoard(trx, principal, boardId);
       assertOwner(board, principal);
       const at = now();
@@ -194,7 +194,7 @@ async function copyRows(trx: Executor, table: 'nodes' | 'edges', from: string, t
  */
 export async function deleteBoard(store: NodeStore, principal: Principal, boardId: string): Promise<string[]> {
   return invalidatingBoard(store, boardId, () =>
-    store.db.transaction().execute(async (trx) => {
+    changeTransaction(store.db, async (trx) => {
       const board = await findVisibleBoard(trx, principal, boardId);
       assertOwner(board, principal);
       const files = await trx.deleteFrom('assets').where('board_id', '=', boardId).returning('storage_path').execute();

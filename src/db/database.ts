@@ -22,6 +22,7 @@ import * as m0011 from './migrations/0011-board-events.js';
 import * as m0012 from './migrations/0012-webhooks.js';
 import * as m0013 from './migrations/0013-chunk-set-text-hash.js';
 import * as m0014 from './migrations/0014-record-function.js';
+import * as m0015 from './migrations/0015-announce-after-commit.js';
 
 const migrations: Record<string, Migration> = {
   '0001-core': m0001,
@@ -38,6 +39,7 @@ const migrations: Record<string, Migration> = {
   '0012-webhooks': m0012,
   '0013-chunk-set-text-hash': m0013,
   '0014-record-function': m0014,
+  '0015-announce-after-commit': m0015,
 };
 
 // Keep int8 (counts) as numbers: our counts are far below 2^53.

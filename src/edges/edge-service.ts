@@ -8,7 +8,7 @@ import { invalid, notFound } from '../errors.js';
 import { newId, now } from '../lib/ids.js';
 import { applyPage, toPage, type Page, type PageRequest } from '../lib/pagination.js';
 import { beginContentWrite } from '../nodes/content-write.js';
-import { recordChanges, recordWithinBounds } from '../events/record.js';
+import { changeTransaction, recordChanges, recordWithinBounds } from '../events/record.js';
 import { isStorableText, toStoredJson } from '../nodes/json-data.js';
 import { assertIfMatch, entityTag, type TagCondition } from '../lib/etag.js';
 import { fieldsOf, pickShape } from '../contract/common.js';
@@ -71,7 +71,7 @@ export async function insertEdge(trx: Executor, boardId: string, input: CreateEd
 export async function createEdge(db: Db, principal: Principal, boardId: string, input: CreateEdgeBody, bounds: BoardBounds): Promise<Edge> {
   storedType(input.type ?? 'default'); // refused before the board is locked
   toStoredJson(input.data ?? {}, 'data');
-  return db.transaction().execute(async (trx) => {
+  return changeTransaction(db, async (trx) => {
     const at = now();
     const board = await beginContentWrite(trx, principal, boardId);
     const row = await insertEdge(trx, boardId, input, at);
@@ -139,7 +139,7 @@ export async function updateEdge(
   bounds: BoardBounds,
   ifMatch?: TagCondition,
 ): Promise<Edge> {
-  return db.transaction().execute(async (trx) => {
+  return changeTransaction(db, async (trx) => {
     const at = now();
     const board = await beginContentWrite(trx, principal, boardId);
     const edge = await modifyEdge(trx, boardId, edgeId, input, at, ifMatch);
@@ -155,7 +155,7 @@ export async function removeEdge(trx: Executor, boardId: string, edgeId: string,
 }
 
 export async function deleteEdge(db: Db, principal: Principal, boardId: string, edgeId: string, ifMatch?: TagCondition): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+  await changeTransaction(db, async (trx) => {
     const at = now();
     await beginContentWrite(trx, principal, boardId);
     await removeEdge(trx, boardId, edgeId, ifMatch);

@@ -1,15 +1,15 @@
-// Wakes this instance's event streams when their board changes. Every committed change notifies
-// `board_events` with `<boardId>:<seq>` (record.ts), on whichever instance made it; the hub passes it
-// to the streams of that board held here, which read what they have not sent yet. Reads are shared:
-// streams that ask for the same events at the same time (a hundred viewers of one board, woken by
-// one change) make one query, and each event's JSON is built once for all of them.
+// Wakes this instance's event streams when their board changes. Committed changes are announced
+// on `board_events` (announcer.ts) by whichever instance made them; the hub passes each board's
+// last sequence number to the streams of that board held here, which read what they have not sent
+// yet. Reads are shared: streams that ask for the same events at the same time (a hundred viewers
+// of one board, woken by one change) make one query, and each event's JSON is built once for all.
 //
 // Presence (presence.ts) comes the same way, on `board_presence`: the hub passes it to the board's
 // streams here and remembers the latest of each session for a while, for streams that start later.
 import type { Db } from '../db/schema.js';
 import type { Notifications } from '../db/notifications.js';
 import type { BoardEventType } from '../contract/events.js';
-import { BOARD_EVENTS_CHANNEL } from './record.js';
+import { BOARD_EVENTS_CHANNEL, parseAnnouncement } from './announcer.js';
 import { BOARD_PRESENCE_CHANNEL, initialOf, PRESENCE_TTL_MS } from './presence.js';
 
 /** Sessions remembered per board; beyond it the oldest is forgotten (its next announcement brings it back). */
@@ -55,9 +55,9 @@ export class BoardEventHub {
     notifications: Notifications,
   ) {
     notifications.on(BOARD_EVENTS_CHANNEL, (payload) => {
-      const at = payload.lastIndexOf(':');
-      const seq = Number(payload.slice(at + 1));
-      for (const subscriber of this.boards.get(payload.slice(0, at)) ?? []) subscriber.wake(seq);
+      for (const [boardId, seq] of parseAnnouncement(payload)) {
+        for (const subscriber of this.boards.get(boardId) ?? []) subscriber.wake(seq);
+      }
     });
     notifications.on(BOARD_PRESENCE_CHANNEL, (payload) => this.passPresence(payload));
     notifications.on(API_KEY_REVOKED_CHANNEL, (keyId) => {

@@ -1,22 +1,22 @@
 // Recording a board's changes in its change log (0011-board-events.ts). Every write to a board's
-// content or settings calls recordChanges inside its own transaction, after the change: the board
-// row's event_seq numbers the events, and pg_notify (delivered by PostgreSQL only when the
-// transaction commits, and never for one that rolls back) wakes the event streams of every
-// instance on the database (event-hub.ts).
+// content or settings runs as a changeTransaction and calls recordChanges inside it, after the
+// change: the board row's event_seq numbers the events. When the transaction commits, the changes
+// are announced to the event streams of every instance on the database (announcer.ts); a write
+// that rolls back announces nothing.
 //
 // The same call queues the events for the webhooks that want them (0012-webhooks.ts,
 // src/webhooks/): a delivery commits with its change or not at all, so a process that dies between
 // the commit and the sending loses nothing, and a change stays one round trip. The work is the
-// database function record_board_changes (0014-record-function.ts), whose plans PostgreSQL keeps,
-// and which notifies the two channels below by name.
-import { sql } from 'kysely';
-import type { Executor } from '../db/schema.js';
+// database function record_board_changes (0014-record-function.ts, 0015-announce-after-commit.ts),
+// whose plans PostgreSQL keeps, and which wakes the webhook senders on the channel below when it
+// queued a delivery.
+import { sql, type Transaction } from 'kysely';
+import type { Database, Db } from '../db/schema.js';
 import { now } from '../lib/ids.js';
 import type { BoardEventType } from '../contract/events.js';
 import { assertTotals, type BoardBounds, type BoardTotals } from '../boards/board-bounds.js';
+import { announcerOf } from './announcer.js';
 
-/** The channel of the notification each committed change sends; its payload is `<boardId>:<seq>`. */
-export const BOARD_EVENTS_CHANNEL = 'board_events';
 /** The channel a change that queued webhook deliveries notifies (empty payload): it wakes the senders. */
 export const WEBHOOK_DELIVERIES_CHANNEL = 'webhook_deliveries';
 
@@ -34,11 +34,28 @@ export interface BoardChange {
   audience?: 'all' | 'owner';
 }
 
+/** What each open changeTransaction has recorded: the last sequence number per board. */
+const recorded = new WeakMap<Transaction<Database>, Map<string, number>>();
+
+/**
+ * Runs `write` in a transaction in which recordChanges may be called, and announces the changes it
+ * recorded once it has committed.
+ */
+export async function changeTransaction<T>(db: Db, write: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+  const boards = new Map<string, number>();
+  const result = await db.transaction().execute((trx) => {
+    recorded.set(trx, boards);
+    return write(trx);
+  });
+  if (boards.size > 0) announcerOf(db).add(boards);
+  return result;
+}
+
 /**
  * Records `changes` (in order) as the board's next events, in one statement, and returns the
  * sequence number of the last with the board's totals after the write, so that a write checks its
  * bounds without another round trip; undefined when the board is gone. Call it inside the writing
- * transaction, which has locked the board row (content-write.ts) or holds it by updating it.
+ * changeTransaction, which has locked the board row (content-write.ts) or holds it by updating it.
  * `touchBoard`: a content write, whose lock left the board's updated_at for this call to set to `at`.
  *
  * Each event is queued for every enabled webhook that wants its type and names its board (or, naming
@@ -48,7 +65,7 @@ export interface BoardChange {
  * the function so that every attempt sends (and signs) the same bytes.
  */
 export async function recordChanges(
-  trx: Executor,
+  trx: Transaction<Database>,
   boardId: string,
   actorId: string | null,
   changes: readonly BoardChange[],
@@ -56,12 +73,15 @@ export async function recordChanges(
   touchBoard = false,
 ): Promise<Recorded | undefined> {
   if (changes.length === 0) return undefined;
+  const boards = recorded.get(trx);
+  if (!boards) throw new Error('recordChanges runs inside a changeTransaction, which announces the changes once they commit');
   const { rows } = await sql<{ last_seq: number | null; total_nodes: number; total_edges: number; total_bytes: number }>`
     SELECT * FROM record_board_changes(${boardId}, ${actorId}, ${changes.map((c) => c.type)}::text[],
       ${changes.map((c) => c.audience ?? 'all')}::text[], ${changes.map((c) => JSON.stringify(c.data))}::text[],
       ${at}, ${at.toISOString()}, ${JSON.stringify(actorId)}, ${touchBoard})`.execute(trx);
   const row = rows[0];
   if (!row || row.last_seq === null) return undefined;
+  boards.set(boardId, row.last_seq);
   return { seq: row.last_seq, totals: { node_count: row.total_nodes, edge_count: row.total_edges, data_bytes: row.total_bytes } };
 }
 
@@ -70,7 +90,7 @@ export async function recordChanges(
  * answers: one round trip for both. `before`: the totals when the write locked the board.
  */
 export async function recordWithinBounds(
-  trx: Executor,
+  trx: Transaction<Database>,
   boardId: string,
   actorId: string,
   changes: readonly BoardChange[],

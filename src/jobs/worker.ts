@@ -9,15 +9,15 @@
 // Claims are fair between users: the next job is the oldest ready job of the user least recently
 // served (job_turns, 0009-job-turns.ts), so one user's queue of large jobs delays another user's
 // job by at most the jobs already running. Each process runs JOB_CONCURRENCY claim loops ("slots").
-import { sql } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Db, Executor } from '../db/schema.js';
+import type { Database, Db, Executor } from '../db/schema.js';
 import { ApiError } from '../errors.js';
 import { ProviderError } from '../providers/provider-error.js';
 import { now } from '../lib/ids.js';
 import { fieldsOf } from '../contract/common.js';
 import { Job } from '../contract/jobs.js';
-import { recordChanges } from '../events/record.js';
+import { changeTransaction, recordChanges } from '../events/record.js';
 import type { BoardEventType } from '../contract/events.js';
 
 /** The job's columns as the API answers them, which its board event carries. */
@@ -180,7 +180,7 @@ export class JobWorker {
     try {
       const outcome = await handler.run(job, controller.signal, this.log.child({ jobId: job.id, jobType: job.type }));
       controller.signal.throwIfAborted();
-      await this.db.transaction().execute(async (trx) => {
+      await changeTransaction(this.db, async (trx) => {
         await lockOutcomeBoard(trx, handler, job);
         await outcome.finalize?.(trx);
         const done = await trx
@@ -232,7 +232,7 @@ export class JobWorker {
   }
 
   private async fail(job: ClaimedJob, message: string, handler?: JobHandler): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
+    await changeTransaction(this.db, async (trx) => {
       const failed = await trx
         .updateTable('jobs')
         .set({ status: 'failed', error: message, result: null, payload: null, lease_until: null, updated_at: now() })
@@ -270,7 +270,7 @@ async function lockOutcomeBoard(trx: Executor, handler: JobHandler, job: Claimed
 }
 
 /** Records the job's end on its board's change log, when its type has outcome events. */
-async function recordOutcome(trx: Executor, handler: JobHandler | undefined, job: ClaimedJob, row: Job): Promise<void> {
+async function recordOutcome(trx: Transaction<Database>, handler: JobHandler | undefined, job: ClaimedJob, row: Job): Promise<void> {
   if (!handler?.outcome || !job.board_id) return;
   const type = row.status === 'completed' ? handler.outcome.completed : handler.outcome.failed;
   await recordChanges(trx, job.board_id, job.user_id, [{ type, data: { ...row, ...handler.outcome.extra(job) } }]);

@@ -11,7 +11,7 @@ import { applyPage, toPage, type Page, type PageRequest } from '../lib/paginatio
 import { assertNodeAsset } from '../assets/asset-service.js';
 import type { BoardBounds } from '../boards/board-bounds.js';
 import { beginContentWrite } from './content-write.js';
-import { type BoardChange, recordChanges, recordWithinBounds } from '../events/record.js';
+import { type BoardChange, changeTransaction, recordChanges, recordWithinBounds } from '../events/record.js';
 import { invalidatingBoard, type NodeStore } from './node-cache.js';
 import { mergeNodeData, storedNodeData } from './node-data.js';
 import { assertIfMatch, entityTag, type TagCondition } from '../lib/etag.js';
@@ -91,7 +91,7 @@ export async function createNode(
   assetBaseUrl: string,
 ): Promise<Node> {
   storedNodeData(input.type, input.data); // refused before the board is locked
-  return db.transaction().execute(async (trx) => {
+  return changeTransaction(db, async (trx) => {
     const at = now();
     const board = await beginContentWrite(trx, principal, boardId);
     const row = await insertNode(trx, boardId, input, assetBaseUrl, at);
@@ -187,7 +187,7 @@ export async function updateNode(
   ifMatch?: TagCondition,
 ): Promise<Node> {
   return invalidatingBoard(store, boardId, () =>
-    store.db.transaction().execute(async (trx) => {
+    changeTransaction(store.db, async (trx) => {
       const at = now();
       const board = await beginContentWrite(trx, principal, boardId);
       const node = await modifyNode(trx, boardId, nodeId, input, assetBaseUrl, at, ifMatch);
@@ -233,7 +233,7 @@ export async function deleteNode(
   ifMatch?: TagCondition,
 ): Promise<void> {
   await invalidatingBoard(store, boardId, () =>
-    store.db.transaction().execute(async (trx) => {
+    changeTransaction(store.db, async (trx) => {
       const at = now();
       await beginContentWrite(trx, principal, boardId);
       await recordChanges(trx, boardId, principal.userId, await removeNode(trx, boardId, nodeId, at, ifMatch), at, true);
