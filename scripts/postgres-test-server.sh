@@ -5,6 +5,7 @@
 #            pgvector from Debian's own source package (Debian 13's, pgvector 0.8.0: bookworm has none)
 #   start    initdb in a new temporary directory, owned by the postgres user (the server refuses to
 #            run as root), listening on 127.0.0.1 only, trust authentication, fsync off (test data);
+#            `start durable`: with PostgreSQL's defaults instead (fsync on), for benchmarks;
 #            prints `export TEST_POSTGRES_DIR=<dir> TEST_POSTGRES_URL=<admin url>` for eval
 #   stop DIR stops the server started in DIR and removes DIR
 #
@@ -44,14 +45,18 @@ install() {
 }
 
 start() {
-  local dir port
+  local dir port durability
+  # `start durable`: PostgreSQL's own defaults (fsync, synchronous_commit, full_page_writes on), as in
+  # production, for benchmarks whose figures depend on commits reaching the disk (bench/events.ts).
+  durability="-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+  [ "${1:-}" = durable ] && durability=""
   dir=$(mktemp -d /tmp/bwk-postgres-XXXXXX)
   chown postgres "$dir" 2>/dev/null || true
   as_postgres() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
   as_postgres "$PG_BIN/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 --no-locale >/dev/null
   port=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
   as_postgres "$PG_BIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-    -o "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$dir -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300 -c shared_buffers=256MB" \
+    -o "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$dir $durability -c max_connections=300 -c shared_buffers=256MB" \
     start >/dev/null
   echo "$dir" >"$dir/.dir"
   echo "export TEST_POSTGRES_DIR=$dir TEST_POSTGRES_URL=postgres://postgres@127.0.0.1:$port/postgres"
@@ -67,7 +72,7 @@ stop() {
 
 case "${1:-}" in
   install) install ;;
-  start) start ;;
+  start) start "${2:-}" ;;
   stop) stop "${2:?stop needs the directory start made}" ;;
   *) echo "usage: $0 install | start | stop DIR" >&2; exit 2 ;;
 esac
