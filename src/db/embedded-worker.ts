@@ -9,14 +9,17 @@ import { listenWire } from './embedded-wire.js';
 interface EmbeddedWorkerData {
   dataDir: string;
   socketPath: string;
+  /** PGlite's PostgreSQL compiled by the main thread (embedded.ts). */
+  wasmModule: WebAssembly.Module;
 }
 
-const { dataDir, socketPath } = workerData as EmbeddedWorkerData;
+const { dataDir, socketPath, wasmModule } = workerData as EmbeddedWorkerData;
 const port = parentPort!;
 
 try {
   const db = await PGlite.create(dataDir, {
     extensions: { vector },
+    pgliteWasmModule: wasmModule,
     // PGlite's default 128 MB of shared buffers is resident from the start; the operating system's
     // file cache serves the embedded database's files as well, so a smaller pool keeps the
     // service's memory modest without slowing typical boards.

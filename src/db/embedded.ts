@@ -48,12 +48,34 @@ function acquireLock(lockPath: string): () => void {
   throw new Error(`Could not lock ${lockPath}`);
 }
 
+let pgliteModule: Promise<WebAssembly.Module> | undefined;
+
+/**
+ * PGlite's PostgreSQL, compiled once per process and handed to every database thread it starts: a
+ * thread compiling it again cost each start more CPU than everything else it does (the test suite
+ * starts over a hundred embedded databases in a few processes).
+ */
+function compiledPglite(): Promise<WebAssembly.Module> {
+  pgliteModule ??= fs.promises
+    // Beside PGlite's entry module, where PGlite itself looks for it.
+    .readFile(new URL('./pglite.wasm', import.meta.resolve('@electric-sql/pglite')))
+    .then((bytes) => WebAssembly.compile(bytes));
+  return pgliteModule;
+}
+
 export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPostgres> {
   const pgDir = path.resolve(dataDir, 'pg');
   fs.mkdirSync(pgDir, { recursive: true });
   const release = acquireLock(path.resolve(dataDir, 'pg.lock'));
   const socketDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bwk-pg-'));
-  const worker = spawnWorker({ dataDir: pgDir, socketPath: path.join(socketDir, `.s.PGSQL.${SOCKET_PORT}`) });
+  let worker: Worker;
+  try {
+    worker = spawnWorker({ dataDir: pgDir, socketPath: path.join(socketDir, `.s.PGSQL.${SOCKET_PORT}`), wasmModule: await compiledPglite() });
+  } catch (error) {
+    release();
+    fs.rmSync(socketDir, { recursive: true, force: true });
+    throw error;
+  }
   const cleanup = () => {
     release();
     fs.rmSync(socketDir, { recursive: true, force: true });
