@@ -64,18 +64,12 @@ function compiledPglite(): Promise<WebAssembly.Module> {
 }
 
 export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPostgres> {
+  const wasmModule = await compiledPglite();
   const pgDir = path.resolve(dataDir, 'pg');
   fs.mkdirSync(pgDir, { recursive: true });
   const release = acquireLock(path.resolve(dataDir, 'pg.lock'));
   const socketDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bwk-pg-'));
-  let worker: Worker;
-  try {
-    worker = spawnWorker({ dataDir: pgDir, socketPath: path.join(socketDir, `.s.PGSQL.${SOCKET_PORT}`), wasmModule: await compiledPglite() });
-  } catch (error) {
-    release();
-    fs.rmSync(socketDir, { recursive: true, force: true });
-    throw error;
-  }
+  const worker = spawnWorker({ dataDir: pgDir, socketPath: path.join(socketDir, `.s.PGSQL.${SOCKET_PORT}`), wasmModule });
   const cleanup = () => {
     release();
     fs.rmSync(socketDir, { recursive: true, force: true });
