@@ -72,7 +72,7 @@ export async function buildApp(config: Config, database: DatabaseHandle): Promis
     authenticator: new Authenticator(database.db, signIn.verifier, embedded),
     storage: await createStorage(config),
     embedder: createEmbedder(config),
-    chatModel: createChatModel(config),
+    chatModel: await createChatModel(config),
     foreground,
     purger: new ChunkPurger(database.db, foreground, app.log),
     ...(embedded ? { nodeCache: new NodeReadCache() } : {}),

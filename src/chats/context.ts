@@ -2,7 +2,7 @@
 // chat's node, the best chunks for the question, the chat's memory, and as much recent history as
 // fits LLM_CONTEXT_TOKENS. History that no longer fits (and is not yet in memory) is returned as
 // `overflow`, for the caller to condense into memory. Tokens are counted with gpt-tokenizer.
-import { countTokens } from 'gpt-tokenizer';
+import { type CountTokens, tokenCounter } from './tokens.js';
 import { sql } from 'kysely';
 import type { ChatsTable, Db } from '../db/schema.js';
 import type { ChatRequest, ChatTurn, GroundingPassage } from '../providers/llm/chat-model.js';
@@ -38,7 +38,7 @@ const label = (data: Record<string, unknown>, fallback: string): string =>
   typeof data.label === 'string' && data.label.trim() !== '' ? data.label.trim() : typeof data.url === 'string' ? data.url : fallback;
 
 /** Cuts text to at most `tokens` tokens (by characters first, since tokens are at least one). */
-function fit(text: string, tokens: number): string {
+function fit(countTokens: CountTokens, text: string, tokens: number): string {
   if (tokens <= 0) return '';
   let cut = text.slice(0, tokens * 6);
   while (cut.length > 0 && countTokens(cut) > tokens) cut = cut.slice(0, Math.floor(cut.length * 0.8));
@@ -63,6 +63,7 @@ export async function buildContext(
   boardName: string,
   question: string,
 ): Promise<BuiltContext> {
+  const countTokens = await tokenCounter();
   // Two round trips for everything the database holds about the reply: on the embedded database
   // every query waits its turn on one connection, so under load each one saved is felt in the time
   // to the first delta. The notes come as plain rows (json_agg of 1,000 notes measured twice as slow
@@ -181,7 +182,11 @@ export async function buildContext(
     const cost = countTokens(row.content) + 4;
     if (row !== last && cost > budget) break;
     budget -= cost;
-    kept.unshift(row === last && budget < 0 ? { ...row, content: fit(row.content, cost + budget - 4) || row.content.slice(0, 1000) } : row);
+    kept.unshift(
+      row === last && budget < 0
+        ? { ...row, content: fit(countTokens, row.content, cost + budget - 4) || row.content.slice(0, 1000) }
+        : row,
+    );
   }
   const older = history.slice(0, i + 1);
   const overflow = older.length

@@ -4,7 +4,6 @@
 // The assistant message is stored only when the reply is complete, in the same statement that
 // releases the lease; a failed or aborted reply stores nothing and releases the lease. A lease whose process died simply
 // expires. Nothing here holds a transaction open while waiting on the model.
-import { countTokens } from 'gpt-tokenizer';
 import { sql } from 'kysely';
 import type { Principal } from '../auth/principal.js';
 import { boardSeenBy } from '../boards/access.js';
@@ -16,6 +15,7 @@ import { findOwnChat } from './chat-service.js';
 import { Message } from '../contract/chats.js';
 import { pickShape } from '../contract/common.js';
 import { buildContext } from './context.js';
+import { type CountTokens, tokenCounter } from './tokens.js';
 import type { Retriever } from './retrieval.js';
 
 const MEMORY_MAX = 100;
@@ -198,6 +198,7 @@ export async function generateReply(
     // Some SDK streams end quietly when aborted instead of throwing.
     if (upstream.signal.aborted) throw new Error('aborted');
     usage ??= countUsage(
+      await tokenCounter(),
       context.request.system,
       context.request.messages.map((m) => m.content),
       content,
@@ -225,7 +226,7 @@ function abortError(signal: AbortSignal): Error {
   return error;
 }
 
-function countUsage(system: string, messages: string[], completion: string): Usage {
+function countUsage(countTokens: CountTokens, system: string, messages: string[], completion: string): Usage {
   const prompt = countTokens(system) + messages.reduce((sum, m) => sum + countTokens(m), 0);
   const out = countTokens(completion);
   return { prompt_tokens: prompt, completion_tokens: out, total_tokens: prompt + out };

@@ -2,10 +2,8 @@
 // a new MCP server and transport (the SDK's stateless pattern), built for the authenticated caller,
 // so scopes, tenancy and rate limits are the REST API's own. GET and DELETE (a session's stream and
 // its end) do not exist without sessions: the app answers them 405 like any other method a path lacks.
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { Type } from '@sinclair/typebox';
 import type { McpCall } from '../../mcp/context.js';
-import { buildMcpServer } from '../../mcp/server.js';
 import { principalOf } from '../plugins/auth.js';
 import { toApiError } from '../plugins/errors.js';
 import { errorResponses } from '../schemas/common.js';
@@ -66,6 +64,11 @@ export function mcpRoutes(app: App, services: Services): void {
         log: request.log,
         errorOf: toApiError,
       };
+      // The SDK and the tools load with the first MCP request, not with the service.
+      const [{ buildMcpServer }, { StreamableHTTPServerTransport }] = await Promise.all([
+        import('../../mcp/server.js'),
+        import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+      ]);
       const server = buildMcpServer(services, call, MCP_VERSION);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       // The transport writes the raw response: the headers set so far (rate limits) go along.

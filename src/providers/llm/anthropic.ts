@@ -3,9 +3,8 @@
 // OpenAI-style finish_reason the API reports (end_turn -> stop, max_tokens -> length).
 import Anthropic from '@anthropic-ai/sdk';
 import type { Config } from '../../config.js';
-import { ProviderError, type ChatEvent, type ChatModel, type ChatRequest, type ChatTurn } from './chat-model.js';
+import { type ChatEvent, type ChatModel, type ChatRequest, type ChatTurn, ProviderError, providerError } from './chat-model.js';
 import { CONDENSE_SYSTEM, condenseInput, parseFacts } from './condense-prompt.js';
-import { providerError } from './openai.js';
 
 const FINISH: Record<string, string> = {
   end_turn: 'stop',

@@ -1,5 +1,6 @@
 // The one interface every chat model implements (local, openai, anthropic). Routes and the reply
 // orchestration only know this interface; create-chat-model.ts picks the implementation.
+import { ProviderError } from '../provider-error.js';
 
 export interface ChatTurn {
   role: 'user' | 'assistant';
@@ -48,4 +49,19 @@ export interface ChatModel {
 }
 
 /** Chat models fail with ProviderError (kind 'chat_model'); its message is safe to show. */
-export { ProviderError } from '../provider-error.js';
+export { ProviderError };
+
+/** A chat provider's SDK error as the ProviderError the service reports (an abort stays as it is). */
+export function providerError(error: unknown, name: string): unknown {
+  if (error instanceof Error && (error.name === 'AbortError' || error.name === 'APIUserAbortError')) return error;
+  const status = (error as { status?: unknown }).status;
+  if (typeof status === 'number') return new ProviderError('chat_model', `The ${name} provider answered HTTP ${status}`, { status });
+  // An error reported inside a stream that had already begun (Anthropic's `error` event): its type.
+  const type = (error as { type?: unknown }).type;
+  if (typeof type === 'string' && type)
+    return new ProviderError('chat_model', `The ${name} provider reported ${type.slice(0, 100)} during the reply`);
+  return new ProviderError(
+    'chat_model',
+    `The ${name} provider failed: ${error instanceof Error ? error.message.slice(0, 200) : 'unknown error'}`,
+  );
+}

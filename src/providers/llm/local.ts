@@ -2,7 +2,7 @@
 // answers from the board's own content only (the chat's node first, then retrieved chunks and the
 // board's notes), quotes the sentences most relevant to the question, names their sources, and
 // says plainly when the board holds nothing relevant. Tokens are counted with a real tokenizer.
-import { countTokens } from 'gpt-tokenizer';
+import { tokenCounter } from '../../chats/tokens.js';
 import { rank, sentences } from '../../chats/relevance.js';
 import type { ChatEvent, ChatModel, ChatRequest, ChatTurn, GroundingPassage } from './chat-model.js';
 
@@ -54,6 +54,7 @@ export class LocalChatModel implements ChatModel {
       if (signal.aborted) throw abortError();
       yield { type: 'delta', content: piece };
     }
+    const countTokens = await tokenCounter();
     const prompt = countTokens(request.system) + request.messages.reduce((sum, m) => sum + countTokens(m.content), 0);
     const completion = countTokens(answer.text);
     yield {

@@ -3,22 +3,8 @@
 // the caller's AbortSignal so a disconnected client cancels the upstream request at once.
 import OpenAI from 'openai';
 import type { Config } from '../../config.js';
-import { ProviderError, type ChatEvent, type ChatModel, type ChatRequest, type ChatTurn, type Usage } from './chat-model.js';
+import { type ChatEvent, type ChatModel, type ChatRequest, type ChatTurn, ProviderError, providerError, type Usage } from './chat-model.js';
 import { CONDENSE_SYSTEM, condenseInput, parseFacts } from './condense-prompt.js';
-
-export function providerError(error: unknown, name: string): unknown {
-  if (error instanceof Error && (error.name === 'AbortError' || error.name === 'APIUserAbortError')) return error;
-  const status = (error as { status?: unknown }).status;
-  if (typeof status === 'number') return new ProviderError('chat_model', `The ${name} provider answered HTTP ${status}`, { status });
-  // An error reported inside a stream that had already begun (Anthropic's `error` event): its type.
-  const type = (error as { type?: unknown }).type;
-  if (typeof type === 'string' && type)
-    return new ProviderError('chat_model', `The ${name} provider reported ${type.slice(0, 100)} during the reply`);
-  return new ProviderError(
-    'chat_model',
-    `The ${name} provider failed: ${error instanceof Error ? error.message.slice(0, 200) : 'unknown error'}`,
-  );
-}
 
 export class OpenAiChatModel implements ChatModel {
   readonly id: string;

@@ -6,7 +6,6 @@ import type { Readable } from 'node:stream';
 import type { Config } from '../../config.js';
 import { ProviderError } from '../provider-error.js';
 import { LocalStorage } from './local-storage.js';
-import { S3Storage } from './s3-storage.js';
 
 export interface StoredFile {
   body: Readable;
@@ -96,5 +95,6 @@ export function assertSafePath(path: string): void {
 }
 
 export async function createStorage(config: Pick<Config, 'dataDir' | 's3'>): Promise<Storage> {
-  return config.s3 ? new S3Storage(config.s3) : LocalStorage.open(config.dataDir);
+  // The AWS SDK loads only when S3 is configured.
+  return config.s3 ? new (await import('./s3-storage.js')).S3Storage(config.s3) : LocalStorage.open(config.dataDir);
 }
