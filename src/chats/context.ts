@@ -2,7 +2,7 @@
 // chat's node, the best chunks for the question, the chat's memory, and as much recent history as
 // fits LLM_CONTEXT_TOKENS. History that no longer fits (and is not yet in memory) is returned as
 // `overflow`, for the caller to condense into memory. Tokens are counted with gpt-tokenizer.
-import { type CountTokens, tokenCounter } from './tokens.js';
+import type { CountTokens } from './tokens.js';
 import { sql } from 'kysely';
 import type { ChatsTable, Db } from '../db/schema.js';
 import type { ChatRequest, ChatTurn, GroundingPassage } from '../providers/llm/chat-model.js';
@@ -58,12 +58,12 @@ function alternate(turns: ChatTurn[]): ChatTurn[] {
 }
 
 export async function buildContext(
-  deps: { db: Db; retriever: Retriever; contextTokens: number; maxTokens: number },
+  deps: { db: Db; retriever: Retriever; contextTokens: number; maxTokens: number; countTokens: CountTokens },
   chat: Pick<ChatsTable, 'id' | 'board_id' | 'node_id' | 'memory_through'> & { memory: string[] },
   boardName: string,
   question: string,
 ): Promise<BuiltContext> {
-  const countTokens = await tokenCounter();
+  const { countTokens } = deps;
   // Two round trips for everything the database holds about the reply: on the embedded database
   // every query waits its turn on one connection, so under load each one saved is felt in the time
   // to the first delta. The notes come as plain rows (json_agg of 1,000 notes measured twice as slow

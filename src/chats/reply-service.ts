@@ -159,9 +159,11 @@ export async function generateReply(
   renew.unref();
   let stored = false;
   try {
+    // Loaded by the first reply of the process: before the provider's clock starts.
+    const countTokens = await tokenCounter();
     arm();
     const chat = { id: pending.chatId, board_id: pending.boardId, ...pending.chat };
-    let context = await buildContext(deps, chat, pending.boardName, pending.question);
+    let context = await buildContext({ ...deps, countTokens }, chat, pending.boardName, pending.question);
     if (context.overflow) {
       const facts = await condense(deps, context.overflow.turns, upstream.signal);
       const memory = [...chat.memory, ...facts].slice(-MEMORY_MAX);
@@ -172,7 +174,7 @@ export async function generateReply(
         .where('generation_id', '=', pending.generationId)
         .execute();
       context = await buildContext(
-        deps,
+        { ...deps, countTokens },
         { ...chat, memory, memory_through: context.overflow.through },
         pending.boardName,
         pending.question,
@@ -198,7 +200,7 @@ export async function generateReply(
     // Some SDK streams end quietly when aborted instead of throwing.
     if (upstream.signal.aborted) throw new Error('aborted');
     usage ??= countUsage(
-      await tokenCounter(),
+      countTokens,
       context.request.system,
       context.request.messages.map((m) => m.content),
       content,
