@@ -37,9 +37,10 @@ class Announcer {
 
   /** Sends what is pending now, and waits for it (the app is closing). */
   async flush(): Promise<void> {
+    // A send in flight schedules the next one when it ends: wait for it, then take that one's place.
+    await this.sending;
     clearTimeout(this.timer);
     this.timer = undefined;
-    await this.sending;
     if (this.pending.size > 0) await this.send();
   }
 
