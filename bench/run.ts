@@ -5,8 +5,8 @@
 //
 //   npm run bench                 both benchmarks
 //   npm run bench -- http         only one of them (http or board)
-// Settings (environment): BENCH_SECONDS (per measured HTTP route, default 10), BENCH_WARMUP_SECONDS
-// (default 5), BENCH_SERVER=tsx (run the sources without building), BENCH_CPU_PROF=<dir> (write V8
+// Settings (environment): BENCH_HTTP_ROUNDS (rounds of the HTTP routes, default 5), BENCH_SECONDS
+// (per HTTP route and round, default 4), BENCH_WARMUP_SECONDS (per route, default 5), BENCH_SERVER=tsx (run the sources without building), BENCH_CPU_PROF=<dir> (write V8
 // CPU profiles of the server there; summarise them with bench/profile-summary.ts),
 // BENCH_DATABASE_URL (run the server on that PostgreSQL database, which the bench empties first).
 import fs from 'node:fs';
@@ -57,7 +57,13 @@ async function main(): Promise<void> {
   let board: BoardResult | undefined;
   if (run('http')) {
     console.log('\n== HTTP: 50 connections, loopback ==');
-    http = await runHttpBench({ seconds: setting('BENCH_SECONDS', 10), warmupSeconds: setting('BENCH_WARMUP_SECONDS', 5), server });
+    http = await runHttpBench({
+      seconds: setting('BENCH_SECONDS', 4),
+      warmupSeconds: setting('BENCH_WARMUP_SECONDS', 5),
+      rounds: Math.round(setting('BENCH_HTTP_ROUNDS', 5)),
+      server,
+      database: databaseUrl === undefined ? undefined : new URL(databaseUrl).pathname.slice(1),
+    });
   }
   if (run('board')) {
     console.log('\n== Large board ==');
@@ -69,8 +75,8 @@ async function main(): Promise<void> {
   const md = [
     `Command: \`${command}\`${mode === 'tsx' ? ' with BENCH_SERVER=tsx' : ''}; ${new Date().toISOString()}; ${totalSeconds.toFixed(0)} s in all.`,
     `Machine: ${m.cpus} CPUs (${m.cpuModel}), ${m.memoryGiB} GiB RAM, Node ${m.node}, ${m.os}; load average ${m.loadAverage.toFixed(2)} at the start, ${os.loadavg()[0]!.toFixed(2)} at the end.`,
-    `Server: ${mode === 'dist' ? `node dist/server.js (build ${cleanBuild ? 'clean' : 'with type errors'})` : 'node --import tsx src/server.ts'}, ${databaseUrl ? `PostgreSQL ${await serverVersion(databaseUrl)} (BENCH_DATABASE_URL)` : 'embedded database'}, one child process.`,
-    ...(http ? ['', '### HTTP (autocannon, 50 connections)', '', http.markdown] : []),
+    `Server: ${mode === 'dist' ? `node dist/server.js (build ${cleanBuild ? 'clean' : 'with type errors'})` : 'node --import tsx src/server.ts'}, ${databaseUrl ? `PostgreSQL ${await serverVersion(databaseUrl)} (BENCH_DATABASE_URL)` : 'embedded database'}, one child process (two for HTTP: the second with the list cache off).`,
+    ...(http ? ['', `### HTTP (autocannon, 50 connections, ${http.rounds} rounds)`, '', http.markdown] : []),
     ...(board ? ['', '### Large board', '', board.markdown] : []),
   ].join('\n');
 

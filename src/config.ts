@@ -19,6 +19,8 @@ export interface Config {
   databasePoolMax: number;
   /** Named prepared statements on DATABASE_URL (opt-in: see prepared-pool.ts). */
   databasePreparedStatements: boolean;
+  /** Budget of the board-list page cache (src/boards/list-cache.ts), in bytes; 0 turns it off. */
+  boardListCacheBytes: number;
   jwtSecret: string | undefined;
   jwksUrl: string | undefined;
   jwtIssuer: string | undefined;
@@ -254,6 +256,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     databasePoolMax: int(env, 'DATABASE_POOL_MAX', 10, 1, 1000),
     databasePreparedStatements: bool(env, 'DATABASE_PREPARED_STATEMENTS', false),
+    boardListCacheBytes: int(env, 'BOARD_LIST_CACHE_MB', 32, 0, 64 * 1024) * 1024 * 1024,
     jwtSecret,
     jwksUrl: url(env, 'AUTH_JWKS_URL', ['http:', 'https:']),
     jwtIssuer: str(env, 'AUTH_ISSUER'),

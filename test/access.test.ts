@@ -1,12 +1,13 @@
-// The board-visibility rule has two forms, SQL (boardSeenBy, in every query that reads a board or
-// what is on it) and JavaScript (canSeeBoard, for rows already in hand, as the embedded node cache
-// holds them). Both are checked here on real rows of every kind, so the two can never drift apart.
+// The board-visibility rule has three forms: SQL (boardSeenBy, in every query that reads a board or
+// what is on it), JavaScript (canSeeBoard, for rows already in hand, as the embedded node cache
+// holds them) and the database function visible_board_version (0016-board-version.ts, before a
+// kept list page). All are checked here on real rows of every kind, so they can never drift apart.
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 import { sql } from 'kysely';
 import type { Principal } from '../src/auth/principal.js';
 import { boardSeenBy, boardVisibleTo, canSeeBoard } from '../src/boards/access.js';
-import { type TestUser, useServer } from './helpers/harness.js';
+import { MISSING_ID, type TestUser, useServer } from './helpers/harness.js';
 
 const server = useServer();
 let owner: TestUser;
@@ -26,12 +27,13 @@ test('the SQL and JavaScript forms of the visibility rule agree on private, view
     for (const user of [owner, other]) {
       const principal: Principal = { userId: user.userId, kind: 'api_key', keyId: 'k', scopes: ['read'] };
       const expected = canSeeBoard(row, principal);
-      const { rows } = await sql<{ seen: boolean; visible: boolean }>`
-        SELECT ${boardSeenBy(principal, 'b')} AS seen, ${boardVisibleTo(principal, boardId)} AS visible FROM boards b WHERE b.id = ${boardId}`.execute(
-        db,
-      );
+      const { rows } = await sql<{ seen: boolean; visible: boolean; version: number | null }>`
+        SELECT ${boardSeenBy(principal, 'b')} AS seen, ${boardVisibleTo(principal, boardId)} AS visible,
+          visible_board_version(${boardId}, ${user.userId}, NULL) AS version
+        FROM boards b WHERE b.id = ${boardId}`.execute(db);
       assert.equal(rows[0]!.seen, expected, JSON.stringify({ kind, owner: user === owner }));
       assert.equal(rows[0]!.visible, expected);
+      assert.equal(rows[0]!.version !== null, expected);
       // And through the API, which must agree with both.
       const res = await server.request('GET', `/v1/boards/${boardId}`, { token: user.token });
       assert.equal(res.status, expected ? 200 : 404);
@@ -40,4 +42,28 @@ test('the SQL and JavaScript forms of the visibility rule agree on private, view
   }
   // The owner sees all three, the other user the two public ones.
   assert.equal(seen, 5);
+});
+
+test('for a key not read by the request, the SQL rule and visible_board_version agree on valid, revoked, expired and unknown keys', async () => {
+  const { db } = server.database;
+  const boardId = await server.makeBoard(owner);
+  const valid = await owner.keyWith(['read']);
+  const revoked = await owner.keyWith(['read']);
+  const expired = await owner.keyWith(['read'], { expires_at: new Date(Date.now() + 60_000).toISOString() });
+  await sql`UPDATE api_keys SET revoked_at = now() WHERE id = ${revoked.id}`.execute(db);
+  await sql`UPDATE api_keys SET expires_at = now() - interval '1 second' WHERE id = ${expired.id}`.execute(db);
+  const cases = [
+    [valid.id, true],
+    [revoked.id, false],
+    [expired.id, false],
+    [MISSING_ID, false],
+  ] as const;
+  for (const [keyId, expected] of cases) {
+    const principal: Principal = { userId: owner.userId, kind: 'api_key', keyId, scopes: ['read'], unconfirmed: true };
+    const { rows } = await sql<{ seen: boolean; version: number | null }>`
+      SELECT ${boardSeenBy(principal, 'b')} AS seen, visible_board_version(${boardId}, ${owner.userId}, ${keyId}) AS version
+      FROM boards b WHERE b.id = ${boardId}`.execute(db);
+    assert.equal(rows[0]!.seen, expected, keyId);
+    assert.equal(rows[0]!.version !== null, expected, keyId);
+  }
 });

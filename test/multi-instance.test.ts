@@ -1,7 +1,8 @@
 // Two service processes on one PostgreSQL server and one Redis, as a scaled-out deployment runs:
 // the rate limit is one count across both, a key revoked through one is refused by the other at
 // once, vectorize jobs posted to both are each claimed and run exactly once, and a change or a
-// presence made through one reaches the event streams held on the other. Needs a real
+// presence made through one reaches the event streams held on the other, and a list page one keeps
+// shows a change made through the other at once. Needs a real
 // PostgreSQL (the wire run with TEST_POSTGRES_URL: CI starts one) and redis-server.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -94,6 +95,29 @@ describe('two instances on one PostgreSQL and one Redis', { skip }, () => {
       const refused = await call(server, key.raw_key, 'GET', '/v1/boards');
       assert.equal(refused.status, 401, JSON.stringify(refused.body));
     }
+  });
+
+  test('a list page kept by one instance shows a change made through the other at once', async () => {
+    const { raw_key: token } = await newKey();
+    const board = await call<BoardBody>(one, token, 'POST', '/v1/boards', { name: 'kept lists' });
+    const boardId = board.body.data.id;
+    const note = (text: string) => ({ type: 'note', position: { x: 0, y: 0 }, data: { text } });
+    const first = await call<NodeBody>(two, token, 'POST', `/v1/boards/${boardId}/nodes`, note('first'));
+    const texts = async () => {
+      const list = await call<{ data: Array<{ node_data: { text: string } }> }>(one, token, 'GET', `/v1/boards/${boardId}/nodes`);
+      assert.equal(list.status, 200, JSON.stringify(list.body));
+      return list.body.data.map((n) => n.node_data.text);
+    };
+    // Read twice, so the second is answered from the page the first kept.
+    assert.deepEqual(await texts(), ['first']);
+    assert.deepEqual(await texts(), ['first']);
+    assert.equal((await call(two, token, 'POST', `/v1/boards/${boardId}/nodes`, note('second'))).status, 201);
+    assert.deepEqual(await texts(), ['second', 'first']);
+    const changed = await call(two, token, 'PATCH', `/v1/boards/${boardId}/nodes/${first.body.data.id}`, { data: { text: 'changed' } });
+    assert.equal(changed.status, 200, JSON.stringify(changed.body));
+    assert.deepEqual(await texts(), ['second', 'changed']);
+    assert.equal((await call(two, token, 'DELETE', `/v1/boards/${boardId}/nodes/${first.body.data.id}`)).status, 200);
+    assert.deepEqual(await texts(), ['second']);
   });
 
   test('the reads that check the key in their own statement refuse it at once after a revocation outside the instances', async () => {

@@ -23,6 +23,7 @@ import * as m0012 from './migrations/0012-webhooks.js';
 import * as m0013 from './migrations/0013-chunk-set-text-hash.js';
 import * as m0014 from './migrations/0014-record-function.js';
 import * as m0015 from './migrations/0015-announce-after-commit.js';
+import * as m0016 from './migrations/0016-board-version.js';
 
 const migrations: Record<string, Migration> = {
   '0001-core': m0001,
@@ -40,6 +41,7 @@ const migrations: Record<string, Migration> = {
   '0013-chunk-set-text-hash': m0013,
   '0014-record-function': m0014,
   '0015-announce-after-commit': m0015,
+  '0016-board-version': m0016,
 };
 
 // Keep int8 (counts) as numbers: our counts are far below 2^53.

@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { createEdge, deleteEdge, edgeTag, getEdge, listEdges, updateEdge } from '../../edges/edge-service.js';
 import { pageRequest } from '../../lib/pagination.js';
 import { principalOf } from '../plugins/auth.js';
+import { sendBoardList } from '../board-lists.js';
 import { ifMatchOf, IfMatchHeaders, IfNoneMatchHeaders, NotModified, tagged, withETag } from '../conditional.js';
 import { Uuid } from '../../contract/common.js';
 import { CreateEdgeBody, Edge, UpdateEdgeBody } from '../../contract/edges.js';
@@ -14,7 +15,8 @@ const EdgeListQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export function edgeRoutes(app: App, { db, config }: Services): void {
+export function edgeRoutes(app: App, services: Services): void {
+  const { db, config } = services;
   app.post(
     '/v1/boards/:boardId/edges',
     {
@@ -48,13 +50,15 @@ export function edgeRoutes(app: App, { db, config }: Services): void {
         response: { 200: List(Edge), ...errorResponses },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { boardId } = request.params;
       const nodeId = request.query.node_id?.toLowerCase();
       // The cursor is bound to the board and the filter, so it cannot page another list.
       const list = `edges:${boardId}:${nodeId ?? '*'}`;
-      const page = await listEdges(db, principalOf(request), boardId, { node_id: nodeId }, pageRequest(list, request.query, 'desc'), list);
-      return { object: 'list' as const, ...page };
+      const page = pageRequest(list, request.query, 'desc');
+      return sendBoardList(services, reply, principalOf(request), boardId, list, page, () =>
+        listEdges(db, principalOf(request), boardId, { node_id: nodeId }, page, list),
+      );
     },
   );
 

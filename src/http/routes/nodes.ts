@@ -5,6 +5,7 @@ import { CreateNodeBody, Node, nodeTypeInput, type NodeTypeInput, UpdateNodeBody
 import { toNodeType } from '../../nodes/node-data.js';
 import { createNode, deleteNode, getNode, listNodes, nodeTag, updateNode } from '../../nodes/node-service.js';
 import { assetBaseUrl } from './assets.js';
+import { sendBoardList } from '../board-lists.js';
 import { principalOf } from '../plugins/auth.js';
 import { ifMatchOf, IfMatchHeaders, IfNoneMatchHeaders, NotModified, tagged, withETag } from '../conditional.js';
 import { BoardChildParams, BoardParams, Deleted, errorResponses, List, PageQuery, Single } from '../schemas/common.js';
@@ -61,13 +62,15 @@ export function nodeRoutes(app: App, services: Services): void {
         response: { 200: List(Node), ...errorResponses },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { boardId } = request.params;
       const type = request.query.type === undefined ? undefined : asNodeType(request.query.type);
       // The cursor is bound to the board and the filter, so it cannot page another list.
       const list = `nodes:${boardId}:${type ?? '*'}`;
-      const page = await listNodes(db, principalOf(request), boardId, { type }, pageRequest(list, request.query, 'desc'), list);
-      return { object: 'list' as const, ...page };
+      const page = pageRequest(list, request.query, 'desc');
+      return sendBoardList(services, reply, principalOf(request), boardId, list, page, () =>
+        listNodes(db, principalOf(request), boardId, { type }, page, list),
+      );
     },
   );
 
