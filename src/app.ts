@@ -27,6 +27,7 @@ import type { JobDeps } from './modules/app-module.js';
 import { appModules } from './modules/modules.js';
 import { NodeReadCache } from './nodes/node-cache.js';
 import { BoardListCache } from './boards/list-cache.js';
+import { BoardVersions } from './boards/board-versions.js';
 import { createEmbedder } from './providers/embeddings/embedder.js';
 import { createChatModel } from './providers/llm/create-chat-model.js';
 import { createStorage } from './providers/storage/storage.js';
@@ -77,6 +78,7 @@ export async function buildApp(config: Config, database: DatabaseHandle): Promis
     foreground,
     purger: new ChunkPurger(database.db, foreground, app.log),
     ...(embedded ? { nodeCache: new NodeReadCache() } : {}),
+    boardVersions: new BoardVersions(database.db),
     ...(config.boardListCacheBytes > 0 ? { listCache: new BoardListCache(config.boardListCacheBytes) } : {}),
     background: new Background(app.log),
     events: new BoardEventHub(database.db, database.notifications),

@@ -3,10 +3,13 @@
 // at once) and never shown to someone who may not see the board now.
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
-import { sql } from 'kysely';
+import { type KyselyPlugin, sql } from 'kysely';
+import type { Principal } from '../src/auth/principal.js';
+import { BoardVersions } from '../src/boards/board-versions.js';
 import { BoardListCache } from '../src/boards/list-cache.js';
+import { ApiError } from '../src/errors.js';
 import type { EdgeList, ErrorBody, NodeList } from './helpers/api-types.js';
-import { type TestUser, useServer } from './helpers/harness.js';
+import { MISSING_ID, type TestUser, useServer } from './helpers/harness.js';
 
 describe('BoardListCache', () => {
   const page = (text: string) => Buffer.from(text);
@@ -187,6 +190,54 @@ describe('node and edge lists through the kept pages', () => {
       assert.equal(refused.status, 401, refused.text);
       assert.equal((refused.body as unknown as ErrorBody).code, 'unauthorized');
     }
+  });
+
+  test('board versions read at once are read together, and each caller gets its own answer', async () => {
+    const { db } = server.database;
+    let statements = 0;
+    const counter: KyselyPlugin = {
+      transformQuery: (args) => {
+        if (JSON.stringify(args.node).includes('visible_board_version')) statements++;
+        return args.node;
+      },
+      transformResult: async (args) => args.result,
+    };
+    const versions = new BoardVersions(db.withPlugin(counter));
+    const mine = await server.makeBoard(alice);
+    const shared = await server.makeBoard(alice, { is_public: true, public_access_level: 'view' });
+    await server.makeNode(alice, shared);
+    const revoked = await alice.keyWith(['read']);
+    await sql`UPDATE api_keys SET revoked_at = now() WHERE id = ${revoked.id}`.execute(db);
+    const seq = async (boardId: string) =>
+      (await db.selectFrom('boards').select('event_seq').where('id', '=', boardId).executeTakeFirstOrThrow()).event_seq;
+
+    const as = (user: TestUser, keyId?: string): Principal => ({
+      userId: user.userId,
+      kind: 'api_key',
+      keyId: keyId ?? 'unused',
+      scopes: ['read'],
+      ...(keyId ? { unconfirmed: true } : {}),
+    });
+    const cases: Array<[Principal, string, number | string]> = [
+      [as(alice), mine, await seq(mine)],
+      [as(bob), mine, 'not_found'],
+      [as(bob), shared, await seq(shared)],
+      [as(alice), shared, await seq(shared)],
+      [as(alice, revoked.id), mine, 'unauthorized'],
+      [as(alice), MISSING_ID, 'not_found'],
+    ];
+    const burst = Array.from({ length: 60 }, (_, i) => cases[i % cases.length]!);
+    const answers = await Promise.all(
+      burst.map(([principal, boardId]) =>
+        versions.visibleTo(principal, boardId).catch((error: unknown) => (error instanceof ApiError ? error.code : error)),
+      ),
+    );
+    assert.deepEqual(
+      answers,
+      burst.map(([, , expected]) => expected),
+    );
+    // Sixty reads asked for at once: the first goes alone, the rest together in the next statement.
+    assert.equal(statements, 2);
   });
 
   test('a deleted board answers 404, not its kept page', async () => {

@@ -42,20 +42,6 @@ export async function findVisibleBoard(db: Executor, principal: Principal, board
 }
 
 /**
- * The board's version (its event_seq, which every change to it raises) when the caller may see it,
- * checking access (and an unconfirmed API key) as findVisibleBoard does; the caller's 401 or 404
- * otherwise. One call of visible_board_version (0016-board-version.ts), whose plan PostgreSQL keeps:
- * this statement runs for every cached list page (list-cache.ts).
- */
-export async function visibleBoardVersion(db: Executor, principal: Principal, boardId: string): Promise<number> {
-  const key = principal.unconfirmed ? (principal.keyId ?? null) : null;
-  const { rows } = await sql<{
-    version: number | null;
-  }>`SELECT visible_board_version(${boardId}, ${principal.userId}, ${key}) AS version`.execute(db);
-  return rows[0]?.version ?? (await findVisibleBoard(db, principal, boardId)).event_seq;
-}
-
-/**
  * The same visibility rule as a condition inside another query, so a read of a board's nodes or
  * edges is one statement. When such a read finds nothing, call findVisibleBoard to tell a missing
  * board from a missing child.

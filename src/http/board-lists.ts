@@ -1,9 +1,8 @@
 // Answering a page of a board's nodes or edges through the app's list cache (src/boards/list-cache.ts):
-// one statement reads the board's version, checking access as the list's own statement does; an
-// unchanged board gets the page as it was sent, anything else is read, sent and kept.
+// the board's version is read (board-versions.ts), checking access as the list's own statement does;
+// an unchanged board gets the page as it was sent, anything else is read, sent and kept.
 import type { FastifyReply } from 'fastify';
 import type { Principal } from '../auth/principal.js';
-import { visibleBoardVersion } from '../boards/access.js';
 import type { Page, PageRequest } from '../lib/pagination.js';
 import type { Services } from './types.js';
 
@@ -12,7 +11,7 @@ import type { Services } from './types.js';
  * filter) and `page`, read by `read` unless the board is unchanged since the same page was kept.
  */
 export async function sendBoardList<T>(
-  { db, listCache }: Pick<Services, 'db' | 'listCache'>,
+  { boardVersions, listCache }: Pick<Services, 'boardVersions' | 'listCache'>,
   reply: FastifyReply,
   principal: Principal,
   boardId: string,
@@ -21,7 +20,7 @@ export async function sendBoardList<T>(
   read: () => Promise<Page<T>>,
 ): Promise<FastifyReply> {
   if (listCache === undefined) return reply.send({ object: 'list', ...(await read()) });
-  const version = await visibleBoardVersion(db, principal, boardId);
+  const version = await boardVersions.visibleTo(principal, boardId);
   const key = `${list}|${page.limit}|${page.order}|${page.after ? `${page.after.createdAt.toISOString()}|${page.after.id}` : ''}`;
   let body = listCache.get(key, version);
   if (body === undefined) {

@@ -16,6 +16,7 @@ import type { Foreground } from '../jobs/foreground.js';
 import type { JobWorker } from '../jobs/worker.js';
 import type { NodeReadCache } from '../nodes/node-cache.js';
 import type { BoardListCache } from '../boards/list-cache.js';
+import type { BoardVersions } from '../boards/board-versions.js';
 import type { Embedder } from '../providers/embeddings/embedder.js';
 import type { ChatModel } from '../providers/llm/chat-model.js';
 import type { Storage } from '../providers/storage/storage.js';
@@ -47,6 +48,8 @@ export interface Services {
   purger: ChunkPurger;
   /** This app's cache of single-node reads: only on the embedded database (src/nodes/node-cache.ts). */
   nodeCache?: NodeReadCache;
+  /** Reads boards' versions for callers, batched under load (src/boards/board-versions.ts). */
+  boardVersions: BoardVersions;
   /** This app's pages of board lists per board version (src/boards/list-cache.ts); none when BOARD_LIST_CACHE_MB is 0. */
   listCache?: BoardListCache;
   /** This app's background tasks, started with it and stopped when it closes. */
