@@ -1,7 +1,8 @@
 // Durability of the embedded database with the real server as a child process: every write that was
 // answered 2xx survives a kill -9, and SIGTERM drains an in-flight request, refuses new ones, exits
 // 0 and leaves a database that reopens cleanly (no lock left). The child always runs the embedded
-// PGlite, so the wire-protocol run (TEST_DATABASE_URL) skips this file: it would test the same thing.
+// PGlite, so the wire-protocol run (TEST_DATABASE_URL) skips those: it would test the same thing.
+// And, in process on either database, a close that begins with a request in flight ends promptly.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -12,6 +13,7 @@ import { createApiKeyForSubject } from '../src/auth/api-key-service.js';
 import { openDatabase } from '../src/db/database.js';
 import type { BoardBody, BoardList, NodeBody } from './helpers/api-types.js';
 import { type ChildServer, startChildServer } from './helpers/child-server.js';
+import { startServer } from './helpers/harness.js';
 import { wireRun } from './helpers/wire-database.js';
 
 const skip = wireRun ? 'the child server always uses the embedded database' : false;
@@ -163,6 +165,52 @@ describe('durability of the embedded database', { skip }, () => {
       assert.equal(row?.name, 'in flight');
     } finally {
       await database.close();
+    }
+  });
+});
+
+describe('closing with a request in flight', () => {
+  test('the connection of a request answered after closing began is ended, so the close does not wait for keep-alive', async () => {
+    const server = await startServer();
+    const owner = await server.user();
+    const agent = new http.Agent({ keepAlive: true });
+    try {
+      const body = JSON.stringify({ name: 'answered while closing' });
+      const answer = new Promise<{ status: number; connection: string | undefined; text: string }>((resolve, reject) => {
+        const req = http.request(
+          `${server.url}/v1/boards`,
+          {
+            method: 'POST',
+            agent,
+            headers: {
+              authorization: `Bearer ${owner.token}`,
+              'content-type': 'application/json',
+              'content-length': Buffer.byteLength(body),
+            },
+          },
+          (res) => {
+            let text = '';
+            res.on('data', (c: Buffer) => (text += c.toString()));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, text }));
+          },
+        );
+        req.on('error', reject);
+        // Half the body now: the request is in flight when the close begins.
+        req.write(body.slice(0, 5));
+        setTimeout(() => req.end(body.slice(5)), 300);
+      });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      let closedAt: number | undefined;
+      const closed = server.built.close().then(() => (closedAt = Date.now()));
+      const answered = await answer;
+      assert.equal(answered.status, 201, answered.text);
+      // Without ending the connection the close waits for the keep-alive timeout (72 s); allow 20.
+      const started = Date.now();
+      await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 20_000))]);
+      assert.ok(closedAt !== undefined, `the close had not finished ${Date.now() - started} ms after the answer`);
+    } finally {
+      agent.destroy();
+      await server.close();
     }
   });
 });
