@@ -97,6 +97,7 @@ async function seededServer(options: ServerOptions | undefined, name: string) {
 }
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+/** Median CPU µs per request over `samples`: server / database / load generator. */
 const cpuCell = (samples: Sample[]) =>
   (['server', 'database', 'client'] as const)
     .map((part) => {
@@ -164,9 +165,8 @@ export async function runHttpBench(options: {
       for (const [i, t] of targets.entries()) {
         const s = await measure(t, options.seconds, options.database);
         samples[i]!.push(s);
-        const cpu = [s.cpu.server, s.cpu.database, s.cpu.client].map((us) => (us === undefined ? '–' : us.toFixed(0))).join(' / ');
         console.log(
-          `  ${t.name}: ${fmt(s.reqPerSec)} req/s, p50 ${s.p50} ms, p99 ${s.p99} ms, CPU µs/request ${cpu}${s.non2xx || s.errors ? ` (${s.non2xx} non-2xx, ${s.errors} errors!)` : ''}`,
+          `  ${t.name}: ${fmt(s.reqPerSec)} req/s, p50 ${s.p50} ms, p99 ${s.p99} ms, CPU µs/request ${cpuCell([s])}${s.non2xx || s.errors ? ` (${s.non2xx} non-2xx, ${s.errors} errors!)` : ''}`,
         );
       }
     }

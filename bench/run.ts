@@ -6,7 +6,8 @@
 //   npm run bench                 both benchmarks
 //   npm run bench -- http         only one of them (http or board)
 // Settings (environment): BENCH_HTTP_ROUNDS (rounds of the HTTP routes, default 5), BENCH_SECONDS
-// (per HTTP route and round, default 4), BENCH_WARMUP_SECONDS (per route, default 5), BENCH_SERVER=tsx (run the sources without building), BENCH_CPU_PROF=<dir> (write V8
+// (per HTTP route and round, default 4), BENCH_WARMUP_SECONDS (per route, default 5),
+// BENCH_SERVER=tsx (run the sources without building), BENCH_CPU_PROF=<dir> (write V8
 // CPU profiles of the server there; summarise them with bench/profile-summary.ts),
 // BENCH_DATABASE_URL (run the server on that PostgreSQL database, which the bench empties first).
 import fs from 'node:fs';

@@ -161,9 +161,10 @@ export async function generateReply(
   try {
     // Loaded by the first reply of the process: before the provider's clock starts.
     const countTokens = await tokenCounter();
+    const contextDeps = { ...deps, countTokens };
     arm();
     const chat = { id: pending.chatId, board_id: pending.boardId, ...pending.chat };
-    let context = await buildContext({ ...deps, countTokens }, chat, pending.boardName, pending.question);
+    let context = await buildContext(contextDeps, chat, pending.boardName, pending.question);
     if (context.overflow) {
       const facts = await condense(deps, context.overflow.turns, upstream.signal);
       const memory = [...chat.memory, ...facts].slice(-MEMORY_MAX);
@@ -174,7 +175,7 @@ export async function generateReply(
         .where('generation_id', '=', pending.generationId)
         .execute();
       context = await buildContext(
-        { ...deps, countTokens },
+        contextDeps,
         { ...chat, memory, memory_through: context.overflow.through },
         pending.boardName,
         pending.question,

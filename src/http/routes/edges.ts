@@ -56,8 +56,9 @@ export function edgeRoutes(app: App, services: Services): void {
       // The cursor is bound to the board and the filter, so it cannot page another list.
       const list = `edges:${boardId}:${nodeId ?? '*'}`;
       const page = pageRequest(list, request.query, 'desc');
-      return sendBoardList(services, reply, principalOf(request), boardId, list, page, () =>
-        listEdges(db, principalOf(request), boardId, { node_id: nodeId }, page, list),
+      const principal = principalOf(request);
+      return sendBoardList(services, reply, principal, boardId, list, page, () =>
+        listEdges(db, principal, boardId, { node_id: nodeId }, page, list),
       );
     },
   );

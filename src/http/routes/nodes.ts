@@ -68,9 +68,8 @@ export function nodeRoutes(app: App, services: Services): void {
       // The cursor is bound to the board and the filter, so it cannot page another list.
       const list = `nodes:${boardId}:${type ?? '*'}`;
       const page = pageRequest(list, request.query, 'desc');
-      return sendBoardList(services, reply, principalOf(request), boardId, list, page, () =>
-        listNodes(db, principalOf(request), boardId, { type }, page, list),
-      );
+      const principal = principalOf(request);
+      return sendBoardList(services, reply, principal, boardId, list, page, () => listNodes(db, principal, boardId, { type }, page, list));
     },
   );
 
