@@ -6,12 +6,12 @@
 // service a pool of several connections, and the files run side by side. Without it, the run goes
 // to PGlite served over the wire protocol by @electric-sql/pglite-socket on a TCP port: one
 // connection, one shared database, one file at a time.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import pg from 'pg';
+import { runTests } from '../test/helpers/compiled.js';
 
 const named = process.argv.slice(2);
 const files =
@@ -21,15 +21,6 @@ const files =
         .readdirSync('test')
         .filter((f) => f.endsWith('.test.ts'))
         .map((f) => `test/${f}`);
-
-const run = (env: Record<string, string>, concurrency: number): Promise<number> => {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-timeout=600000', ...files],
-    { stdio: 'inherit', env: { ...process.env, ...env } },
-  );
-  return new Promise((resolve) => child.on('exit', (c) => resolve(c ?? 1)));
-};
 
 const postgresUrl = process.env.TEST_POSTGRES_URL;
 let code: number;
@@ -44,14 +35,14 @@ if (postgresUrl) {
   console.log(`wire-protocol run against PostgreSQL ${version[0]?.server_version} (${files.length} files, a database each)`);
   // Under its own name, so the embedded run of `npm test` never goes there even when TEST_POSTGRES_URL
   // is exported in the shell that runs both.
-  code = await run({ TEST_WIRE_POSTGRES_URL: postgresUrl }, Number(process.env.TEST_CONCURRENCY ?? 2));
+  code = await runTests(files, { TEST_WIRE_POSTGRES_URL: postgresUrl }, Number(process.env.TEST_CONCURRENCY ?? 2));
 } else {
   const db = await PGlite.create({ extensions: { vector } });
   const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 1 });
   await server.start();
   const address = server.getServerConn();
   console.log(`wire-protocol run against PGlite at postgres://${address} (${files.length} files; set TEST_POSTGRES_URL for a real server)`);
-  code = await run({ TEST_DATABASE_URL: `postgres://postgres@${address}/postgres` }, 1);
+  code = await runTests(files, { TEST_DATABASE_URL: `postgres://postgres@${address}/postgres` }, 1);
   await server.stop();
   await db.close();
 }

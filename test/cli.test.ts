@@ -14,7 +14,7 @@ import { SignJWT } from 'jose';
 import { newId } from '../src/lib/ids.js';
 import type { ApiKeyList, BodyOf, BoardBody, ErrorBody } from './helpers/api-types.js';
 import { JWT_SECRET, startServer, type Response, type TestServer, useServer } from './helpers/harness.js';
-import { compiledEntry, compiledEnv } from './helpers/compiled.js';
+import { compiledEntry, compiledEnv, NODE_FLAGS } from './helpers/compiled.js';
 import { seedEmbeddedDatabase } from './helpers/embedded-template.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -46,9 +46,10 @@ function spawnCollect(command: string, args: string[], env: Record<string, strin
 
 /** The CLI compiled (helpers/compiled.ts); `npm run cli` itself is run by the tests that name it. */
 const cli = async (args: string[], env: Record<string, string> = {}, input?: string) =>
-  spawnCollect(process.execPath, [await compiledEntry('cli'), ...args], { ...compiledEnv, ...env }, input);
+  spawnCollect(process.execPath, [...NODE_FLAGS, await compiledEntry('cli'), ...args], { ...compiledEnv, ...env }, input);
 
-describe('cli: arguments', { concurrency: true }, () => {
+// No database is opened for these: the wire run leaves them to the embedded run (they are 32 processes).
+describe('cli: arguments', { concurrency: true, skip: wire ? 'no database involved: run by the embedded run' : false }, () => {
   const cases: [string, string[], RegExp][] = [
     ['no command', [], /Missing command/],
     ['unknown command', ['users'], /Unknown command "users"/],

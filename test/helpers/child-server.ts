@@ -4,7 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { after } from 'node:test';
-import { compiledEntry, compiledEnv } from './compiled.js';
+import { compiledEntry, compiledEnv, NODE_FLAGS } from './compiled.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -26,7 +26,7 @@ after(() => {
 
 /** Starts the server and resolves once it logs the address it listens on. */
 export async function startChildServer(env: Record<string, string>): Promise<ChildServer> {
-  const proc = spawn(process.execPath, [await compiledEntry('server')], {
+  const proc = spawn(process.execPath, [...NODE_FLAGS, await compiledEntry('server')], {
     cwd: ROOT,
     env: { PATH: process.env.PATH, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', API_KEY_ENV: 'test', ...compiledEnv, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

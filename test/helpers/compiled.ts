@@ -1,22 +1,39 @@
-// The service's entry points (src/server.ts, src/cli.ts) compiled to JavaScript, for tests that run
-// them as processes of their own. Loading the sources through tsx costs a process about 1.5 s of
-// CPU before it does anything; the CLI tests start dozens and several files start servers, which
-// on CI's two cores made them the suite's slowest minutes. esbuild bundles each entry with the npm
-// packages left as imports (as `node dist/…` runs them) once per version of src/, into
-// node_modules/.cache, shared by every test process; `npm run cli` itself is still tested as is.
+// Code compiled to JavaScript for test processes. Loading TypeScript through tsx costs a process
+// about 2 s of CPU before it does anything (its loader thread resolves and loads every module one
+// message at a time), and on CI's two cores the suite is bound by CPU. So esbuild compiles, with the
+// npm packages left as imports (as `node dist/…` runs them):
+// - the service's entry points (src/server.ts, src/cli.ts), for tests that run them as processes of
+//   their own (the CLI tests start dozens, several files start servers): once per version of src/,
+//   into node_modules/.cache, shared by every test process;
+// - the test files themselves, each with everything of the project it imports, when a run starts
+//   (runTests, behind `npm run test:*`).
+// `node --import tsx --test test/x.test.ts` still runs a file from its sources, and `npm run cli`
+// itself is tested as is.
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { build } from 'esbuild';
+import { pathToFileURL } from 'node:url';
+import type { Plugin } from 'esbuild';
 import { isBuilt, publishBuilt } from './built-dir.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const SRC = path.join(ROOT, 'src');
+const TEST = path.join(ROOT, 'test');
+const CACHE = path.join(ROOT, 'node_modules', '.cache', 'bwk-test-build');
 
 /** What a compiled entry needs beside its path: the built web app, which src/config.ts finds relative to itself. */
 export const compiledEnv = { WEB_DIST_DIR: path.join(ROOT, 'web', 'dist') };
 
-function sourceKey(): string {
+/**
+ * V8 flags for test processes. PGlite's PostgreSQL is WebAssembly that V8 first compiles quickly
+ * (Liftoff) and then recompiles where it runs hot (TurboFan): worth it in a long-running server,
+ * but a test process or a CLI call lives seconds, and the recompiling cost each about 2 s of CPU.
+ * A budget 100 times V8's default leaves the hottest functions to be recompiled still.
+ */
+export const NODE_FLAGS = ['--wasm-tiering-budget=180000000'];
+
+function sourceKey(root: string): string {
   const hash = createHash('sha256');
   const walk = (dir: string): void => {
     for (const entry of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
@@ -25,38 +42,102 @@ function sourceKey(): string {
       else hash.update(full).update(fs.readFileSync(full));
     }
   };
-  walk(SRC);
+  walk(root);
   return hash.digest('hex').slice(0, 16);
 }
 
+const esbuildBase = { bundle: true, packages: 'external', platform: 'node', format: 'esm', target: 'node20', logLevel: 'warning' } as const;
+// Out of the project's package scope (node_modules), so say these are ES modules.
+const PACKAGE_JSON = '{ "type": "module" }\n';
+
 let compiled: Promise<string> | undefined;
 
-async function compile(): Promise<string> {
-  const dir = path.join(ROOT, 'node_modules', '.cache', 'bwk-test-build', sourceKey());
+async function compileEntries(): Promise<string> {
+  const dir = path.join(CACHE, sourceKey(SRC));
   if (isBuilt(dir)) return dir;
-  fs.mkdirSync(path.dirname(dir), { recursive: true });
+  fs.mkdirSync(CACHE, { recursive: true });
   const building = fs.mkdtempSync(`${dir}-building-`);
+  // Imported here: the harness imports this module for compiledEnv, and most processes build nothing.
+  const { build } = await import('esbuild');
   await build({
+    ...esbuildBase,
     // The embedded database's worker thread is loaded from beside the entry (src/db/embedded.ts).
     entryPoints: ['server.ts', 'cli.ts', 'db/embedded-worker.ts'].map((f) => path.join(SRC, f)),
     entryNames: '[name]',
     outdir: building,
-    bundle: true,
-    packages: 'external',
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
     sourcemap: 'inline',
-    logLevel: 'warning',
   });
-  // Out of the project's package scope (node_modules), so say these are ES modules.
-  fs.writeFileSync(path.join(building, 'package.json'), '{ "type": "module" }\n');
+  fs.writeFileSync(path.join(building, 'package.json'), PACKAGE_JSON);
   publishBuilt(building, dir);
   return dir;
 }
 
 /** The path of the compiled entry (`server` or `cli`), compiling src/ first if it changed. */
 export async function compiledEntry(name: 'server' | 'cli'): Promise<string> {
-  compiled ??= compile();
+  compiled ??= compileEntries();
   return path.join(await compiled, `${name}.js`);
+}
+
+/**
+ * Outside src/ (the tests, their helpers, the scripts they import) a module's `import.meta` is its
+ * source's, as under tsx: the helpers find the project from their own place, and a script's "am I
+ * the main module" check stays false. The sources keep the bundle's own, so src/db/embedded.ts
+ * loads the worker built beside the bundles, as the service's build does.
+ */
+const sourceLocations: Plugin = {
+  name: 'source-locations',
+  setup(build) {
+    build.onLoad({ filter: /\.ts$/ }, async (args) => {
+      if (!path.relative(SRC, args.path).startsWith('..')) return undefined;
+      return {
+        loader: 'ts',
+        contents: (await fs.promises.readFile(args.path, 'utf8'))
+          .replaceAll('import.meta.dirname', JSON.stringify(path.dirname(args.path)))
+          .replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href)),
+      };
+    });
+  },
+};
+
+/**
+ * Runs test files (paths under test/) with Node's test runner, with `env` added to the environment
+ * and `concurrency` files at a time; resolves with the runner's exit code. The files are bundled
+ * first, with everything of the project they import (half a second), into a folder of this run's.
+ */
+export async function runTests(files: string[], env: Record<string, string>, concurrency: number): Promise<number> {
+  // test/x.test.ts → x.test.js, test/e2e/x.test.ts → e2e-x.test.js: all in one folder, beside the worker.
+  const outName = (file: string) => path.relative(TEST, path.resolve(ROOT, file)).replace(/\.ts$/, '').replaceAll(path.sep, '-');
+  fs.mkdirSync(CACHE, { recursive: true });
+  const dir = fs.mkdtempSync(path.join(CACHE, 'tests-'));
+  try {
+    const { build } = await import('esbuild');
+    await build({
+      ...esbuildBase,
+      entryPoints: [
+        ...files.map((file) => ({ in: path.resolve(ROOT, file), out: outName(file) })),
+        { in: path.join(SRC, 'db', 'embedded-worker.ts'), out: 'embedded-worker' },
+      ],
+      outdir: dir,
+      // Code the files share is loaded once per process, from chunks beside them.
+      splitting: true,
+      sourcemap: 'linked',
+      plugins: [sourceLocations],
+    });
+    fs.writeFileSync(path.join(dir, 'package.json'), PACKAGE_JSON);
+    const child = spawn(
+      process.execPath,
+      [
+        ...NODE_FLAGS,
+        '--enable-source-maps',
+        '--test',
+        `--test-concurrency=${concurrency}`,
+        '--test-timeout=600000',
+        ...files.map((file) => path.join(dir, `${outName(file)}.js`)),
+      ],
+      { stdio: 'inherit', env: { ...process.env, ...env } },
+    );
+    return await new Promise((resolve) => child.on('exit', (code) => resolve(code ?? 1)));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }

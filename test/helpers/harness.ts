@@ -3,6 +3,7 @@
 // TEST_DATABASE_URL is set (the wire-protocol run, see scripts/test-wire.ts and wire-database.ts)
 // it uses that server through node-postgres instead.
 import type { Edge, EdgeInput, Job, Node, NodeInput } from './api-types.js';
+import { compiledEnv } from './compiled.js';
 import { seedEmbeddedDatabase } from './embedded-template.js';
 import { realPostgres } from './wire-database.js';
 import fs from 'node:fs';
@@ -82,6 +83,8 @@ async function openWithRetry(config: Config): Promise<DatabaseHandle> {
 export async function startServer(env: Record<string, string> = {}): Promise<TestServer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bwk-test-'));
   const config = loadConfig({
+    // Named, not found from src/config.ts's place: the test files may run bundled (helpers/compiled.ts).
+    ...compiledEnv,
     DATA_DIR: dataDir,
     AUTH_JWT_SECRET: JWT_SECRET,
     LOG_LEVEL: 'silent',

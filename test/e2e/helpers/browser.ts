@@ -1,12 +1,13 @@
 // End-to-end harness: the real service (harness.startServer, which serves the built web app from
-// web/dist) and Debian's Chromium driven by playwright-core, headless, with a fresh profile per
-// browser. `npm run test:e2e` builds the app first.
+// web/dist) and Debian's Chromium driven by playwright-core, headless: one Chromium per test file,
+// and a browser context of its own for each person. `npm run test:e2e` builds the app first.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser as PlaywrightBrowser, type BrowserContext, type Page } from 'playwright-core';
 import { startServer, type TestServer } from '../../helpers/harness.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -39,28 +40,28 @@ export interface Device {
 /** A phone-sized screen (an iPhone 12/13/14's CSS pixels), touch and mobile viewport. */
 export const PHONE: Device = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true };
 
-/** Chromium with a fresh user-data dir, removed on close; `device` emulates another screen. */
+let chromiumProcess: Promise<PlaywrightBrowser> | undefined;
+// One Chromium per test process, closed when its file ends: starting one cost about 2 s of CPU, and
+// a test file opens up to eight browsers.
+after(async () => {
+  await (await chromiumProcess)?.close();
+});
+
+/**
+ * A browser as a new person has it: a context of its own (cookies, storage, permissions; nothing
+ * shared with any other) in the file's Chromium, with one page; `device` emulates another screen.
+ */
 export async function launchBrowser(device: Device = {}): Promise<Browser> {
   if (!fs.existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH)`);
-  const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bwk-chromium-'));
-  const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: CHROMIUM_ARGS,
+  chromiumProcess ??= chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  const context = await (await chromiumProcess).newContext({
     viewport: device.viewport ?? { width: 1280, height: 800 },
     isMobile: device.isMobile,
     hasTouch: device.hasTouch,
   });
   context.setDefaultTimeout(15_000);
-  const page = context.pages()[0] ?? (await context.newPage());
-  return {
-    context,
-    page,
-    async close() {
-      await context.close();
-      fs.rmSync(userDataDir, { recursive: true, force: true });
-    },
-  };
+  const page = await context.newPage();
+  return { context, page, close: () => context.close() };
 }
 
 /** The service with the built web app; fails clearly when the app has not been built. */
