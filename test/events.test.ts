@@ -7,7 +7,15 @@ import { PDFDocument } from 'pdf-lib';
 import { uploadFile } from './helpers/assets.js';
 import { follow, type FollowedStream } from './helpers/event-stream.js';
 import { useServer, startServer, isErrorEnvelope } from './helpers/harness.js';
+import { clientNotifications } from '../src/db/notifications.js';
 import { announcerOf, BOARD_EVENTS_CHANNEL, parseAnnouncement } from '../src/events/announcer.js';
+
+// node-postgres warns (once a process) when a query is sent while another waits on the same
+// connection; pg 9 will refuse it. Heard from before the first server starts.
+const queuedQueryWarnings: string[] = [];
+process.on('warning', (warning) => {
+  if (/already executing a query/.test(warning.message)) queuedQueryWarnings.push(warning.message);
+});
 
 const server = useServer();
 const open: FollowedStream[] = [];
@@ -241,6 +249,30 @@ describe('announcements', () => {
       300,
       'the first send carries the first commit alone',
     );
+  });
+
+  test('channels named while the listening connection opens are each heard; no statement waits behind another', async () => {
+    // A listener of its own on the wire run's database, as an instance on an external PostgreSQL has;
+    // the embedded database listens on its pool instead (the server's, used above).
+    const url = server.config.databaseUrl;
+    const notifications = url ? clientNotifications(url) : server.database.notifications;
+    const channels = ['bwk_test_a', 'bwk_test_b', 'bwk_test_c'];
+    const heard = new Set<string>();
+    try {
+      for (const channel of channels) notifications.on(channel, (payload) => heard.add(`${channel}:${payload}`));
+      const deadline = Date.now() + 10_000;
+      while (Date.now() < deadline && heard.size < channels.length) {
+        for (const channel of channels) await sql`SELECT pg_notify(${channel}, 'hello')`.execute(server.database.db);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      assert.deepEqual(
+        [...heard].sort(),
+        channels.map((c) => `${c}:hello`),
+      );
+    } finally {
+      if (url) await notifications.close();
+    }
+    assert.deepEqual(queuedQueryWarnings, []);
   });
 
   test('a write announces its board only when it commits', async () => {

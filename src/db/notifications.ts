@@ -36,8 +36,10 @@ class ChannelHandlers {
     for (const handler of this.channels.get(message.channel) ?? []) handler(message.payload ?? '');
   };
 
+  /** One statement for every channel: a connection takes one query at a time. */
   listenAll(client: pg.ClientBase): Promise<unknown> {
-    return Promise.all([...this.channels.keys()].map((channel) => client.query(`LISTEN ${quote(channel)}`)));
+    if (this.channels.size === 0) return Promise.resolve();
+    return client.query([...this.channels.keys()].map((channel) => `LISTEN ${quote(channel)}`).join('; '));
   }
 }
 
@@ -66,6 +68,9 @@ const RETRY_MAX_MS = 10_000;
 export function clientNotifications(connectionString: string): Notifications {
   const handlers = new ChannelHandlers();
   let client: pg.Client | undefined;
+  // The connection's statements in order, one at a time: node-postgres deprecates (and pg 9 drops)
+  // sending a query while another is running, as a channel named during the connect would.
+  let statements: Promise<unknown> = Promise.resolve();
   let closed = false;
   let retryMs = RETRY_MIN_MS;
   let retry: NodeJS.Timeout | undefined;
@@ -76,9 +81,10 @@ export function clientNotifications(connectionString: string): Notifications {
     next.on('error', () => lost(next));
     next.on('end', () => lost(next));
     client = next;
+    const ready = next.connect().then(() => handlers.listenAll(next));
+    statements = ready.catch(() => {});
     try {
-      await next.connect();
-      await handlers.listenAll(next);
+      await ready;
       retryMs = RETRY_MIN_MS;
       if (resuming) for (const resume of handlers.resumed) resume();
     } catch {
@@ -100,7 +106,10 @@ export function clientNotifications(connectionString: string): Notifications {
     on(channel, handler) {
       if (!handlers.add(channel, handler)) return;
       if (!client && !retry) void connect(false);
-      else client?.query(`LISTEN ${quote(channel)}`).catch(() => {});
+      else if (client) {
+        const which = client;
+        statements = statements.then(() => which.query(`LISTEN ${quote(channel)}`)).catch(() => {});
+      }
     },
     onResume: (handler) => handlers.resumed.add(handler),
     async close() {
