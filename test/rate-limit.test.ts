@@ -3,9 +3,11 @@
 // counters shared through Redis by two instances, and failing open when Redis goes away.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
 import type { ErrorBody } from './helpers/api-types.js';
 import { isErrorEnvelope, startServer, type Response, type TestServer, type TestUser, useServer } from './helpers/harness.js';
 import { redisAvailable, startRedis, type RedisServer } from './helpers/redis.js';
+import { wireRun } from './helpers/wire-database.js';
 
 function assertLimited(res: Response, limit: number): void {
   assert.equal(res.status, 429, res.text);
@@ -120,6 +122,48 @@ describe("rate limits across one user's API keys", () => {
     assert.equal((await server.request('GET', '/v1/boards', { token: await alice.jwt() })).status, 200);
     // Public routes are not counted.
     assert.equal((await server.request('GET', '/healthz', { token: keys[2] })).status, 200);
+  });
+});
+
+describe('a key revoked by another instance', {
+  skip: wireRun ? false : 'the embedded database has one instance, through which keys are revoked',
+}, () => {
+  const server = useServer({ RATE_LIMIT_API_KEY_PER_MINUTE: '5', RATE_LIMIT_USER_PER_MINUTE: '12' });
+
+  test('is refused with 401 before it is counted, even on the lists (which confirm keys in their own statement)', async () => {
+    const carol = await server.user();
+    const boardId = await server.makeBoard(carol);
+    const leaked = await carol.keyWith(['read']);
+    const nodes = `/v1/boards/${boardId}/nodes`;
+    for (let i = 1; i <= 5; i++) assert.equal((await server.request('GET', nodes, { token: leaked.raw_key })).status, 200);
+    assertLimited(await server.request('GET', nodes, { token: leaked.raw_key }), 5);
+    // Revoked where this instance does not see it: by another instance, the CLI or SQL.
+    await sql`UPDATE api_keys SET revoked_at = now() WHERE id = ${leaked.id}`.execute(server.database.db);
+    for (let i = 0; i < 10; i++) {
+      const res = await server.request('GET', nodes, { token: leaked.raw_key });
+      assert.equal(res.status, 401, `request ${i + 1} after the revocation: ${res.text}`);
+      assert.equal(res.headers.get('ratelimit-limit'), null, 'a refused request is not counted');
+    }
+    // carol's own key has the rest of her budget (12, of which her board and the leaked key's 200s used 6).
+    const own = await server.request('GET', '/v1/boards', { token: carol.token });
+    assert.equal(own.status, 200, own.text);
+  });
+
+  test("within its limit: the list's statement refuses it once, and the key's row is read from then on", async () => {
+    const dan = await server.user();
+    const boardId = await server.makeBoard(dan);
+    const leaked = await dan.keyWith(['read']);
+    const nodes = `/v1/boards/${boardId}/nodes`;
+    assert.equal((await server.request('GET', nodes, { token: leaked.raw_key })).status, 200);
+    await sql`UPDATE api_keys SET revoked_at = now() WHERE id = ${leaked.id}`.execute(server.database.db);
+    // Counted, then refused by the statement that checks the key with the board.
+    const first = await server.request('GET', nodes, { token: leaked.raw_key });
+    assert.equal(first.status, 401, first.text);
+    for (let i = 0; i < 5; i++) {
+      const res = await server.request('GET', nodes, { token: leaked.raw_key });
+      assert.equal(res.status, 401, res.text);
+      assert.equal(res.headers.get('ratelimit-limit'), null, `request ${i + 2} after the revocation is refused before it is counted`);
+    }
   });
 });
 

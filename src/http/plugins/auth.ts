@@ -41,4 +41,15 @@ export function registerAuth(app: FastifyInstance, authenticator: Authenticator)
     if (!hasScope(principal, needed)) throw missingScope(needed);
     request.principal = principal;
   });
+  // An unconfirmed key answered 401 was found revoked or expired by the route's statement; one
+  // answered 429 never reached that statement. Either way this instance reads the key's row on its
+  // next request, where a key no longer valid is refused before any rate limit counts it: a key
+  // revoked elsewhere cannot spend its user's budget, nor get 429 instead of 401 more than once.
+  app.addHook('onSend', async (request, reply, payload) => {
+    const principal = request.principal;
+    if (principal?.unconfirmed && principal.keyId && (reply.statusCode === 401 || reply.statusCode === 429)) {
+      authenticator.forgetKey(principal.keyId);
+    }
+    return payload;
+  });
 }
