@@ -310,7 +310,7 @@ async function twoPagePdf(): Promise<Buffer> {
   return Buffer.from(await doc.save());
 }
 
-test('search and chat: a pdf hit on p. 2 opens the PDF there, a node thread names its node', async () => {
+test("search and chat: a node thread names its node, a reply's source on p. 1 and a search hit on p. 2 open the PDF there", async () => {
   const { page, api, account, boardId, close } = await openNewBoard(server, 'Sources');
   try {
     const upload = await postParts(server, account.accessToken, boardId, [
@@ -331,6 +331,19 @@ test('search and chat: a pdf hit on p. 2 opens the PDF there, a node thread name
     await page.reload();
     await page.getByRole('heading', { name: 'Sources', level: 1 }).waitFor();
 
+    // A thread about a node asks about that node; a reply's source on p. 1 opens the PDF there.
+    await page.getByRole('button', { name: 'Chat' }).click();
+    const panel = page.getByRole('complementary', { name: 'Chat' });
+    await panel.getByRole('button', { name: /About the PDF/ }).click();
+    const message = panel.getByRole('textbox', { name: 'Message' });
+    assert.equal(await message.getAttribute('placeholder'), 'Ask about “Earth”…');
+    await message.fill('What erupts with lava?');
+    await message.press('Enter');
+    await panel.locator('.bw-sources').last().getByRole('button', { name: 'Earth · p. 1' }).click();
+    const openAtOne = page.getByTestId(`node-${pdf.id}`).getByRole('link', { name: 'Open PDF at p. 1' });
+    await openAtOne.waitFor();
+    assert.equal(await openAtOne.getAttribute('href'), `${asset.url}#page=1`);
+
     const box = page.getByRole('searchbox', { name: 'Search this board' });
     await box.fill('glaciers valleys');
     await box.press('Enter');
@@ -341,11 +354,6 @@ test('search and chat: a pdf hit on p. 2 opens the PDF there, a node thread name
     const open = page.getByTestId(`node-${pdf.id}`).getByRole('link', { name: 'Open PDF at p. 2' });
     await open.waitFor();
     assert.equal(await open.getAttribute('href'), `${asset.url}#page=2`);
-
-    // A thread about a node asks about that node.
-    await page.getByRole('button', { name: 'Chat' }).click();
-    await page.getByRole('button', { name: /About the PDF/ }).click();
-    assert.equal(await page.getByRole('textbox', { name: 'Message' }).getAttribute('placeholder'), 'Ask about “Earth”…');
   } finally {
     await close();
   }
