@@ -45,11 +45,12 @@ export function registerAuth(app: FastifyInstance, authenticator: Authenticator)
   // answered 429 never reached that statement. Either way this instance reads the key's row on its
   // next request, where a key no longer valid is refused before any rate limit counts it: a key
   // revoked elsewhere cannot spend its user's budget, nor get 429 instead of 401 more than once.
-  app.addHook('onSend', async (request, reply, payload) => {
+  // Before the answer goes out, so the caller's next request already finds the key forgotten.
+  app.addHook('onSend', (request, reply, payload, done) => {
     const principal = request.principal;
     if (principal?.unconfirmed && principal.keyId && (reply.statusCode === 401 || reply.statusCode === 429)) {
       authenticator.forgetKey(principal.keyId);
     }
-    return payload;
+    done(null, payload);
   });
 }
