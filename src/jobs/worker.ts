@@ -15,6 +15,7 @@ import type { Database, Db, Executor } from '../db/schema.js';
 import { ApiError } from '../errors.js';
 import { ProviderError } from '../providers/provider-error.js';
 import { now } from '../lib/ids.js';
+import { ClaimSlots } from './claim-slots.js';
 import { fieldsOf } from '../contract/common.js';
 import { Job } from '../contract/jobs.js';
 import { changeTransaction, recordChanges } from '../events/record.js';
@@ -64,10 +65,7 @@ export class JobError extends Error {}
 
 export class JobWorker {
   readonly name = 'job worker';
-  private running: Promise<unknown> | undefined;
-  private stopping = false;
-  /** Slots waiting for work; wake() ends one wait. */
-  private idle: (() => void)[] = [];
+  private readonly slots: ClaimSlots;
   /** The running jobs' abort controllers, one per busy slot. */
   private readonly current = new Set<AbortController>();
 
@@ -76,44 +74,28 @@ export class JobWorker {
     private readonly handlers: Record<string, JobHandler>,
     private readonly options: JobWorkerOptions,
     private readonly log: FastifyBaseLogger,
-  ) {}
-
-  start(): void {
-    this.running ??= Promise.all(Array.from({ length: this.options.concurrency }, () => this.loop()));
+  ) {
+    this.slots = new ClaimSlots(
+      options,
+      () => this.runOne(),
+      (error) => this.log.error({ err: error }, 'job worker: claiming failed'),
+    );
   }
 
-  /** Looks for work now rather than at the next poll (one idle slot; a slot that finds a job wakes the next). */
+  start(): void {
+    this.slots.start();
+  }
+
+  /** Looks for work now rather than at the next poll. */
   wake(): void {
-    this.idle.shift()?.();
+    this.slots.wake();
   }
 
   /** Stops claiming, interrupts the running jobs and hands their leases back so another worker (or the next start) takes them up at once. */
   async stop(): Promise<void> {
-    this.stopping = true;
+    const stopped = this.slots.stop();
     for (const controller of this.current) controller.abort();
-    for (const resolve of this.idle.splice(0)) resolve();
-    await this.running;
-  }
-
-  private async loop(): Promise<void> {
-    while (!this.stopping) {
-      let worked = false;
-      try {
-        worked = await this.runOne();
-      } catch (error) {
-        if (!this.stopping) this.log.error({ err: error }, 'job worker: claiming failed');
-      }
-      if (worked || this.stopping) continue;
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          clearTimeout(timer);
-          this.idle = this.idle.filter((w) => w !== done);
-          resolve();
-        };
-        const timer = setTimeout(done, this.options.pollMs);
-        this.idle.push(done);
-      });
-    }
+    await stopped;
   }
 
   /**
@@ -154,7 +136,7 @@ export class JobWorker {
   private async runOne(): Promise<boolean> {
     const job = await this.claim();
     if (!job) return false;
-    if (this.stopping) {
+    if (this.slots.stopping) {
       await this.release(job);
       return true;
     }
@@ -204,7 +186,7 @@ export class JobWorker {
       outcome.committed?.();
     } catch (error) {
       if (controller.signal.aborted || error instanceof LeaseLost) {
-        if (this.stopping) await this.release(job);
+        if (this.slots.stopping) await this.release(job);
       } else {
         // Messages meant for the caller are kept; anything else is logged and not shown.
         const shown = error instanceof JobError || error instanceof ApiError || (error instanceof ProviderError && error.shown);

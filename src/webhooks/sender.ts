@@ -23,6 +23,7 @@ import type { Db, Executor } from '../db/schema.js';
 import { WEBHOOK_DELIVERIES_CHANNEL } from '../events/record.js';
 import { now } from '../lib/ids.js';
 import type { BackgroundTask } from '../jobs/background.js';
+import { ClaimSlots } from '../jobs/claim-slots.js';
 import { type Attempt, postDelivery } from './post.js';
 
 const USER_AGENT = 'board-workspace-webhooks/1';
@@ -47,11 +48,8 @@ export const messageId = (boardId: string, seq: number): string => `evt_${boardI
 
 export class WebhookSender implements BackgroundTask {
   readonly name = 'webhook sender';
-  private running: Promise<unknown> | undefined;
-  private stopping = false;
+  private readonly slots: ClaimSlots;
   private readonly stopped = new AbortController();
-  /** Slots waiting for work; wake() ends one wait. */
-  private idle: (() => void)[] = [];
 
   constructor(
     private readonly db: Db,
@@ -59,6 +57,11 @@ export class WebhookSender implements BackgroundTask {
     notifications: Notifications,
     private readonly log: FastifyBaseLogger,
   ) {
+    this.slots = new ClaimSlots(
+      options,
+      () => this.sendOne(),
+      (error) => this.log.error({ err: error }, 'webhook sender: sending failed'),
+    );
     notifications.on(WEBHOOK_DELIVERIES_CHANNEL, () => this.wake());
     // Notifications may have been missed while the listening connection was down.
     notifications.onResume(() => this.wake());
@@ -70,41 +73,19 @@ export class WebhookSender implements BackgroundTask {
   }
 
   start(): void {
-    this.running ??= Promise.all(Array.from({ length: this.options.concurrency }, () => this.loop()));
+    this.slots.start();
   }
 
-  /** Looks for work now rather than at the next poll (one idle slot; a slot that finds work wakes the next). */
+  /** Looks for work now rather than at the next poll. */
   wake(): void {
-    this.idle.shift()?.();
+    this.slots.wake();
   }
 
   /** Stops claiming, interrupts the attempts under way and hands their deliveries back. */
   async stop(): Promise<void> {
-    this.stopping = true;
+    const stopped = this.slots.stop();
     this.stopped.abort();
-    for (const resolve of this.idle.splice(0)) resolve();
-    await this.running;
-  }
-
-  private async loop(): Promise<void> {
-    while (!this.stopping) {
-      let worked = false;
-      try {
-        worked = await this.sendOne();
-      } catch (error) {
-        if (!this.stopping) this.log.error({ err: error }, 'webhook sender: sending failed');
-      }
-      if (worked || this.stopping) continue;
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          clearTimeout(timer);
-          this.idle = this.idle.filter((w) => w !== done);
-          resolve();
-        };
-        const timer = setTimeout(done, this.options.pollMs);
-        this.idle.push(done);
-      });
-    }
+    await stopped;
   }
 
   /**
@@ -147,7 +128,7 @@ export class WebhookSender implements BackgroundTask {
     if (!delivery) return false;
     // There may be more: let the next idle slot look.
     this.wake();
-    if (this.stopping) {
+    if (this.slots.stopping) {
       await this.release(delivery);
       return true;
     }
@@ -179,7 +160,7 @@ export class WebhookSender implements BackgroundTask {
         { allowedHosts: this.options.allowedHosts, timeoutMs: this.options.timeoutMs, signal: this.stopped.signal },
       );
     } catch (error) {
-      if (this.stopping) {
+      if (this.slots.stopping) {
         await this.release(delivery);
         return true;
       }
