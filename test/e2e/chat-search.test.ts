@@ -9,7 +9,7 @@ import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import type { TestServer } from '../helpers/harness.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.js';
-import { eventually, openNewBoard, saveScreenshot, startWebServer, type AccountApi } from './helpers/browser.js';
+import { eventually, openNewBoard, saveScreenshot, startWebServer, threadReady, type AccountApi } from './helpers/browser.js';
 
 let server: TestServer;
 let fake: FakeOpenAi;
@@ -131,6 +131,7 @@ test('a chat reply streams in piece by piece, lists its sources, and Stop aborts
     await panel.getByRole('button', { name: 'New thread' }).click();
     const message = panel.getByRole('textbox', { name: 'Message' });
     await message.fill('What do anemones eat?');
+    await threadReady(panel);
     await message.press('Enter');
 
     // Snapshots of the reply while it streams: it grows through several partial texts.

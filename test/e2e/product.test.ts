@@ -17,6 +17,7 @@ import {
   openNewBoard,
   signedInBrowser,
   startWebServer,
+  threadReady,
 } from './helpers/browser.js';
 
 let server: TestServer;
@@ -338,6 +339,7 @@ test("search and chat: a node thread names its node, a reply's source on p. 1 an
     const message = panel.getByRole('textbox', { name: 'Message' });
     assert.equal(await message.getAttribute('placeholder'), 'Ask about “Earth”…');
     await message.fill('What erupts with lava?');
+    await threadReady(panel);
     await message.press('Enter');
     await panel.locator('.bw-sources').last().getByRole('button', { name: 'Earth · p. 1' }).click();
     const openAtOne = page.getByTestId(`node-${pdf.id}`).getByRole('link', { name: 'Open PDF at p. 1' });

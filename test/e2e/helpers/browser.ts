@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser as PlaywrightBrowser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser as PlaywrightBrowser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { startServer, type TestServer } from '../../helpers/harness.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -252,6 +252,13 @@ export async function eventually<T>(what: string, check: () => Promise<T | undef
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
+
+/**
+ * Waits until an opened chat thread takes a message: its messages loaded, which enables Send (with
+ * text in the box). Enter before that sends nothing and keeps the text, as Send is disabled.
+ */
+export const threadReady = (panel: Locator) =>
+  eventually('the thread to take a message', () => panel.getByRole('button', { name: 'Send' }).isEnabled());
 
 /** Calls the API as the signed-in account; throws on a non-2xx answer; returns the JSON body. */
 export type AccountApi = (method: string, path: string, body?: unknown) => Promise<any>;
