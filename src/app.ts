@@ -130,8 +130,9 @@ export async function buildApp(config: Config, database: DatabaseHandle): Promis
   // A request in flight when closing began kept its connection open for keep-alive; closing only
   // ends the connections idle at that moment, so end this one once its answer is out. Otherwise
   // the close waits for the client to let go or for the keep-alive timeout (72 s).
-  app.addHook('onResponse', async (request) => {
+  app.addHook('onResponse', (request, _reply, done) => {
     if (closing) request.raw.socket?.end();
+    done();
   });
 
   registerErrorHandling(app);

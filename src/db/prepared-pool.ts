@@ -3,10 +3,10 @@
 // call. Used for the embedded database, where planning in WebAssembly dominates the cost of a
 // small query. On an external PostgreSQL only with DATABASE_PREPARED_STATEMENTS=true: it saves the
 // database the parse and plan of each query (about 0.2 ms for a node list; a single-node read took
-// about 90 instead of 220 to 285 µs of database CPU in runs of `npm run bench:http`), but a transaction-pooling
-// proxy may not carry named statements (PgBouncer before 1.21, Supabase's pooler in transaction
-// mode), and during a rolling deploy a migration that adds a column to
-// a table some queries read whole makes an older instance's prepared statements fail ("cached plan
+// about 90 instead of 220 to 285 µs of database CPU in runs of `npm run bench:http`), but a
+// transaction-pooling proxy may not carry named statements (PgBouncer before 1.21, Supabase's
+// pooler in transaction mode), and during a rolling deploy a migration that adds a column to a
+// table some queries read whole makes an older instance's prepared statements fail ("cached plan
 // must not change result type") until it restarts.
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
