@@ -8,6 +8,8 @@
 #            `start durable`: with PostgreSQL's defaults instead (fsync on), for benchmarks;
 #            prints `export TEST_POSTGRES_DIR=<dir> TEST_POSTGRES_URL=<admin url>` for eval
 #   stop DIR stops the server started in DIR and removes DIR
+#   down DIR stops it the way an operator's restart does (fast: sessions are ended, transactions
+#            rolled back), keeping DIR; `up DIR` starts it again as it was (test/faults.test.ts)
 #
 # CI runs `install`, then `eval "$(... start)"` before npm test (.ci/run); on a developer's machine
 # with PostgreSQL 15 and pgvector installed, `start` alone is enough.
@@ -52,19 +54,30 @@ start() {
   [ "${1:-}" = durable ] && durability=""
   dir=$(mktemp -d /tmp/bwk-postgres-XXXXXX)
   chown postgres "$dir" 2>/dev/null || true
-  as_postgres() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
   as_postgres "$PG_BIN/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 --no-locale >/dev/null
   port=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
-  as_postgres "$PG_BIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-    -o "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$dir $durability -c max_connections=300 -c shared_buffers=256MB" \
-    start >/dev/null
+  echo "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$dir $durability -c max_connections=300 -c shared_buffers=256MB" >"$dir/.options"
   echo "$dir" >"$dir/.dir"
+  up "$dir"
   echo "export TEST_POSTGRES_DIR=$dir TEST_POSTGRES_URL=postgres://postgres@127.0.0.1:$port/postgres"
+}
+
+as_postgres() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+
+up() {
+  local dir=$1
+  [ -f "$dir/.dir" ] || { echo "not a test server directory: $dir" >&2; exit 2; }
+  as_postgres "$PG_BIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 -o "$(cat "$dir/.options")" start >/dev/null
+}
+
+down() {
+  local dir=$1
+  [ -f "$dir/.dir" ] || { echo "not a test server directory: $dir" >&2; exit 2; }
+  as_postgres "$PG_BIN/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null
 }
 
 stop() {
   local dir=$1
-  as_postgres() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
   [ -f "$dir/.dir" ] || { echo "not a test server directory: $dir" >&2; exit 2; }
   as_postgres "$PG_BIN/pg_ctl" -D "$dir/data" -m immediate stop >/dev/null || true
   rm -rf "$dir"
@@ -74,5 +87,7 @@ case "${1:-}" in
   install) install ;;
   start) start "${2:-}" ;;
   stop) stop "${2:?stop needs the directory start made}" ;;
-  *) echo "usage: $0 install | start | stop DIR" >&2; exit 2 ;;
+  down) down "${2:?down needs the directory start made}" ;;
+  up) up "${2:?up needs the directory start made}" ;;
+  *) echo "usage: $0 install | start [durable] | stop DIR | down DIR | up DIR" >&2; exit 2 ;;
 esac

@@ -66,8 +66,14 @@ export async function openDatabase(
     connectionTimeoutMillis: 30_000,
     idleTimeoutMillis: embedded ? 0 : 30_000,
   });
-  // An idle client that loses its server must not crash the process; the pool replaces it.
+  // A client that loses its server (a restart, a failover, pg_terminate_backend) emits 'error'. The
+  // pool listens only while a client is idle; one lent to a request, even one held inside a
+  // transaction between two statements, has no listener of the pool's, and an unheard 'error' ends
+  // the process. The failure reaches its caller anyway (the statement in flight rejects, and the
+  // next one finds the client not queryable: 503 `unavailable`), and the pool drops a client that
+  // can no longer query when it is released, so both listeners only keep the process alive.
   pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
   // Before the first connection, which the embedded database's notifications arrive on.
   const notifications = embedded ? poolNotifications(pool) : clientNotifications(config.databaseUrl!);
   // No parallel workers for our statements: starting them costs a search more than the few

@@ -62,7 +62,9 @@ export function poolNotifications(pool: pg.Pool): Notifications {
 }
 
 const RETRY_MIN_MS = 250;
-const RETRY_MAX_MS = 10_000;
+// Open streams hear nothing until the connection is back: retried often enough that they resume
+// within about two seconds of the database's return.
+const RETRY_MAX_MS = 2_000;
 
 /** Listens on a connection of its own to an external PostgreSQL, opened at the first `on`. */
 export function clientNotifications(connectionString: string): Notifications {

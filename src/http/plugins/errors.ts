@@ -47,7 +47,7 @@ const fastifyCodes: Record<string, [ErrorCode, string]> = {
 };
 
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT']);
-const CONNECTION_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|connection error/i;
+const CONNECTION_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|connection error|is not queryable/i;
 
 /**
  * PostgreSQL errors that the caller's input or timing causes, not a bug: answered as the client's
@@ -56,7 +56,8 @@ const CONNECTION_MESSAGES = /Connection terminated|timeout exceeded when trying 
 function databaseError(error: Error & { code?: unknown; severity?: unknown }): ApiError | undefined {
   const code = typeof error.code === 'string' ? error.code : '';
   if (CONNECTION_CODES.has(code) || (code === '' && CONNECTION_MESSAGES.test(error.message)) || /^08|^57P0[123]$/.test(code)) {
-    return new ApiError('unavailable', 'The database is unreachable; retry shortly', { 'Retry-After': '5' });
+    // A restart or failover takes seconds; the pool connects anew on the next request.
+    return new ApiError('unavailable', 'The database is unreachable; retry shortly', { 'Retry-After': '2' });
   }
   if (typeof error.severity !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return undefined;
   // Text columns cannot hold NUL (found by test/fuzz.test.ts: a board name "a\u0000b" was a 500).
@@ -148,7 +149,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
 
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const apiError = toApiError(error);
-    if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
+    // An outage answers every request 503 until it ends: one line each, not a stack each.
+    if (apiError.code === 'unavailable') request.log.warn(`answered 503: ${error.message}`);
+    else if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
     // A database error answered as the client's fault is still worth a look.
     else if (!(error instanceof ApiError) && 'severity' in error)
       request.log.warn({ err: error }, `database error answered ${apiError.status}`);
