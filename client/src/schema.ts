@@ -7526,7 +7526,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description An invalid request (an error envelope or a JSON-RPC error) */
+            /** @description An invalid request (an error envelope or a JSON-RPC error), such as a batch of more than 20 messages or more than 500 items over its tool calls */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -2,8 +2,13 @@
 // a new MCP server and transport (the SDK's stateless pattern), built for the authenticated caller,
 // so scopes, tenancy and rate limits are the REST API's own. GET and DELETE (a session's stream and
 // its end) do not exist without sessions: the app answers them 405 like any other method a path lacks.
+// A POST is bounded (src/mcp/limits.ts: messages per batch, items over its tool calls; a 400 before
+// anything runs) and costs one request against the rate limits per JSON-RPC request it carries:
+// the HTTP request counted one, the rest are counted here, and a batch the budget cannot cover is
+// a 429 before any of it runs.
 import { Type } from '@sinclair/typebox';
 import type { McpCall } from '../../mcp/context.js';
+import { assertMcpBounds, MCP_MAX_BATCH_MESSAGES, MCP_MAX_ITEMS_PER_REQUEST, mcpLoad } from '../../mcp/limits.js';
 import { principalOf } from '../plugins/auth.js';
 import { toApiError } from '../plugins/errors.js';
 import { errorResponses } from '../schemas/common.js';
@@ -32,12 +37,16 @@ export function mcpRoutes(app: App, services: Services): void {
       // Read keys may connect: the tools offered follow the caller's scopes.
       config: { scope: 'read' },
       bodyLimit: MCP_BODY_LIMIT,
+      // Before the body's schema and before an Idempotency-Key is taken, as a REST body's validation.
+      preValidation: async (request) => {
+        assertMcpBounds(request.body);
+      },
       schema: {
         tags: ['mcp'],
         operationId: 'mcp',
         summary: 'Model Context Protocol endpoint (JSON-RPC over Streamable HTTP)',
         description,
-        body: Type.Union([JsonRpcMessage, Type.Array(JsonRpcMessage, { minItems: 1, maxItems: 100 })]),
+        body: Type.Union([JsonRpcMessage, Type.Array(JsonRpcMessage, { minItems: 1, maxItems: MCP_MAX_BATCH_MESSAGES })]),
         response: {
           // Written to the raw response by the SDK's transport: documented here, never serialised by Fastify.
           200: Type.Unsafe<never>({
@@ -50,7 +59,9 @@ export function mcpRoutes(app: App, services: Services): void {
           202: Type.Null({ description: 'A notification or response was accepted (no body)' }),
           ...errorResponses,
           400: Type.Union([Type.Ref('Error'), JsonRpcMessage], {
-            description: 'An invalid request (an error envelope or a JSON-RPC error)',
+            description:
+              'An invalid request (an error envelope or a JSON-RPC error), such as a batch of more than ' +
+              `${MCP_MAX_BATCH_MESSAGES} messages or more than ${MCP_MAX_ITEMS_PER_REQUEST} items over its tool calls`,
           }),
           406: { ...JsonRpcMessage, description: 'The Accept header lacks application/json and text/event-stream (a JSON-RPC error)' },
           415: Type.Ref('Error'),
@@ -58,6 +69,14 @@ export function mcpRoutes(app: App, services: Services): void {
       },
     },
     async (request, reply) => {
+      // The request itself was counted once; each further JSON-RPC request it carries counts too.
+      const { requests } = mcpLoad(request.body);
+      await app.countMoreRequests(
+        request,
+        reply,
+        requests - 1,
+        `each JSON-RPC request in an MCP batch counts as one request; this one carries ${requests}`,
+      );
       const call: McpCall = {
         principal: principalOf(request),
         assetBaseUrl: assetBaseUrl(services, request),
