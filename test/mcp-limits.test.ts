@@ -1,9 +1,11 @@
 // What one POST /v1/mcp may carry and what it costs: a JSON-RPC batch is bounded (messages per
 // batch, items over its tool calls) and refused whole with a 400 beyond that; each JSON-RPC request
 // in it counts against the caller's rate limits like a REST request (the key's, the user's across
-// keys, a JWT user's), and a batch the budget cannot cover is a 429 before any of it runs. Over
-// raw HTTP and with the SDK's own client transport.
+// keys, a JWT user's), and a batch the budget cannot cover is a 429 before any of it runs; and
+// Idempotency-Key is honoured (the first JSON-RPC answer replayed, another body 409). Over raw
+// HTTP and with the SDK's own client transport.
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { before, describe, test } from 'node:test';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -223,5 +225,58 @@ describe("the per-user budget across a user's keys counts each call", () => {
     const second = await mcp<ErrorBody>(server, two, batchOf(5, boardId));
     assertRateLimited(second, /Rate limit of 10 requests per minute across all of this user's API keys exceeded/);
     assert.equal(await nodeCount(server, boardId), 5);
+  });
+});
+
+describe('Idempotency-Key on POST /v1/mcp', () => {
+  const server = useServer();
+  let alice: TestUser;
+  let boardId: string;
+
+  before(async () => {
+    alice = await server.user();
+    boardId = await server.makeBoard(alice);
+  });
+
+  test('three calls with one key create once; the retries replay the same JSON-RPC answer', async () => {
+    const key = randomUUID();
+    const body = createCall(7, boardId, 1);
+    const answers = [];
+    for (let i = 0; i < 3; i++) answers.push(await mcp<ToolAnswer>(server, alice.token, body, { 'idempotency-key': key }));
+    for (const res of answers) assert.equal(res.status, 200, res.text);
+    assert.equal(answers[0]!.headers.get('idempotent-replayed'), null);
+    assert.ok(answers[0]!.body.result && !answers[0]!.body.result.isError, answers[0]!.text);
+    for (const replay of answers.slice(1)) {
+      assert.equal(replay.headers.get('idempotent-replayed'), 'true');
+      assert.match(replay.headers.get('content-type') ?? '', /^application\/json/);
+      assert.equal(replay.text, answers[0]!.text, 'the replay is byte for byte the first answer');
+    }
+    assert.equal(await nodeCount(server, boardId), 1);
+  });
+
+  test('the same key with a different body is 409 conflict and runs nothing', async () => {
+    const key = randomUUID();
+    const first = await mcp(server, alice.token, createCall(1, boardId, 1), { 'idempotency-key': key });
+    assert.equal(first.status, 200, first.text);
+    const before = await nodeCount(server, boardId);
+    const other = await mcp<ErrorBody>(server, alice.token, createCall(1, boardId, 2), { 'idempotency-key': key });
+    assert.equal(other.status, 409, other.text);
+    assert.ok(isErrorEnvelope(other.body, 409));
+    assert.equal(other.body.code, 'conflict');
+    assert.match(other.body.message, /already used with a different request/);
+    assert.equal(await nodeCount(server, boardId), before);
+  });
+
+  test('a batch is replayed whole; without a key every POST runs', async () => {
+    const key = randomUUID();
+    const before = await nodeCount(server, boardId);
+    const first = await mcp<ToolAnswer[]>(server, alice.token, batchOf(3, boardId), { 'idempotency-key': key });
+    const again = await mcp<ToolAnswer[]>(server, alice.token, batchOf(3, boardId), { 'idempotency-key': key });
+    assert.equal(first.status, 200, first.text);
+    assert.equal(again.text, first.text);
+    assert.equal(await nodeCount(server, boardId), before + 3);
+    await mcp(server, alice.token, createCall(1, boardId, 1));
+    await mcp(server, alice.token, createCall(1, boardId, 1));
+    assert.equal(await nodeCount(server, boardId), before + 5);
   });
 });

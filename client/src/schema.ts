@@ -7581,6 +7581,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description The Idempotency-Key was already used with another body, or its first request is still running */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Error envelope */
             415: {
                 headers: {

@@ -5,8 +5,10 @@
 // A POST is bounded (src/mcp/limits.ts: messages per batch, items over its tool calls; a 400 before
 // anything runs) and costs one request against the rate limits per JSON-RPC request it carries:
 // the HTTP request counted one, the rest are counted here, and a batch the budget cannot cover is
-// a 429 before any of it runs.
+// a 429 before any of it runs. The answer goes out through Fastify (not written to the socket by
+// the SDK), so Idempotency-Key replays it as on every POST.
 import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
 import type { McpCall } from '../../mcp/context.js';
 import { assertMcpBounds, MCP_MAX_BATCH_MESSAGES, MCP_MAX_ITEMS_PER_REQUEST, mcpLoad } from '../../mcp/limits.js';
 import { principalOf } from '../plugins/auth.js';
@@ -63,6 +65,9 @@ export function mcpRoutes(app: App, services: Services): void {
               'An invalid request (an error envelope or a JSON-RPC error), such as a batch of more than ' +
               `${MCP_MAX_BATCH_MESSAGES} messages or more than ${MCP_MAX_ITEMS_PER_REQUEST} items over its tool calls`,
           }),
+          409: Type.Ref('Error', {
+            description: 'The Idempotency-Key was already used with another body, or its first request is still running',
+          }),
           406: { ...JsonRpcMessage, description: 'The Accept header lacks application/json and text/event-stream (a JSON-RPC error)' },
           415: Type.Ref('Error'),
         },
@@ -84,29 +89,43 @@ export function mcpRoutes(app: App, services: Services): void {
         errorOf: toApiError,
       };
       // The SDK and the tools load with the first MCP request, not with the service.
-      const [{ buildMcpServer }, { StreamableHTTPServerTransport }] = await Promise.all([
+      const [{ buildMcpServer }, { WebStandardStreamableHTTPServerTransport }] = await Promise.all([
         import('../../mcp/server.js'),
-        import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+        import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
       ]);
       const server = buildMcpServer(services, call, MCP_VERSION);
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-      // The transport writes the raw response: the headers set so far (rate limits) go along.
-      for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
-      reply.hijack();
-      reply.raw.on('close', () => {
-        void transport.close();
-        void server.close();
-      });
+      // The web-standard transport (which the SDK's Node transport wraps) hands its answer back
+      // instead of writing the socket; in JSON response mode the answer is whole once every call of
+      // the POST is done. It goes out through Fastify like any answer, so the onSend hooks see it:
+      // Idempotency-Key records it for replay, the rate-limit headers show the smaller budget.
+      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       try {
         await server.connect(transport);
-        await transport.handleRequest(request.raw, reply.raw, request.body);
+        const answer = await transport.handleRequest(webRequest(request), { parsedBody: request.body });
+        const text = await answer.text();
+        for (const [name, value] of answer.headers) if (name !== 'content-length') reply.header(name, value);
+        reply.code(answer.status);
+        return text === '' ? reply.send() : reply.send(text);
       } catch (error) {
         request.log.error({ err: error }, 'MCP request failed');
-        if (!reply.raw.headersSent) {
-          reply.raw.writeHead(500, { 'content-type': 'application/json' });
-          reply.raw.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal server error' }, id: null }));
-        }
+        return reply
+          .code(500)
+          .type('application/json')
+          .send(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal server error' }, id: null }));
+      } finally {
+        await transport.close();
+        await server.close();
       }
     },
   );
+}
+
+/** The request as the web-standard transport reads it: its headers (Accept, Content-Type, MCP-Protocol-Version) and url. */
+function webRequest(request: FastifyRequest): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value === undefined) continue;
+    for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
+  }
+  return new Request(new URL(request.url, 'http://localhost'), { method: 'POST', headers });
 }
