@@ -6,12 +6,14 @@
 // HTTP and with the SDK's own client transport.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { before, describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { ErrorBody } from './helpers/api-types.js';
-import { isErrorEnvelope, type Response, type TestServer, type TestUser, useServer } from './helpers/harness.js';
+import { Redis } from 'ioredis';
+import { isErrorEnvelope, type Response, startServer, type TestServer, type TestUser, useServer } from './helpers/harness.js';
+import { redisAvailable, startRedis, type RedisServer } from './helpers/redis.js';
 
 const ACCEPT = { accept: 'application/json, text/event-stream' };
 
@@ -225,6 +227,39 @@ describe("the per-user budget across a user's keys counts each call", () => {
     const second = await mcp<ErrorBody>(server, two, batchOf(5, boardId));
     assertRateLimited(second, /Rate limit of 10 requests per minute across all of this user's API keys exceeded/);
     assert.equal(await nodeCount(server, boardId), 5);
+  });
+});
+
+describe('the calls of a batch are counted in Redis when the counters are shared', {
+  skip: redisAvailable() ? false : 'redis-server is not installed',
+}, () => {
+  let redis: RedisServer;
+  let server: TestServer;
+
+  before(async () => {
+    redis = await startRedis();
+    server = await startServer({ REDIS_URL: redis.url, RATE_LIMIT_API_KEY_PER_MINUTE: '10', RATE_LIMIT_USER_PER_MINUTE: '1000' });
+  });
+  after(async () => {
+    await server?.close();
+    await redis?.stop();
+  });
+
+  test("a batch of 4 calls is 4 on the key's shared counter", async () => {
+    const erin = await server.user();
+    const boardId = await server.makeBoard(erin);
+    const key = await erin.keyWith(['read', 'write']);
+    const res = await mcp(server, key.raw_key, batchOf(4, boardId));
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.headers.get('ratelimit-remaining'), '6');
+    const client = new Redis(redis.url);
+    try {
+      assert.equal(await client.get(`bwk-rl:key:${key.id}`), '4');
+    } finally {
+      client.disconnect();
+    }
+    assertRateLimited(await mcp<ErrorBody>(server, key.raw_key, batchOf(7, boardId)), /Rate limit of 10 requests per minute exceeded/);
+    assert.equal(await nodeCount(server, boardId), 4);
   });
 });
 
