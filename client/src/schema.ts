@@ -699,7 +699,7 @@ export interface paths {
         put?: never;
         /**
          * Model Context Protocol endpoint (JSON-RPC over Streamable HTTP)
-         * @description MCP Streamable HTTP transport, stateless (no Mcp-Session-Id). Send `Accept: application/json, text/event-stream`. Tools: list_boards, read_board, get_nodes, search_board, ask_board (read scope); create_nodes, update_nodes, delete_nodes, connect_nodes, update_edges, delete_edges, vectorize_node (write scope). See the README.
+         * @description MCP Streamable HTTP transport, stateless (no Mcp-Session-Id). Send `Accept: application/json, text/event-stream`. Tools: list_boards, read_board, get_nodes, search_board, ask_board (read scope); create_nodes, update_nodes, delete_nodes, connect_nodes, update_edges, delete_edges, vectorize_node (write scope). A JSON-RPC batch carries at most 20 messages and its tool calls at most 500 items together (400 beyond); each JSON-RPC request counts as one request against the rate limits (a batch the budget cannot cover is 429 before any of it runs). Idempotency-Key applies. See the README.
          */
         post: operations["mcp"];
         delete?: never;

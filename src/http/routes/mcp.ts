@@ -30,7 +30,10 @@ const JsonRpcMessage = Type.Object(
 const description =
   'MCP Streamable HTTP transport, stateless (no Mcp-Session-Id). Send `Accept: application/json, text/event-stream`. ' +
   'Tools: list_boards, read_board, get_nodes, search_board, ask_board (read scope); create_nodes, update_nodes, ' +
-  'delete_nodes, connect_nodes, update_edges, delete_edges, vectorize_node (write scope). See the README.';
+  'delete_nodes, connect_nodes, update_edges, delete_edges, vectorize_node (write scope). ' +
+  `A JSON-RPC batch carries at most ${MCP_MAX_BATCH_MESSAGES} messages and its tool calls at most ${MCP_MAX_ITEMS_PER_REQUEST} items ` +
+  'together (400 beyond); each JSON-RPC request counts as one request against the rate limits (a batch the budget cannot ' +
+  'cover is 429 before any of it runs). Idempotency-Key applies. See the README.';
 
 export function mcpRoutes(app: App, services: Services): void {
   app.post(
@@ -50,7 +53,7 @@ export function mcpRoutes(app: App, services: Services): void {
         description,
         body: Type.Union([JsonRpcMessage, Type.Array(JsonRpcMessage, { minItems: 1, maxItems: MCP_MAX_BATCH_MESSAGES })]),
         response: {
-          // Written to the raw response by the SDK's transport: documented here, never serialised by Fastify.
+          // The transport's answer, sent as the text it wrote: documented here, never serialised by Fastify.
           200: Type.Unsafe<never>({
             description: 'The JSON-RPC response',
             content: {
