@@ -699,7 +699,7 @@ export interface paths {
         put?: never;
         /**
          * Model Context Protocol endpoint (JSON-RPC over Streamable HTTP)
-         * @description MCP Streamable HTTP transport, stateless (no Mcp-Session-Id). Send `Accept: application/json, text/event-stream`. Tools: list_boards, read_board, get_nodes, search_board, ask_board (read scope); create_nodes, update_nodes, delete_nodes, connect_nodes, update_edges, delete_edges, vectorize_node (write scope). See the README.
+         * @description MCP Streamable HTTP transport, stateless (no Mcp-Session-Id). Send `Accept: application/json, text/event-stream`. Tools: list_boards, read_board, get_nodes, search_board, ask_board (read scope); create_nodes, update_nodes, delete_nodes, connect_nodes, update_edges, delete_edges, vectorize_node (write scope). A JSON-RPC batch carries at most 20 messages and its tool calls at most 500 items together (400 beyond); each JSON-RPC request counts as one request against the rate limits (a batch the budget cannot cover is 429 before any of it runs). Idempotency-Key applies. See the README.
          */
         post: operations["mcp"];
         delete?: never;
@@ -7526,7 +7526,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description An invalid request (an error envelope or a JSON-RPC error) */
+            /** @description An invalid request (an error envelope or a JSON-RPC error), such as a batch of more than 20 messages or more than 500 items over its tool calls */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7579,6 +7579,15 @@ export interface operations {
                     } & {
                         [key: string]: unknown;
                     };
+                };
+            };
+            /** @description The Idempotency-Key was already used with another body, or its first request is still running */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Error envelope */

@@ -7,14 +7,29 @@
 // (RATE_LIMIT_USER_PER_MINUTE): otherwise every new key would bring another full budget. The
 // RateLimit-* headers describe whichever of the two budgets has less left.
 //
+// A request that carries several (a batch of MCP tool calls) counts the ones beyond the first
+// through `app.countMoreRequests`, against the same budgets in the same store.
+//
 // When Redis is unreachable the service fails open: requests are served without a limit and the
 // outage is logged once, because refusing all traffic over a missing counter store would turn a
 // cache outage into a full outage.
 import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Redis } from 'ioredis';
 import type { Config } from '../../config.js';
 import { ApiError } from '../../errors.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * Counts `extra` more requests of this request's caller against the budgets its own request
+     * counted against (the key's or the JWT user's, and an API key's user's across keys), for a
+     * request that carries several; `why` says so in the 429 message. Throws 429 `rate_limited` at
+     * the first budget that runs out, and sets the RateLimit-* headers to what is left.
+     */
+    countMoreRequests(request: FastifyRequest, reply: FastifyReply, extra: number, why: string): Promise<void>;
+  }
+}
 
 export interface RateLimitHandle {
   close(): void;
@@ -61,7 +76,8 @@ export async function registerRateLimit(app: FastifyInstance, config: Config): P
     errorResponseBuilder: (_request, context) =>
       new ApiError('rate_limited', `Rate limit of ${context.max} requests per minute exceeded; retry in ${context.after}`),
   });
-  registerUserLimit(app, config);
+  const userLimit = registerUserLimit(app, config);
+  registerCountMore(app, userLimit);
   return { close: () => redis?.disconnect() };
 }
 
@@ -76,7 +92,7 @@ interface UserLimit {
  * apart from the JWT counter `user:<user>`), checked before the key's own; over it is 429 like any
  * limit. Routes without a rate limit (public ones) are not counted.
  */
-function registerUserLimit(app: FastifyInstance, config: Config): void {
+function registerUserLimit(app: FastifyInstance, config: Config): UserBudget {
   const userLimits = new WeakMap<FastifyRequest, UserLimit>();
   const check = app.createRateLimit({
     keyGenerator: (request) => `keys:${request.principal?.userId}`,
@@ -102,7 +118,7 @@ function registerUserLimit(app: FastifyInstance, config: Config): void {
     );
   });
   // The key's own hook set its headers; the user's budget wins when less of it is left.
-  app.addHook('onSend', async (request, reply, payload) => {
+  const showLeast = (request: FastifyRequest, reply: FastifyReply) => {
     const limit = userLimits.get(request);
     const keyRemaining = Number(reply.getHeader('ratelimit-remaining'));
     if (limit && (Number.isNaN(keyRemaining) || limit.remaining < keyRemaining)) {
@@ -111,6 +127,65 @@ function registerUserLimit(app: FastifyInstance, config: Config): void {
         .header('ratelimit-remaining', limit.remaining)
         .header('ratelimit-reset', limit.ttlInSeconds);
     }
+  };
+  app.addHook('onSend', async (request, reply, payload) => {
+    showLeast(request, reply);
     return payload;
+  });
+  return {
+    async count(request) {
+      const result = await check(request);
+      if (result.isAllowed || result.max === undefined) return undefined;
+      const limit = { max: result.max, remaining: result.remaining ?? 0, ttlInSeconds: result.ttlInSeconds ?? 0 };
+      if (!result.isExceeded) userLimits.set(request, limit);
+      return { ...limit, exceeded: result.isExceeded ?? false };
+    },
+    showLeast,
+  };
+}
+
+interface UserBudget {
+  /** Counts one more request against the user's budget of API-key requests (undefined: not counted). */
+  count(request: FastifyRequest): Promise<(UserLimit & { exceeded: boolean }) | undefined>;
+  /** Shows the user's budget in the RateLimit-* headers when less of it is left than of the key's. */
+  showLeast(request: FastifyRequest, reply: FastifyReply): void;
+}
+
+/**
+ * `app.countMoreRequests`: the same counters as the hooks above (the plugin's own store, through
+ * `createRateLimit()` without options, which keeps its key, budget and window), one increment per
+ * request counted, as a refused REST request also counts.
+ */
+function registerCountMore(app: FastifyInstance, userBudget: UserBudget): void {
+  const ownBudget = app.createRateLimit();
+  app.decorate('countMoreRequests', async (request: FastifyRequest, reply: FastifyReply, extra: number, why: string) => {
+    const route = request.routeOptions.config?.rateLimit;
+    if (!request.principal || route === false || typeof route === 'object') return;
+    for (let i = 0; i < extra; i++) {
+      if (request.principal.kind === 'api_key') {
+        const user = await userBudget.count(request);
+        if (user?.exceeded) {
+          reply.header('ratelimit-limit', user.max).header('ratelimit-remaining', 0).header('ratelimit-reset', user.ttlInSeconds);
+          throw new ApiError(
+            'rate_limited',
+            `Rate limit of ${user.max} requests per minute across all of this user's API keys exceeded (${why}); retry in ${user.ttlInSeconds} seconds`,
+            { 'Retry-After': String(user.ttlInSeconds) },
+          );
+        }
+      }
+      const own = await ownBudget(request);
+      if (own.isAllowed || own.max === undefined) return;
+      const ttl = own.ttlInSeconds ?? 0;
+      reply
+        .header('ratelimit-limit', own.max)
+        .header('ratelimit-remaining', own.remaining ?? 0)
+        .header('ratelimit-reset', ttl);
+      if (own.isExceeded) {
+        throw new ApiError('rate_limited', `Rate limit of ${own.max} requests per minute exceeded (${why}); retry in ${ttl} seconds`, {
+          'Retry-After': String(ttl),
+        });
+      }
+    }
+    userBudget.showLeast(request, reply);
   });
 }
