@@ -1,6 +1,7 @@
 // The board change log and its event stream: every committed change once, in order, resumable;
 // nothing for a rolled-back write; the stream ends when the caller may no longer read the board.
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { after, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { PDFDocument } from 'pdf-lib';
@@ -460,6 +461,73 @@ describe('limits', () => {
     } finally {
       for (const stream of open) stream.close();
       await limited.close();
+    }
+  });
+});
+
+describe('aborted streams', () => {
+  const limited = useServer({ EVENT_STREAMS_PER_USER: '3' });
+
+  /** Sends a stream's request on a raw socket and drops the connection after `wait` (a promise). */
+  const abortAfter = (url: string, boardId: string, token: string, wait: () => Promise<unknown>, query = '') =>
+    new Promise<void>((resolve) => {
+      const { hostname, port } = new URL(url);
+      const socket = net.connect(Number(port), hostname, () => {
+        socket.write(
+          `GET /v1/boards/${boardId}/events${query} HTTP/1.1\r\nhost: ${hostname}\r\n` +
+            `authorization: Bearer ${token}\r\naccept: text/event-stream\r\n\r\n`,
+        );
+        void wait().then(() => socket.destroy());
+      });
+      socket.on('error', () => {});
+      socket.on('close', () => resolve());
+    });
+
+  test('a client that leaves while its stream is starting leaves no slot taken', async () => {
+    const alice = await limited.user();
+    const boardId = await limited.makeBoard(alice, { is_public: true });
+    await limited.makeNode(alice, boardId);
+    // Dropped at once, after a turn of the event loop, and after a few milliseconds: some while the
+    // stream's start point is being read, some once it is open. Some resume (a second query).
+    const waits: (() => Promise<unknown>)[] = [
+      () => Promise.resolve(),
+      () => new Promise((r) => setImmediate(r)),
+      () => new Promise((r) => setTimeout(r, 1)),
+      () => new Promise((r) => setTimeout(r, 3)),
+      () => new Promise((r) => setTimeout(r, 8)),
+      () => new Promise((r) => setTimeout(r, 20)),
+    ];
+    for (let round = 0; round < 8; round++) {
+      await Promise.all(
+        waits.map((wait, i) =>
+          abortAfter(limited.url, boardId, alice.token, wait, i % 2 ? '?after=0' : `?session_id=tab-${round}-${i}-abcdef`),
+        ),
+      );
+    }
+    // Every slot is free again: EVENT_STREAMS_PER_USER streams open (the server may take a moment
+    // to notice the last connections closing).
+    const held: AbortController[] = [];
+    const open = async () => {
+      const controller = new AbortController();
+      held.push(controller);
+      const res = await fetch(new URL(`/v1/boards/${boardId}/events`, limited.url), {
+        headers: { authorization: `Bearer ${alice.token}`, accept: 'text/event-stream' },
+        signal: controller.signal,
+      });
+      if (res.status !== 200) controller.abort();
+      return res.status;
+    };
+    let statuses: number[] = [];
+    try {
+      for (let attempt = 0; attempt < 30; attempt++) {
+        for (const controller of held.splice(0)) controller.abort();
+        await new Promise((r) => setTimeout(r, 100));
+        statuses = [await open(), await open(), await open()];
+        if (statuses.every((status) => status === 200)) break;
+      }
+      assert.deepEqual(statuses, [200, 200, 200]);
+    } finally {
+      for (const controller of held) controller.abort();
     }
   });
 });

@@ -66,8 +66,28 @@ export function eventRoutes(app: App, services: Services): void {
         throw new ApiError('rate_limited', `At most ${config.eventStreamsPerUser} event streams may be open at once; close one first`);
       }
       const after = lastEventId(request.headers['last-event-id']) ?? request.query.after;
+      const sessionId = request.query.session_id;
+      // The tab is gone: its session leaves at once rather than when it would have expired.
+      const leaveSession = () => {
+        if (sessionId) void leave(principal, boardId, sessionId).catch(() => {});
+      };
+      // Heard from before the first await: a client that leaves while the start point is read has
+      // its 'close' emitted then, and a listener added later would never hear it (the slot would
+      // stay taken for good).
+      let stream: BoardEventStream | undefined;
+      let closed = false;
+      reply.raw.on('close', () => {
+        closed = true;
+        if (!stream) return;
+        stream.end();
+        leaveSession();
+      });
       const start = await startPoint(db, principal, boardId, after);
       reply.hijack();
+      if (closed || reply.raw.destroyed) {
+        leaveSession();
+        return;
+      }
       const sse = new SseWriter(reply.raw, reply.getHeaders() as Record<string, string>, config.sseKeepAliveMs);
       // An open stream waits without querying: background work must not wait for it to end.
       foreground.stopCounting(reply.raw);
@@ -78,13 +98,7 @@ export function eventRoutes(app: App, services: Services): void {
           start.latest,
         );
       else if (after === undefined) sse.event('ready', { latest_seq: start.latest }, start.latest);
-      const stream = new BoardEventStream(hub, db, principal, start.board, start.from, sse, { recheckMs: RECHECK_MS });
-      const sessionId = request.query.session_id;
-      reply.raw.on('close', () => {
-        stream.end();
-        // The tab is gone: its session leaves at once rather than when it would have expired.
-        if (sessionId) void leave(principal, boardId, sessionId).catch(() => {});
-      });
+      stream = new BoardEventStream(hub, db, principal, start.board, start.from, sse, { recheckMs: RECHECK_MS });
       stream.start();
     },
   );
