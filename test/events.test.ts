@@ -573,6 +573,47 @@ describe('presence', () => {
     assert.equal(left.data.session_id, session);
   });
 
+  test("a session is its user's: another user can neither announce it nor end it", async () => {
+    const alice = await server.user();
+    const bob = await server.user();
+    const boardId = await server.makeBoard(alice, { is_public: true });
+    const watcher = watch(server.url, boardId, alice.token);
+    await watcher.waitFor((e) => e.type === 'ready');
+    const session = 'alice-tab-spoofed';
+    const put = (token: string, body: Record<string, unknown>) =>
+      server.request('PUT', `/v1/boards/${boardId}/presence`, { token, body: { session_id: session, ...body } });
+    assert.equal((await put(alice.token, { cursor: { x: 1, y: 1 } })).status, 200);
+    await watcher.waitFor((e) => e.type === 'presence' && e.data.session_id === session);
+
+    // Bob read her session id from the event; neither of his credentials may use it.
+    const bobsKey = await bob.keyWith(['read']);
+    for (const token of [bob.token, bobsKey.raw_key, await bob.jwt()]) {
+      const spoofed = await put(token, { cursor: { x: 666, y: 666 } });
+      assert.ok(isErrorEnvelope(spoofed.body, 403), spoofed.text);
+      const ended = await server.request('DELETE', `/v1/boards/${boardId}/presence/${session}`, { token });
+      assert.ok(isErrorEnvelope(ended.body, 403), ended.text);
+    }
+    // A stream Bob opens naming her session does not end it when he closes it.
+    const bobsStream = await fetch(new URL(`/v1/boards/${boardId}/events?session_id=${session}`, server.url), {
+      headers: { authorization: `Bearer ${bob.token}`, accept: 'text/event-stream' },
+    });
+    assert.equal(bobsStream.status, 200);
+    await bobsStream.body?.cancel();
+
+    // Alice, on another of her keys, is the same person: her session is hers there too.
+    const alicesKey = await alice.keyWith(['read']);
+    assert.equal((await put(alicesKey.raw_key, { cursor: { x: 2, y: 2 } })).status, 200);
+    await watcher.waitFor((e) => e.type === 'presence' && (e.data.cursor as { x: number } | null)?.x === 2);
+    const mine = watcher.events.filter((e) => e.type === 'presence' && e.data.session_id === session);
+    assert.ok(
+      mine.every((e) => e.data.user_id === alice.userId && e.data.left === false),
+      JSON.stringify(mine.map((e) => e.data)),
+    );
+    // Once she has left, the session is gone and nobody's: her leaving is heard, a repeat is harmless.
+    assert.equal((await server.request('DELETE', `/v1/boards/${boardId}/presence/${session}`, { token: alice.token })).status, 200);
+    await watcher.waitFor((e) => e.type === 'presence' && e.data.session_id === session && e.data.left === true);
+  });
+
   test('leaving explicitly; private boards and bad input refused', async () => {
     const alice = await server.user();
     const bob = await server.user();

@@ -125,7 +125,8 @@ export function eventRoutes(app: App, services: Services): void {
         summary: 'Announce your presence on a board',
         description: `Tells the board's other viewers that this session is there, with its cursor and selection (event
 \`presence\` on their streams). Announce every few seconds: a session not heard from for 15 seconds has left.
-Needs only read access; not stored. Its own budget of ${PRESENCE_PER_MINUTE} a minute per user.`,
+Needs only read access; not stored. Its own budget of ${PRESENCE_PER_MINUTE} a minute per user. A session belongs to
+the user who first announced it until it leaves or goes quiet: another user naming it gets 403 \`forbidden\`.`,
         params: BoardParams,
         body: PresenceBody,
         response: { 200: Single('presence', Presence), ...errorResponses },
@@ -148,6 +149,7 @@ Needs only read access; not stored. Its own budget of ${PRESENCE_PER_MINUTE} a m
         tags: ['events'],
         operationId: 'leaveBoard',
         summary: 'Leave a board',
+        description: "Ends one of the caller's sessions on the board at once; another user's session is 403 `forbidden`.",
         params: Type.Object({ boardId: BoardParams.properties.boardId, sessionId: PresenceSessionId }),
         response: { 200: Single('presence', Presence), ...errorResponses },
       },
