@@ -151,6 +151,26 @@ describe('body errors', () => {
   });
 });
 
+describe('query integers', () => {
+  test('are plain decimal digits: hex, spaces, signs, exponents and fractions are 400', async () => {
+    const boardId = (await server.request<BoardBody>('POST', '/v1/boards', { token: alice.token, body: { name: 'q' } })).body.data.id;
+    const paths = [(v: string) => `/v1/boards?limit=${v}`, (v: string) => `/v1/boards/${boardId}/events?after=${v}`];
+    for (const path of paths) {
+      for (const value of ['0x10', '%205', '5%20', '+5', '1e1', '5.0', '0b1', '0o7', '', 'Infinity', '%E2%80%8A5']) {
+        const res = await server.request<ErrorBody>('GET', path(value), { token: alice.token });
+        await expectError(res, 400, 'invalid_request');
+        assert.match(res.body.message, /decimal integer/, `${path(value)}: ${res.body.message}`);
+      }
+      for (const value of ['5', '05', '10']) {
+        const res = await server.request('GET', path(value), { token: alice.token });
+        assert.equal(res.status, 200, `${path(value)}: ${res.text}`);
+      }
+    }
+    const res = await server.request<{ data: unknown[] }>('GET', `/v1/boards/${boardId}/nodes?limit=05`, { token: alice.token });
+    assert.equal(res.status, 200, res.text);
+  });
+});
+
 describe('values the database cannot store', () => {
   test('a NUL character in a text field is 400, not 500', async () => {
     for (const name of ['a\u0000b', '\u0000']) {
