@@ -57,6 +57,27 @@ describe('routing errors', () => {
     await expectError(await server.request('DELETE', '/healthz'), 405, 'method_not_allowed');
   });
 
+  test('a trailing slash names no route: 404, not 405', async () => {
+    const boardId = (await server.request<BoardBody>('POST', '/v1/boards', { token: alice.token, body: { name: 's' } })).body.data.id;
+    for (const [method, path] of [
+      ['GET', `/v1/boards/${boardId}/`],
+      ['PATCH', `/v1/boards/${boardId}/`],
+      ['GET', '/v1/boards/'],
+      ['POST', '/v1/boards/'],
+      ['GET', `/v1/boards/${boardId}/nodes/`],
+      ['GET', '/healthz/'],
+    ]) {
+      const res = await server.request<ErrorBody>(method!, path!, {
+        token: alice.token,
+        ...(method === 'GET' ? {} : { body: { name: 'x' } }),
+      });
+      await expectError(res, 404, 'not_found');
+      assert.equal(res.headers.get('allow'), null, path);
+    }
+    // Without the slash, as before.
+    assert.equal((await server.request('GET', `/v1/boards/${boardId}`, { token: alice.token })).status, 200);
+  });
+
   test('a malformed uuid in the path is 404', async () => {
     for (const id of ['not-a-uuid', '123', '0190a0b0-0000-7000-8000-00000000000', '%00', '..%2F..%2Fetc', 'x'.repeat(2000)]) {
       await expectError(await server.request('GET', `/v1/boards/${id}`, { token: alice.token }), 404, 'not_found');
