@@ -221,7 +221,10 @@ describe('api keys', () => {
     // Never expiring, or expiring after the parent: 400, and nothing is created.
     const before = (await listAll(user)).length;
     for (const expires_at of [null, new Date(inAnHour.getTime() + 1000).toISOString(), '2999-01-01T00:00:00Z']) {
-      const res = await make({ scopes: ['admin'], expires_at });
+      const res = await server.request<ErrorBody>('POST', '/v1/me/api-keys', {
+        token: parent.raw_key,
+        body: { name: 'child', scopes: ['admin'], expires_at },
+      });
       assert.ok(isErrorEnvelope(res.body, 400), `${expires_at}: ${res.text}`);
       assert.match(res.body.message, /expires_at/);
     }
