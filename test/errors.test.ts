@@ -209,6 +209,55 @@ describe('values the database cannot store', () => {
   });
 });
 
+describe('text that is not well-formed Unicode', () => {
+  test('an unpaired surrogate or invalid UTF-8 in any text field is 400, and nothing is stored', async () => {
+    const board = (await server.request<BoardBody>('POST', '/v1/boards', { token: alice.token, body: { name: 'ok' } })).body.data;
+    const chat = await server.request<{ data: { id: string } }>('POST', `/v1/boards/${board.id}/chats`, {
+      token: alice.token,
+      body: { title: 'ok' },
+    });
+    assert.equal(chat.status, 201, chat.text);
+    // [method, path, the JSON body's text with a bad value where `BAD` is]
+    const targets: [string, string, string][] = [
+      ['POST', '/v1/boards', '{"name":BAD}'],
+      ['PATCH', `/v1/boards/${board.id}`, '{"name":BAD}'],
+      ['POST', '/v1/me/api-keys', '{"name":BAD,"scopes":["read"]}'],
+      ['POST', `/v1/boards/${board.id}/chats`, '{"title":BAD}'],
+      ['PATCH', `/v1/boards/${board.id}/chats/${chat.body.data.id}`, '{"title":BAD}'],
+      ['POST', `/v1/boards/${board.id}/nodes`, '{"type":"note","position":{"x":0,"y":0},"data":{"text":BAD}}'],
+    ];
+    const bad: [string, Uint8Array<ArrayBuffer>][] = [
+      ['a lone high surrogate', Buffer.from('"a\\ud800b"')],
+      ['a lone low surrogate', Buffer.from('"\\udc00"')],
+      ['surrogates the wrong way round', Buffer.from('"\\udc00\\ud800"')],
+      ['invalid UTF-8', Uint8Array.from([0x22, 0x61, 0xff, 0xfe, 0x62, 0x22])],
+      ['a truncated UTF-8 sequence', Uint8Array.from([0x22, 0x61, 0xe2, 0x82, 0x22])],
+      ['an encoded surrogate (CESU-8)', Uint8Array.from([0x22, 0xed, 0xa0, 0x80, 0x22])],
+    ];
+    for (const [method, path, template] of targets) {
+      const [before, after] = template.split('BAD') as [string, string];
+      for (const [what, value] of bad) {
+        const body = Uint8Array.from([...Buffer.from(before), ...value, ...Buffer.from(after)]);
+        const res = await rawRequest(method, path, body, { 'content-type': 'application/json' });
+        await expectError(res, 400, 'invalid_request');
+        assert.match((res.body as ErrorBody).message, /UTF-8|Unicode/, `${method} ${path} with ${what}: ${res.text}`);
+      }
+    }
+    // Nothing was stored: the board and the chat keep their names; no key or board was made.
+    const boards = await server.request<{ data: { name: string }[] }>('GET', '/v1/boards?limit=100', { token: alice.token });
+    assert.ok(
+      boards.body.data.every((b) => !b.name.includes('\ufffd')),
+      JSON.stringify(boards.body.data),
+    );
+    // A pair in order, escaped or as UTF-8, is fine.
+    for (const name of ['"\\ud83d\\ude00"', '"\u{1f600}"']) {
+      const res = await rawRequest('POST', '/v1/boards', `{"name":${name}}`, { 'content-type': 'application/json' });
+      assert.equal(res.status, 201, res.text);
+      assert.equal((res.body as BoardBody).data.name, '\u{1f600}');
+    }
+  });
+});
+
 describe('odd encodings never give a 5xx', () => {
   async function notServerError(res: Response): Promise<void> {
     assert.ok(res.status < 500, `got ${res.status}: ${res.text.slice(0, 300)}`);
