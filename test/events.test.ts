@@ -532,6 +532,32 @@ describe('aborted streams', () => {
   });
 });
 
+describe('streams opened at once', () => {
+  const limited = useServer({ EVENT_STREAMS_PER_USER: '3' });
+
+  test('never hold more than EVENT_STREAMS_PER_USER between them', async () => {
+    const alice = await limited.user();
+    const boardId = await limited.makeBoard(alice);
+    const controllers = Array.from({ length: 12 }, () => new AbortController());
+    try {
+      const statuses = await Promise.all(
+        controllers.map(async (controller) => {
+          const res = await fetch(new URL(`/v1/boards/${boardId}/events`, limited.url), {
+            headers: { authorization: `Bearer ${alice.token}`, accept: 'text/event-stream' },
+            signal: controller.signal,
+          });
+          if (res.status !== 200) await res.body?.cancel();
+          return res.status;
+        }),
+      );
+      assert.equal(statuses.filter((status) => status === 200).length, 3, statuses.join(' '));
+      assert.equal(statuses.filter((status) => status === 429).length, 9, statuses.join(' '));
+    } finally {
+      for (const controller of controllers) controller.abort();
+    }
+  });
+});
+
 describe('presence', () => {
   test('announced to the board’s other streams, remembered for new ones, gone when the stream closes', async () => {
     const alice = await server.user();

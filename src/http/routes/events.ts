@@ -82,7 +82,14 @@ export function eventRoutes(app: App, services: Services): void {
         stream.end();
         leaveSession();
       });
-      const start = await startPoint(db, principal, boardId, after);
+      // The place is taken before the first await and given back once the stream holds its own.
+      const reservation = hub.reserve(principal.userId);
+      let start: Awaited<ReturnType<typeof startPoint>>;
+      try {
+        start = await startPoint(db, principal, boardId, after);
+      } finally {
+        reservation();
+      }
       reply.hijack();
       if (closed || reply.raw.destroyed) {
         leaveSession();
