@@ -18,6 +18,7 @@ import { registerWebApp } from './http/plugins/web-app.js';
 import { ErrorEnvelope } from './http/schemas/common.js';
 import type { App, Services } from './http/types.js';
 import { addSharedSchema, validatorCompiler } from './http/validation.js';
+import { jsonBodyParser } from './http/json-body.js';
 import { Background } from './jobs/background.js';
 import { announcerOf } from './events/announcer.js';
 import { BoardEventHub } from './events/event-hub.js';
@@ -105,13 +106,9 @@ export async function buildApp(config: Config, database: DatabaseHandle): Promis
   addSharedSchema(ErrorEnvelope);
   app.addSchema(ErrorEnvelope);
 
-  // An empty JSON body is "no body" (POST …/duplicate sends none), anything else must be JSON.
-  const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = body.toString();
-    if (text.trim() === '') return done(null, undefined);
-    parseJson(request, text, done);
-  });
+  // An empty JSON body is "no body" (POST …/duplicate sends none), anything else must be JSON in
+  // UTF-8, its text well-formed Unicode (src/http/json-body.ts).
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, jsonBodyParser(app));
 
   // Background jobs step aside for requests in flight (src/jobs/foreground.ts): on the embedded
   // database they share one connection.

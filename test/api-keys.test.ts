@@ -5,6 +5,8 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { before, describe, test } from 'node:test';
+import { createApiKey } from '../src/auth/api-key-service.js';
+import type { ApiError } from '../src/errors.js';
 import { newId } from '../src/lib/ids.js';
 import type { ApiKey, ApiKeyCreated, ApiKeyList, Deleted, ErrorBody } from './helpers/api-types.js';
 import { isErrorEnvelope, type Response, type TestUser, TIMESTAMP, useServer } from './helpers/harness.js';
@@ -206,6 +208,69 @@ describe('api keys', () => {
     for (const [column, value] of Object.entries(row)) {
       const text = value instanceof Date ? value.toISOString() : JSON.stringify(value);
       assert.ok(!text.includes(secret), `column ${column} holds part of the raw key`);
+    }
+  });
+
+  test('a key made with a key neither outlives it nor holds more than it', async () => {
+    const user = await server.user();
+    const inAnHour = new Date(Date.now() + 3_600_000);
+    const parent = await user.keyWith(['read', 'write', 'admin'], { expires_at: inAnHour.toISOString() });
+    const make = (body: Record<string, unknown>) =>
+      server.request<ApiKeyCreated>('POST', '/v1/me/api-keys', { token: parent.raw_key, body: { name: 'child', ...body } });
+
+    // Never expiring, or expiring after the parent: 400, and nothing is created.
+    const before = (await listAll(user)).length;
+    for (const expires_at of [null, new Date(inAnHour.getTime() + 1000).toISOString(), '2999-01-01T00:00:00Z']) {
+      const res = await server.request<ErrorBody>('POST', '/v1/me/api-keys', {
+        token: parent.raw_key,
+        body: { name: 'child', scopes: ['admin'], expires_at },
+      });
+      assert.ok(isErrorEnvelope(res.body, 400), `${expires_at}: ${res.text}`);
+      assert.match(res.body.message, /expires_at/);
+    }
+    assert.equal((await listAll(user)).length, before);
+    // No expires_at: the parent's. An earlier one is kept.
+    const inherits = await make({ scopes: ['admin'] });
+    assert.equal(inherits.status, 201, inherits.text);
+    assert.equal(inherits.body.data.expires_at, inAnHour.toISOString());
+    const sooner = new Date(Date.now() + 600_000).toISOString();
+    const earlier = await make({ scopes: ['read'], expires_at: sooner });
+    assert.equal(earlier.status, 201, earlier.text);
+    assert.equal(earlier.body.data.expires_at, sooner);
+    // Its child in turn is bound by the earlier expiry.
+    const grandchild = await server.request<ApiKeyCreated>('POST', '/v1/me/api-keys', {
+      token: inherits.body.data.raw_key,
+      body: { name: 'grandchild', scopes: ['read'], expires_at: new Date(Date.now() + 1_800_000).toISOString() },
+    });
+    assert.equal(grandchild.status, 201, grandchild.text);
+
+    // A key that never expires makes keys as before; so does a JWT.
+    const forever = await user.keyWith(['admin']);
+    const free = await server.request<ApiKeyCreated>('POST', '/v1/me/api-keys', {
+      token: forever.raw_key,
+      body: { name: 'free', scopes: ['read'] },
+    });
+    assert.equal(free.status, 201, free.text);
+    assert.equal(free.body.data.expires_at, null);
+    const viaJwt = await server.request<ApiKeyCreated>('POST', '/v1/me/api-keys', {
+      token: await user.jwt(),
+      body: { name: 'jwt', scopes: ['admin'] },
+    });
+    assert.equal(viaJwt.status, 201, viaJwt.text);
+    assert.equal(viaJwt.body.data.expires_at, null);
+    // Scopes: the route needs admin, which holds every scope; the rule itself, for a narrower key.
+    const writer = await user.keyWith(['write']);
+    await assert.rejects(
+      createApiKey(server.database.db, user.userId, { name: 'wider', scopes: ['admin'] }, 'test', undefined, {
+        userId: user.userId,
+        kind: 'api_key',
+        keyId: writer.id,
+        scopes: ['write'],
+      }),
+      (error: ApiError) => error.code === 'forbidden' && /scope admin/.test(error.message),
+    );
+    for (const key of [inherits, earlier, grandchild, free, viaJwt]) {
+      await server.request('DELETE', `/v1/me/api-keys/${key.body.data.id}`, { token: user.token });
     }
   });
 

@@ -395,6 +395,31 @@ describe('messages: replies', () => {
     );
   });
 
+  test('an Idempotency-Key on a JSON reply replays the first answer; the model is asked once', async () => {
+    const boardId = await server.makeBoard(alice);
+    const chat = await makeChat(alice, boardId);
+    const key = { 'idempotency-key': `json-${chat.id}` };
+    fake.script({ kind: 'answer', deltas: ['only ', 'once'] });
+    const asked = fake.requests.length;
+    const post = () =>
+      server.request<MessageCreated>('POST', messagesPath(boardId, chat.id), {
+        token: alice.token,
+        headers: key,
+        body: { content: 'hello' },
+      });
+    const first = await post();
+    assert.equal(first.status, 201, first.text);
+    const retry = await post();
+    assert.equal(retry.status, 201, retry.text);
+    assert.equal(retry.headers.get('idempotent-replayed'), 'true');
+    assert.equal(retry.text, first.text);
+    assert.equal(fake.requests.length, asked + 1);
+    assert.deepEqual(
+      (await messages(alice, boardId, chat.id)).map((m) => m.content),
+      ['hello', 'only once'],
+    );
+  });
+
   test('an Idempotency-Key on a streamed post is spent once: a retry is 409, not a replay', async () => {
     const boardId = await server.makeBoard(alice);
     const chat = await makeChat(alice, boardId);

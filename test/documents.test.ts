@@ -137,10 +137,15 @@ describe('vectorize and jobs', () => {
     assert.equal((await server.request('GET', `/v1/jobs/${MISSING_ID}`, { token: alice.token })).status, 404);
   });
 
-  test('NUL characters and lone surrogates are cleaned, not a 500', async () => {
+  test('NUL characters are cleaned, not a 500; a lone surrogate is 400, as in every body', async () => {
     const board = await server.makeBoard(alice);
-    const done = await vectorize(board, { text: 'nul \u0000 here and a lone \ud800 surrogate' });
+    const done = await vectorize(board, { text: 'nul \u0000 here' });
     assert.equal(done.status, 'completed');
+    const lone = await server.request('POST', `/v1/boards/${board}/documents`, {
+      token: alice.token,
+      body: { text: 'a lone \ud800 surrogate' },
+    });
+    assert.equal(lone.status, 400, lone.text);
   });
 });
 

@@ -57,6 +57,27 @@ describe('routing errors', () => {
     await expectError(await server.request('DELETE', '/healthz'), 405, 'method_not_allowed');
   });
 
+  test('a trailing slash names no route: 404, not 405', async () => {
+    const boardId = (await server.request<BoardBody>('POST', '/v1/boards', { token: alice.token, body: { name: 's' } })).body.data.id;
+    for (const [method, path] of [
+      ['GET', `/v1/boards/${boardId}/`],
+      ['PATCH', `/v1/boards/${boardId}/`],
+      ['GET', '/v1/boards/'],
+      ['POST', '/v1/boards/'],
+      ['GET', `/v1/boards/${boardId}/nodes/`],
+      ['GET', '/healthz/'],
+    ]) {
+      const res = await server.request<ErrorBody>(method!, path!, {
+        token: alice.token,
+        ...(method === 'GET' ? {} : { body: { name: 'x' } }),
+      });
+      await expectError(res, 404, 'not_found');
+      assert.equal(res.headers.get('allow'), null, path);
+    }
+    // Without the slash, as before.
+    assert.equal((await server.request('GET', `/v1/boards/${boardId}`, { token: alice.token })).status, 200);
+  });
+
   test('a malformed uuid in the path is 404', async () => {
     for (const id of ['not-a-uuid', '123', '0190a0b0-0000-7000-8000-00000000000', '%00', '..%2F..%2Fetc', 'x'.repeat(2000)]) {
       await expectError(await server.request('GET', `/v1/boards/${id}`, { token: alice.token }), 404, 'not_found');
@@ -151,6 +172,26 @@ describe('body errors', () => {
   });
 });
 
+describe('query integers', () => {
+  test('are plain decimal digits: hex, spaces, signs, exponents and fractions are 400', async () => {
+    const boardId = (await server.request<BoardBody>('POST', '/v1/boards', { token: alice.token, body: { name: 'q' } })).body.data.id;
+    const paths = [(v: string) => `/v1/boards?limit=${v}`, (v: string) => `/v1/boards/${boardId}/events?after=${v}`];
+    for (const path of paths) {
+      for (const value of ['0x10', '%205', '5%20', '+5', '1e1', '5.0', '0b1', '0o7', '', 'Infinity', '%E2%80%8A5']) {
+        const res = await server.request<ErrorBody>('GET', path(value), { token: alice.token });
+        await expectError(res, 400, 'invalid_request');
+        assert.match(res.body.message, /decimal integer/, `${path(value)}: ${res.body.message}`);
+      }
+      for (const value of ['5', '05', '10']) {
+        const res = await server.request('GET', path(value), { token: alice.token });
+        assert.equal(res.status, 200, `${path(value)}: ${res.text}`);
+      }
+    }
+    const res = await server.request<{ data: unknown[] }>('GET', `/v1/boards/${boardId}/nodes?limit=05`, { token: alice.token });
+    assert.equal(res.status, 200, res.text);
+  });
+});
+
 describe('values the database cannot store', () => {
   test('a NUL character in a text field is 400, not 500', async () => {
     for (const name of ['a\u0000b', '\u0000']) {
@@ -165,6 +206,55 @@ describe('values the database cannot store', () => {
     const res = await server.request<ErrorBody>('PATCH', `/v1/boards/${board.id}`, { token: alice.token, body: { name: 'x\u0000' } });
     await expectError(res, 400, 'invalid_request');
     assert.match(res.body.message, /NUL/);
+  });
+});
+
+describe('text that is not well-formed Unicode', () => {
+  test('an unpaired surrogate or invalid UTF-8 in any text field is 400, and nothing is stored', async () => {
+    const board = (await server.request<BoardBody>('POST', '/v1/boards', { token: alice.token, body: { name: 'ok' } })).body.data;
+    const chat = await server.request<{ data: { id: string } }>('POST', `/v1/boards/${board.id}/chats`, {
+      token: alice.token,
+      body: { title: 'ok' },
+    });
+    assert.equal(chat.status, 201, chat.text);
+    // [method, path, the JSON body's text with a bad value where `BAD` is]
+    const targets: [string, string, string][] = [
+      ['POST', '/v1/boards', '{"name":BAD}'],
+      ['PATCH', `/v1/boards/${board.id}`, '{"name":BAD}'],
+      ['POST', '/v1/me/api-keys', '{"name":BAD,"scopes":["read"]}'],
+      ['POST', `/v1/boards/${board.id}/chats`, '{"title":BAD}'],
+      ['PATCH', `/v1/boards/${board.id}/chats/${chat.body.data.id}`, '{"title":BAD}'],
+      ['POST', `/v1/boards/${board.id}/nodes`, '{"type":"note","position":{"x":0,"y":0},"data":{"text":BAD}}'],
+    ];
+    const bad: [string, Uint8Array<ArrayBuffer>][] = [
+      ['a lone high surrogate', Buffer.from('"a\\ud800b"')],
+      ['a lone low surrogate', Buffer.from('"\\udc00"')],
+      ['surrogates the wrong way round', Buffer.from('"\\udc00\\ud800"')],
+      ['invalid UTF-8', Uint8Array.from([0x22, 0x61, 0xff, 0xfe, 0x62, 0x22])],
+      ['a truncated UTF-8 sequence', Uint8Array.from([0x22, 0x61, 0xe2, 0x82, 0x22])],
+      ['an encoded surrogate (CESU-8)', Uint8Array.from([0x22, 0xed, 0xa0, 0x80, 0x22])],
+    ];
+    for (const [method, path, template] of targets) {
+      const [before, after] = template.split('BAD') as [string, string];
+      for (const [what, value] of bad) {
+        const body = Uint8Array.from([...Buffer.from(before), ...value, ...Buffer.from(after)]);
+        const res = await rawRequest(method, path, body, { 'content-type': 'application/json' });
+        await expectError(res, 400, 'invalid_request');
+        assert.match((res.body as ErrorBody).message, /UTF-8|Unicode/, `${method} ${path} with ${what}: ${res.text}`);
+      }
+    }
+    // Nothing was stored: the board and the chat keep their names; no key or board was made.
+    const boards = await server.request<{ data: { name: string }[] }>('GET', '/v1/boards?limit=100', { token: alice.token });
+    assert.ok(
+      boards.body.data.every((b) => !b.name.includes('\ufffd')),
+      JSON.stringify(boards.body.data),
+    );
+    // A pair in order, escaped or as UTF-8, is fine.
+    for (const name of ['"\\ud83d\\ude00"', '"\u{1f600}"']) {
+      const res = await rawRequest('POST', '/v1/boards', `{"name":${name}}`, { 'content-type': 'application/json' });
+      assert.equal(res.status, 201, res.text);
+      assert.equal((res.body as BoardBody).data.name, '\u{1f600}');
+    }
   });
 });
 

@@ -1,6 +1,7 @@
 // The board change log and its event stream: every committed change once, in order, resumable;
 // nothing for a rolled-back write; the stream ends when the caller may no longer read the board.
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { after, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { PDFDocument } from 'pdf-lib';
@@ -464,6 +465,99 @@ describe('limits', () => {
   });
 });
 
+describe('aborted streams', () => {
+  const limited = useServer({ EVENT_STREAMS_PER_USER: '3' });
+
+  /** Sends a stream's request on a raw socket and drops the connection after `wait` (a promise). */
+  const abortAfter = (url: string, boardId: string, token: string, wait: () => Promise<unknown>, query = '') =>
+    new Promise<void>((resolve) => {
+      const { hostname, port } = new URL(url);
+      const socket = net.connect(Number(port), hostname, () => {
+        socket.write(
+          `GET /v1/boards/${boardId}/events${query} HTTP/1.1\r\nhost: ${hostname}\r\n` +
+            `authorization: Bearer ${token}\r\naccept: text/event-stream\r\n\r\n`,
+        );
+        void wait().then(() => socket.destroy());
+      });
+      socket.on('error', () => {});
+      socket.on('close', () => resolve());
+    });
+
+  test('a client that leaves while its stream is starting leaves no slot taken', async () => {
+    const alice = await limited.user();
+    const boardId = await limited.makeBoard(alice, { is_public: true });
+    await limited.makeNode(alice, boardId);
+    // Dropped at once, after a turn of the event loop, and after a few milliseconds: some while the
+    // stream's start point is being read, some once it is open. Some resume (a second query).
+    const waits: (() => Promise<unknown>)[] = [
+      () => Promise.resolve(),
+      () => new Promise((r) => setImmediate(r)),
+      () => new Promise((r) => setTimeout(r, 1)),
+      () => new Promise((r) => setTimeout(r, 3)),
+      () => new Promise((r) => setTimeout(r, 8)),
+      () => new Promise((r) => setTimeout(r, 20)),
+    ];
+    for (let round = 0; round < 8; round++) {
+      await Promise.all(
+        waits.map((wait, i) =>
+          abortAfter(limited.url, boardId, alice.token, wait, i % 2 ? '?after=0' : `?session_id=tab-${round}-${i}-abcdef`),
+        ),
+      );
+    }
+    // Every slot is free again: EVENT_STREAMS_PER_USER streams open (the server may take a moment
+    // to notice the last connections closing).
+    const held: AbortController[] = [];
+    const open = async () => {
+      const controller = new AbortController();
+      held.push(controller);
+      const res = await fetch(new URL(`/v1/boards/${boardId}/events`, limited.url), {
+        headers: { authorization: `Bearer ${alice.token}`, accept: 'text/event-stream' },
+        signal: controller.signal,
+      });
+      if (res.status !== 200) controller.abort();
+      return res.status;
+    };
+    let statuses: number[] = [];
+    try {
+      for (let attempt = 0; attempt < 30; attempt++) {
+        for (const controller of held.splice(0)) controller.abort();
+        await new Promise((r) => setTimeout(r, 100));
+        statuses = [await open(), await open(), await open()];
+        if (statuses.every((status) => status === 200)) break;
+      }
+      assert.deepEqual(statuses, [200, 200, 200]);
+    } finally {
+      for (const controller of held) controller.abort();
+    }
+  });
+});
+
+describe('streams opened at once', () => {
+  const limited = useServer({ EVENT_STREAMS_PER_USER: '3' });
+
+  test('never hold more than EVENT_STREAMS_PER_USER between them', async () => {
+    const alice = await limited.user();
+    const boardId = await limited.makeBoard(alice);
+    const controllers = Array.from({ length: 12 }, () => new AbortController());
+    try {
+      const statuses = await Promise.all(
+        controllers.map(async (controller) => {
+          const res = await fetch(new URL(`/v1/boards/${boardId}/events`, limited.url), {
+            headers: { authorization: `Bearer ${alice.token}`, accept: 'text/event-stream' },
+            signal: controller.signal,
+          });
+          if (res.status !== 200) await res.body?.cancel();
+          return res.status;
+        }),
+      );
+      assert.equal(statuses.filter((status) => status === 200).length, 3, statuses.join(' '));
+      assert.equal(statuses.filter((status) => status === 429).length, 9, statuses.join(' '));
+    } finally {
+      for (const controller of controllers) controller.abort();
+    }
+  });
+});
+
 describe('presence', () => {
   test('announced to the board’s other streams, remembered for new ones, gone when the stream closes', async () => {
     const alice = await server.user();
@@ -503,6 +597,47 @@ describe('presence', () => {
     controller.abort();
     const left = await bobs.waitFor((e) => e.type === 'presence' && e.data.left === true);
     assert.equal(left.data.session_id, session);
+  });
+
+  test("a session is its user's: another user can neither announce it nor end it", async () => {
+    const alice = await server.user();
+    const bob = await server.user();
+    const boardId = await server.makeBoard(alice, { is_public: true });
+    const watcher = watch(server.url, boardId, alice.token);
+    await watcher.waitFor((e) => e.type === 'ready');
+    const session = 'alice-tab-spoofed';
+    const put = (token: string, body: Record<string, unknown>) =>
+      server.request('PUT', `/v1/boards/${boardId}/presence`, { token, body: { session_id: session, ...body } });
+    assert.equal((await put(alice.token, { cursor: { x: 1, y: 1 } })).status, 200);
+    await watcher.waitFor((e) => e.type === 'presence' && e.data.session_id === session);
+
+    // Bob read her session id from the event; neither of his credentials may use it.
+    const bobsKey = await bob.keyWith(['read']);
+    for (const token of [bob.token, bobsKey.raw_key, await bob.jwt()]) {
+      const spoofed = await put(token, { cursor: { x: 666, y: 666 } });
+      assert.ok(isErrorEnvelope(spoofed.body, 403), spoofed.text);
+      const ended = await server.request('DELETE', `/v1/boards/${boardId}/presence/${session}`, { token });
+      assert.ok(isErrorEnvelope(ended.body, 403), ended.text);
+    }
+    // A stream Bob opens naming her session does not end it when he closes it.
+    const bobsStream = await fetch(new URL(`/v1/boards/${boardId}/events?session_id=${session}`, server.url), {
+      headers: { authorization: `Bearer ${bob.token}`, accept: 'text/event-stream' },
+    });
+    assert.equal(bobsStream.status, 200);
+    await bobsStream.body?.cancel();
+
+    // Alice, on another of her keys, is the same person: her session is hers there too.
+    const alicesKey = await alice.keyWith(['read']);
+    assert.equal((await put(alicesKey.raw_key, { cursor: { x: 2, y: 2 } })).status, 200);
+    await watcher.waitFor((e) => e.type === 'presence' && (e.data.cursor as { x: number } | null)?.x === 2);
+    const mine = watcher.events.filter((e) => e.type === 'presence' && e.data.session_id === session);
+    assert.ok(
+      mine.every((e) => e.data.user_id === alice.userId && e.data.left === false),
+      JSON.stringify(mine.map((e) => e.data)),
+    );
+    // Once she has left, the session is gone and nobody's: her leaving is heard, a repeat is harmless.
+    assert.equal((await server.request('DELETE', `/v1/boards/${boardId}/presence/${session}`, { token: alice.token })).status, 200);
+    await watcher.waitFor((e) => e.type === 'presence' && e.data.session_id === session && e.data.left === true);
   });
 
   test('leaving explicitly; private boards and bad input refused', async () => {

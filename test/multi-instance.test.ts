@@ -275,6 +275,11 @@ describe('two instances on one PostgreSQL and one Redis', { skip }, () => {
       assert.equal(presence.status, 200, JSON.stringify(presence.body));
       const seen = await stream.waitFor((e) => e.type === 'presence');
       assert.equal(seen.data.session_id, 'owner-tab-1');
+      // The session is the owner's on the other instance too: the viewer can neither move nor end it.
+      const spoofed = await call(two, viewer.raw_key, 'PUT', `/v1/boards/${board}/presence`, { session_id: 'owner-tab-1' });
+      assert.equal(spoofed.status, 403, JSON.stringify(spoofed.body));
+      const ended = await call(two, viewer.raw_key, 'DELETE', `/v1/boards/${board}/presence/owner-tab-1`);
+      assert.equal(ended.status, 403, JSON.stringify(ended.body));
 
       // The listening connection of each instance dropped: they listen again and catch up.
       await sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN %' AND datname = current_database() AND pid <> pg_backend_pid()`.execute(

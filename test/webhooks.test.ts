@@ -12,6 +12,7 @@ import { after, describe, test } from 'node:test';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { createApiKeyForSubject } from '../src/auth/api-key-service.js';
 import { openDatabase } from '../src/db/database.js';
+import { EndpointRefused, hostOf, isPublicAddress, resolveEndpoint } from '../src/webhooks/endpoint.js';
 import type { Db } from '../src/db/schema.js';
 import { newId } from '../src/lib/ids.js';
 import type {
@@ -189,6 +190,56 @@ describe('webhooks', () => {
       });
       assert.equal(res.status, 403, res.text);
       assert.equal(res.body.message, 'Missing required scope: admin');
+    }
+  });
+
+  test('an IPv6 address is judged by the IPv4 address it carries, at creation and before each attempt', async () => {
+    const alice = await server.user();
+    // [address, allowed]: every IPv6 form that embeds an IPv4 address, with a private and a public one.
+    const table: [string, boolean][] = [
+      ['::127.0.0.1', false], // IPv4-compatible (::/96)
+      ['::a9fe:a9fe', false], // IPv4-compatible 169.254.169.254, written in hex
+      ['::1:7f00:1', false], // neither compatible nor mapped, outside global unicast (2000::/3)
+      ['::8.8.8.8', false], // IPv4-compatible is deprecated and routed nowhere, whatever it embeds
+      ['::ffff:127.0.0.1', false], // IPv4-mapped
+      ['::ffff:a00:1', false], // IPv4-mapped 10.0.0.1
+      ['::ffff:8.8.8.8', true],
+      ['::ffff:0:7f00:1', false], // IPv4-translated (::ffff:0:0:0/96)
+      ['64:ff9b::7f00:1', false], // NAT64
+      ['64:ff9b::a9fe:a9fe', false],
+      ['64:ff9b::808:808', true],
+      ['64:ff9b:1::808:808', false], // local-use NAT64 (64:ff9b:1::/48) is not globally routable
+      ['2002:7f00:1::1', false], // 6to4 of 127.0.0.1
+      ['2002:c0a8:101::1', false], // 6to4 of 192.168.1.1
+      ['2002:808:808::1', true],
+      ['2001:0:7f00:1:0:0:f7ff:fffe', false], // Teredo: server 127.0.0.1, client 8.0.0.1
+      ['2001:0:808:808:0:0:f5ff:fffe', false], // Teredo: server 8.8.8.8, client 10.0.0.1
+      ['2001:0:808:808:0:0:f7f7:f7f7', true], // Teredo: server 8.8.8.8, client 8.8.8.8
+      ['::', false],
+      ['::1', false],
+      ['100::1', false], // discard-only
+      ['2001:db8::1', false], // documentation
+      ['2001:2::1', false], // benchmarking
+      ['4000::1', false], // not yet allocated: outside 2000::/3
+      ['fc00::1', false],
+      ['fe80::1', false],
+      ['ff02::1', false],
+      ['2606:4700:4700::1111', true],
+      ['2001:4860:4860::8888', true],
+    ];
+    for (const [address, allowed] of table) {
+      const url = `https://[${address}]/hook`;
+      const res = await server.request<WebhookCreated | ErrorBody>('POST', '/v1/webhooks', { token: alice.token, body: { url } });
+      if (allowed) {
+        assert.equal(res.status, 201, `${address}: ${res.text}`);
+        await server.request('DELETE', `/v1/webhooks/${(res.body as WebhookCreated).data.id}`, { token: alice.token });
+        assert.deepEqual(await resolveEndpoint(new URL(url), []), [{ address: hostOf(new URL(url)), family: 6 }]);
+      } else {
+        assert.equal(res.status, 400, `${address}: ${res.text}`);
+        assert.match((res.body as ErrorBody).message, /non-public address/, address);
+        await assert.rejects(resolveEndpoint(new URL(url), []), EndpointRefused, address);
+      }
+      assert.equal(isPublicAddress(address), allowed, address);
     }
   });
 

@@ -254,7 +254,8 @@ export interface paths {
          * Announce your presence on a board
          * @description Tells the board's other viewers that this session is there, with its cursor and selection (event
          *     `presence` on their streams). Announce every few seconds: a session not heard from for 15 seconds has left.
-         *     Needs only read access; not stored. Its own budget of 1200 a minute per user.
+         *     Needs only read access; not stored. Its own budget of 1200 a minute per user. A session belongs to
+         *     the user who first announced it until it leaves or goes quiet: another user naming it gets 403 `forbidden`.
          */
         put: operations["announcePresence"];
         post?: never;
@@ -274,7 +275,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Leave a board */
+        /**
+         * Leave a board
+         * @description Ends one of the caller's sessions on the board at once; another user's session is 403 `forbidden`.
+         */
         delete: operations["leaveBoard"];
         options?: never;
         head?: never;
@@ -294,6 +298,8 @@ export interface paths {
         /**
          * Create an API key (the raw key is shown once)
          * @description A user may hold at most 100 live keys (API_KEYS_MAX_PER_USER): one more is 409 conflict until one is revoked or expires.
+         *     A key made with an API key must not outlive it: without `expires_at` it takes that key's expiry, and a later one (or `null`,
+         *     never) is 400; nor may it hold a scope that key lacks (403). Made with a signed-in session (JWT), a key may expire when it likes.
          */
         post: operations["createApiKey"];
         delete?: never;

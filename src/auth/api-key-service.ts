@@ -1,10 +1,10 @@
 // API keys of a user: create (the raw key is returned once), list, revoke.
 import type { Db } from '../db/schema.js';
-import { conflict, invalid, notFound } from '../errors.js';
+import { conflict, forbidden, invalid, notFound } from '../errors.js';
 import { newId, now } from '../lib/ids.js';
 import { applyPage, toPage, type Page, type PageRequest } from '../lib/pagination.js';
 import { generateApiKey } from './api-keys.js';
-import type { Scope } from './principal.js';
+import { hasScope, type Principal, type Scope } from './principal.js';
 import { ensureUser } from './users.js';
 import { ApiKey, type CreateApiKeyBody, type CreatedApiKey } from '../contract/api-keys.js';
 import { fieldsOf } from '../contract/common.js';
@@ -13,7 +13,9 @@ import { fieldsOf } from '../contract/common.js';
 const columns = fieldsOf(ApiKey);
 
 /**
- * Creates a key. `maxLive` caps the user's live (unrevoked, unexpired) keys, this one included
+ * Creates a key. Made with an API key (`madeBy`), it must not outlive that key (expires_at no later
+ * than the parent's, which it takes when none is given; a key that never expires is 400 under an
+ * expiring one) nor hold a scope the parent lacks (403); a JWT's session makes keys freely. `maxLive` caps the user's live (unrevoked, unexpired) keys, this one included
  * (API_KEYS_MAX_PER_USER; the CLI, an operator's tool, passes none): each key has its own rate
  * limit, so keys must not be free to multiply. The user's row is locked while counting, so two
  * creates at once cannot both take the last place.
@@ -24,12 +26,31 @@ export async function createApiKey(
   input: CreateApiKeyBody,
   env: 'live' | 'test',
   maxLive?: number,
+  madeBy?: Principal,
 ): Promise<CreatedApiKey> {
-  const expiresAt = input.expires_at ? new Date(input.expires_at) : null;
+  let expiresAt = input.expires_at ? new Date(input.expires_at) : null;
   if (expiresAt && expiresAt.getTime() <= Date.now()) throw invalid('expires_at must be in the future');
   const scopes = [...new Set(input.scopes)].sort((a, b) => ['read', 'write', 'admin'].indexOf(a) - ['read', 'write', 'admin'].indexOf(b));
+  const parentKey = madeBy?.kind === 'api_key' ? madeBy.keyId : undefined;
+  if (madeBy && parentKey !== undefined) {
+    const beyond = scopes.find((scope) => !hasScope(madeBy, scope));
+    if (beyond) throw forbidden(`A key cannot grant the scope ${beyond}, which the key creating it lacks`);
+  }
   const key = generateApiKey(env);
   return db.transaction().execute(async (trx) => {
+    if (parentKey !== undefined) {
+      // A key made with a key must not outlive it: without expires_at it takes the parent's.
+      const parent = await trx.selectFrom('api_keys').select('expires_at').where('id', '=', parentKey).executeTakeFirst();
+      const limit = parent?.expires_at ?? null;
+      if (limit !== null) {
+        if (input.expires_at === undefined) expiresAt = limit;
+        else if (expiresAt === null || expiresAt > limit) {
+          throw invalid(
+            `expires_at must not be later than the expiry of the key creating it (${limit.toISOString()}); omit it to take that expiry`,
+          );
+        }
+      }
+    }
     if (maxLive !== undefined) {
       await trx.selectFrom('users').select('id').where('id', '=', userId).forUpdate().executeTakeFirst();
       const at = now();

@@ -54,6 +54,14 @@ export interface BoardEventsTable {
   created_at: Date;
 }
 
+/** Who each presence session belongs to, and when it was last heard from (0017-presence-sessions.ts). */
+export interface PresenceSessionsTable {
+  board_id: string;
+  session_id: string;
+  user_id: string;
+  seen_at: Date;
+}
+
 /** A user's endpoint for their boards' events (0012-webhooks.ts). */
 export interface WebhooksTable {
   id: string;
@@ -267,6 +275,7 @@ export interface Database {
   nodes: NodesTable;
   edges: EdgesTable;
   board_events: BoardEventsTable;
+  presence_sessions: PresenceSessionsTable;
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
   idempotency_keys: IdempotencyKeysTable;

@@ -69,9 +69,24 @@ export class BoardEventHub {
     });
   }
 
-  /** Open streams of a user on this instance. */
+  /** Open streams of a user on this instance, with those still starting (reserved). */
   streamsOf(userId: string): number {
     return this.perUser.get(userId) ?? 0;
+  }
+
+  /**
+   * Counts a stream that is starting (its start point is being read) against its user at once, so
+   * streams opened together cannot all pass the check; the returned function, called once the
+   * stream has subscribed or has given up, gives the place back.
+   */
+  reserve(userId: string): () => void {
+    this.perUser.set(userId, this.streamsOf(userId) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.release(userId);
+    };
   }
 
   /** Adds a stream; the returned function removes it. */
@@ -89,10 +104,14 @@ export class BoardEventHub {
         this.boards.delete(subscriber.boardId);
         this.sessions.delete(subscriber.boardId);
       }
-      const left = this.streamsOf(subscriber.userId) - 1;
-      if (left > 0) this.perUser.set(subscriber.userId, left);
-      else this.perUser.delete(subscriber.userId);
+      this.release(subscriber.userId);
     };
+  }
+
+  private release(userId: string): void {
+    const left = this.streamsOf(userId) - 1;
+    if (left > 0) this.perUser.set(userId, left);
+    else this.perUser.delete(userId);
   }
 
   /** Ends every stream (the app is closing: open streams would hold its server open). */

@@ -1,11 +1,13 @@
 // Presence on a board: each open tab (a session) announces its cursor and selection, and every
 // instance on the database passes the announcement to its streams of that board through the
-// `board_presence` notification. Nothing is stored: an instance remembers the announcements of the
-// last PRESENCE_TTL_MS for the boards it has streams of, so a new stream starts with who is there;
-// a session that stops announcing is dropped after that time, and one whose stream closes leaves
-// at once.
+// `board_presence` notification. The cursor and selection are not stored: an instance remembers the
+// announcements of the last PRESENCE_TTL_MS for the boards it has streams of, so a new stream starts
+// with who is there; a session that stops announcing is dropped after that time, and one whose
+// stream closes leaves at once. Only who owns each session is kept in the database
+// (presence_sessions), so that no one else can announce or end it, whichever instance they call.
 import { sql } from 'kysely';
 import type { Principal } from '../auth/principal.js';
+import { forbidden } from '../errors.js';
 import type { Db } from '../db/schema.js';
 import type { Presence, PresenceBody } from '../contract/presence.js';
 
@@ -34,7 +36,13 @@ export async function initialOf(db: Db, userId: string): Promise<string> {
   return (source.match(/\p{L}|\p{N}/u)?.[0] ?? '?').toUpperCase();
 }
 
-/** Sends a session's presence to every instance's streams of the board. */
+/**
+ * Sends a session's presence to every instance's streams of the board. A session belongs to the user
+ * who first announced it (any of their keys or sign-ins: one person, several tabs) until it leaves or
+ * is not heard from for PRESENCE_TTL_MS; anyone else's announcement or leaving of it is refused with
+ * 403 and sends nothing. Claiming the session and notifying are one statement, so two instances
+ * never both hand out one session.
+ */
 export async function announcePresence(
   db: Db,
   principal: Principal,
@@ -52,6 +60,34 @@ export async function announcePresence(
     left: input.left ?? false,
   };
   // The notification payload limit (8,000 bytes) holds 100 selected ids with room to spare.
-  await sql`SELECT pg_notify(${BOARD_PRESENCE_CHANNEL}, ${JSON.stringify({ board_id: boardId, presence })})`.execute(db);
+  const payload = JSON.stringify({ board_id: boardId, presence });
+  const session = sql`board_id = ${boardId} AND session_id = ${input.session_id}`;
+  const since = sql`now() - ${`${PRESENCE_TTL_MS} milliseconds`}::interval`;
+  const sent = presence.left
+    ? await sql`
+        WITH theirs AS (
+          SELECT 1 FROM presence_sessions WHERE ${session} AND user_id <> ${principal.userId} AND seen_at > ${since}
+        ), gone AS (
+          DELETE FROM presence_sessions WHERE ${session} AND NOT EXISTS (SELECT 1 FROM theirs)
+        )
+        SELECT pg_notify(${BOARD_PRESENCE_CHANNEL}, ${payload}) WHERE NOT EXISTS (SELECT 1 FROM theirs)`.execute(db)
+    : await sql`
+        WITH claimed AS (
+          INSERT INTO presence_sessions AS p (board_id, session_id, user_id, seen_at)
+          VALUES (${boardId}, ${input.session_id}, ${principal.userId}, now())
+          ON CONFLICT (board_id, session_id) DO UPDATE SET user_id = excluded.user_id, seen_at = excluded.seen_at
+          WHERE p.user_id = excluded.user_id OR p.seen_at <= ${since}
+          RETURNING 1
+        )
+        SELECT pg_notify(${BOARD_PRESENCE_CHANNEL}, ${payload}) FROM claimed`.execute(db);
+  if (sent.rows.length === 0) throw forbidden('This presence session belongs to someone else');
   return presence;
+}
+
+/** Forgets the sessions not heard from for their lifetime (the hourly sweep). */
+export async function sweepPresence(db: Db): Promise<void> {
+  await db
+    .deleteFrom('presence_sessions')
+    .where('seen_at', '<', new Date(Date.now() - PRESENCE_TTL_MS))
+    .execute();
 }

@@ -1,7 +1,7 @@
 // Request validation with Ajv. Bodies are checked strictly (no type coercion: "1" is not a number,
 // and unknown fields stay and are rejected); query strings and path params are text on the wire,
-// so their values are coerced to the schema's types.
-import { Ajv, type Options } from 'ajv';
+// so their values are coerced to the schema's types, a number only from plain decimal digits.
+import { Ajv, type ErrorObject, type Options } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 
@@ -16,9 +16,56 @@ function makeAjv(options: Options): Ajv {
 const strict = makeAjv({ coerceTypes: false });
 const coercing = makeAjv({ coerceTypes: 'array' });
 
+type Validate = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
+
+/** What a number in a query string or path may look like; Ajv's coercion (Number()) also takes hex, spaces, signs and exponents. */
+const DECIMAL: Record<string, RegExp> = { integer: /^-?[0-9]{1,16}$/, number: /^-?[0-9]{1,16}(\.[0-9]{1,16})?$/ };
+
+/** The properties of an object schema that are numbers, with the text each must be. */
+function numericProperties(schema: { properties?: Record<string, { type?: unknown }> }): [string, string, RegExp][] {
+  return Object.entries(schema.properties ?? {}).flatMap(([name, property]) => {
+    const type = property.type === 'integer' || property.type === 'number' ? property.type : undefined;
+    return type ? [[name, type, DECIMAL[type]!] as [string, string, RegExp]] : [];
+  });
+}
+
+/**
+ * Coerced parts (query string, path, headers) check their numbers' text before Ajv coerces it:
+ * `limit=0x10`, `limit= 5`, `+5` and `1e1` are 400 rather than read as 16, 5, 5 and 10.
+ */
+function withDecimalNumbers(validate: Validate, schema: object): Validate {
+  const numeric = numericProperties(schema as Parameters<typeof numericProperties>[0]);
+  if (numeric.length === 0) return validate;
+  const checked: Validate = (data) => {
+    if (data !== null && typeof data === 'object') {
+      for (const [name, type, pattern] of numeric) {
+        const value = (data as Record<string, unknown>)[name];
+        for (const text of Array.isArray(value) ? value : [value]) {
+          if (typeof text === 'string' && !pattern.test(text)) {
+            checked.errors = [
+              {
+                instancePath: `/${name}`,
+                schemaPath: `#/properties/${name}/type`,
+                keyword: 'type',
+                params: { type },
+                message: type === 'integer' ? 'must be a decimal integer (digits 0-9 only)' : 'must be a decimal number',
+              },
+            ];
+            return false;
+          }
+        }
+      }
+    }
+    const valid = validate(data);
+    checked.errors = validate.errors;
+    return valid;
+  };
+  return checked;
+}
+
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
-  const ajv = httpPart === 'body' ? strict : coercing;
-  return ajv.compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
+  if (httpPart === 'body') return strict.compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
+  return withDecimalNumbers(coercing.compile(schema as object), schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
 };
 
 export function addSharedSchema(schema: { $id: string }): void {

@@ -2,7 +2,8 @@
 // addresses its host resolves to, checked again before every attempt. The service must not become
 // a way into the network it runs in, so an endpoint reaches only global unicast addresses: private,
 // loopback, link-local, unique-local, multicast, unspecified, reserved, and IPv6 forms that embed
-// an IPv4 address (mapped, NAT64, 6to4, Teredo) are refused, classified by ipaddr.js. The sender
+// an IPv4 address (mapped, NAT64, 6to4, Teredo) are judged by the IPv4 address they carry
+// (isPublicAddress), on ipaddr.js's classification. The sender
 // connects to the very addresses checked here (no second lookup a DNS answer could change between
 // the check and the connection) and follows no redirects. Hosts named in WEBHOOK_ALLOWED_HOSTS are
 // exempt and may use http: a receiver beside the service, or the tests' one on loopback.
@@ -24,10 +25,52 @@ export function hostOf(url: URL): string {
   return url.hostname.toLowerCase().replace(/^\[(.*)\]$/, '$1');
 }
 
-/** Only addresses reachable on the public internet: ipaddr.js's `unicast`, what none of its special ranges holds. */
+const v6 = (prefix: string, bits: number): [ipaddr.IPv6, number] => [ipaddr.IPv6.parse(prefix), bits];
+/** Global unicast (RFC 4291): every IPv6 address the public internet routes is in it. */
+const GLOBAL_UNICAST = v6('2000::', 3);
+/** IETF protocol assignments (RFC 2928): not global unless listed apart; only Teredo, within it, is judged. */
+const PROTOCOL_ASSIGNMENTS = v6('2001::', 23);
+const TEREDO = v6('2001::', 32);
+/** The forms that carry an IPv4 address in their last 32 bits. */
+const IPV4_IN_LAST_32 = [v6('::ffff:0:0', 96), v6('::ffff:0:0:0', 96), v6('64:ff9b::', 96)];
+const SIX_TO_FOUR = v6('2002::', 16);
+
+const ipv4At = (bytes: number[], at: number, mask = 0): ipaddr.IPv4 => new ipaddr.IPv4(bytes.slice(at, at + 4).map((byte) => byte ^ mask));
+
+/** An IPv4 address the public internet routes: ipaddr.js's `unicast`, in none of its special ranges. */
+const isPublicIpv4 = (address: ipaddr.IPv4): boolean => address.range() === 'unicast';
+
+/**
+ * The IPv4 addresses an IPv6 address leads to, judged in its stead: IPv4-mapped and -translated,
+ * NAT64 (64:ff9b::/96), 6to4 (2002::/16) and Teredo (2001::/32: its server, and its client, stored
+ * inverted). Undefined for an address that carries none.
+ */
+function embeddedIpv4(address: ipaddr.IPv6): ipaddr.IPv4[] | undefined {
+  const bytes = address.toByteArray();
+  if (IPV4_IN_LAST_32.some((range) => address.match(range))) return [ipv4At(bytes, 12)];
+  if (address.match(SIX_TO_FOUR)) return [ipv4At(bytes, 2)];
+  if (address.match(TEREDO)) return [ipv4At(bytes, 4), ipv4At(bytes, 12, 0xff)];
+  return undefined;
+}
+
+/**
+ * Only addresses reachable on the public internet, by an allow-list: IPv4 unicast outside every
+ * special range; an IPv6 address that carries an IPv4 address judged by that address (all of them,
+ * for Teredo); any other IPv6 address only within global unicast (2000::/3), outside the protocol
+ * assignments (2001::/23) and ipaddr.js's special ranges (documentation, benchmarking, ORCHID…).
+ * IPv4-compatible addresses (::/96, deprecated and routed nowhere), local-use NAT64 (64:ff9b:1::/48)
+ * and addresses with a zone are refused whatever they hold.
+ */
 export function isPublicAddress(address: string): boolean {
-  if (!ipaddr.isValid(address)) return false;
-  return ipaddr.process(address).range() === 'unicast';
+  const family = isIP(address);
+  if (family === 4) return isPublicIpv4(ipaddr.IPv4.parse(address));
+  if (family !== 6 || address.includes('%')) return false;
+  // Read from the URL standard's hexadecimal form: ipaddr.js reads `::1.2.3.4` as ::ffff:1.2.3.4,
+  // where a connection goes to the IPv4-compatible ::102:304.
+  const ipv6 = ipaddr.IPv6.parse(new URL(`https://[${address}]`).hostname.slice(1, -1));
+  const embedded = embeddedIpv4(ipv6);
+  if (embedded) return embedded.every(isPublicIpv4);
+  return ipv6.match(GLOBAL_UNICAST) && !ipv6.match(PROTOCOL_ASSIGNMENTS) && ipv6.range() === 'unicast';
 }
 
 /**

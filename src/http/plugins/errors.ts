@@ -138,9 +138,11 @@ export function registerErrorHandling(app: FastifyInstance): void {
   // "body must be object" 400 instead of the contract's 415.
   app.removeContentTypeParser('text/plain');
 
+  // The paths of the routes, for 405 and its Allow header. A path with a trailing slash names no
+  // route (404, as Fastify's router answers it): one URL per resource.
   const patterns: { re: RegExp; methods: Set<string> }[] = [];
   app.addHook('onRoute', (route) => {
-    const re = new RegExp(`^${route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z]+/g, '[^/]+')}/?$`);
+    const re = new RegExp(`^${route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z]+/g, '[^/]+')}$`);
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const existing = patterns.find((p) => p.re.source === re.source);
     if (existing) for (const m of methods) existing.methods.add(m);

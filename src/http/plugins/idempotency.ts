@@ -19,10 +19,6 @@ const POLL_MS = 50;
 const REPLAYED_HEADERS = ['content-type', 'location', 'etag'];
 
 declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** 'once': the key may be used once and is never replayed (streamed replies). */
-    idempotency?: 'replay' | 'once';
-  }
   interface FastifyRequest {
     idempotency?: { principal: string; key: string };
   }
@@ -91,7 +87,8 @@ export function registerIdempotency(app: FastifyInstance, db: Db): void {
       if (existing.request_hash !== hash) {
         throw conflict('This Idempotency-Key was already used with a different request');
       }
-      if (request.routeOptions.config.idempotency === 'once') {
+      if (existing.status !== null && existing.response === null) {
+        // Spent by a reply that was streamed (spendIdempotencyKey): there is nothing to replay.
         throw conflict('This Idempotency-Key was already used; streamed replies are not replayed');
       }
       if (existing.status !== null) {
@@ -122,11 +119,6 @@ export function registerIdempotency(app: FastifyInstance, db: Db): void {
     try {
       if (reply.statusCode >= 500 || reply.statusCode === 429) {
         await forget();
-        return payload;
-      }
-      if (request.routeOptions.config.idempotency === 'once') {
-        // A streamed reply is not replayed, but its key stays used (409 for a retry).
-        await record(null, null);
         return payload;
       }
       if (typeof payload !== 'string' || !isJson(payload)) {

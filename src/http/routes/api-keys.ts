@@ -18,13 +18,16 @@ export function apiKeyRoutes(app: App, { db, config, authenticator }: Services):
         tags: ['api keys'],
         operationId: 'createApiKey',
         summary: 'Create an API key (the raw key is shown once)',
-        description: `A user may hold at most ${config.apiKeysMaxPerUser} live keys (API_KEYS_MAX_PER_USER): one more is 409 conflict until one is revoked or expires.`,
+        description: `A user may hold at most ${config.apiKeysMaxPerUser} live keys (API_KEYS_MAX_PER_USER): one more is 409 conflict until one is revoked or expires.
+A key made with an API key must not outlive it: without \`expires_at\` it takes that key's expiry, and a later one (or \`null\`,
+never) is 400; nor may it hold a scope that key lacks (403). Made with a signed-in session (JWT), a key may expire when it likes.`,
         body: CreateApiKeyBody,
         response: { 201: Single('api_key', CreatedApiKey), ...errorResponses, 409: Type.Ref('Error') },
       },
     },
     async (request, reply) => {
-      const key = await createApiKey(db, principalOf(request).userId, request.body, config.apiKeyEnv, config.apiKeysMaxPerUser);
+      const principal = principalOf(request);
+      const key = await createApiKey(db, principal.userId, request.body, config.apiKeyEnv, config.apiKeysMaxPerUser, principal);
       return reply.code(201).send({ object: 'api_key', data: key });
     },
   );

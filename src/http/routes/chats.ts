@@ -145,7 +145,6 @@ export function chatRoutes(app: App, services: Services): void {
   app.post(
     '/v1/boards/:boardId/chats/:chatId/messages',
     {
-      config: { idempotency: 'once' },
       schema: {
         tags: ['chats'],
         operationId: 'sendMessage',

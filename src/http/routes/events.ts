@@ -66,8 +66,35 @@ export function eventRoutes(app: App, services: Services): void {
         throw new ApiError('rate_limited', `At most ${config.eventStreamsPerUser} event streams may be open at once; close one first`);
       }
       const after = lastEventId(request.headers['last-event-id']) ?? request.query.after;
-      const start = await startPoint(db, principal, boardId, after);
+      const sessionId = request.query.session_id;
+      // The tab is gone: its session leaves at once rather than when it would have expired.
+      const leaveSession = () => {
+        if (sessionId) void leave(principal, boardId, sessionId).catch(() => {});
+      };
+      // Heard from before the first await: a client that leaves while the start point is read has
+      // its 'close' emitted then, and a listener added later would never hear it (the slot would
+      // stay taken for good).
+      let stream: BoardEventStream | undefined;
+      let closed = false;
+      reply.raw.on('close', () => {
+        closed = true;
+        if (!stream) return;
+        stream.end();
+        leaveSession();
+      });
+      // The place is taken before the first await and given back once the stream holds its own.
+      const reservation = hub.reserve(principal.userId);
+      let start: Awaited<ReturnType<typeof startPoint>>;
+      try {
+        start = await startPoint(db, principal, boardId, after);
+      } finally {
+        reservation();
+      }
       reply.hijack();
+      if (closed || reply.raw.destroyed) {
+        leaveSession();
+        return;
+      }
       const sse = new SseWriter(reply.raw, reply.getHeaders() as Record<string, string>, config.sseKeepAliveMs);
       // An open stream waits without querying: background work must not wait for it to end.
       foreground.stopCounting(reply.raw);
@@ -78,13 +105,7 @@ export function eventRoutes(app: App, services: Services): void {
           start.latest,
         );
       else if (after === undefined) sse.event('ready', { latest_seq: start.latest }, start.latest);
-      const stream = new BoardEventStream(hub, db, principal, start.board, start.from, sse, { recheckMs: RECHECK_MS });
-      const sessionId = request.query.session_id;
-      reply.raw.on('close', () => {
-        stream.end();
-        // The tab is gone: its session leaves at once rather than when it would have expired.
-        if (sessionId) void leave(principal, boardId, sessionId).catch(() => {});
-      });
+      stream = new BoardEventStream(hub, db, principal, start.board, start.from, sse, { recheckMs: RECHECK_MS });
       stream.start();
     },
   );
@@ -111,7 +132,8 @@ export function eventRoutes(app: App, services: Services): void {
         summary: 'Announce your presence on a board',
         description: `Tells the board's other viewers that this session is there, with its cursor and selection (event
 \`presence\` on their streams). Announce every few seconds: a session not heard from for 15 seconds has left.
-Needs only read access; not stored. Its own budget of ${PRESENCE_PER_MINUTE} a minute per user.`,
+Needs only read access; not stored. Its own budget of ${PRESENCE_PER_MINUTE} a minute per user. A session belongs to
+the user who first announced it until it leaves or goes quiet: another user naming it gets 403 \`forbidden\`.`,
         params: BoardParams,
         body: PresenceBody,
         response: { 200: Single('presence', Presence), ...errorResponses },
@@ -134,6 +156,7 @@ Needs only read access; not stored. Its own budget of ${PRESENCE_PER_MINUTE} a m
         tags: ['events'],
         operationId: 'leaveBoard',
         summary: 'Leave a board',
+        description: "Ends one of the caller's sessions on the board at once; another user's session is 403 `forbidden`.",
         params: Type.Object({ boardId: BoardParams.properties.boardId, sessionId: PresenceSessionId }),
         response: { 200: Single('presence', Presence), ...errorResponses },
       },
