@@ -1891,6 +1891,11 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
+                     * Format: uuid
+                     * @description A UUID of your choosing for the new node (omitted: the service chooses one). The same create repeated with the same id and the same body answers 201 with the node as it is now and writes nothing; the id with another body, or an id any other node or edge has or had (deleted ones included), is 409 conflict.
+                     */
+                    id?: string;
+                    /**
                      * @description video, url, note, document, pdf or image (youtube is read as video)
                      * @enum {string}
                      */
@@ -2569,6 +2574,11 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: uuid
+                     * @description A UUID of your choosing for the new edge (omitted: the service chooses one). The same create repeated with the same id and the same body answers 201 with the edge as it is now and writes nothing; the id with another body, or an id any other node or edge has or had (deleted ones included), is 409 conflict.
+                     */
+                    id?: string;
+                    /**
+                     * Format: uuid
                      * @description A node of this board
                      */
                     source_node_id: string;
@@ -3145,6 +3155,11 @@ export interface operations {
                         /** @description A name for the node this operation creates, for later operations of the batch */
                         ref?: string;
                         /**
+                         * Format: uuid
+                         * @description A UUID of your choosing for the new node (omitted: the service chooses one). The same create repeated with the same id and the same body answers 201 with the node as it is now and writes nothing; the id with another body, or an id any other node or edge has or had (deleted ones included), is 409 conflict.
+                         */
+                        id?: string;
+                        /**
                          * @description video, url, note, document, pdf or image (youtube is read as video)
                          * @enum {string}
                          */
@@ -3198,6 +3213,11 @@ export interface operations {
                     } | {
                         /** @enum {string} */
                         op: "create_edge";
+                        /**
+                         * Format: uuid
+                         * @description A UUID of your choosing for the new edge (omitted: the service chooses one). The same create repeated with the same id and the same body answers 201 with the edge as it is now and writes nothing; the id with another body, or an id any other node or edge has or had (deleted ones included), is 409 conflict.
+                         */
+                        id?: string;
                         /**
                          * Format: uuid
                          * @description A node of this board
