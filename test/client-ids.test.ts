@@ -323,3 +323,76 @@ describe('repeated deletes', () => {
     assert.equal((await server.request('DELETE', `/v1/boards/${boardId}/nodes/${a.id}`, { token: bob.token })).status, 404);
   });
 });
+
+describe('repeated updates with If-Match', () => {
+  test('a stale If-Match whose change is already there answers 200 with the current ETag and writes nothing', async () => {
+    const alice = await server.user();
+    const boardId = await server.makeBoard(alice);
+    const node = await server.makeNode(alice, boardId, { data: { text: 'a', label: 'x' } });
+    const base = (await server.request<NodeBody>('GET', `/v1/boards/${boardId}/nodes/${node.id}`, { token: alice.token })).headers.get(
+      'etag',
+    )!;
+    const patch = { position: { x: 7, y: 8 }, data: { label: null, color: '2' } };
+    const first = await server.request<NodeBody>('PATCH', `/v1/boards/${boardId}/nodes/${node.id}`, {
+      token: alice.token,
+      body: patch,
+      headers: { 'if-match': base },
+    });
+    assert.equal(first.status, 200, first.text);
+    const again = await server.request<NodeBody>('PATCH', `/v1/boards/${boardId}/nodes/${node.id}`, {
+      token: alice.token,
+      body: patch,
+      headers: { 'if-match': base },
+    });
+    assert.equal(again.status, 200, again.text);
+    assert.deepEqual(again.body, first.body);
+    assert.equal(again.headers.get('etag'), first.headers.get('etag'));
+    // A change that is not there yet is still refused.
+    const stale = await server.request<ErrorBody>('PATCH', `/v1/boards/${boardId}/nodes/${node.id}`, {
+      token: alice.token,
+      body: { position: { x: 9, y: 9 } },
+      headers: { 'if-match': base },
+    });
+    assert.equal(stale.status, 412, stale.text);
+    assert.equal(stale.headers.get('etag'), first.headers.get('etag'));
+    // In a batch too.
+    const batch = await server.request<BatchAnswer>('POST', `/v1/boards/${boardId}/batch`, {
+      token: alice.token,
+      body: { operations: [{ op: 'update_node', id: node.id, if_match: base, ...patch }] },
+    });
+    assert.equal(batch.status, 200, batch.text);
+    assert.deepEqual(await events(alice, boardId), [`node.created ${node.id}`, `node.updated ${node.id}`]);
+  });
+
+  test('the same for an edge', async () => {
+    const alice = await server.user();
+    const boardId = await server.makeBoard(alice);
+    const a = await server.makeNode(alice, boardId);
+    const edge = await server.makeEdge(alice, boardId, a.id, a.id);
+    const base = (await server.request<EdgeBody>('GET', `/v1/boards/${boardId}/edges/${edge.id}`, { token: alice.token })).headers.get(
+      'etag',
+    )!;
+    const patch = { type: 'flow', data: { label: 'next' } };
+    const send = () =>
+      server.request<EdgeBody>('PATCH', `/v1/boards/${boardId}/edges/${edge.id}`, {
+        token: alice.token,
+        body: patch,
+        headers: { 'if-match': base },
+      });
+    const first = await send();
+    assert.equal(first.status, 200, first.text);
+    const again = await send();
+    assert.equal(again.status, 200, again.text);
+    assert.equal(again.headers.get('etag'), first.headers.get('etag'));
+    const stale = await server.request('PATCH', `/v1/boards/${boardId}/edges/${edge.id}`, {
+      token: alice.token,
+      body: { data: {} },
+      headers: { 'if-match': base },
+    });
+    assert.equal(stale.status, 412, stale.text);
+    assert.deepEqual(
+      (await events(alice, boardId)).filter((e) => e.startsWith('edge.updated')),
+      [`edge.updated ${edge.id}`],
+    );
+  });
+});

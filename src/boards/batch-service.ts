@@ -9,13 +9,13 @@ import type { NodeTypeInput } from '../contract/nodes.js';
 import type { Db } from '../db/schema.js';
 import { ApiError, invalid } from '../errors.js';
 import { type BoardChange, changeTransaction, recordWithinBounds } from '../events/record.js';
-import { insertEdge, modifyEdge, removeEdge, repeatedEdge } from '../edges/edge-service.js';
+import { edgeUpdateAlreadyApplied, insertEdge, modifyEdge, removeEdge, repeatedEdge } from '../edges/edge-service.js';
 import { now } from '../lib/ids.js';
 import { parseTagCondition } from '../lib/etag.js';
 import { beginContentWrite } from '../nodes/content-write.js';
 import { invalidatingBoard, type NodeStore } from '../nodes/node-cache.js';
 import { toNodeType } from '../nodes/node-data.js';
-import { insertNode, modifyNode, removeNode, repeatedNode } from '../nodes/node-service.js';
+import { insertNode, modifyNode, removeNode, repeatedNode, updateAlreadyApplied } from '../nodes/node-service.js';
 import type { BoardBounds } from './board-bounds.js';
 
 /** An operation's failure, with its index in front of the message and the status it had. */
@@ -65,16 +65,11 @@ export async function runBatch(
             case 'update_node': {
               const { op: _op, id, if_match: _m, parent_ref, ...input } = op;
               const parent = byRef('parent_ref', parent_ref) ?? input.parent_node_id;
-              const node = await modifyNode(
-                trx,
-                boardId,
-                id,
-                { ...input, ...(parent !== undefined ? { parent_node_id: parent } : {}) },
-                assetBaseUrl,
-                at,
-                ifMatch,
-              );
-              changes.push({ type: 'node.updated', data: node });
+              const update = { ...input, ...(parent !== undefined ? { parent_node_id: parent } : {}) };
+              // An update already applied (its If-Match stale, its change there) answers the node and changes nothing.
+              const applied = await updateAlreadyApplied(trx, boardId, id, update, ifMatch);
+              const node = applied ?? (await modifyNode(trx, boardId, id, update, assetBaseUrl, at, ifMatch));
+              if (!applied) changes.push({ type: 'node.updated', data: node });
               results.push({ op: op.op, id, node });
               break;
             }
@@ -96,8 +91,9 @@ export async function runBatch(
             }
             case 'update_edge': {
               const { op: _op, id, if_match: _m, ...input } = op;
-              const edge = await modifyEdge(trx, boardId, id, input, at, ifMatch);
-              changes.push({ type: 'edge.updated', data: edge });
+              const applied = await edgeUpdateAlreadyApplied(trx, boardId, id, input, ifMatch);
+              const edge = applied ?? (await modifyEdge(trx, boardId, id, input, at, ifMatch));
+              if (!applied) changes.push({ type: 'edge.updated', data: edge });
               results.push({ op: op.op, id, edge });
               break;
             }

@@ -10,9 +10,9 @@ import { applyPage, toPage, type Page, type PageRequest } from '../lib/paginatio
 import { beginContentWrite } from '../nodes/content-write.js';
 import { changeTransaction, recordChanges, recordWithinBounds } from '../events/record.js';
 import { isStorableText, toStoredJson } from '../nodes/json-data.js';
-import { assertIfMatch, entityTag, type TagCondition } from '../lib/etag.js';
+import { assertIfMatch, entityTag, ifMatchHolds, type TagCondition } from '../lib/etag.js';
 import { fieldsOf, pickShape } from '../contract/common.js';
-import { createDigest, deletedBefore, idTaken, isRepeatedCreate, rememberDeleted } from '../nodes/client-ids.js';
+import { canonicalJson, createDigest, deletedBefore, idTaken, isRepeatedCreate, rememberDeleted } from '../nodes/client-ids.js';
 import type { BoardChange } from '../events/record.js';
 import { type CreateEdgeBody, Edge, type UpdateEdgeBody } from '../contract/edges.js';
 
@@ -151,6 +151,22 @@ export async function modifyEdge(
     .executeTakeFirstOrThrow();
 }
 
+/** An update whose If-Match no longer holds but whose change the edge already shows (see the node's updateAlreadyApplied). */
+export async function edgeUpdateAlreadyApplied(
+  trx: Executor,
+  boardId: string,
+  edgeId: string,
+  input: UpdateEdgeBody,
+  ifMatch: TagCondition | undefined,
+): Promise<Edge | undefined> {
+  if (ifMatch === undefined) return undefined;
+  const row = await trx.selectFrom('edges').select(columns).where('id', '=', edgeId).where('board_id', '=', boardId).executeTakeFirst();
+  if (!row || ifMatchHolds(ifMatch, edgeTag(row))) return undefined;
+  const sameType = input.type === undefined || input.type === row.edge_type;
+  const sameData = input.data === undefined || canonicalJson(input.data) === canonicalJson(row.edge_data);
+  return sameType && sameData ? row : undefined;
+}
+
 export async function updateEdge(
   db: Db,
   principal: Principal,
@@ -163,6 +179,8 @@ export async function updateEdge(
   return changeTransaction(db, async (trx) => {
     const at = now();
     const board = await beginContentWrite(trx, principal, boardId);
+    const applied = await edgeUpdateAlreadyApplied(trx, boardId, edgeId, input, ifMatch);
+    if (applied) return applied;
     const edge = await modifyEdge(trx, boardId, edgeId, input, at, ifMatch);
     // Larger data may take the board past its bound on bytes.
     await recordWithinBounds(trx, boardId, principal.userId, [{ type: 'edge.updated', data: edge }], at, bounds, board);

@@ -14,9 +14,9 @@ import { beginContentWrite } from './content-write.js';
 import { type BoardChange, changeTransaction, recordChanges, recordWithinBounds } from '../events/record.js';
 import { invalidatingBoard, type NodeStore } from './node-cache.js';
 import { mergeNodeData, storedNodeData } from './node-data.js';
-import { assertIfMatch, entityTag, type TagCondition } from '../lib/etag.js';
+import { assertIfMatch, entityTag, ifMatchHolds, type TagCondition } from '../lib/etag.js';
 import { fieldsOf, pickShape } from '../contract/common.js';
-import { createDigest, deletedBefore, idTaken, isRepeatedCreate, rememberDeleted } from './client-ids.js';
+import { canonicalJson, createDigest, deletedBefore, idTaken, isRepeatedCreate, rememberDeleted } from './client-ids.js';
 import { type CreateNodeBody, Node, type NodeType, type UpdateNodeBody } from '../contract/nodes.js';
 
 /** The route has read the type word (youtube is video) by the time the service sees it. */
@@ -200,6 +200,27 @@ export async function modifyNode(
     .executeTakeFirstOrThrow();
 }
 
+/**
+ * An update whose If-Match no longer holds but whose change the node already shows (a replay of an
+ * update that landed, its answer lost): the node as it is, to answer with no write (RFC 9110
+ * §13.1.1; client-ids.ts). Undefined otherwise, for modifyNode to write or refuse.
+ */
+export async function updateAlreadyApplied(
+  trx: Executor,
+  boardId: string,
+  nodeId: string,
+  input: UpdateNodeBody,
+  ifMatch: TagCondition | undefined,
+): Promise<Node | undefined> {
+  if (ifMatch === undefined) return undefined;
+  const row = await trx.selectFrom('nodes').select(columns).where('id', '=', nodeId).where('board_id', '=', boardId).executeTakeFirst();
+  if (!row || ifMatchHolds(ifMatch, nodeTag(row))) return undefined;
+  const samePosition = !input.position || (input.position.x === row.position_x && input.position.y === row.position_y);
+  const sameParent = input.parent_node_id === undefined || (input.parent_node_id?.toLowerCase() ?? null) === row.parent_node_id;
+  const sameData = !input.data || canonicalJson(mergeNodeData(row.node_data, input.data)) === canonicalJson(row.node_data);
+  return samePosition && sameParent && sameData ? row : undefined;
+}
+
 export async function updateNode(
   store: NodeStore,
   principal: Principal,
@@ -214,6 +235,8 @@ export async function updateNode(
     changeTransaction(store.db, async (trx) => {
       const at = now();
       const board = await beginContentWrite(trx, principal, boardId);
+      const applied = await updateAlreadyApplied(trx, boardId, nodeId, input, ifMatch);
+      if (applied) return applied;
       const node = await modifyNode(trx, boardId, nodeId, input, assetBaseUrl, at, ifMatch);
       // Larger data may take the board past its bound on bytes.
       await recordWithinBounds(trx, boardId, principal.userId, [{ type: 'node.updated', data: node }], at, bounds, board);
