@@ -396,3 +396,43 @@ describe('repeated updates with If-Match', () => {
     );
   });
 });
+
+describe('MCP create_nodes and connect_nodes with ids', () => {
+  interface ToolAnswer {
+    result?: { isError?: boolean; content: { type: string; text: string }[] };
+  }
+  const call = (user: TestUser, name: string, args: Record<string, unknown>) =>
+    server.request<ToolAnswer>('POST', '/v1/mcp', {
+      token: user.token,
+      headers: { accept: 'application/json, text/event-stream' },
+      body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } },
+    });
+
+  test('a repeated call creates nothing twice; a used id is that item failing', async () => {
+    const alice = await server.user();
+    const bob = await server.user();
+    const boardId = await server.makeBoard(alice);
+    const bobNode = await server.makeNode(bob, await server.makeBoard(bob));
+    const [a, b, edge] = [randomUUID(), randomUUID(), randomUUID()];
+    const nodes = {
+      board_id: boardId,
+      nodes: [
+        { id: a, text: 'a' },
+        { id: b, text: 'b' },
+      ],
+    };
+    const edges = { board_id: boardId, edges: [{ id: edge, source_node_id: a, target_node_id: b, label: 'x' }] };
+    for (let i = 0; i < 2; i++) {
+      const created = await call(alice, 'create_nodes', nodes);
+      assert.equal(created.status, 200, created.text);
+      assert.ok(!created.body.result?.isError, created.text);
+      const connected = await call(alice, 'connect_nodes', edges);
+      assert.ok(!connected.body.result?.isError, connected.text);
+    }
+    assert.equal(await nodeCount(alice, boardId), 2);
+    assert.deepEqual(await events(alice, boardId), [`node.created ${a}`, `node.created ${b}`, `edge.created ${edge}`]);
+    const taken = await call(alice, 'create_nodes', { board_id: boardId, nodes: [{ id: bobNode.id, text: 'mine' }] });
+    assert.ok(taken.body.result?.isError, taken.text);
+    assert.match(taken.body.result!.content[0]!.text, /already used/);
+  });
+});
