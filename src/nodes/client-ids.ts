@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Executor } from '../db/schema.js';
-import { conflict } from '../errors.js';
+import { ApiError, conflict } from '../errors.js';
 
 export type EntityKind = 'node' | 'edge';
 
@@ -86,10 +86,11 @@ export async function wasDeleted(trx: Executor, kind: EntityKind, boardId: strin
 }
 
 /**
- * For a delete that found nothing: succeeds (no changes) when this board's `kind` with this id was
- * deleted before, and rethrows the 404 otherwise.
+ * For a delete whose lookup failed: succeeds (no changes) when it found nothing and this board's
+ * `kind` with this id was deleted before; rethrows the failure otherwise.
  */
-export async function deletedBefore(trx: Executor, kind: EntityKind, boardId: string, id: string, notFound: unknown): Promise<[]> {
-  if (await wasDeleted(trx, kind, boardId, id)) return [];
-  throw notFound;
+export async function deletedBefore(trx: Executor, kind: EntityKind, boardId: string, id: string, error: unknown): Promise<[]> {
+  const notFound = error instanceof ApiError && error.code === 'not_found';
+  if (notFound && (await wasDeleted(trx, kind, boardId, id))) return [];
+  throw error;
 }
