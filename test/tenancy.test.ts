@@ -6,6 +6,7 @@
 // it was. A route added to the document without a request here fails the first test, so every new
 // route is covered by the same suite.
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { before, describe, test } from 'node:test';
 import type { AssetBody, ChatBody, JobBody, OpenApiDocument, WebhookCreated } from './helpers/api-types.js';
 import { PNG, postParts } from './helpers/assets.js';
@@ -28,12 +29,12 @@ function requestFor(method: string, path: string): { body?: unknown; query?: str
     'DELETE /v1/boards/{id}': {},
     'POST /v1/boards/{id}/duplicate': { body: {} },
     'GET /v1/boards/{boardId}/nodes': {},
-    'POST /v1/boards/{boardId}/nodes': { body: { type: 'note', position: { x: 0, y: 0 }, data: { text: 'planted' } } },
+    'POST /v1/boards/{boardId}/nodes': { body: { id: randomUUID(), type: 'note', position: { x: 0, y: 0 }, data: { text: 'planted' } } },
     'GET /v1/boards/{boardId}/nodes/{id}': {},
     'PATCH /v1/boards/{boardId}/nodes/{id}': { body: { data: { text: 'changed' } } },
     'DELETE /v1/boards/{boardId}/nodes/{id}': {},
     'GET /v1/boards/{boardId}/edges': {},
-    'POST /v1/boards/{boardId}/edges': { body: { source_node_id: ids.node, target_node_id: ids.node2 } },
+    'POST /v1/boards/{boardId}/edges': { body: { id: randomUUID(), source_node_id: ids.node, target_node_id: ids.node2 } },
     'POST /v1/boards/{boardId}/batch': {
       body: {
         operations: [
@@ -193,6 +194,39 @@ describe("another user on every route that names Alice's resources", () => {
     assert.deepEqual(await aliceState(), before, "Alice's data changed");
     // Her key still works: revoking someone else's key did nothing.
     assert.equal((await server.request('GET', '/v1/boards', { token: alice.token })).status, 200);
+  });
+
+  test("Alice's node and edge ids, as client-chosen ids on Bob's own board, are one 409 that tells nothing", async () => {
+    const before = await aliceState();
+    const board = await server.makeBoard(bob);
+    const [x, y] = [(await server.makeNode(bob, board)).id, (await server.makeNode(bob, board)).id];
+    const b = `/v1/boards/${board}`;
+    const note = { type: 'note', position: { x: 0, y: 0 }, data: { text: 'planted' } };
+    const messages = new Set<string>();
+    for (const id of [ids.node, ids.node2, ids.edge]) {
+      for (const [url, body] of [
+        [`${b}/nodes`, { ...note, id }],
+        [`${b}/edges`, { id, source_node_id: x, target_node_id: y }],
+        [`${b}/batch`, { operations: [{ op: 'create_node', id, ...note }] }],
+        [`${b}/batch`, { operations: [{ op: 'create_edge', id, source_node_id: x, target_node_id: y }] }],
+      ] as const) {
+        const res = await server.request('POST', url, { token: bob.token, body });
+        assert.equal(res.status, 409, `${url}: ${res.text}`);
+        assert.ok(isErrorEnvelope(res.body, 409), res.text);
+        assert.equal(res.body.code, 'conflict');
+        messages.add(res.body.message.replace(/^operations\[0\]: /, ''));
+        assert.ok(!res.text.includes(CANARY), res.text);
+        for (const alices of Object.values(ids)) assert.ok(!res.text.includes(alices), `${url} names one of Alice's ids: ${res.text}`);
+      }
+    }
+    // The same answer as an id of Bob's own that is taken.
+    const own = await server.request('POST', `${b}/nodes`, { token: bob.token, body: { ...note, id: x } });
+    assert.ok(isErrorEnvelope(own.body, 409), own.text);
+    messages.add(own.body.message);
+    assert.equal(messages.size, 1, [...messages].join(' | '));
+    // A delete of Alice's node under Bob's board is a 404, not a repeated delete.
+    assert.equal((await server.request('DELETE', `${b}/nodes/${ids.node}`, { token: bob.token })).status, 404);
+    assert.deepEqual(await aliceState(), before, "Alice's data changed");
   });
 
   test("Bob's own lists hold nothing of Alice's", async () => {

@@ -133,7 +133,10 @@ export interface paths {
         /** List a board's nodes */
         get: operations["listNodes"];
         put?: never;
-        /** Create a node */
+        /**
+         * Create a node
+         * @description With a client-chosen `id`, repeating the create with the same body answers 201 with the node as it is now and writes nothing; an id used otherwise is 409.
+         */
         post: operations["createNode"];
         delete?: never;
         options?: never;
@@ -152,11 +155,17 @@ export interface paths {
         get: operations["getNode"];
         put?: never;
         post?: never;
-        /** Delete a node, its edges; its children are detached */
+        /**
+         * Delete a node, its edges; its children are detached
+         * @description Deleting again a node this board had that is already gone answers the same 200 and changes nothing, so a repeated delete is harmless; an id the board never had is 404.
+         */
         delete: operations["deleteNode"];
         options?: never;
         head?: never;
-        /** Update a node (position, data by shallow merge, parent) */
+        /**
+         * Update a node (position, data by shallow merge, parent)
+         * @description A stale If-Match is 412, unless the node already has the fields given (a repeated update): then 200 with the node, writing nothing.
+         */
         patch: operations["updateNode"];
         trace?: never;
     };
@@ -170,7 +179,10 @@ export interface paths {
         /** List a board's edges */
         get: operations["listEdges"];
         put?: never;
-        /** Create an edge between two nodes of the board */
+        /**
+         * Create an edge between two nodes of the board
+         * @description With a client-chosen `id`, repeating the create with the same body answers 201 with the edge as it is now and writes nothing; an id used otherwise is 409.
+         */
         post: operations["createEdge"];
         delete?: never;
         options?: never;
@@ -189,11 +201,17 @@ export interface paths {
         get: operations["getEdge"];
         put?: never;
         post?: never;
-        /** Delete an edge (permanent) */
+        /**
+         * Delete an edge (permanent)
+         * @description Deleting again an edge this board had that is already gone answers the same 200 and changes nothing, so a repeated delete is harmless; an id the board never had is 404.
+         */
         delete: operations["deleteEdge"];
         options?: never;
         head?: never;
-        /** Update an edge's type and/or data (each replaced as given) */
+        /**
+         * Update an edge's type and/or data (each replaced as given)
+         * @description A stale If-Match is 412, unless the edge already has the type and data given (a repeated update): then 200 with the edge, writing nothing.
+         */
         patch: operations["updateEdge"];
         trace?: never;
     };
@@ -208,7 +226,7 @@ export interface paths {
         put?: never;
         /**
          * Create, update and delete nodes and edges in one transaction
-         * @description Up to 500 operations (create_node, update_node, delete_node, create_edge, update_edge, delete_edge), each with the fields of its single request, run in order behind one board lock: all succeed or nothing is written. A node created here may carry a `ref`, which later operations use as `parent_ref`, `source_ref` or `target_ref`. `if_match` works as the If-Match header. A failure answers the status the operation alone would have (400, 404, 409, 412), its message starting with `operations[<index>]`. The answer lists each operation's result in order. Idempotency-Key applies.
+         * @description Up to 500 operations (create_node, update_node, delete_node, create_edge, update_edge, delete_edge), each with the fields of its single request, run in order behind one board lock: all succeed or nothing is written. A node created here may carry a `ref`, which later operations use as `parent_ref`, `source_ref` or `target_ref`. `if_match` works as the If-Match header. `create_node` and `create_edge` take an optional client-chosen `id`: an operation repeating a create already made (same id, same fields) answers the node or edge as it is now and writes nothing, an id used otherwise is 409; a delete of something already deleted succeeds. A failure answers the status the operation alone would have (400, 404, 409, 412), its message starting with `operations[<index>]`. The answer lists each operation's result in order. Idempotency-Key applies.
          */
         post: operations["batchWrite"];
         delete?: never;
@@ -1897,6 +1915,11 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
+                     * Format: uuid
+                     * @description A UUID of your choosing for the new node (omitted: the service chooses one). The same create repeated with the same id and the same body answers 201 with the node as it is now and writes nothing; the id with another body, or an id any other node or edge has or had (deleted ones included), is 409 conflict.
+                     */
+                    id?: string;
+                    /**
                      * @description video, url, note, document, pdf or image (youtube is read as video)
                      * @enum {string}
                      */
@@ -2575,6 +2598,11 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: uuid
+                     * @description A UUID of your choosing for the new edge (omitted: the service chooses one). The same create repeated with the same id and the same body answers 201 with the edge as it is now and writes nothing; the id with another body, or an id any other node or edge has or had (deleted ones included), is 409 conflict.
+                     */
+                    id?: string;
+                    /**
+                     * Format: uuid
                      * @description A node of this board
                      */
                     source_node_id: string;
@@ -3151,6 +3179,11 @@ export interface operations {
                         /** @description A name for the node this operation creates, for later operations of the batch */
                         ref?: string;
                         /**
+                         * Format: uuid
+                         * @description A UUID of your choosing for the new node (omitted: the service chooses one). The same create repeated with the same id and the same body answers 201 with the node as it is now and writes nothing; the id with another body, or an id any other node or edge has or had (deleted ones included), is 409 conflict.
+                         */
+                        id?: string;
+                        /**
                          * @description video, url, note, document, pdf or image (youtube is read as video)
                          * @enum {string}
                          */
@@ -3204,6 +3237,11 @@ export interface operations {
                     } | {
                         /** @enum {string} */
                         op: "create_edge";
+                        /**
+                         * Format: uuid
+                         * @description A UUID of your choosing for the new edge (omitted: the service chooses one). The same create repeated with the same id and the same body answers 201 with the edge as it is now and writes nothing; the id with another body, or an id any other node or edge has or had (deleted ones included), is 409 conflict.
+                         */
+                        id?: string;
                         /**
                          * Format: uuid
                          * @description A node of this board

@@ -9,13 +9,13 @@ import type { NodeTypeInput } from '../contract/nodes.js';
 import type { Db } from '../db/schema.js';
 import { ApiError, invalid } from '../errors.js';
 import { type BoardChange, changeTransaction, recordWithinBounds } from '../events/record.js';
-import { insertEdge, modifyEdge, removeEdge } from '../edges/edge-service.js';
+import { edgeUpdateAlreadyApplied, insertEdge, modifyEdge, removeEdge, repeatedEdge } from '../edges/edge-service.js';
 import { now } from '../lib/ids.js';
 import { parseTagCondition } from '../lib/etag.js';
 import { beginContentWrite } from '../nodes/content-write.js';
 import { invalidatingBoard, type NodeStore } from '../nodes/node-cache.js';
 import { toNodeType } from '../nodes/node-data.js';
-import { insertNode, modifyNode, removeNode } from '../nodes/node-service.js';
+import { insertNode, modifyNode, removeNode, repeatedNode, updateAlreadyApplied } from '../nodes/node-service.js';
 import type { BoardBounds } from './board-bounds.js';
 
 /** An operation's failure, with its index in front of the message and the status it had. */
@@ -53,31 +53,23 @@ export async function runBatch(
               const { op: _op, ref, parent_ref, type, ...input } = op;
               if (ref !== undefined && refs.has(ref)) throw invalid(`the ref ${JSON.stringify(ref)} is used twice`);
               const parent = byRef('parent_ref', parent_ref) ?? input.parent_node_id;
-              const node = await insertNode(
-                trx,
-                boardId,
-                { ...input, type: toNodeType(type as NodeTypeInput), parent_node_id: parent },
-                assetBaseUrl,
-                at,
-              );
+              const create = { ...input, type: toNodeType(type as NodeTypeInput), parent_node_id: parent };
+              // A create repeated with its client-chosen id answers the node and changes nothing.
+              const repeated = await repeatedNode(trx, boardId, create);
+              const node = repeated ?? (await insertNode(trx, boardId, create, assetBaseUrl, at));
               if (ref !== undefined) refs.set(ref, node.id);
-              changes.push({ type: 'node.created', data: node });
+              if (!repeated) changes.push({ type: 'node.created', data: node });
               results.push({ op: op.op, id: node.id, node, ...(ref !== undefined ? { ref } : {}) });
               break;
             }
             case 'update_node': {
               const { op: _op, id, if_match: _m, parent_ref, ...input } = op;
               const parent = byRef('parent_ref', parent_ref) ?? input.parent_node_id;
-              const node = await modifyNode(
-                trx,
-                boardId,
-                id,
-                { ...input, ...(parent !== undefined ? { parent_node_id: parent } : {}) },
-                assetBaseUrl,
-                at,
-                ifMatch,
-              );
-              changes.push({ type: 'node.updated', data: node });
+              const update = { ...input, ...(parent !== undefined ? { parent_node_id: parent } : {}) };
+              // An update already applied (its If-Match stale, its change there) answers the node and changes nothing.
+              const applied = await updateAlreadyApplied(trx, boardId, id, update, ifMatch);
+              const node = applied ?? (await modifyNode(trx, boardId, id, update, assetBaseUrl, at, ifMatch));
+              if (!applied) changes.push({ type: 'node.updated', data: node });
               results.push({ op: op.op, id, node });
               break;
             }
@@ -90,26 +82,23 @@ export async function runBatch(
               const target = byRef('target_ref', op.target_ref) ?? op.target_node_id;
               if (!source || !target)
                 throw invalid('an edge needs a source (source_node_id or source_ref) and a target (target_node_id or target_ref)');
-              const edge = await insertEdge(
-                trx,
-                boardId,
-                { source_node_id: source, target_node_id: target, type: op.type, data: op.data },
-                at,
-              );
-              changes.push({ type: 'edge.created', data: edge });
+              const create = { id: op.id, source_node_id: source, target_node_id: target, type: op.type, data: op.data };
+              const repeated = await repeatedEdge(trx, boardId, create);
+              const edge = repeated ?? (await insertEdge(trx, boardId, create, at));
+              if (!repeated) changes.push({ type: 'edge.created', data: edge });
               results.push({ op: op.op, id: edge.id, edge });
               break;
             }
             case 'update_edge': {
               const { op: _op, id, if_match: _m, ...input } = op;
-              const edge = await modifyEdge(trx, boardId, id, input, at, ifMatch);
-              changes.push({ type: 'edge.updated', data: edge });
+              const applied = await edgeUpdateAlreadyApplied(trx, boardId, id, input, ifMatch);
+              const edge = applied ?? (await modifyEdge(trx, boardId, id, input, at, ifMatch));
+              if (!applied) changes.push({ type: 'edge.updated', data: edge });
               results.push({ op: op.op, id, edge });
               break;
             }
             case 'delete_edge':
-              await removeEdge(trx, boardId, op.id, ifMatch);
-              changes.push({ type: 'edge.deleted', data: { id: op.id } });
+              changes.push(...(await removeEdge(trx, boardId, op.id, at, ifMatch)));
               results.push({ op: op.op, id: op.id });
               break;
           }

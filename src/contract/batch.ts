@@ -44,6 +44,7 @@ export const BatchOperation = Type.Union([
   Type.Object(
     {
       op: Type.Literal('create_edge'),
+      id: CreateEdgeBody.properties.id,
       source_node_id: Type.Optional(CreateEdgeBody.properties.source_node_id),
       target_node_id: Type.Optional(CreateEdgeBody.properties.target_node_id),
       source_ref: Type.Optional({ ...Ref, description: 'The source, by the ref of a node created earlier in the batch' }),

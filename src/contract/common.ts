@@ -5,6 +5,17 @@
 import { type Static, type TObject, Type } from '@sinclair/typebox';
 
 export const Uuid = Type.String({ format: 'uuid', description: 'UUID' });
+/** A create's optional client-chosen id (docs/api.md, "Replaying a queue of edits safely"). */
+export const clientId = (what: 'node' | 'edge') =>
+  Type.Optional(
+    Type.String({
+      format: 'uuid',
+      description:
+        `A UUID of your choosing for the new ${what} (omitted: the service chooses one). The same create repeated with the same id ` +
+        `and the same body answers 201 with the ${what} as it is now and writes nothing; the id with another body, or an id ` +
+        'any other node or edge has or had (deleted ones included), is 409 conflict.',
+    }),
+  );
 /** A timestamp in a response: the service holds Dates, serialised as ISO 8601 UTC with milliseconds. */
 export const Timestamp = Type.Unsafe<Date>({ type: 'string', format: 'date-time', description: 'ISO 8601 UTC with milliseconds' });
 /** A timestamp in a request. */

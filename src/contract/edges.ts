@@ -1,6 +1,6 @@
 // Edges: the request bodies and the edge as answered.
 import { type Static, Type } from '@sinclair/typebox';
-import { FreeObject, Timestamp, Uuid } from './common.js';
+import { clientId, FreeObject, Timestamp, Uuid } from './common.js';
 
 const EdgeType = Type.String({ minLength: 1, maxLength: 100, description: 'Edge type, 1..100 characters' });
 const EdgeData = Type.Object(
@@ -10,6 +10,7 @@ const EdgeData = Type.Object(
 
 export const CreateEdgeBody = Type.Object(
   {
+    id: clientId('edge'),
     source_node_id: Type.String({ format: 'uuid', description: 'A node of this board' }),
     target_node_id: Type.String({ format: 'uuid', description: 'A node of this board (may equal the source)' }),
     type: Type.Optional({ ...EdgeType, default: 'default' }),

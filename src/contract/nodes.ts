@@ -1,6 +1,6 @@
 // Nodes: the node types, the request bodies and the node as answered.
 import { type Static, Type } from '@sinclair/typebox';
-import { FreeObject, Timestamp, Uuid } from './common.js';
+import { clientId, FreeObject, Timestamp, Uuid } from './common.js';
 
 export const nodeTypes = ['video', 'url', 'note', 'document', 'pdf', 'image'] as const;
 export type NodeType = (typeof nodeTypes)[number];
@@ -22,6 +22,7 @@ const dataDescription =
 
 export const CreateNodeBody = Type.Object(
   {
+    id: clientId('node'),
     type: NodeTypeField,
     position: Position,
     data: Type.Object({}, { additionalProperties: true, description: dataDescription }),

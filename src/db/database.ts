@@ -25,6 +25,7 @@ import * as m0014 from './migrations/0014-record-function.js';
 import * as m0015 from './migrations/0015-announce-after-commit.js';
 import * as m0016 from './migrations/0016-board-version.js';
 import * as m0017 from './migrations/0017-presence-sessions.js';
+import * as m0018 from './migrations/0018-client-ids.js';
 
 const migrations: Record<string, Migration> = {
   '0001-core': m0001,
@@ -44,6 +45,7 @@ const migrations: Record<string, Migration> = {
   '0015-announce-after-commit': m0015,
   '0016-board-version': m0016,
   '0017-presence-sessions': m0017,
+  '0018-client-ids': m0018,
 };
 
 // Keep int8 (counts) as numbers: our counts are far below 2^53.

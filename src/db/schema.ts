@@ -107,6 +107,8 @@ export interface NodesTable {
   /** Generated: the length of node_data's JSON text. */
   data_bytes: ColumnType<number, never, never>;
   parent_node_id: string | null;
+  /** The digest of the create request when the client chose the id (0018-client-ids.ts). */
+  create_digest: ColumnType<string | null, string | null | undefined, never>;
   created_at: Date;
   updated_at: Date;
 }
@@ -120,8 +122,18 @@ export interface EdgesTable {
   edge_data: Json;
   /** Generated: the length of edge_data's JSON text. */
   data_bytes: ColumnType<number, never, never>;
+  /** The digest of the create request when the client chose the id (0018-client-ids.ts). */
+  create_digest: ColumnType<string | null, string | null | undefined, never>;
   created_at: Date;
   updated_at: Date;
+}
+
+/** Ids of deleted nodes and edges, kept EVENT_RETENTION_DAYS (0018-client-ids.ts). */
+export interface DeletedIdsTable {
+  id: string;
+  board_id: string;
+  kind: 'node' | 'edge';
+  deleted_at: Date;
 }
 
 export interface IdempotencyKeysTable {
@@ -274,6 +286,7 @@ export interface Database {
   boards: BoardsTable;
   nodes: NodesTable;
   edges: EdgesTable;
+  deleted_ids: DeletedIdsTable;
   board_events: BoardEventsTable;
   presence_sessions: PresenceSessionsTable;
   webhooks: WebhooksTable;

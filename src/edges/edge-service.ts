@@ -10,8 +10,10 @@ import { applyPage, toPage, type Page, type PageRequest } from '../lib/paginatio
 import { beginContentWrite } from '../nodes/content-write.js';
 import { changeTransaction, recordChanges, recordWithinBounds } from '../events/record.js';
 import { isStorableText, toStoredJson } from '../nodes/json-data.js';
-import { assertIfMatch, entityTag, type TagCondition } from '../lib/etag.js';
+import { assertIfMatch, entityTag, ifMatchHolds, type TagCondition } from '../lib/etag.js';
 import { fieldsOf, pickShape } from '../contract/common.js';
+import { canonicalJson, createDigest, deletedBefore, idTaken, isRepeatedCreate, rememberDeleted } from '../nodes/client-ids.js';
+import type { BoardChange } from '../events/record.js';
 import { type CreateEdgeBody, Edge, type UpdateEdgeBody } from '../contract/edges.js';
 
 /** The edge's columns, in the order of its schema. */
@@ -44,6 +46,21 @@ async function assertNodesOnBoard(trx: Executor, boardId: string, input: CreateE
   }
 }
 
+/** What a create with a client-chosen id stores to recognise its replay: the request as the service reads it. */
+const digestOf = (input: CreateEdgeBody): string =>
+  createDigest({
+    source_node_id: input.source_node_id.toLowerCase(),
+    target_node_id: input.target_node_id.toLowerCase(),
+    type: input.type ?? 'default',
+    data: input.data ?? {},
+  });
+
+/** The edge a create with a client-chosen id made, when this create repeats it (see repeatedNode). */
+export async function repeatedEdge(trx: Executor, boardId: string, input: CreateEdgeBody): Promise<Edge | undefined> {
+  if (input.id === undefined || !(await isRepeatedCreate(trx, 'edge', boardId, input.id, digestOf(input)))) return undefined;
+  return trx.selectFrom('edges').select(columns).where('id', '=', input.id).executeTakeFirstOrThrow();
+}
+
 /**
  * The steps of edge writes inside a content write (the board locked by beginContentWrite), shared
  * by the single-edge routes and the batch (batch-service.ts).
@@ -55,17 +72,19 @@ export async function insertEdge(trx: Executor, boardId: string, input: CreateEd
   return trx
     .insertInto('edges')
     .values({
-      id: newId(),
+      id: input.id ?? newId(),
       board_id: boardId,
       source_node_id: input.source_node_id,
       target_node_id: input.target_node_id,
       edge_type: type,
       edge_data: data,
+      create_digest: input.id === undefined ? null : digestOf(input),
       created_at: at,
       updated_at: at,
     })
     .returning(columns)
-    .executeTakeFirstOrThrow();
+    .executeTakeFirstOrThrow()
+    .catch(idTaken);
 }
 
 export async function createEdge(db: Db, principal: Principal, boardId: string, input: CreateEdgeBody, bounds: BoardBounds): Promise<Edge> {
@@ -74,6 +93,8 @@ export async function createEdge(db: Db, principal: Principal, boardId: string, 
   return changeTransaction(db, async (trx) => {
     const at = now();
     const board = await beginContentWrite(trx, principal, boardId);
+    const repeated = await repeatedEdge(trx, boardId, input);
+    if (repeated) return repeated;
     const row = await insertEdge(trx, boardId, input, at);
     await recordWithinBounds(trx, boardId, principal.userId, [{ type: 'edge.created', data: row }], at, bounds, board);
     return row;
@@ -130,6 +151,22 @@ export async function modifyEdge(
     .executeTakeFirstOrThrow();
 }
 
+/** An update whose If-Match no longer holds but whose change the edge already shows (see the node's updateAlreadyApplied). */
+export async function edgeUpdateAlreadyApplied(
+  trx: Executor,
+  boardId: string,
+  edgeId: string,
+  input: UpdateEdgeBody,
+  ifMatch: TagCondition | undefined,
+): Promise<Edge | undefined> {
+  if (ifMatch === undefined) return undefined;
+  const row = await trx.selectFrom('edges').select(columns).where('id', '=', edgeId).where('board_id', '=', boardId).executeTakeFirst();
+  if (!row || ifMatchHolds(ifMatch, edgeTag(row))) return undefined;
+  const sameType = input.type === undefined || input.type === row.edge_type;
+  const sameData = input.data === undefined || canonicalJson(input.data) === canonicalJson(row.edge_data);
+  return sameType && sameData ? row : undefined;
+}
+
 export async function updateEdge(
   db: Db,
   principal: Principal,
@@ -142,6 +179,8 @@ export async function updateEdge(
   return changeTransaction(db, async (trx) => {
     const at = now();
     const board = await beginContentWrite(trx, principal, boardId);
+    const applied = await edgeUpdateAlreadyApplied(trx, boardId, edgeId, input, ifMatch);
+    if (applied) return applied;
     const edge = await modifyEdge(trx, boardId, edgeId, input, at, ifMatch);
     // Larger data may take the board past its bound on bytes.
     await recordWithinBounds(trx, boardId, principal.userId, [{ type: 'edge.updated', data: edge }], at, bounds, board);
@@ -149,16 +188,20 @@ export async function updateEdge(
   });
 }
 
-export async function removeEdge(trx: Executor, boardId: string, edgeId: string, ifMatch?: TagCondition): Promise<void> {
-  assertIfMatch(ifMatch, edgeTag(await findEdge(trx, boardId, edgeId)), 'edge');
+/** Deletes an edge; one this board had that is already gone succeeds again with no change (client-ids.ts). */
+export async function removeEdge(trx: Executor, boardId: string, edgeId: string, at: Date, ifMatch?: TagCondition): Promise<BoardChange[]> {
+  const edge = await findEdge(trx, boardId, edgeId).catch((error) => deletedBefore(trx, 'edge', boardId, edgeId, error));
+  if (Array.isArray(edge)) return edge;
+  assertIfMatch(ifMatch, edgeTag(edge), 'edge');
   await trx.deleteFrom('edges').where('id', '=', edgeId).execute();
+  await rememberDeleted(trx, boardId, [{ id: edgeId, kind: 'edge' }], at);
+  return [{ type: 'edge.deleted', data: { id: edgeId } }];
 }
 
 export async function deleteEdge(db: Db, principal: Principal, boardId: string, edgeId: string, ifMatch?: TagCondition): Promise<void> {
   await changeTransaction(db, async (trx) => {
     const at = now();
     await beginContentWrite(trx, principal, boardId);
-    await removeEdge(trx, boardId, edgeId, ifMatch);
-    await recordChanges(trx, boardId, principal.userId, [{ type: 'edge.deleted', data: { id: edgeId } }], at, true);
+    await recordChanges(trx, boardId, principal.userId, await removeEdge(trx, boardId, edgeId, at, ifMatch), at, true);
   });
 }

@@ -22,6 +22,11 @@ const Text = z.string().max(100_000);
 const Label = z.string().max(1000);
 const items = <T extends z.ZodType>(item: T) => z.array(item).min(1).max(MAX_ITEMS);
 
+// A create repeated with its id and the same item answers what it made (docs/api.md, "Replaying a queue of edits safely").
+const ClientId = Id.describe(
+  'A UUID of your choosing for the new item, so that repeating the call creates nothing twice; default: the service picks one',
+);
+
 /** Where a node goes when no position is given: a column, so new nodes do not pile up. */
 const defaultPosition = (index: number) => ({ x: 0, y: index * 200 });
 
@@ -41,6 +46,7 @@ export function registerWriteTools(server: McpServer, deps: McpDeps, call: McpCa
         board_id: BoardId,
         nodes: items(
           z.object({
+            id: ClientId.optional(),
             type: z.enum(nodeTypeInputs).default('note').describe('note (default), url, video, document, pdf, image'),
             text: Text.optional().describe('A note or document text'),
             label: Label.optional(),
@@ -65,6 +71,7 @@ export function registerWriteTools(server: McpServer, deps: McpDeps, call: McpCa
             principal,
             board_id,
             {
+              id: item.id,
               type: toNodeType(item.type as NodeTypeInput),
               position: item.position ?? defaultPosition(index),
               data,
@@ -152,6 +159,7 @@ export function registerWriteTools(server: McpServer, deps: McpDeps, call: McpCa
         board_id: BoardId,
         edges: items(
           z.object({
+            id: ClientId.optional(),
             source_node_id: Id,
             target_node_id: Id,
             type: z.string().min(1).max(100).optional().describe('Edge type, default "default"'),
@@ -170,7 +178,7 @@ export function registerWriteTools(server: McpServer, deps: McpDeps, call: McpCa
             db,
             principal,
             board_id,
-            { source_node_id: item.source_node_id, target_node_id: item.target_node_id, type: item.type, data },
+            { id: item.id, source_node_id: item.source_node_id, target_node_id: item.target_node_id, type: item.type, data },
             bounds,
           );
           return compactEdge(edge);

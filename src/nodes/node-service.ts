@@ -14,8 +14,9 @@ import { beginContentWrite } from './content-write.js';
 import { type BoardChange, changeTransaction, recordChanges, recordWithinBounds } from '../events/record.js';
 import { invalidatingBoard, type NodeStore } from './node-cache.js';
 import { mergeNodeData, storedNodeData } from './node-data.js';
-import { assertIfMatch, entityTag, type TagCondition } from '../lib/etag.js';
+import { assertIfMatch, entityTag, ifMatchHolds, type TagCondition } from '../lib/etag.js';
 import { fieldsOf, pickShape } from '../contract/common.js';
+import { canonicalJson, createDigest, deletedBefore, idTaken, isRepeatedCreate, rememberDeleted } from './client-ids.js';
 import { type CreateNodeBody, Node, type NodeType, type UpdateNodeBody } from '../contract/nodes.js';
 
 /** The route has read the type word (youtube is video) by the time the service sees it. */
@@ -56,6 +57,25 @@ async function wouldCycle(trx: Executor, nodeId: string, parentId: string): Prom
   return rows.length > 0;
 }
 
+/** What a create with a client-chosen id stores to recognise its replay: the request as the service reads it. */
+const digestOf = (input: CreateNodeInput): string =>
+  createDigest({
+    type: input.type,
+    position: input.position,
+    data: input.data,
+    parent_node_id: input.parent_node_id?.toLowerCase() ?? null,
+  });
+
+/**
+ * The node a create with a client-chosen id made, when this create repeats it (same id, board and
+ * body; client-ids.ts): it is answered as it is now, and nothing is written. Undefined when the
+ * create is to run; a 409 when the id is used otherwise. Inside a content write.
+ */
+export async function repeatedNode(trx: Executor, boardId: string, input: CreateNodeInput): Promise<Node | undefined> {
+  if (input.id === undefined || !(await isRepeatedCreate(trx, 'node', boardId, input.id, digestOf(input)))) return undefined;
+  return trx.selectFrom('nodes').select(columns).where('id', '=', input.id).executeTakeFirstOrThrow();
+}
+
 /**
  * The steps of node writes inside a content write (the board locked by beginContentWrite), shared by
  * the single-node routes and the batch (batch-service.ts): each returns the changes to record.
@@ -68,18 +88,20 @@ export async function insertNode(trx: Executor, boardId: string, input: CreateNo
   return trx
     .insertInto('nodes')
     .values({
-      id: newId(),
+      id: input.id ?? newId(),
       board_id: boardId,
       node_type: input.type,
       position_x: input.position.x,
       position_y: input.position.y,
       node_data: data,
       parent_node_id: input.parent_node_id ?? null,
+      create_digest: input.id === undefined ? null : digestOf(input),
       created_at: at,
       updated_at: at,
     })
     .returning(columns)
-    .executeTakeFirstOrThrow();
+    .executeTakeFirstOrThrow()
+    .catch(idTaken);
 }
 
 export async function createNode(
@@ -94,6 +116,8 @@ export async function createNode(
   return changeTransaction(db, async (trx) => {
     const at = now();
     const board = await beginContentWrite(trx, principal, boardId);
+    const repeated = await repeatedNode(trx, boardId, input);
+    if (repeated) return repeated;
     const row = await insertNode(trx, boardId, input, assetBaseUrl, at);
     await recordWithinBounds(trx, boardId, principal.userId, [{ type: 'node.created', data: row }], at, bounds, board);
     return row;
@@ -176,6 +200,27 @@ export async function modifyNode(
     .executeTakeFirstOrThrow();
 }
 
+/**
+ * An update whose If-Match no longer holds but whose change the node already shows (a replay of an
+ * update that landed, its answer lost): the node as it is, to answer with no write (RFC 9110
+ * §13.1.1; client-ids.ts). Undefined otherwise, for modifyNode to write or refuse.
+ */
+export async function updateAlreadyApplied(
+  trx: Executor,
+  boardId: string,
+  nodeId: string,
+  input: UpdateNodeBody,
+  ifMatch: TagCondition | undefined,
+): Promise<Node | undefined> {
+  if (ifMatch === undefined) return undefined;
+  const row = await trx.selectFrom('nodes').select(columns).where('id', '=', nodeId).where('board_id', '=', boardId).executeTakeFirst();
+  if (!row || ifMatchHolds(ifMatch, nodeTag(row))) return undefined;
+  const samePosition = !input.position || (input.position.x === row.position_x && input.position.y === row.position_y);
+  const sameParent = input.parent_node_id === undefined || (input.parent_node_id?.toLowerCase() ?? null) === row.parent_node_id;
+  const sameData = !input.data || canonicalJson(mergeNodeData(row.node_data, input.data)) === canonicalJson(row.node_data);
+  return samePosition && sameParent && sameData ? row : undefined;
+}
+
 export async function updateNode(
   store: NodeStore,
   principal: Principal,
@@ -190,6 +235,8 @@ export async function updateNode(
     changeTransaction(store.db, async (trx) => {
       const at = now();
       const board = await beginContentWrite(trx, principal, boardId);
+      const applied = await updateAlreadyApplied(trx, boardId, nodeId, input, ifMatch);
+      if (applied) return applied;
       const node = await modifyNode(trx, boardId, nodeId, input, assetBaseUrl, at, ifMatch);
       // Larger data may take the board past its bound on bytes.
       await recordWithinBounds(trx, boardId, principal.userId, [{ type: 'node.updated', data: node }], at, bounds, board);
@@ -204,7 +251,9 @@ export async function updateNode(
  * each of them (and the children's updated_at the change).
  */
 export async function removeNode(trx: Executor, boardId: string, nodeId: string, at: Date, ifMatch?: TagCondition): Promise<BoardChange[]> {
-  assertIfMatch(ifMatch, nodeTag(await findNode(trx, boardId, nodeId)), 'node');
+  const node = await findNode(trx, boardId, nodeId).catch((error) => deletedBefore(trx, 'node', boardId, nodeId, error));
+  if (Array.isArray(node)) return node; // deleted before: a repeated delete succeeds and changes nothing
+  assertIfMatch(ifMatch, nodeTag(node), 'node');
   const children = await trx
     .updateTable('nodes')
     .set({ parent_node_id: null, updated_at: at })
@@ -218,6 +267,7 @@ export async function removeNode(trx: Executor, boardId: string, nodeId: string,
     .returning('id')
     .execute();
   await trx.deleteFrom('nodes').where('id', '=', nodeId).execute();
+  await rememberDeleted(trx, boardId, [...edges.map(({ id }) => ({ id, kind: 'edge' as const })), { id: nodeId, kind: 'node' }], at);
   return [
     ...edges.map(({ id }) => ({ type: 'edge.deleted' as const, data: { id } })),
     ...children.map((child) => ({ type: 'node.updated' as const, data: child })),

@@ -24,6 +24,8 @@ export function edgeRoutes(app: App, services: Services): void {
         tags: ['edges'],
         operationId: 'createEdge',
         summary: 'Create an edge between two nodes of the board',
+        description:
+          'With a client-chosen `id`, repeating the create with the same body answers 201 with the edge as it is now and writes nothing; an id used otherwise is 409.',
         params: BoardParams,
         body: CreateEdgeBody,
         response: { 201: withETag(Single('edge', Edge)), 409: Type.Ref('Error'), ...errorResponses },
@@ -91,6 +93,8 @@ export function edgeRoutes(app: App, services: Services): void {
         tags: ['edges'],
         operationId: 'updateEdge',
         summary: "Update an edge's type and/or data (each replaced as given)",
+        description:
+          'A stale If-Match is 412, unless the edge already has the type and data given (a repeated update): then 200 with the edge, writing nothing.',
         params: BoardChildParams,
         headers: IfMatchHeaders,
         body: UpdateEdgeBody,
@@ -112,6 +116,8 @@ export function edgeRoutes(app: App, services: Services): void {
         tags: ['edges'],
         operationId: 'deleteEdge',
         summary: 'Delete an edge (permanent)',
+        description:
+          'Deleting again an edge this board had that is already gone answers the same 200 and changes nothing, so a repeated delete is harmless; an id the board never had is 404.',
         params: BoardChildParams,
         headers: IfMatchHeaders,
         response: { 200: Deleted('edge'), 412: Type.Ref('Error'), ...errorResponses },

@@ -28,6 +28,8 @@ export function nodeRoutes(app: App, services: Services): void {
         tags: ['nodes'],
         operationId: 'createNode',
         summary: 'Create a node',
+        description:
+          'With a client-chosen `id`, repeating the create with the same body answers 201 with the node as it is now and writes nothing; an id used otherwise is 409.',
         params: BoardParams,
         body: CreateNodeBody,
         response: { 201: withETag(Single('node', Node)), 409: Type.Ref('Error'), ...errorResponses },
@@ -101,6 +103,8 @@ export function nodeRoutes(app: App, services: Services): void {
         tags: ['nodes'],
         operationId: 'updateNode',
         summary: 'Update a node (position, data by shallow merge, parent)',
+        description:
+          'A stale If-Match is 412, unless the node already has the fields given (a repeated update): then 200 with the node, writing nothing.',
         params: BoardChildParams,
         headers: IfMatchHeaders,
         body: UpdateNodeBody,
@@ -130,6 +134,8 @@ export function nodeRoutes(app: App, services: Services): void {
         tags: ['nodes'],
         operationId: 'deleteNode',
         summary: 'Delete a node, its edges; its children are detached',
+        description:
+          'Deleting again a node this board had that is already gone answers the same 200 and changes nothing, so a repeated delete is harmless; an id the board never had is 404.',
         params: BoardChildParams,
         headers: IfMatchHeaders,
         response: { 200: Deleted('node'), 412: Type.Ref('Error'), ...errorResponses },
