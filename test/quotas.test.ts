@@ -4,6 +4,7 @@
 // adds; concurrent writes never overshoot; GET /v1/me/usage follows creates and deletes.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { loadConfig } from '../src/config.js';
 import { PNG, postParts, uploadFile } from './helpers/assets.js';
 import type { BoardList, DuplicateBody, ErrorBody, NodeList, UsageBody } from './helpers/api-types.js';
 import { isErrorEnvelope, type Response, type TestServer, type TestUser, useServer } from './helpers/harness.js';
@@ -186,4 +187,14 @@ describe('stored bytes quota', () => {
     assert.equal(done.status, 'failed');
     assert.match(done.error ?? '', /USER_MAX_STORED_BYTES/);
   });
+});
+
+test('the quotas are settings checked at start', () => {
+  assert.deepEqual(loadConfig({}).userQuotas, { maxBoards: 1000, maxStoredBytes: 5 * 1024 ** 3 });
+  assert.deepEqual(loadConfig({ USER_MAX_BOARDS: '7', USER_MAX_STORED_BYTES: '1048576' }).userQuotas, {
+    maxBoards: 7,
+    maxStoredBytes: 1048576,
+  });
+  assert.throws(() => loadConfig({ USER_MAX_BOARDS: '0' }), /USER_MAX_BOARDS must be between 1 and/);
+  assert.throws(() => loadConfig({ USER_MAX_STORED_BYTES: '5GB' }), /USER_MAX_STORED_BYTES must be a whole number/);
 });

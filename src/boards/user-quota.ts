@@ -24,7 +24,8 @@ interface UserTotals {
 }
 
 const stored = (t: UserTotals) => t.data_bytes + t.asset_bytes + t.chunk_bytes;
-const breakdown = (t: UserTotals) => `${t.data_bytes} of node and edge data, ${t.asset_bytes} of asset files, ${t.chunk_bytes} of document chunks`;
+const breakdown = (t: UserTotals) =>
+  `${t.data_bytes} of node and edge data, ${t.asset_bytes} of asset files, ${t.chunk_bytes} of document chunks`;
 
 function storedQuotaError(quotas: UserQuotas, t: UserTotals, adding = 0) {
   const after = stored(t) + adding;
@@ -55,7 +56,11 @@ export async function assertBoardQuota(trx: Executor, userId: string, quotas: Us
  * Refuses a write that added stored bytes to the board's owner, in this transaction and after the
  * change, when it took them past USER_MAX_STORED_BYTES. Call only for a write that added bytes.
  */
-export async function assertStorageQuota(trx: Executor, target: { boardId: string } | { userId: string }, quotas: UserQuotas): Promise<void> {
+export async function assertStorageQuota(
+  trx: Executor,
+  target: { boardId: string } | { userId: string },
+  quotas: UserQuotas,
+): Promise<void> {
   const { rows } = await ('userId' in target
     ? sql<UserTotals>`SELECT board_count, data_bytes, asset_bytes, chunk_bytes FROM users WHERE id = ${target.userId}`
     : sql<UserTotals>`
