@@ -2,7 +2,8 @@
 // (issue 26, item 11): one process owns DATA_DIR, so at start no other worker can hold the lease a
 // crash left behind, and the app releases it. The lease here is an hour: without that release the
 // job could not finish within the test. The server runs as a child process, killed with SIGKILL in
-// the middle of a vectorize job; the wire run skips this file (the child is always embedded).
+// the middle of a vectorize job; the wire run skips that test (the child is always embedded) and
+// checks instead that on a shared PostgreSQL a restart leaves the leases alone.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -12,7 +13,9 @@ import { createApiKeyForSubject } from '../src/auth/api-key-service.js';
 import { openDatabase } from '../src/db/database.js';
 import type { BoardBody, Job, JobBody } from './helpers/api-types.js';
 import { type ChildServer, startChildServer } from './helpers/child-server.js';
-import { wireRun } from './helpers/wire-database.js';
+import { realPostgres, wireRun } from './helpers/wire-database.js';
+import { newId, now } from '../src/lib/ids.js';
+import { startServer } from './helpers/harness.js';
 
 const skip = wireRun ? 'the child server always uses the embedded database' : false;
 
@@ -80,4 +83,47 @@ test('kill -9 mid-job, restart: the job resumes at once, not after its lease', {
   assert.equal(ended.status, 'completed', JSON.stringify(ended));
   child.proc.kill('SIGTERM');
   await child.exit;
+});
+
+test("on PostgreSQL a restart leaves running jobs' leases alone: another instance may hold them", {
+  skip: realPostgres ? false : 'only a shared PostgreSQL keeps its jobs across two servers here',
+}, async () => {
+  const first = await startServer({ JOB_POLL_MS: '50' });
+  const user = await first.user();
+  const id = newId();
+  const leaseUntil = new Date(Date.now() + 3600_000);
+  try {
+    // A job another instance is running: claimed, its lease an hour away.
+    await first.database.db
+      .insertInto('jobs')
+      .values({
+        id,
+        user_id: user.userId,
+        board_id: null,
+        type: 'document_process',
+        status: 'processing',
+        result: null,
+        error: null,
+        payload: JSON.stringify({}),
+        attempts: 1,
+        lease_until: leaseUntil,
+        created_at: now(),
+        updated_at: now(),
+      })
+      .execute();
+  } finally {
+    await first.close();
+  }
+  const second = await startServer({ JOB_POLL_MS: '50' });
+  try {
+    const row = await second.database.db
+      .selectFrom('jobs')
+      .select(['lease_until', 'attempts'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    assert.equal(row.lease_until?.getTime(), leaseUntil.getTime());
+    assert.equal(row.attempts, 1);
+  } finally {
+    await second.close();
+  }
 });
