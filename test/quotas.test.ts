@@ -4,6 +4,9 @@
 // adds; concurrent writes never overshoot; GET /v1/me/usage follows creates and deletes.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { loadConfig } from '../src/config.js';
 import { PNG, postParts, uploadFile } from './helpers/assets.js';
 import type { BoardList, DuplicateBody, ErrorBody, NodeList, UsageBody } from './helpers/api-types.js';
@@ -170,6 +173,30 @@ describe('stored bytes quota', () => {
     const now = await usage(server, user);
     assert.ok(now.stored_bytes.used <= QUOTA, `${now.stored_bytes.used} > ${QUOTA}`);
     assert.equal(created, Math.floor(QUOTA / (now.stored_bytes.node_data / created)), 'as many as fit');
+  });
+
+  test("MCP's create_nodes: items past the quota are refused and create nothing", async () => {
+    const user = await server.user();
+    const board = await server.makeBoard(user);
+    assert.equal((await addNode(user, board, QUOTA - 1000)).status, 201);
+    const client = new Client({ name: 'quota-test', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.url}/v1/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${user.token}` } },
+      }),
+    );
+    try {
+      const before = await usage(server, user);
+      const result = (await client.callTool({
+        name: 'create_nodes',
+        arguments: { board_id: board, nodes: [{ text: text(1200) }, { text: text(1200) }] },
+      })) as CallToolResult;
+      // Each item is its own write: both are reported refused.
+      assert.match(result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n'), /USER_MAX_STORED_BYTES/);
+      assert.deepEqual(await usage(server, user), before);
+    } finally {
+      await client.close();
+    }
   });
 
   test('a vectorize job whose chunks outgrow the quota fails naming it', async () => {
