@@ -23,7 +23,7 @@ import { Background } from './jobs/background.js';
 import { announcerOf } from './events/announcer.js';
 import { BoardEventHub } from './events/event-hub.js';
 import { Foreground } from './jobs/foreground.js';
-import { JobWorker } from './jobs/worker.js';
+import { JobWorker, releaseInterruptedJobs } from './jobs/worker.js';
 import type { JobDeps } from './modules/app-module.js';
 import { appModules } from './modules/modules.js';
 import { NodeReadCache } from './nodes/node-cache.js';
@@ -99,8 +99,13 @@ export async function buildApp(config: Config, database: DatabaseHandle): Promis
   );
   const services: Services = { ...deps, jobs };
   for (const module of appModules) await module.prepare?.(services);
-  // Only this process uses an embedded database: re-embed every board the model change left behind.
-  if (embedded) await queueStaleBoards(database.db, services.embedder.model);
+  // Only this process uses an embedded database: re-embed every board the model change left behind,
+  // and resume at once the jobs a crash interrupted (no other worker can hold their leases).
+  if (embedded) {
+    await queueStaleBoards(database.db, services.embedder.model);
+    const resumed = await releaseInterruptedJobs(database.db);
+    if (resumed > 0) app.log.info({ jobs: resumed }, 'jobs interrupted by a crash resume now');
+  }
 
   app.setValidatorCompiler(validatorCompiler);
   addSharedSchema(ErrorEnvelope);

@@ -3,6 +3,7 @@
 import { isIP } from 'node:net';
 import os from 'node:os';
 import type { BoardBounds } from './boards/board-bounds.js';
+import type { UserQuotas } from './boards/user-quota.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -60,6 +61,8 @@ export interface Config {
   searchExactMaxChunks: number;
   /** A board's most nodes, edges, bytes of node and edge data, bytes of asset files (BOARD_MAX_NODES, …_EDGES, …_DATA_BYTES, …_ASSET_BYTES). */
   boardBounds: BoardBounds;
+  /** A user's most boards and bytes stored on them (USER_MAX_BOARDS, USER_MAX_STORED_BYTES). */
+  userQuotas: UserQuotas;
   /** Largest asset upload in bytes (ASSET_MAX_BYTES). */
   assetMaxBytes: number;
   /** Base of asset file URLs (PUBLIC_BASE_URL); unset: taken from each request's Host. */
@@ -235,6 +238,14 @@ export function loadConfig(env: Env = process.env): Config {
   if (jwtSecret !== undefined && Buffer.byteLength(jwtSecret) < 32) {
     throw new ConfigError('AUTH_JWT_SECRET must be at least 32 bytes long (HS256 needs a 256-bit key)');
   }
+  // A thousand boards is far beyond what a person makes by hand, and stops a script duplicating in
+  // a loop. 5 GiB of node data, files and chunk text holds five boards filled to their file bound,
+  // or hundreds of typical boards, and keeps one account from filling a small server's disk; a
+  // server for one person or a team raises it.
+  const userQuotas: UserQuotas = {
+    maxBoards: int(env, 'USER_MAX_BOARDS', 1000, 1, 10_000_000),
+    maxStoredBytes: int(env, 'USER_MAX_STORED_BYTES', 5 * 1024 ** 3, 1, Number.MAX_SAFE_INTEGER),
+  };
   const logLevel = str(env, 'LOG_LEVEL') ?? 'info';
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got "${logLevel}"`);
@@ -276,7 +287,9 @@ export function loadConfig(env: Env = process.env): Config {
       maxEdges: int(env, 'BOARD_MAX_EDGES', 20_000, 0, 2_000_000),
       maxDataBytes: int(env, 'BOARD_MAX_DATA_BYTES', 50 * 1024 * 1024, 1024, 2 * 1024 * 1024 * 1024),
       maxAssetBytes: int(env, 'BOARD_MAX_ASSET_BYTES', 1024 * 1024 * 1024, 1, 1024 * 1024 * 1024 * 1024),
+      owner: userQuotas,
     },
+    userQuotas,
     assetMaxBytes: int(env, 'ASSET_MAX_BYTES', 50 * 1024 * 1024, 1, 5 * 1024 * 1024 * 1024),
     publicBaseUrl: url(env, 'PUBLIC_BASE_URL', ['http:', 'https:'])?.replace(/\/+$/, ''),
     s3: s3Config(env),

@@ -253,6 +253,7 @@ describe('board bounds', () => {
       maxEdges: 20_000,
       maxDataBytes: 50 * 1024 * 1024,
       maxAssetBytes: 1024 * 1024 * 1024,
+      owner: { maxBoards: 1000, maxStoredBytes: 5 * 1024 ** 3 },
     });
     assert.throws(() => loadConfig({ BOARD_MAX_NODES: '0' }), /BOARD_MAX_NODES must be between 1 and 1000000, got 0/);
     assert.throws(() => loadConfig({ BOARD_MAX_EDGES: 'lots' }), /BOARD_MAX_EDGES must be a whole number/);

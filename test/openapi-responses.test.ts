@@ -94,6 +94,8 @@ test('meta and sign-in', async () => {
   expect(await call('POST', '/v1/auth/logout', { token: null, headers: { cookie } }), 204);
   expect(await call('GET', '/v1/me'), 200);
   expect(await call('GET', '/v1/me', { token: null }), 401);
+  expect(await call('GET', '/v1/me/usage'), 200);
+  expect(await call('GET', '/v1/me/usage', { token: null }), 401);
 });
 
 test('API keys', async () => {

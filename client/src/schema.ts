@@ -607,6 +607,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/me/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What the caller stores against each quota: boards owned (USER_MAX_BOARDS), bytes stored on them (USER_MAX_STORED_BYTES) */
+        get: operations["getUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/boards/import": {
         parameters: {
             query?: never;
@@ -6793,6 +6810,109 @@ export interface operations {
                         /** @description How the caller authenticated */
                         auth: "jwt" | "api_key";
                         scopes: ("read" | "write" | "admin")[];
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getUsage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "usage";
+                        /** @description Boards the caller owns, against USER_MAX_BOARDS */
+                        boards: {
+                            used: number;
+                            limit: number;
+                        };
+                        /** @description Bytes stored on the boards the caller owns, against USER_MAX_STORED_BYTES */
+                        stored_bytes: {
+                            /** @description node_data + assets + chunks */
+                            used: number;
+                            limit: number;
+                            /** @description Bytes of node and edge data (their JSON text) on the caller’s boards */
+                            node_data: number;
+                            /** @description Bytes of asset files on the caller’s boards */
+                            assets: number;
+                            /** @description Bytes of document chunk text (vectorized documents) on the caller’s boards */
+                            chunks: number;
+                        };
                     };
                 };
             };

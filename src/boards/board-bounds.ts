@@ -8,6 +8,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/schema.js';
 import { conflict } from '../errors.js';
+import { assertStorageRoom, type UserQuotas } from './user-quota.js';
 
 export interface BoardBounds {
   maxNodes: number;
@@ -15,6 +16,8 @@ export interface BoardBounds {
   maxDataBytes: number;
   /** Bytes of asset files on one board. */
   maxAssetBytes: number;
+  /** The board owner's quotas (user-quota.ts), checked by the same writes. */
+  owner: UserQuotas;
 }
 
 export interface BoardTotals {
@@ -70,13 +73,15 @@ const checks = (bounds: BoardBounds) =>
   ] as const;
 
 /**
- * Refuses an asset of `adding` bytes that would take the board's stored files past their bound
- * (409 conflict); without `adding` (before the file is read), refuses when the files already fill
- * it. Call inside the transaction that completes the upload: the board row is locked here, so two
+ * Refuses an asset of `adding` bytes that would take the board's stored files past their bound, or
+ * its owner past their stored-bytes quota (409 conflict); without `adding` (before the file is
+ * read), refuses when the files or the quota are already full. Call inside the transaction that completes the upload: the board row is locked here, so two
  * uploads finishing at once are counted one after the other.
  */
 export async function assertAssetRoom(trx: Executor, boardId: string, bounds: BoardBounds, adding?: number): Promise<void> {
-  await sql`SELECT 1 FROM boards WHERE id = ${boardId} FOR NO KEY UPDATE`.execute(trx);
+  const { rows } = await sql<{ owner_id: string }>`SELECT owner_id FROM boards WHERE id = ${boardId} FOR NO KEY UPDATE`.execute(trx);
+  // The owner's stored bytes too (user-quota.ts), their row locked after the board's, as writes do.
+  if (rows[0]) await assertStorageRoom(trx, rows[0].owner_id, bounds.owner, adding);
   const { stored } = await trx
     .selectFrom('assets')
     .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('size'), eb.lit(0)).as('stored'))

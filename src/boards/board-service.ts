@@ -7,6 +7,7 @@ import { newId, now } from '../lib/ids.js';
 import { applyPage, toPage, type Page, type PageRequest } from '../lib/pagination.js';
 import { assertOwner, findVisibleBoard, isOwner } from './access.js';
 import { assertCopyFits, assertWithinBounds, type BoardBounds } from './board-bounds.js';
+import { assertBoardQuota, assertStorageQuota, type UserQuotas } from './user-quota.js';
 import { invalidatingBoard, type NodeStore } from '../nodes/node-cache.js';
 import { copyBoardChunks } from '../documents/chunk-copy.js';
 import { changeTransaction, recordChanges } from '../events/record.js';
@@ -31,7 +32,19 @@ function publicSettings(
   return { is_public: true, public_access_level: level };
 }
 
-/** `id`: the new board's id when the caller needs it beforehand (an import stores files under it first). */
+/** POST /v1/boards: a new board of the caller's, within their boards quota (user-quota.ts). */
+export async function createOwnBoard(db: Db, principal: Principal, input: CreateBoardBody, quotas: UserQuotas): Promise<Board> {
+  return db.transaction().execute(async (trx) => {
+    const board = await createBoard(trx, principal, input);
+    await assertBoardQuota(trx, principal.userId, quotas);
+    return board;
+  });
+}
+
+/**
+ * `id`: the new board's id when the caller needs it beforehand (an import stores files under it
+ * first). The caller checks the boards quota after it, in the same transaction (createOwnBoard).
+ */
 export async function createBoard(db: Executor, principal: Principal, input: CreateBoardBody, id = newId()): Promise<Board> {
   const at = now();
   return db
@@ -156,6 +169,9 @@ export async function duplicateBoard(db: Db, principal: Principal, boardId: stri
     await copyBoardChunks(trx, board.id, copy.id);
     // The original was read without a lock: a write that committed meanwhile is counted here.
     await assertWithinBounds(trx, copy.id, bounds);
+    // The copy is the caller's: their boards and stored bytes (its data and chunks) grew.
+    await assertBoardQuota(trx, principal.userId, bounds.owner);
+    await assertStorageQuota(trx, { userId: principal.userId }, bounds.owner);
     return copy;
   });
 }

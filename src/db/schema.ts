@@ -8,6 +8,11 @@ export interface UsersTable {
   id: string;
   subject: string;
   created_at: Date;
+  /** What the user stores, kept by triggers (0019-user-usage.ts), checked against their quotas. */
+  board_count: ColumnType<number, never, never>;
+  data_bytes: ColumnType<number, never, never>;
+  asset_bytes: ColumnType<number, never, never>;
+  chunk_bytes: ColumnType<number, never, never>;
 }
 
 export interface ApiKeysTable {
@@ -38,6 +43,9 @@ export interface BoardsTable {
   edge_count: ColumnType<number, never, never>;
   /** Bytes of node and edge data (the length of their JSON text). */
   data_bytes: ColumnType<number, never, never>;
+  /** Bytes of the board's asset files and document chunk text (0019-user-usage.ts). */
+  asset_bytes: ColumnType<number, never, never>;
+  chunk_bytes: ColumnType<number, never, never>;
   /** The sequence number of the board's latest event (0011-board-events.ts). */
   event_seq: ColumnType<number, never, never>;
   created_at: Date;

@@ -3,6 +3,7 @@
 import { sql } from 'kysely';
 import type { Principal } from '../auth/principal.js';
 import { assertCanEditContent, boardVisibleTo, findVisibleBoard } from '../boards/access.js';
+import { assertStorageRoom, type UserQuotas } from '../boards/user-quota.js';
 import type { Db } from '../db/schema.js';
 import { invalid, notFound } from '../errors.js';
 import { insertJob } from '../jobs/job-service.js';
@@ -30,16 +31,22 @@ export const cleanText = (text: string): string =>
   // biome-ignore lint/suspicious/noControlCharactersInRegex: removing NUL is the point
   text.replace(/\u0000/g, '').replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
 
-/** Queues a document_process job; `maxQueued` is the user's bound on unfinished jobs (insertJob). */
+/**
+ * Queues a document_process job; `maxQueued` is the user's bound on unfinished jobs (insertJob).
+ * A text that cannot fit in the board owner's stored-bytes quota, or any job once it is full, is
+ * refused here (409); the job checks its chunks exactly as it writes them.
+ */
 export async function enqueueVectorize(
   db: Db,
   principal: Principal,
   boardId: string,
   input: VectorizeBody,
   maxQueued: number,
+  quotas: UserQuotas,
 ): Promise<Job> {
   const board = await findVisibleBoard(db, principal, boardId);
   assertCanEditContent(board, principal);
+  await assertStorageRoom(db, board.owner_id, quotas, input.text === undefined ? undefined : Buffer.byteLength(input.text));
   let node: { id: string; node_type: string; node_data: Record<string, unknown> } | undefined;
   if (input.node_id) {
     node = await db

@@ -20,6 +20,7 @@ import type { Foreground } from '../jobs/foreground.js';
 import { chunkVectors, deleteSetChunks, insertChunks, Pacer } from './chunk-store.js';
 import type { DocumentJobPayload } from './document-service.js';
 import { pdfPages } from './pdf-text.js';
+import { assertStorageQuota, type UserQuotas } from '../boards/user-quota.js';
 import { setTermCounts } from './term-stats.js';
 
 /** The part of the storage provider this job reads pdf files with. */
@@ -36,6 +37,8 @@ export interface DocumentJobDeps {
   foreground: Foreground;
   /** The app's chunk purger, kicked when a set is retired. */
   purger: PurgeRequests;
+  /** The users' quotas: the chunks written count against the board owner's stored bytes. */
+  quotas: UserQuotas;
 }
 
 const MAX_PDF_BYTES = 200 * 1024 * 1024;
@@ -109,11 +112,16 @@ export function documentJobHandler(deps: DocumentJobDeps): JobHandler {
             async (slice) => {
               // Never earlier than the previous statement's rows: lists show chunks in document order.
               clock = Math.max(clock, Date.now());
-              await insertChunks(
-                db,
-                { setId: job.id, boardId: payload.boardId, nodeId: payload.nodeId, model: embedder.model, createdAt: new Date(clock) },
-                slice,
-              );
+              // Checked against the board owner's quota after the insert, in its transaction: the
+              // owner's row is locked by then, so jobs and writes at once cannot overshoot it.
+              await db.transaction().execute(async (trx) => {
+                await insertChunks(
+                  trx,
+                  { setId: job.id, boardId: payload.boardId, nodeId: payload.nodeId, model: embedder.model, createdAt: new Date(clock) },
+                  slice,
+                );
+                await assertStorageQuota(trx, { boardId: payload.boardId }, deps.quotas);
+              });
               written += slice.length;
               if (performance.now() - lastLog > PROGRESS_LOG_MS) {
                 lastLog = performance.now();

@@ -15,6 +15,7 @@ import type { Database, Db } from '../db/schema.js';
 import { now } from '../lib/ids.js';
 import type { BoardEventType } from '../contract/events.js';
 import { assertTotals, type BoardBounds, type BoardTotals } from '../boards/board-bounds.js';
+import { assertStorageQuota } from '../boards/user-quota.js';
 import { announcerOf } from './announcer.js';
 
 /** The channel a change that queued webhook deliveries notifies (empty payload): it wakes the senders. */
@@ -87,7 +88,8 @@ export async function recordChanges(
 
 /**
  * Records a content write's changes and checks the board's bounds against the totals the recording
- * answers: one round trip for both. `before`: the totals when the write locked the board.
+ * answers: one round trip for both. `before`: the totals when the write locked the board. A write
+ * that added data is checked against its owner's stored-bytes quota too (user-quota.ts).
  */
 export async function recordWithinBounds(
   trx: Transaction<Database>,
@@ -99,5 +101,7 @@ export async function recordWithinBounds(
   before: BoardTotals,
 ): Promise<void> {
   const recorded = await recordChanges(trx, boardId, actorId, changes, at, true);
-  if (recorded) assertTotals(before, recorded.totals, bounds);
+  if (!recorded) return;
+  assertTotals(before, recorded.totals, bounds);
+  if (recorded.totals.data_bytes > before.data_bytes) await assertStorageQuota(trx, { boardId }, bounds.owner);
 }

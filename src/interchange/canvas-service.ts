@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import type { Principal } from '../auth/principal.js';
 import { findVisibleBoard } from '../boards/access.js';
 import { assertWithinBounds, type BoardBounds } from '../boards/board-bounds.js';
+import { assertBoardQuota, assertStorageQuota } from '../boards/user-quota.js';
 import { createBoard } from '../boards/board-service.js';
 import type { Board } from '../contract/boards.js';
 import { fieldsOf } from '../contract/common.js';
@@ -200,6 +201,8 @@ export async function importCanvas(
           .values(edgeRows.slice(i, i + 1000))
           .execute();
       await assertWithinBounds(trx, boardId, bounds);
+      await assertBoardQuota(trx, principal.userId, bounds.owner);
+      await assertStorageQuota(trx, { userId: principal.userId }, bounds.owner);
       return made;
     });
     return { board, nodes: rows.length, edges: edgeRows.length, warnings: plan.warnings };

@@ -4,7 +4,8 @@
 // lease expires; after JOB_MAX_ATTEMPTS claims it fails with an error saying so, so no job stays
 // `processing` forever. Completion runs the handler's finalize step and the status change in one
 // transaction, guarded by the attempt number: a worker that lost its lease cannot complete a job
-// another worker has taken over.
+// another worker has taken over. On the embedded database the app hands back, at start, every lease
+// a crash left behind (releaseInterruptedJobs), so those jobs resume at once rather than after it.
 //
 // Claims are fair between users: the next job is the oldest ready job of the user least recently
 // served (job_turns, 0009-job-turns.ts), so one user's queue of large jobs delays another user's
@@ -241,6 +242,26 @@ export class JobWorker {
 }
 
 class LeaseLost extends Error {}
+
+/**
+ * Hands back the lease of every job still `processing`, so the worker takes them up at once: the
+ * jobs a crash (kill -9, power loss) interrupted would otherwise wait out their lease. Only for a
+ * database no other process can use, at start, before this process's worker runs: the embedded
+ * one (DATA_DIR is opened by one process at a time), where no live worker can hold such a lease.
+ * On a shared PostgreSQL other instances' workers may, so leases are left to run out there. The
+ * interrupted attempt still counts, so a job that brings the process down every time is given up
+ * after JOB_MAX_ATTEMPTS. Answers how many jobs it released.
+ */
+export async function releaseInterruptedJobs(db: Db): Promise<number> {
+  const released = await db
+    .updateTable('jobs')
+    .set({ lease_until: null })
+    .where('status', '=', 'processing')
+    .where('lease_until', 'is not', null)
+    .returning('id')
+    .execute();
+  return released.length;
+}
 
 /**
  * Takes the board row's lock first when the job's end will be recorded on the board: content

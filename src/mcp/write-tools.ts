@@ -265,7 +265,7 @@ export function registerWriteTools(server: McpServer, deps: McpDeps, call: McpCa
             body = own;
           }
         }
-        const job = await enqueueVectorize(db, principal, board_id, { node_id, text: body }, config.jobMaxQueuedPerUser);
+        const job = await enqueueVectorize(db, principal, board_id, { node_id, text: body }, config.jobMaxQueuedPerUser, bounds.owner);
         deps.jobs.wake();
         return ok(`Queued job ${job.id} (${job.status}) to vectorize node ${node_id}.`, {
           job: { id: job.id, type: job.type, status: job.status, board_id, node_id },

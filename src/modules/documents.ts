@@ -17,6 +17,7 @@ export const documentsModule: AppModule = {
       chunking: { size: config.chunkSize, overlap: config.chunkOverlap },
       foreground,
       purger,
+      quotas: config.userQuotas,
     }),
     [REEMBED_JOB]: reembedJobHandler({ db, embedder, foreground }),
   }),

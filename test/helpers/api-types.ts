@@ -125,3 +125,5 @@ export interface OpenApiDocument {
 export type AuthConfigBody = BodyOf<'/v1/auth/config', 'get'>;
 /** GET /v1/me's answer. */
 export type MeBody = BodyOf<'/v1/me', 'get'>;
+/** GET /v1/me/usage's answer. */
+export type UsageBody = BodyOf<'/v1/me/usage', 'get'>;

@@ -5,8 +5,8 @@
 // The refresh token travels only in the `bw_refresh` cookie: HttpOnly, SameSite=Strict and scoped
 // to /v1/auth, so scripts cannot read it and other sites cannot make the browser send it. As a
 // second line against cross-site requests, these routes refuse a request whose Origin header names
-// another origin. Login and sign-up are rate-limited per client IP and login also per email, far
-// tighter than the API, because each attempt costs a password hash. Being public, these routes have
+// another origin. Login and sign-up are rate-limited per client address, far tighter than the API,
+// because each attempt costs a password hash. Being public, these routes have
 // no principal, so the Idempotency-Key layer never records (or replays) a session.
 import cookie from '@fastify/cookie';
 import { Type } from '@sinclair/typebox';
@@ -17,6 +17,7 @@ import type { IssuedSession } from '../../accounts/sessions.js';
 import type { SignIn } from '../../accounts/sign-in.js';
 import type { Config } from '../../config.js';
 import { ApiError, forbidden } from '../../errors.js';
+import { throttledAddress } from '../../lib/client-address.js';
 import { Account } from '../../contract/accounts.js';
 import type { App, Services } from '../types.js';
 
@@ -100,19 +101,14 @@ function assertSameOrigin(request: FastifyRequest, config: Config): void {
 }
 
 export async function authRoutes(app: App, { db, config }: Pick<Services, 'db' | 'config'>, signIn: SignIn): Promise<void> {
+  // Counted per client address only (an IPv6 client by its /64), never per account: a per-account
+  // count lets anyone lock the owner out by failing on purpose from elsewhere (OWASP, Authentication
+  // Cheat Sheet). So an attacker slows only their own address; guessing spread over many addresses
+  // is slowed by the password hash each attempt costs (docs/auth.md, Rate limits).
   const perIp = app.createRateLimit({
     max: config.authLoginPerMinute,
     timeWindow: 60_000,
-    keyGenerator: (r) => `auth-ip:${r.ip}`,
-    allowList: () => false,
-  });
-  const perEmail = app.createRateLimit({
-    max: config.authLoginPerMinute,
-    timeWindow: 60_000,
-    keyGenerator: (r) =>
-      `auth-email:${String((r.body as { email?: unknown } | undefined)?.email ?? '')
-        .trim()
-        .toLowerCase()}`,
+    keyGenerator: (r) => `auth-ip:${throttledAddress(r.ip)}`,
     allowList: () => false,
   });
   const limit = async (limiter: typeof perIp, request: FastifyRequest) => {
@@ -223,7 +219,6 @@ export async function authRoutes(app: App, { db, config }: Pick<Services, 'db' |
         onRequest: localOnly,
         preHandler: async (request) => {
           await limit(perIp, request);
-          await limit(perEmail, request);
         },
         schema: {
           tags: ['auth'],

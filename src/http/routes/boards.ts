@@ -2,7 +2,7 @@
 import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import { removeStoredFiles } from '../../assets/asset-service.js';
-import { createBoard, deleteBoard, duplicateBoard, listBoards, readBoardJson, updateBoard } from '../../boards/board-service.js';
+import { createOwnBoard, deleteBoard, duplicateBoard, listBoards, readBoardJson, updateBoard } from '../../boards/board-service.js';
 import { pageRequest } from '../../lib/pagination.js';
 import { principalOf } from '../plugins/auth.js';
 import { Board, BoardListItem, CreateBoardBody, FullBoard, UpdateBoardBody } from '../../contract/boards.js';
@@ -22,7 +22,7 @@ export function boardRoutes(app: App, { db, storage, config, nodeCache }: Servic
       },
     },
     async (request, reply) => {
-      const board = await createBoard(db, principalOf(request), request.body);
+      const board = await createOwnBoard(db, principalOf(request), request.body, config.userQuotas);
       return reply.code(201).send({ object: 'board', data: board });
     },
   );

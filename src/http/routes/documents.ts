@@ -34,7 +34,14 @@ export function documentRoutes(app: App, services: Services): void {
       },
     },
     async (request, reply) => {
-      const job = await enqueueVectorize(db, principalOf(request), request.params.boardId, request.body, config.jobMaxQueuedPerUser);
+      const job = await enqueueVectorize(
+        db,
+        principalOf(request),
+        request.params.boardId,
+        request.body,
+        config.jobMaxQueuedPerUser,
+        config.userQuotas,
+      );
       jobs.wake();
       return reply.code(202).send({ object: 'job', data: job });
     },

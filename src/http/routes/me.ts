@@ -1,9 +1,12 @@
 // GET /v1/me: who the caller is (any token, scope read). The email is the local account's, or the
-// `email` claim of an identity provider's JWT, or null.
+// `email` claim of an identity provider's JWT, or null. GET /v1/me/usage: what the caller stores
+// against each of their quotas (src/boards/user-quota.ts).
 import { decodeJwt } from 'jose';
 import { accountEmail } from '../../accounts/accounts.js';
 import { principalOf } from '../plugins/auth.js';
 import { Me } from '../../contract/accounts.js';
+import { Usage } from '../../contract/usage.js';
+import { usageOf } from '../../boards/user-quota.js';
 import { errorResponses } from '../schemas/common.js';
 import type { App, Services } from '../types.js';
 
@@ -19,7 +22,7 @@ function emailClaim(authorization: string | undefined): string | null {
   }
 }
 
-export function meRoutes(app: App, { db }: Services): void {
+export function meRoutes(app: App, { db, config }: Services): void {
   app.get(
     '/v1/me',
     {
@@ -36,5 +39,18 @@ export function meRoutes(app: App, { db }: Services): void {
         (await accountEmail(db, principal.userId)) ?? (principal.kind === 'jwt' ? emailClaim(request.headers.authorization) : null);
       return { id: principal.userId, email, auth: principal.kind, scopes: [...principal.scopes] };
     },
+  );
+
+  app.get(
+    '/v1/me/usage',
+    {
+      schema: {
+        tags: ['me'],
+        operationId: 'getUsage',
+        summary: 'What the caller stores against each quota: boards owned (USER_MAX_BOARDS), bytes stored on them (USER_MAX_STORED_BYTES)',
+        response: { 200: Usage, ...errorResponses },
+      },
+    },
+    async (request) => usageOf(db, principalOf(request).userId, config.userQuotas),
   );
 }
