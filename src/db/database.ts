@@ -24,6 +24,7 @@ import * as m0013 from './migrations/0013-chunk-set-text-hash.js';
 import * as m0014 from './migrations/0014-record-function.js';
 import * as m0015 from './migrations/0015-announce-after-commit.js';
 import * as m0016 from './migrations/0016-board-version.js';
+import * as m0017 from './migrations/0017-job-finished-index.js';
 
 const migrations: Record<string, Migration> = {
   '0001-core': m0001,
@@ -42,6 +43,7 @@ const migrations: Record<string, Migration> = {
   '0014-record-function': m0014,
   '0015-announce-after-commit': m0015,
   '0016-board-version': m0016,
+  '0017-job-finished-index': m0017,
 };
 
 // Keep int8 (counts) as numbers: our counts are far below 2^53.
