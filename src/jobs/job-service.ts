@@ -29,16 +29,23 @@ export const QUEUE_RETRY = {
 
 /**
  * Seconds until the user's queue has room for `needed` more jobs: the time per job measured from
- * the user's recent completions (the span from the oldest to the newest of them over the intervals
- * between them, so idle time before the first does not count and several jobs running at once do),
- * times `needed`, in whole seconds, at least 1 and at most `maxSeconds`. `finishedAt`: when the
- * user's jobs finished, the newest `sample` within the window.
+ * the user's recent completions, times `needed`, in whole seconds, at least 1 and at most
+ * `maxSeconds`. The time per job is the median interval between consecutive completions: the rate
+ * at which the user's jobs have been finishing, with however many workers ran them, and not
+ * lengthened by a pause in which the user's queue was empty (a mean would be, and an estimate too
+ * long empties the queue again while the clients wait, which lengthens the next one). `finishedAt`:
+ * when the user's jobs finished, the newest `sample` within the window, in any order.
  */
 export function queueRetryAfter(finishedAt: Date[], needed: number): number {
   if (finishedAt.length < 2) return QUEUE_RETRY.unknownSeconds;
-  const times = finishedAt.map((t) => t.getTime());
-  const perJobSeconds = (Math.max(...times) - Math.min(...times)) / 1000 / (times.length - 1);
-  return Math.min(QUEUE_RETRY.maxSeconds, Math.max(1, Math.ceil(perJobSeconds * needed)));
+  const times = finishedAt.map((t) => t.getTime()).sort((a, b) => a - b);
+  const intervals = times
+    .slice(1)
+    .map((t, i) => t - times[i]!)
+    .sort((a, b) => a - b);
+  const mid = intervals.length >> 1;
+  const median = intervals.length % 2 ? intervals[mid]! : (intervals[mid - 1]! + intervals[mid]!) / 2;
+  return Math.min(QUEUE_RETRY.maxSeconds, Math.max(1, Math.ceil((median / 1000) * needed)));
 }
 
 /** When the user's most recently finished jobs finished (at most QUEUE_RETRY.sample, within its window). */
