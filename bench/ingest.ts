@@ -5,9 +5,13 @@
 // process, bench/lib/server.ts) and a fresh database, default settings unless named:
 //   (a) worker: the notes and their vectorize jobs queued by a server with JOB_CONCURRENCY=0 (no
 //       worker; JOB_MAX_QUEUED_PER_USER raised so they all fit), then a server with the default
-//       worker started on the same data: documents per second from its start until the last job
-//       completed (the jobs' updated_at). The worker starts just before the server listens, so this
-//       figure, if anything, flatters the worker.
+//       worker started on the same data: documents per second from when it listens until the last
+//       job completed (the jobs' updated_at). The worker starts just before the server listens, so
+//       this figure, if anything, flatters the worker.
+// Each phase also measures CPU time per document: the server process (every thread) and, on
+// PostgreSQL, the database's backends (/proc); for (a) the server's from its start, start-up
+// included. The machine is shared, so rates measured minutes apart can differ by the load of the
+// moment; CPU per document does not depend on it.
 //   (b) API, one document per request: 8 clients, each creating a note (POST …/nodes) then asking
 //       for its vectorizing (POST …/documents); a 429 is retried after its Retry-After.
 //   (c) API, batch: 8 clients, each creating 100 notes (POST …/batch, create_node) then asking for
@@ -20,7 +24,7 @@
 import { ApiClient, benchApiKey, createBoard, runBounded } from './lib/api.js';
 import { emptyDatabase, serverVersion } from './lib/postgres.js';
 import { fmt, machine, table } from './lib/report.js';
-import { buildServer, serverMode, type ServerChild, startServerChild } from './lib/server.js';
+import { buildServer, databaseCpuSeconds, serverMode, type ServerChild, startServerChild } from './lib/server.js';
 import { type Abstract, documentText, loadCorpus } from './search-quality-data.js';
 
 const CLIENTS = 8;
@@ -31,6 +35,8 @@ interface Phase {
   name: string;
   documents: number;
   seconds: number;
+  /** CPU seconds the phase took: the server process (every thread), and its PostgreSQL backends (0 on the embedded database). */
+  cpu: { server: number; database: number };
   /** 429s met and the Retry-After values they carried (seconds → count). */
   refusals: number;
   retryAfter: Map<string, number>;
@@ -96,7 +102,22 @@ async function lastCompletion(api: ApiClient, jobIds: string[]): Promise<number>
 }
 
 function newPhase(name: string): Phase {
-  return { name, documents: corpus.length, seconds: 0, refusals: 0, retryAfter: new Map() };
+  return { name, documents: corpus.length, seconds: 0, cpu: { server: 0, database: 0 }, refusals: 0, retryAfter: new Map() };
+}
+
+const databaseName = databaseUrl ? decodeURIComponent(new URL(databaseUrl).pathname.slice(1)) : undefined;
+
+/**
+ * Starts counting the CPU time of `server` (from its start with `fromStart`) and its database
+ * backends; the returned function adds what was used since to `phase`.
+ */
+function cpuMeter(server: ServerChild, phase: Phase, fromStart = false): () => void {
+  const server0 = fromStart ? 0 : server.cpuSeconds();
+  const database0 = databaseName ? databaseCpuSeconds(databaseName) : 0;
+  return () => {
+    phase.cpu.server += server.cpuSeconds() - server0;
+    phase.cpu.database += databaseName ? databaseCpuSeconds(databaseName) - database0 : 0;
+  };
 }
 
 async function fresh(): Promise<void> {
@@ -124,10 +145,13 @@ async function workerPhase(): Promise<Phase> {
     await queueing.stop({ keepData: true });
   }
   console.log(`(a) ${fmt(jobIds.length)} jobs queued; starting the worker`);
-  const started = Date.now();
   const server = await newServer({}, queueing.dataDir);
+  const started = Date.now();
+  // From the server's start (its own start-up counted too: the worker starts just before it listens).
+  const meter = cpuMeter(server, phase, true);
   try {
     const last = await lastCompletion(new ApiClient(server.url, token), jobIds);
+    meter();
     phase.seconds = (last - started) / 1000;
   } finally {
     await server.stop();
@@ -164,6 +188,7 @@ async function apiPhase(batched: boolean): Promise<Phase> {
     const client = new IngestClient(api, token, phase);
     const boardId = await createBoard(api, 'scifact');
     const started = Date.now();
+    const meter = cpuMeter(server, phase);
     let jobIds: string[];
     if (batched) {
       jobIds = (
@@ -181,6 +206,7 @@ async function apiPhase(batched: boolean): Promise<Phase> {
     }
     const queued = (Date.now() - started) / 1000;
     const last = await lastCompletion(api, jobIds);
+    meter();
     phase.seconds = (last - started) / 1000;
     console.log(`${phase.name}: all queued after ${queued.toFixed(1)} s, done after ${phase.seconds.toFixed(1)} s`);
   } finally {
@@ -201,6 +227,11 @@ let version = '';
 if (databaseUrl) version = ` (PostgreSQL ${await serverVersion(databaseUrl)})`;
 
 const rate = (p: Phase) => p.documents / p.seconds;
+const cpuMs = (p: Phase) => ((p.cpu.server + p.cpu.database) * 1000) / p.documents;
+const cpuCell = (p: Phase) =>
+  databaseUrl
+    ? `${cpuMs(p).toFixed(1)} (${((p.cpu.server * 1000) / p.documents).toFixed(1)} + ${((p.cpu.database * 1000) / p.documents).toFixed(1)})`
+    : cpuMs(p).toFixed(1);
 const retryCell = (p: Phase) =>
   p.refusals === 0
     ? '0'
@@ -214,10 +245,24 @@ const rows = [worker, single, batched].map((p) => [
   rate(p).toFixed(1),
   p === worker ? '–' : `${((rate(p) / rate(worker)) * 100).toFixed(0)}%`,
   p === worker ? '–' : rate(p) / rate(worker) >= GOAL ? 'met' : 'not met',
+  cpuCell(p),
+  p === worker ? '–' : `${((cpuMs(worker) / cpuMs(p)) * 100).toFixed(0)}%`,
   p === worker ? '–' : retryCell(p),
 ]);
 console.log(
-  `\n${table(['phase', 'seconds', 'documents/s', 'share of (a)', `goal ≥ ${GOAL * 100}%`, '429s met'], rows)}\n\n` +
+  `\n${table(
+    [
+      'phase',
+      'seconds',
+      'documents/s',
+      'share of (a)',
+      `goal ≥ ${GOAL * 100}%`,
+      databaseUrl ? 'CPU ms per document (server + PostgreSQL)' : 'CPU ms per document',
+      'documents per CPU second, share of (a)',
+      '429s met',
+    ],
+    rows,
+  )}\n\n` +
     `${fmt(corpus.length)} abstracts, ${databaseUrl ? `PostgreSQL${version}` : 'embedded database'}, ${CLIENTS} clients; ` +
     `machine: ${m.cpus} cores (${m.cpuModel}), load average ${m.loadAverage.toFixed(2)} at the start; node ${m.node}; ` +
     `${((Date.now() - runStarted) / 1000).toFixed(0)} s in all.`,

@@ -1,0 +1,10 @@
+import pg from 'pg';
+const c = new pg.Client({ connectionString: process.argv[2] });
+await c.connect();
+const n = await c.query("select status, count(*), max(updated_at) from jobs group by 1");
+console.log(n.rows, new Date());
+const r = await c.query("select count(*) filter (where updated_at > now() - interval '30 seconds') as last30 from jobs where status='completed'");
+console.log(r.rows);
+const a = await c.query("select state, wait_event_type, wait_event, left(query,80) q from pg_stat_activity where datname='bench_ingest'");
+console.log(a.rows);
+await c.end();
