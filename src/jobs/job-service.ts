@@ -59,6 +59,9 @@ async function recentCompletions(db: Executor, userId: string): Promise<Date[]> 
   return rows.map((r) => r.updated_at);
 }
 
+/** The first key of the per-user advisory lock that keeps the job bound exact (the second is the user's). */
+const JOB_QUEUE_LOCK = 26_012;
+
 export interface NewJob {
   userId: string;
   boardId: string | null;
@@ -77,8 +80,8 @@ export async function insertJob(db: Executor, job: NewJob, maxQueued: number): P
 
 /**
  * Queues one user's jobs, all or none: refused (429 rate_limited, nothing queued) unless the user's
- * unfinished jobs and these fit within `maxQueued`. The count and the insert run under a lock on the
- * user's job_turns row, so concurrent requests cannot both slip past the bound. The answer's
+ * unfinished jobs and these fit within `maxQueued`. The count and the insert run under a per-user
+ * advisory lock, so concurrent requests cannot both slip past the bound. The answer's
  * Retry-After estimates when enough of the user's jobs will have finished (queueRetryAfter).
  */
 export async function insertJobs(db: Executor, userId: string, jobs: NewJob[], maxQueued: number): Promise<Job[]> {
@@ -88,8 +91,11 @@ export async function insertJobs(db: Executor, userId: string, jobs: NewJob[], m
     );
   }
   if (!db.isTransaction) return db.transaction().execute((trx) => insertJobs(trx, userId, jobs, maxQueued));
-  await sql`INSERT INTO job_turns (user_id) VALUES (${userId}) ON CONFLICT (user_id) DO NOTHING`.execute(db);
-  await sql`SELECT 1 FROM job_turns WHERE user_id = ${userId} FOR UPDATE`.execute(db);
+  // The bound's lock is an advisory lock on the user, not their job_turns row: a claim passes over
+  // a user whose row is locked (FOR UPDATE SKIP LOCKED), so holding the row here made an idle
+  // worker skip the user's ready jobs and sleep until its next poll whenever one of their requests
+  // was being queued or refused (ingest on PostgreSQL ran at a quarter of the worker's speed).
+  await sql`SELECT pg_advisory_xact_lock(${JOB_QUEUE_LOCK}::int, hashtext(${userId}::text))`.execute(db);
   const { queued } = await db
     .selectFrom('jobs')
     .select((eb) => eb.fn.countAll<number>().as('queued'))
