@@ -6,7 +6,8 @@ import { describe, test } from 'node:test';
 import type { DocumentList, ErrorBody, JobBody, JobList } from './helpers/api-types.js';
 import { isErrorEnvelope, MISSING_ID, useServer, type TestServer, type TestUser } from './helpers/harness.js';
 import { newId } from '../src/lib/ids.js';
-import { QUEUE_RETRY, queueRetryAfter } from '../src/jobs/job-service.js';
+import { insertJobs, QUEUE_RETRY, queueRetryAfter } from '../src/jobs/job-service.js';
+import { realPostgres } from './helpers/wire-database.js';
 
 const jobsOf = async (server: TestServer, user: TestUser) =>
   (await server.database.db.selectFrom('jobs').select('id').where('user_id', '=', user.userId).execute()).length;
@@ -200,5 +201,69 @@ describe('a full job queue answers when it will have room', () => {
     assert.equal(queueRetryAfter(at(60, 0, 2, 1, 3), 2), 2, 'in any order');
     assert.equal(queueRetryAfter(at(0), 1), QUEUE_RETRY.unknownSeconds);
     assert.equal(queueRetryAfter([], 1), QUEUE_RETRY.unknownSeconds);
+  });
+});
+
+describe('queueing does not hold back the worker', {
+  skip: realPostgres ? false : 'needs a real PostgreSQL server (TEST_POSTGRES_URL): the embedded database runs one statement at a time',
+}, () => {
+  // A long poll, so an idle worker looks for jobs only when woken.
+  const server = useServer({ JOB_CONCURRENCY: '1', JOB_POLL_MS: '60000' });
+
+  test("a worker takes up a user's ready job while one of their requests is being queued", async () => {
+    const user = await server.user();
+    const board = await server.makeBoard(user);
+    const ready = newId();
+    const at = new Date();
+    const { db } = server.database;
+    await db
+      .insertInto('jobs')
+      .values({
+        id: ready,
+        user_id: user.userId,
+        board_id: board,
+        type: 'document_process',
+        status: 'processing',
+        result: null,
+        error: null,
+        payload: JSON.stringify({ boardId: board, nodeId: null, text: 'Ready text.', source: 'text', sourceType: 'text' }),
+        attempts: 0,
+        lease_until: null,
+        created_at: at,
+        updated_at: at,
+      })
+      .execute();
+    // A request of the same user in the middle of queueing: its transaction holds the bound's lock.
+    let finish!: () => void;
+    const held = new Promise<void>((resolve) => {
+      finish = resolve;
+    });
+    let queued!: () => void;
+    const inside = new Promise<void>((resolve) => {
+      queued = resolve;
+    });
+    const request = db
+      .transaction()
+      .execute(async (trx) => {
+        await insertJobs(trx, user.userId, [{ userId: user.userId, boardId: board, type: 'document_process', payload: {} }], 200);
+        queued();
+        await held;
+        throw new Error('rolled back');
+      })
+      .catch(() => {});
+    try {
+      await inside;
+      server.built.services.jobs.wake();
+      let attempts = 0;
+      for (const deadline = Date.now() + 20_000; Date.now() < deadline && attempts === 0; ) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        attempts = (await db.selectFrom('jobs').select('attempts').where('id', '=', ready).executeTakeFirstOrThrow()).attempts;
+      }
+      assert.equal(attempts, 1, 'the worker passed over the ready job while the request held its lock');
+    } finally {
+      finish();
+      await request;
+    }
+    assert.equal((await server.waitForJob(ready, user.token)).status, 'completed');
   });
 });
