@@ -24,7 +24,7 @@
 import { ApiClient, benchApiKey, createBoard, runBounded } from './lib/api.js';
 import { emptyDatabase, serverVersion } from './lib/postgres.js';
 import { fmt, machine, table } from './lib/report.js';
-import { buildServer, databaseCpuSeconds, serverMode, type ServerChild, startServerChild } from './lib/server.js';
+import { buildServiceOnly, databaseCpuSeconds, ROOT, serverMode, type ServerChild, startServerChild } from './lib/server.js';
 import { type Abstract, documentText, loadCorpus } from './search-quality-data.js';
 
 const CLIENTS = 8;
@@ -216,7 +216,8 @@ async function apiPhase(batched: boolean): Promise<Phase> {
 }
 
 const m = machine();
-if (serverMode() === 'dist') buildServer();
+// Only the service: the benchmark serves no web app.
+if (serverMode() === 'dist') buildServiceOnly(ROOT);
 console.log(`SciFact: ${fmt(corpus.length)} abstracts; ${databaseUrl ? 'PostgreSQL (BENCH_DATABASE_URL)' : 'embedded database'}`);
 const runStarted = Date.now();
 const worker = await workerPhase();
