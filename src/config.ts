@@ -53,7 +53,7 @@ export interface Config {
   jobLeaseSeconds: number;
   jobMaxAttempts: number;
   jobPollMs: number;
-  /** Jobs one process runs at once (JOB_CONCURRENCY). */
+  /** Jobs one process runs at once (JOB_CONCURRENCY); 0: none (another process on the database runs them). */
   jobConcurrency: number;
   /** Unfinished jobs a user may have; one more is refused with 429 (JOB_MAX_QUEUED_PER_USER). */
   jobMaxQueuedPerUser: number;
@@ -310,8 +310,8 @@ export function loadConfig(env: Env = process.env): Config {
     jobLeaseSeconds: int(env, 'JOB_LEASE_SECONDS', 60, 5, 3600),
     jobMaxAttempts: int(env, 'JOB_MAX_ATTEMPTS', 3, 1, 100),
     jobPollMs: int(env, 'JOB_POLL_MS', 1000, 10, 60_000),
-    jobConcurrency: int(env, 'JOB_CONCURRENCY', defaultJobConcurrency(env), 1, 64),
-    jobMaxQueuedPerUser: int(env, 'JOB_MAX_QUEUED_PER_USER', 20, 1, 1_000_000),
+    jobConcurrency: int(env, 'JOB_CONCURRENCY', defaultJobConcurrency(env), 0, 64),
+    jobMaxQueuedPerUser: int(env, 'JOB_MAX_QUEUED_PER_USER', 200, 1, 1_000_000),
     searchExactMaxChunks: int(env, 'SEARCH_EXACT_MAX_CHUNKS', 3000, 0, 10_000_000),
     eventRetentionDays: int(env, 'EVENT_RETENTION_DAYS', 7, 1, 3650),
     eventStreamsPerUser: int(env, 'EVENT_STREAMS_PER_USER', 100, 1, 100_000),

@@ -216,9 +216,10 @@ describe('queued jobs per user', () => {
 
   test('JOB_CONCURRENCY and JOB_MAX_QUEUED_PER_USER are checked at start', async () => {
     const { loadConfig } = await import('../src/config.js');
-    assert.throws(() => loadConfig({ JOB_CONCURRENCY: '0' }), /JOB_CONCURRENCY must be between 1 and 64, got 0/);
+    assert.throws(() => loadConfig({ JOB_CONCURRENCY: '65' }), /JOB_CONCURRENCY must be between 0 and 64, got 65/);
+    assert.equal(loadConfig({ JOB_CONCURRENCY: '0' }).jobConcurrency, 0);
     assert.throws(() => loadConfig({ JOB_MAX_QUEUED_PER_USER: 'many' }), /JOB_MAX_QUEUED_PER_USER must be a whole number/);
     assert.ok(loadConfig({}).jobConcurrency >= 1);
-    assert.equal(loadConfig({}).jobMaxQueuedPerUser, 20);
+    assert.equal(loadConfig({}).jobMaxQueuedPerUser, 200);
   });
 });

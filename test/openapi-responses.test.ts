@@ -209,6 +209,8 @@ test('documents, jobs and search', async () => {
   const job = await call<JobBody>('POST', `${b}/documents`, { body: { text: 'The tides follow the moon.', node_id: note.body.data.id } });
   expect(job, 202);
   expect(await call('POST', `${b}/documents`, { body: { text: '   ' } }), 400);
+  expect(await call('POST', `${b}/documents/batch`, { body: { documents: [{ text: 'The moon pulls the sea.' }] } }), 202);
+  expect(await call('POST', `${b}/documents/batch`, { body: { documents: [{ text: 'fine' }, { text: '   ' }] } }), 400);
   await server.waitForJob(job.body.data.id, alice.token);
   expect(await call('GET', `/v1/jobs/${job.body.data.id}`), 200);
   expect(await call('GET', `/v1/jobs/${job.body.data.id}`, { token: bob.token }), 404);

@@ -56,6 +56,7 @@ function requestFor(method: string, path: string): { body?: unknown; query?: str
     'GET /v1/webhooks/{id}/deliveries': {},
     'GET /v1/boards/{boardId}/documents': {},
     'POST /v1/boards/{boardId}/documents': { body: { text: 'planted text' } },
+    'POST /v1/boards/{boardId}/documents/batch': { body: { documents: [{ text: 'planted text' }] } },
     'GET /v1/boards/{boardId}/documents/nodes': {},
     'DELETE /v1/boards/{boardId}/documents': { query: `?node_id=${ids.node}` },
     'POST /v1/boards/{boardId}/documents/search': { body: { query: CANARY } },

@@ -66,6 +66,23 @@ export const VectorizeBody = Type.Object(
 );
 export type VectorizeBody = Static<typeof VectorizeBody>;
 
+/** Documents one batch vectorize request may carry. */
+export const VECTORIZE_BATCH_MAX = 100;
+
+export const VectorizeBatchBody = Type.Object(
+  {
+    documents: Type.Array(VectorizeBody, {
+      minItems: 1,
+      maxItems: VECTORIZE_BATCH_MAX,
+      description:
+        'Each as the body of `POST …/documents`; one job per document, answered in this order. All or nothing: one invalid document ' +
+        '(named `documents[i]` in the error) refuses the batch and queues nothing; the jobs count against the per-user job bound together',
+    }),
+  },
+  { additionalProperties: false },
+);
+export type VectorizeBatchBody = Static<typeof VectorizeBatchBody>;
+
 export const SearchBody = Type.Object(
   {
     query: Type.String({ minLength: 1, maxLength: 2000 }),

@@ -3,10 +3,10 @@
 import { sql } from 'kysely';
 import type { Principal } from '../auth/principal.js';
 import { assertCanEditContent, boardVisibleTo, findVisibleBoard } from '../boards/access.js';
-import { assertStorageRoom, type UserQuotas } from '../boards/user-quota.js';
 import type { Db } from '../db/schema.js';
-import { invalid, notFound } from '../errors.js';
-import { insertJob } from '../jobs/job-service.js';
+import { assertStorageRoom, type UserQuotas } from '../boards/user-quota.js';
+import { ApiError, invalid, notFound } from '../errors.js';
+import { insertJob, insertJobs, type NewJob } from '../jobs/job-service.js';
 import type { Job } from '../contract/jobs.js';
 import { applyPage, toPage, type Page, type PageRequest } from '../lib/pagination.js';
 import type { PurgeRequests } from './chunk-purge.js';
@@ -46,15 +46,74 @@ export async function enqueueVectorize(
 ): Promise<Job> {
   const board = await findVisibleBoard(db, principal, boardId);
   assertCanEditContent(board, principal);
-  await assertStorageRoom(db, board.owner_id, quotas, input.text === undefined ? undefined : Buffer.byteLength(input.text));
-  let node: { id: string; node_type: string; node_data: Record<string, unknown> } | undefined;
+  await assertStorageRoom(db, board.owner_id, quotas, textBytes([input]));
+  const nodes = await boardNodes(db, boardId, input.node_id ? [input.node_id] : []);
+  const payload = documentPayload(boardId, input, nodes);
+  return insertJob(db, vectorizeJob(principal, boardId, payload), maxQueued);
+}
+
+/**
+ * Queues one document_process job per document, all or none: every document is checked first (a
+ * node of another board, or a document without text, refuses the whole batch naming
+ * `documents[i]`), and the jobs count against the user's bound together (insertJobs).
+ */
+export async function enqueueVectorizeBatch(
+  db: Db,
+  principal: Principal,
+  boardId: string,
+  documents: VectorizeBody[],
+  maxQueued: number,
+  quotas: UserQuotas,
+): Promise<Job[]> {
+  const board = await findVisibleBoard(db, principal, boardId);
+  assertCanEditContent(board, principal);
+  await assertStorageRoom(db, board.owner_id, quotas, textBytes(documents));
+  const nodes = await boardNodes(
+    db,
+    boardId,
+    documents.flatMap((d) => (d.node_id ? [d.node_id] : [])),
+  );
+  const payloads = documents.map((input, i) => {
+    try {
+      return documentPayload(boardId, input, nodes);
+    } catch (error) {
+      if (error instanceof ApiError) throw new ApiError(error.code, `documents[${i}]: ${error.message}`, error.headers);
+      throw error;
+    }
+  });
+  return insertJobs(
+    db,
+    principal.userId,
+    payloads.map((payload) => vectorizeJob(principal, boardId, payload)),
+    maxQueued,
+  );
+}
+
+/** The bytes of the documents' given text (undefined when none gives any: a pdf node's file is read later). */
+function textBytes(documents: VectorizeBody[]): number | undefined {
+  const given = documents.filter((d) => d.text !== undefined);
+  return given.length === 0 ? undefined : given.reduce((sum, d) => sum + Buffer.byteLength(d.text!), 0);
+}
+
+type BoardNode = { id: string; node_type: string; node_data: Record<string, unknown> };
+
+/** The named nodes that are on the board, by id (one query; a node of another board is absent). */
+async function boardNodes(db: Db, boardId: string, ids: string[]): Promise<Map<string, BoardNode>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('nodes')
+    .select(['id', 'node_type', 'node_data'])
+    .where('id', 'in', [...new Set(ids)])
+    .where('board_id', '=', boardId)
+    .execute();
+  return new Map(rows.map((row) => [row.id, row]));
+}
+
+/** What a document's job carries, or the reason it cannot be queued (404 for a node not on the board, 400 for no text). */
+function documentPayload(boardId: string, input: VectorizeBody, nodes: Map<string, BoardNode>): DocumentJobPayload {
+  let node: BoardNode | undefined;
   if (input.node_id) {
-    node = await db
-      .selectFrom('nodes')
-      .select(['id', 'node_type', 'node_data'])
-      .where('id', '=', input.node_id)
-      .where('board_id', '=', boardId)
-      .executeTakeFirst();
+    node = nodes.get(input.node_id);
     if (!node) throw notFound('Node');
   }
   const data = node?.node_data ?? {};
@@ -74,12 +133,15 @@ export async function enqueueVectorize(
   } else {
     throw invalid('text is required, unless node_id names a pdf node (its file is then read)');
   }
-  return insertJob(
-    db,
-    { userId: principal.userId, boardId, type: DOCUMENT_JOB, payload: payload as unknown as Record<string, unknown> },
-    maxQueued,
-  );
+  return payload;
 }
+
+const vectorizeJob = (principal: Principal, boardId: string, payload: DocumentJobPayload): NewJob => ({
+  userId: principal.userId,
+  boardId,
+  type: DOCUMENT_JOB,
+  payload: payload as unknown as Record<string, unknown>,
+});
 
 export async function listChunks(
   db: Db,

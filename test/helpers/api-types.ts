@@ -23,6 +23,7 @@ export type EdgeList = BodyOf<'/v1/boards/{boardId}/edges', 'get'>;
 export type ApiKeyList = BodyOf<'/v1/me/api-keys', 'get'>;
 export type DocumentList = BodyOf<'/v1/boards/{boardId}/documents', 'get'>;
 export type NodeIndexList = BodyOf<'/v1/boards/{boardId}/documents/nodes', 'get'>;
+export type JobList = BodyOf<'/v1/boards/{boardId}/documents/batch', 'post'>;
 export type AssetList = BodyOf<'/v1/boards/{boardId}/assets', 'get'>;
 export type ChatList = BodyOf<'/v1/boards/{boardId}/chats', 'get'>;
 export type MessageList = BodyOf<'/v1/boards/{boardId}/chats/{chatId}/messages', 'get'>;

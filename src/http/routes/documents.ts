@@ -1,17 +1,23 @@
 // /v1/boards/{boardId}/documents: vectorize text (a background job), list and delete stored chunks,
 // and semantic search.
 import { Type } from '@sinclair/typebox';
-import { deleteNodeChunks, enqueueVectorize, listChunks, listNodeIndexes } from '../../documents/document-service.js';
+import {
+  deleteNodeChunks,
+  enqueueVectorize,
+  enqueueVectorizeBatch,
+  listChunks,
+  listNodeIndexes,
+} from '../../documents/document-service.js';
 import { searchChunksPage } from '../../documents/search-service.js';
 import { pageRequest } from '../../lib/pagination.js';
 import { principalOf } from '../plugins/auth.js';
 import { Uuid } from '../../contract/common.js';
-import { Chunk, Hit, NodeIndex, SearchBody, VectorizeBody } from '../../contract/documents.js';
+import { Chunk, Hit, NodeIndex, SearchBody, VectorizeBatchBody, VectorizeBody } from '../../contract/documents.js';
 import { BoardParams, errorResponses, List, PageQuery, Single } from '../schemas/common.js';
 import type { App, Services } from '../types.js';
 import { Job } from '../../contract/jobs.js';
 
-/** Vectorize bodies carry up to 5,000,000 characters of text. */
+/** Vectorize bodies carry up to 5,000,000 characters of text; a batch's documents share the same limit. */
 const VECTORIZE_BODY_LIMIT = 10 * 1024 * 1024;
 
 const ChunkListQuery = Type.Object({ node_id: Type.Optional(Uuid), ...PageQuery }, { additionalProperties: false });
@@ -44,6 +50,33 @@ export function documentRoutes(app: App, services: Services): void {
       );
       jobs.wake();
       return reply.code(202).send({ object: 'job', data: job });
+    },
+  );
+
+  app.post(
+    '/v1/boards/:boardId/documents/batch',
+    {
+      bodyLimit: VECTORIZE_BODY_LIMIT,
+      schema: {
+        tags: ['documents'],
+        operationId: 'vectorizeBatch',
+        summary: 'Vectorize up to 100 texts or pdf nodes at once (answers their document_process jobs, one per document, in order)',
+        params: BoardParams,
+        body: VectorizeBatchBody,
+        response: { 202: List(Job), 413: Type.Ref('Error'), ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const data = await enqueueVectorizeBatch(
+        db,
+        principalOf(request),
+        request.params.boardId,
+        request.body.documents,
+        config.jobMaxQueuedPerUser,
+        config.userQuotas,
+      );
+      jobs.wake();
+      return reply.code(202).send({ object: 'list', data, has_more: false, cursor: null });
     },
   );
 
