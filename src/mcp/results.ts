@@ -27,10 +27,10 @@ export function failed(error: ApiError): CallToolResult {
   };
 }
 
-/** Runs a tool's work, turning any failure into a tool error. */
+/** Runs a tool's work within the caller's share, turning any failure (a refused share too) into a tool error. */
 export async function guarded(call: McpCall, work: () => Promise<CallToolResult>): Promise<CallToolResult> {
   try {
-    return await work();
+    return await (call.share ? call.share(work) : work());
   } catch (error) {
     return failed(apiErrorOf(call, error));
   }

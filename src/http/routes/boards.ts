@@ -86,6 +86,7 @@ export function boardRoutes(app: App, { db, storage, config, nodeCache }: Servic
   app.post(
     '/v1/boards/:id/duplicate',
     {
+      config: { heavy: true },
       schema: {
         tags: ['boards'],
         operationId: 'duplicateBoard',

@@ -9,6 +9,7 @@ import { CanvasDocument, ImportWarning } from '../../contract/json-canvas.js';
 import { ApiError, invalid } from '../../errors.js';
 import { exportCanvas, importCanvas } from '../../interchange/canvas-service.js';
 import { principalOf } from '../plugins/auth.js';
+import { streamedText } from '../streamed-text.js';
 import { BoardParams, errorResponses, Single } from '../schemas/common.js';
 import type { App, Services } from '../types.js';
 import { validatorCompiler } from '../validation.js';
@@ -46,6 +47,8 @@ export function interchangeRoutes(app: App, services: Services): void {
   app.get(
     '/v1/boards/:boardId/export',
     {
+      // A full read: one of the user's slots of expensive work, held until the answer is out.
+      config: { heavy: true },
       schema: {
         tags: ['boards'],
         operationId: 'exportBoard',
@@ -59,9 +62,10 @@ export function interchangeRoutes(app: App, services: Services): void {
       },
     },
     async (request, reply) => {
-      const { name, canvas } = await exportCanvas(db, principalOf(request), request.params.boardId);
+      const { name, body } = await exportCanvas(db, principalOf(request), request.params.boardId);
       reply.header('content-disposition', contentDisposition(`${name}.canvas`));
-      return canvas;
+      // Streamed as its rows are read (the document's text as the schema would write it).
+      return reply.type('application/json; charset=utf-8').send(streamedText(body));
     },
   );
 
@@ -74,6 +78,7 @@ export function interchangeRoutes(app: App, services: Services): void {
     (scope as unknown as App).post(
       '/v1/boards/import',
       {
+        config: { heavy: true },
         schema: {
           tags: ['boards'],
           operationId: 'importBoard',
