@@ -53,6 +53,8 @@ export function interchangeRoutes(app: App, services: Services): void {
         tags: ['boards'],
         operationId: 'exportBoard',
         summary: 'Export a board as a JSON Canvas 1.0 file (.canvas)',
+        description:
+          "Streamed as the board's rows are read (chunked, no Content-Length). A full read is expensive work: at most HEAVY_WORK_PER_USER of a user's run at once, more wait their turn, and past HEAVY_WORK_QUEUE_PER_USER waiting the answer is 429 rate_limited with Retry-After (docs/api.md, Rate limits).",
         params: BoardParams,
         querystring: Type.Object(
           { format: Type.Literal('jsoncanvas', { description: 'jsoncanvas (JSON Canvas 1.0)' }) },
