@@ -3,7 +3,7 @@
 // that are the importer's own assets are copied to the new board first (and removed again when the
 // import fails), so the new board does not depend on the board it came from.
 import { randomBytes } from 'node:crypto';
-import { type ExpressionBuilder, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { Principal } from '../auth/principal.js';
 import { findVisibleBoard } from '../boards/access.js';
 import { assertWithinBounds, type BoardBounds } from '../boards/board-bounds.js';
@@ -13,7 +13,7 @@ import { fieldsOf } from '../contract/common.js';
 import { Edge } from '../contract/edges.js';
 import { type CanvasDocument, EXTENSION_KEY, type ImportWarning } from '../contract/json-canvas.js';
 import { Node } from '../contract/nodes.js';
-import type { Database, Db } from '../db/schema.js';
+import type { Db } from '../db/schema.js';
 import { ApiError, conflict, invalid } from '../errors.js';
 import { newId, now } from '../lib/ids.js';
 import { storedNodeData } from '../nodes/node-data.js';
@@ -27,7 +27,7 @@ const EXPORT_NODES_PER_READ = 100;
 /** Edges read per statement of an export. */
 const EXPORT_EDGES_PER_READ = 500;
 /** Node keys (no data) read per statement when finding the groups. */
-const EXPORT_KEYS_PER_READ = 1000;
+const EXPORT_KEYS_PER_READ = 200;
 
 /**
  * A board's JSON Canvas document, checked for access now and written later in pieces as its rows
@@ -95,12 +95,11 @@ async function* canvasText(db: Db, name: string, boardId: string): AsyncGenerato
 }
 
 type Key = { created_at: Date; id: string };
-const after = (key: Key | undefined) => (eb: ExpressionBuilder<Database, 'nodes' | 'edges'>) =>
-  key === undefined
-    ? eb.lit(true)
-    : eb.or([eb('created_at', '>', key.created_at), eb.and([eb('created_at', '=', key.created_at), eb('id', '>', key.id)])]);
+/** Rows after `key` in the board's order, as the lists' keyset (an index range of (board_id, created_at, id)). */
+const after = (key: Key | undefined) => () =>
+  (key === undefined ? sql<boolean>`true` : sql<boolean>`(created_at, id) > (${key.created_at}, ${key.id}::uuid)`) as never;
 
-/** The board's group nodes' ids, in the board's order: keys only, a thousand rows a statement. */
+/** The board's group nodes' ids, in the board's order: keys only (reading a node's group flag reads its data: a page a statement). */
 async function groupIds(db: Db, boardId: string): Promise<string[]> {
   const ids: string[] = [];
   let last: Key | undefined;
