@@ -20,7 +20,7 @@ const refuse = (reason: string) => new Error(reason);
 const flush = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('fair slots', () => {
-  test('a freed slot goes to the next caller in turn, not to whoever asked first', async () => {
+  test('a freed slot goes to the waiting caller served longest ago, not to whoever asked first', async () => {
     const slots = new FairSlots({ capacity: 1, perKey: 1, refuse });
     const first = await slots.acquire('a');
     const order: string[] = [];
@@ -33,7 +33,19 @@ describe('fair slots', () => {
     const all = [wait('a', 'a1'), wait('a', 'a2'), wait('a', 'a3'), wait('b', 'b1')];
     first();
     await Promise.all(all);
-    assert.deepEqual(order, ['a1', 'b1', 'a2', 'a3']);
+    assert.deepEqual(order, ['b1', 'a1', 'a2', 'a3']);
+    // Two callers that both keep asking take turns.
+    const held = await slots.acquire('c');
+    const turns: string[] = [];
+    const again = (key: string, n: number) =>
+      slots.acquire(key).then((release) => {
+        turns.push(`${key}${n}`);
+        release();
+      });
+    const both = [again('c', 1), again('c', 2), again('c', 3), again('d', 1), again('d', 2), again('d', 3)];
+    held();
+    await Promise.all(both);
+    assert.deepEqual(turns, ['d1', 'c1', 'd2', 'c2', 'd3', 'c3']);
   });
 
   test('one caller holds at most its share; others are served meanwhile; its queue is bounded', async () => {

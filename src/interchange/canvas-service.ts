@@ -23,11 +23,11 @@ import { assetUrlPath } from '../assets/asset-service.js';
 import { CanvasError, canvasEdge, canvasNode, edgeExtension, nodeExtension, parseCanvas, planImport } from './json-canvas.js';
 
 /** Nodes read per statement of an export: small enough that other callers' statements go in between. */
-const EXPORT_NODES_PER_READ = 100;
+const EXPORT_NODES_PER_READ = 50;
 /** Edges read per statement of an export. */
 const EXPORT_EDGES_PER_READ = 500;
 /** Node keys (no data) read per statement when finding the groups. */
-const EXPORT_KEYS_PER_READ = 200;
+const EXPORT_KEYS_PER_READ = 100;
 
 /**
  * A board's JSON Canvas document, checked for access now and written later in pieces as its rows

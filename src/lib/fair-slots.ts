@@ -1,7 +1,8 @@
 // Slots shared fairly between callers: at most `capacity` held at once, at most `perKey` by one
-// caller (a user), and the rest waiting in a queue per caller. A freed slot goes to the next caller
-// in turn (round-robin over the callers that wait), not to whoever asked first: a caller with many
-// requests waiting gets one slot per turn like a caller with one. A caller's queue is bounded in
+// caller (a user), and the rest waiting in a queue per caller. A freed slot goes to the waiting
+// caller served longest ago (round-robin over the callers that wait, a newcomer first), not to
+// whoever asked first: a caller with many requests waiting gets one slot per turn like a caller
+// with one, and a caller that asks now and then waits for no more than the slots in use. A caller's queue is bounded in
 // length and in time; past either, `refuse` makes the error to throw (src/errors.ts's ApiError).
 //
 // Used for the database connections (src/db/fair-pool.ts) and for a user's expensive work
@@ -31,13 +32,16 @@ interface Waiter {
 interface Caller {
   held: number;
   waiting: Waiter[];
+  /** When it was last given a slot (a count of grants); 0: not since it was last idle. */
+  served: number;
 }
 
 export class FairSlots {
   private readonly callers = new Map<string, Caller>();
-  /** Callers with requests waiting, in the order of their next turn. */
+  /** Callers with requests waiting. */
   private readonly turns: string[] = [];
   private held = 0;
+  private grants = 0;
 
   constructor(private readonly options: FairSlotsOptions) {
     if (options.capacity < 1 || options.perKey < 1) throw new Error('FairSlots needs a capacity and a per-caller share of at least 1');
@@ -97,7 +101,7 @@ export class FairSlots {
   private callerOf(key: string): Caller {
     let caller = this.callers.get(key);
     if (caller === undefined) {
-      caller = { held: 0, waiting: [] };
+      caller = { held: 0, waiting: [], served: 0 };
       this.callers.set(key, caller);
     }
     return caller;
@@ -111,6 +115,7 @@ export class FairSlots {
   private take(key: string, caller: Caller): Release {
     this.held++;
     caller.held++;
+    caller.served = ++this.grants;
     let released = false;
     return () => {
       if (released) return;
@@ -122,25 +127,26 @@ export class FairSlots {
     };
   }
 
-  /** Hands free slots to waiting callers in turn: a caller served goes to the back of the turns. */
+  /** Hands free slots to waiting callers, each time to the one served longest ago that is within its share. */
   private dispatch(): void {
-    while (this.held < this.options.capacity && this.turns.length > 0) {
-      let granted = false;
-      for (let n = this.turns.length; n > 0 && !granted; n--) {
-        const key = this.turns.shift()!;
-        const caller = this.callers.get(key);
-        if (caller === undefined || caller.waiting.length === 0) continue; // its waiters timed out
-        if (caller.held >= this.options.perKey) {
-          this.turns.push(key);
-          continue;
+    while (this.held < this.options.capacity) {
+      let next = -1;
+      let nextServed = Number.POSITIVE_INFINITY;
+      for (let i = 0; i < this.turns.length; i++) {
+        const caller = this.callers.get(this.turns[i]!);
+        if (caller === undefined || caller.waiting.length === 0 || caller.held >= this.options.perKey) continue;
+        if (caller.served < nextServed) {
+          next = i;
+          nextServed = caller.served;
         }
-        const waiter = caller.waiting.shift()!;
-        if (waiter.timer) clearTimeout(waiter.timer);
-        if (caller.waiting.length > 0) this.turns.push(key);
-        waiter.grant();
-        granted = true;
       }
-      if (!granted) return;
+      if (next < 0) return;
+      const key = this.turns[next]!;
+      const caller = this.callers.get(key)!;
+      const waiter = caller.waiting.shift()!;
+      if (waiter.timer) clearTimeout(waiter.timer);
+      if (caller.waiting.length === 0) this.turns.splice(next, 1);
+      waiter.grant();
     }
   }
 }
