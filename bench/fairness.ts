@@ -8,8 +8,9 @@
 // the p50 and p99 of each are measured:
 //
 //   idle      nobody else works
-//   export    the heavy user runs 4 concurrent loops of the board's full read
-//             (GET /v1/boards/{id}/export?format=jsoncanvas, the whole body read)
+//   board     the heavy user runs 4 concurrent loops of the board's full read
+//             (GET /v1/boards/{id} as its owner, with flow_state: every node and edge)
+//   export    the same with the JSON Canvas export (GET /v1/boards/{id}/export?format=jsoncanvas)
 //   mcp       the heavy user runs 16 concurrent loops of the MCP tool read_board (limit 500,
 //             paging through the whole board), each loop at most one call a second so all 16
 //             stay within the API key's default limit of 1,000 requests a minute
@@ -23,7 +24,8 @@
 //                                                            PostgreSQL: the bench makes a database
 //                                                            bench_fair beside that url's and drops it
 //
-// Settings: BENCH_FAIR_SECONDS [20: per phase], BENCH_FAIR_NODES [9900], BENCH_FAIR_TEXT [5000],
+// Settings: BENCH_FAIR_PHASES [board,export,mcp], BENCH_FAIR_ROOT (a checkout whose service runs
+// instead of this one's, built there: the baseline), BENCH_FAIR_SECONDS [20: per phase], BENCH_FAIR_NODES [9900], BENCH_FAIR_TEXT [5000],
 // BENCH_FAIR_PACE_MS [70], BENCH_SERVER=tsx (the sources, no build), BENCH_NO_BUILD=1 (reuse dist/; otherwise the
 // service alone is built first).
 // Not a test: a missed goal is reported, the exit code stays 0 unless something failed.
@@ -45,6 +47,10 @@ const SECONDS = setting('BENCH_FAIR_SECONDS', 20);
 const NODES = setting('BENCH_FAIR_NODES', 9900);
 const TEXT = setting('BENCH_FAIR_TEXT', 5000);
 const PACE_MS = setting('BENCH_FAIR_PACE_MS', 70);
+/** Which phases run (BENCH_FAIR_PHASES, comma-separated): board, export, mcp. */
+const PHASES = (process.env.BENCH_FAIR_PHASES || 'board,export,mcp').split(',');
+/** Run the service of this checkout (built there) instead of this one: a baseline (BENCH_FAIR_ROOT). */
+const SERVICE_ROOT = process.env.BENCH_FAIR_ROOT || undefined;
 const EXPORT_LOOPS = 4;
 const MCP_LOOPS = 16;
 const MCP_LIMIT = 500;
@@ -157,6 +163,19 @@ async function exportOnce(server: ChildUrl, token: string, boardId: string, stat
   stats.bytes += body.byteLength;
 }
 
+async function boardOnce(server: ChildUrl, token: string, boardId: string, stats: HeavyStats): Promise<void> {
+  const res = await fetch(`${server.url}/v1/boards/${boardId}`, { headers: { authorization: `Bearer ${token}` } });
+  const body = await res.arrayBuffer();
+  if (res.status === 429) {
+    stats.refused++;
+    await sleep(Number(res.headers.get('retry-after') ?? 1) * 1000);
+    return;
+  }
+  if (res.status !== 200) throw new Error(`the board read answered ${res.status}: ${Buffer.from(body).toString().slice(0, 300)}`);
+  stats.done++;
+  stats.bytes += body.byteLength;
+}
+
 async function mcpReadBoard(server: ChildUrl, token: string, boardId: string, stats: HeavyStats): Promise<void> {
   let cursor: string | undefined;
   do {
@@ -207,6 +226,7 @@ interface PhaseRow {
 
 async function runOn(label: string, databaseUrl: string | undefined): Promise<{ rows: PhaseRow[]; setup: string }> {
   const server = await startServerChild({
+    root: SERVICE_ROOT,
     env: {
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
       // The defaults: the heavy user works within its limits.
@@ -225,17 +245,38 @@ async function runOn(label: string, databaseUrl: string | undefined): Promise<{ 
     await seedBigBoard(heavy, bigBoard);
     const lightBoard = await createBoard(light, 'fair-light');
     const lightNodes = await seedNodes(light, lightBoard, 20, 4);
+    const full = await heavy.timed('GET', `/v1/boards/${bigBoard}`, 200);
     const exported = await heavy.timed('GET', `/v1/boards/${bigBoard}/export?format=jsoncanvas`, 200);
-    const setup = `${label}: a board of ${NODES} notes of ${TEXT} characters seeded in ${((performance.now() - seedStarted) / 1000).toFixed(0)} s; its export is ${(exported.text.length / 1e6).toFixed(1)} MB, ${exported.ms.toFixed(0)} ms alone`;
+    const setup = `${label}${SERVICE_ROOT ? ` (the service of ${SERVICE_ROOT})` : ''}: a board of ${NODES} notes of ${TEXT} characters seeded in ${((performance.now() - seedStarted) / 1000).toFixed(0)} s; its full read (GET /v1/boards/{id}) is ${(full.text.length / 1e6).toFixed(1)} MB, ${full.ms.toFixed(0)} ms alone; its export ${(exported.text.length / 1e6).toFixed(1)} MB, ${exported.ms.toFixed(0)} ms alone`;
     console.log(setup);
     // Warm-up.
     await lightLoop(server, lightToken, lightBoard, lightNodes, forSeconds(2));
 
     const rows: PhaseRow[] = [];
-    const phases: [string, number, (stats: HeavyStats) => Promise<void>][] = [
-      [`${EXPORT_LOOPS} concurrent full reads (export)`, EXPORT_LOOPS, (stats) => exportOnce(server, heavyToken, bigBoard, stats)],
-      [`${MCP_LOOPS} concurrent MCP read_board loops`, MCP_LOOPS, (stats) => mcpReadBoard(server, heavyToken, bigBoard, stats)],
-    ];
+    const phases: [string, number, (stats: HeavyStats) => Promise<void>][] = (
+      [
+        [
+          'board',
+          `${EXPORT_LOOPS} concurrent full reads (GET board)`,
+          EXPORT_LOOPS,
+          (stats: HeavyStats) => boardOnce(server, heavyToken, bigBoard, stats),
+        ],
+        [
+          'export',
+          `${EXPORT_LOOPS} concurrent exports`,
+          EXPORT_LOOPS,
+          (stats: HeavyStats) => exportOnce(server, heavyToken, bigBoard, stats),
+        ],
+        [
+          'mcp',
+          `${MCP_LOOPS} concurrent MCP read_board loops`,
+          MCP_LOOPS,
+          (stats: HeavyStats) => mcpReadBoard(server, heavyToken, bigBoard, stats),
+        ],
+      ] as const
+    )
+      .filter(([name]) => PHASES.includes(name))
+      .map(([, ...phase]) => phase);
     for (const [phase, loops, once] of phases) {
       const before = await lightLoop(server, lightToken, lightBoard, lightNodes, forSeconds(SECONDS / 2));
       const stop = { now: false };
@@ -278,7 +319,7 @@ async function runOn(label: string, databaseUrl: string | undefined): Promise<{ 
 async function main(): Promise<void> {
   const m = machine();
   const mode = serverMode();
-  if (mode === 'dist' && !process.env.BENCH_NO_BUILD) buildServiceOnly(ROOT);
+  if (mode === 'dist' && !process.env.BENCH_NO_BUILD) buildServiceOnly(SERVICE_ROOT ?? ROOT);
   const adminUrl = process.env.BENCH_DATABASE_URL || undefined;
   let databaseUrl: string | undefined;
   let database = 'embedded database';
