@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { describe, test } from 'node:test';
-import type { PostgresPool, PostgresPoolClient } from 'kysely';
+import { type PostgresPool, type PostgresPoolClient, sql } from 'kysely';
 import { FairPool } from '../src/db/fair-pool.js';
 import { ApiError } from '../src/errors.js';
 import { toCanvas } from '../src/interchange/json-canvas.js';
@@ -173,12 +173,17 @@ async function bigBoard(server: TestServer, user: TestUser, count: number, size:
 
 /** An export whose client reads the first piece and then stops reading until `resume()`. */
 function pausedExport(server: TestServer, token: string, boardId: string) {
+  return pausedRead(server, token, `/v1/boards/${boardId}/export?format=jsoncanvas`);
+}
+
+/** A GET whose client reads the first piece and then stops reading until `resume()`. */
+function pausedRead(server: TestServer, token: string, path: string) {
   let resolveFirst: (res: http.IncomingMessage) => void;
   const first = new Promise<http.IncomingMessage>((resolve) => (resolveFirst = resolve));
   const chunks: Buffer[] = [];
   let ended: () => void;
   const done = new Promise<void>((resolve) => (ended = resolve));
-  const request = http.get(`${server.url}/v1/boards/${boardId}/export?format=jsoncanvas`, {
+  const request = http.get(`${server.url}${path}`, {
     headers: { authorization: `Bearer ${token}` },
   });
   request.on('response', (res) => {
@@ -221,11 +226,13 @@ async function allOf<T>(server: TestServer, token: string, path: string): Promis
 
 describe('the full read', () => {
   const server = useServer();
+  let alice: TestUser;
+  let boardId: string;
 
   test('is streamed as its rows are read: a node added after its first bytes is in it, and its text is the document', async (t) => {
-    const alice = await server.user();
+    alice = await server.user();
     // Far more than the sockets' buffers hold (about 40 MB of text, half of it before the late node), so the export waits for its client.
-    const boardId = await bigBoard(server, alice, 2000, 10_000);
+    boardId = await bigBoard(server, alice, 2000, 10_000);
     // A group made last comes first; a child, an edge, text that needs escaping.
     const group = await server.makeNode(alice, boardId, {
       position: { x: -5, y: -5 },
@@ -265,6 +272,50 @@ describe('the full read', () => {
     const expected = JSON.stringify(toCanvas(board.body.data, nodes, edges));
     assert.equal(answer.text.length, expected.length);
     assert.ok(answer.text === expected, 'the streamed text is the document');
+  });
+
+  test("the owner's board read is streamed too, its text that of one json_agg over the board as before", async (t) => {
+    const paused = pausedRead(server, alice.token, `/v1/boards/${boardId}`);
+    t.after(paused.abort);
+    assert.equal((await paused.first).statusCode, 200);
+    const late = await server.makeNode(alice, boardId, { position: { x: 9, y: 9 }, data: { text: 'added while the read ran' } });
+    const answer = await paused.resume();
+    assert.match(answer.headers['content-type'] ?? '', /^application\/json; charset=utf-8/);
+    const body = JSON.parse(answer.text) as { data: { flow_state: { nodes: { id: string }[] } } };
+    assert.ok(
+      body.data.flow_state.nodes.some((n) => n.id === late.id),
+      'the node added after the first bytes is in the read',
+    );
+    // The statement the read was before: one json_agg of all nodes, one of all edges.
+    const { rows } = await sql<{ nodes: string; edges: string }>`
+      SELECT
+        (SELECT coalesce(json_agg(
+           CASE WHEN n.parent_node_id IS NULL
+             THEN json_build_object('id', n.id, 'type', n.node_type || 'Node',
+                    'position', json_build_object('x', n.position_x, 'y', n.position_y), 'data', n.node_data)
+             ELSE json_build_object('id', n.id, 'type', n.node_type || 'Node',
+                    'position', json_build_object('x', n.position_x, 'y', n.position_y), 'data', n.node_data,
+                    'parentId', n.parent_node_id)
+           END ORDER BY n.created_at, n.id), '[]'::json)
+         FROM nodes n WHERE n.board_id = ${boardId})::text AS nodes,
+        (SELECT coalesce(json_agg(json_build_object('id', e.id, 'source', e.source_node_id, 'target', e.target_node_id,
+                    'type', e.edge_type, 'data', e.edge_data) ORDER BY e.created_at, e.id), '[]'::json)
+         FROM edges e WHERE e.board_id = ${boardId})::text AS edges`.execute(server.database.db);
+    const nodesAt = answer.text.indexOf('"nodes":') + '"nodes":'.length;
+    const edgesAt = answer.text.lastIndexOf(',"edges":');
+    assert.ok(answer.text.slice(nodesAt, edgesAt) === rows[0]!.nodes, 'the nodes as one json_agg wrote them');
+    assert.ok(answer.text.slice(edgesAt + ',"edges":'.length, -3) === rows[0]!.edges, 'the edges as one json_agg wrote them');
+    assert.ok(answer.text.endsWith('}}}'));
+    // An empty board, and a board of exactly one page of nodes.
+    const empty = await server.makeBoard(alice);
+    const emptyRead = await server.request('GET', `/v1/boards/${empty}`, { token: alice.token });
+    assert.match(emptyRead.text, /"nodes":\[\],"edges":\[\]\}\}\}$/);
+    const fifty = await bigBoard(server, alice, 50, 10);
+    const fiftyRead = await server.request<{ data: { flow_state: { nodes: unknown[] } } }>('GET', `/v1/boards/${fifty}`, {
+      token: alice.token,
+    });
+    assert.equal(fiftyRead.body.data.flow_state.nodes.length, 50);
+    assert.match(fiftyRead.text, /\}\],"edges":\[\]\}\}\}$/);
   });
 
   test('a small board: the same bytes, and an empty one', async () => {
