@@ -1,5 +1,5 @@
 // A user's expensive work, capped so that one user cannot take the instance from the others
-// (issue 26, item 5): a board's full read (the JSON Canvas export), an import, a duplicate, a batch
+// (issue 26, item 5): a board's full read (GET /v1/boards/{id}, the JSON Canvas export), an import, a duplicate, a batch
 // and each MCP tool call run holding a slot. One user holds at most `perUser` at once and the
 // instance at most `concurrency`; the rest wait in a queue per user, served in turn between users
 // (FairSlots), and a request past its user's queue or its wait is refused: 429 rate_limited with

@@ -3,7 +3,7 @@
 // - every request runs as a caller of the database's fair pool (src/db/fair-pool.ts): by its
 //   address until authenticated, then by its user, so the connections go round the users in turn
 //   and no user holds more than DATABASE_CONNECTIONS_PER_USER of them;
-// - a route marked `config: { heavy: true }` (a full read, an import, a duplicate, a batch) runs
+// - a route marked `config: { heavy: true }` (a board read, an export, an import, a duplicate, a batch) runs
 //   holding one of its user's slots of expensive work (src/lib/heavy-work.ts), from before its
 //   handler until its answer is out or its client has gone; a user past their share waits in their
 //   queue or gets 429.
