@@ -10,6 +10,7 @@ import { ChunkPurger } from './documents/chunk-purge.js';
 import { queueStaleBoards } from './documents/reembed.js';
 import { ApiError } from './errors.js';
 import { registerAuth } from './http/plugins/auth.js';
+import { registerFairShare, registerFairShareOfUsers } from './http/plugins/fair-share.js';
 import { clientErrorHandler, registerErrorHandling, sendError, toApiError } from './http/plugins/errors.js';
 import { registerIdempotency, sweepIdempotencyKeys } from './http/plugins/idempotency.js';
 import { registerOpenApi } from './http/plugins/openapi.js';
@@ -23,6 +24,7 @@ import { Background } from './jobs/background.js';
 import { announcerOf } from './events/announcer.js';
 import { BoardEventHub } from './events/event-hub.js';
 import { Foreground } from './jobs/foreground.js';
+import { HeavyWork } from './lib/heavy-work.js';
 import { JobWorker, releaseInterruptedJobs } from './jobs/worker.js';
 import type { JobDeps } from './modules/app-module.js';
 import { appModules } from './modules/modules.js';
@@ -82,6 +84,7 @@ export async function buildApp(config: Config, database: DatabaseHandle): Promis
     boardVersions: new BoardVersions(database.db),
     ...(config.boardListCacheBytes > 0 ? { listCache: new BoardListCache(config.boardListCacheBytes) } : {}),
     background: new Background(app.log),
+    heavyWork: new HeavyWork(config.heavyWork),
     events: new BoardEventHub(database.db, database.notifications),
     notifications: database.notifications,
     log: app.log,
@@ -141,7 +144,11 @@ export async function buildApp(config: Config, database: DatabaseHandle): Promis
 
   await registerOpenApi(app, config.publicBaseUrl);
 
+  // Each request a caller of the database's fair pool, by address and then by user; heavy routes
+  // hold one of their user's slots of expensive work (src/http/plugins/fair-share.ts).
+  registerFairShare(app, database.fairPool);
   registerAuth(app, services.authenticator);
+  registerFairShareOfUsers(app, database.fairPool, services.heavyWork);
 
   const rateLimits = await registerRateLimit(app, config);
 

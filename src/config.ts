@@ -18,6 +18,8 @@ export interface Config {
   /** When set, PostgreSQL over node-postgres instead of the embedded PGlite. */
   databaseUrl: string | undefined;
   databasePoolMax: number;
+  /** Most database connections one user's requests hold at once (DATABASE_CONNECTIONS_PER_USER; src/db/fair-pool.ts). */
+  databaseConnectionsPerUser: number;
   /** Named prepared statements on DATABASE_URL (opt-in: see prepared-pool.ts). */
   databasePreparedStatements: boolean;
   /** Budget of the board-list page cache (src/boards/list-cache.ts), in bytes; 0 turns it off. */
@@ -63,6 +65,8 @@ export interface Config {
   boardBounds: BoardBounds;
   /** A user's most boards and bytes stored on them (USER_MAX_BOARDS, USER_MAX_STORED_BYTES). */
   userQuotas: UserQuotas;
+  /** Expensive work (full reads, MCP tool calls, batches) per user and in all (HEAVY_WORK_*; src/lib/heavy-work.ts). */
+  heavyWork: HeavyWorkConfig;
   /** Largest asset upload in bytes (ASSET_MAX_BYTES). */
   assetMaxBytes: number;
   /** Base of asset file URLs (PUBLIC_BASE_URL); unset: taken from each request's Host. */
@@ -106,6 +110,17 @@ export interface Config {
   webDistDir: string;
   /** Whether the web build's `.map` source maps are served (WEB_SOURCE_MAPS; off: 404). */
   webSourceMaps: boolean;
+}
+
+export interface HeavyWorkConfig {
+  /** Expensive operations one user runs at once (HEAVY_WORK_PER_USER). */
+  perUser: number;
+  /** Expensive operations this instance runs at once over all users, handed out in turn (HEAVY_WORK_CONCURRENCY). */
+  concurrency: number;
+  /** Expensive operations one user may have waiting; one more is 429 (HEAVY_WORK_QUEUE_PER_USER). */
+  queuePerUser: number;
+  /** Longest one waits before it is 429 (HEAVY_WORK_WAIT_SECONDS), in milliseconds. */
+  maxWaitMs: number;
 }
 
 export interface OidcConfig {
@@ -258,6 +273,7 @@ export function loadConfig(env: Env = process.env): Config {
   const chunkOverlap = int(env, 'CHUNK_OVERLAP', 150, 0, 50_000);
   if (chunkOverlap * 2 > chunkSize)
     throw new ConfigError(`CHUNK_OVERLAP must be at most half of CHUNK_SIZE (${chunkSize}), got ${chunkOverlap}`);
+  const databasePoolMax = int(env, 'DATABASE_POOL_MAX', 10, 1, 1000);
   return {
     port: int(env, 'PORT', 8080, 0, 65535),
     host: str(env, 'HOST') ?? '127.0.0.1',
@@ -265,7 +281,8 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     dataDir: str(env, 'DATA_DIR') ?? './data',
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
-    databasePoolMax: int(env, 'DATABASE_POOL_MAX', 10, 1, 1000),
+    databasePoolMax,
+    databaseConnectionsPerUser: int(env, 'DATABASE_CONNECTIONS_PER_USER', Math.ceil(databasePoolMax / 2), 1, 1000),
     databasePreparedStatements: bool(env, 'DATABASE_PREPARED_STATEMENTS', false),
     boardListCacheBytes: int(env, 'BOARD_LIST_CACHE_MB', 32, 0, 64 * 1024) * 1024 * 1024,
     jwtSecret,
@@ -290,6 +307,12 @@ export function loadConfig(env: Env = process.env): Config {
       owner: userQuotas,
     },
     userQuotas,
+    heavyWork: {
+      perUser: int(env, 'HEAVY_WORK_PER_USER', 2, 1, 1000),
+      concurrency: int(env, 'HEAVY_WORK_CONCURRENCY', 16, 1, 10_000),
+      queuePerUser: int(env, 'HEAVY_WORK_QUEUE_PER_USER', 16, 0, 100_000),
+      maxWaitMs: int(env, 'HEAVY_WORK_WAIT_SECONDS', 30, 1, 3600) * 1000,
+    },
     assetMaxBytes: int(env, 'ASSET_MAX_BYTES', 50 * 1024 * 1024, 1, 5 * 1024 * 1024 * 1024),
     publicBaseUrl: url(env, 'PUBLIC_BASE_URL', ['http:', 'https:'])?.replace(/\/+$/, ''),
     s3: s3Config(env),

@@ -113,7 +113,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Export a board as a JSON Canvas 1.0 file (.canvas) */
+        /**
+         * Export a board as a JSON Canvas 1.0 file (.canvas)
+         * @description Streamed as the board's rows are read (chunked, no Content-Length). A full read is expensive work: at most HEAVY_WORK_PER_USER of a user's run at once, more wait their turn, and past HEAVY_WORK_QUEUE_PER_USER waiting the answer is 429 rate_limited with Retry-After (docs/api.md, Rate limits).
+         */
         get: operations["exportBoard"];
         put?: never;
         post?: never;

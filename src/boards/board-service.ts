@@ -77,39 +77,67 @@ export async function listBoards(db: Db, principal: Principal, page: PageRequest
 /**
  * The single-board read. For the owner the answer carries flow_state, which PostgreSQL assembles
  * as JSON text from the nodes and edges (the one source of truth), so a board of tens of thousands
- * of nodes is never parsed and re-serialised in the service. Returns the full envelope as pieces of
- * JSON text, to be sent one after the other: the node and edge lists are never copied into one
- * string. Its size is bounded by the board bounds (board-bounds.ts): at most BOARD_MAX_DATA_BYTES
- * of data plus about 150 bytes per node and edge.
+ * of nodes is never parsed and re-serialised in the service. The owner's answer is pieces of JSON
+ * text made as they are sent: the nodes and edges are read a page per statement (keyset, in the
+ * board's order), so the board is never whole in memory and other callers' statements go in
+ * between (on the embedded database's one connection too). The text is that of one json_agg over
+ * all rows: each page's aggregate without its brackets, joined by json_agg's own ", ". Its size is
+ * bounded by the board bounds (board-bounds.ts): at most BOARD_MAX_DATA_BYTES of data plus about
+ * 150 bytes per node and edge. The pages are not one snapshot: a node added meanwhile may or may
+ * not be in it.
  */
-export async function readBoardJson(db: Db, principal: Principal, boardId: string): Promise<string[]> {
+export async function readBoardJson(db: Db, principal: Principal, boardId: string): Promise<string | AsyncIterable<string>> {
   const board = await findVisibleBoard(db, principal, boardId);
   const view = pickShape(Board, board);
-  if (!isOwner(board, principal)) return [JSON.stringify({ object: 'board', data: view })];
-  const { rows } = await sql<{ nodes: string; edges: string }>`
-    SELECT
-      (SELECT coalesce(json_agg(
-         CASE WHEN n.parent_node_id IS NULL
-           THEN json_build_object('id', n.id, 'type', n.node_type || 'Node',
-                  'position', json_build_object('x', n.position_x, 'y', n.position_y), 'data', n.node_data)
-           ELSE json_build_object('id', n.id, 'type', n.node_type || 'Node',
-                  'position', json_build_object('x', n.position_x, 'y', n.position_y), 'data', n.node_data,
-                  'parentId', n.parent_node_id)
-         END ORDER BY n.created_at, n.id), '[]'::json)
-       FROM nodes n WHERE n.board_id = ${boardId})::text AS nodes,
-      (SELECT coalesce(json_agg(json_build_object('id', e.id, 'source', e.source_node_id, 'target', e.target_node_id,
-                  'type', e.edge_type, 'data', e.edge_data) ORDER BY e.created_at, e.id), '[]'::json)
-       FROM edges e WHERE e.board_id = ${boardId})::text AS edges`.execute(db);
-  const { nodes, edges } = rows[0]!;
+  if (!isOwner(board, principal)) return JSON.stringify({ object: 'board', data: view });
   const head = JSON.stringify({ ...view, created_at: view.created_at.toISOString(), updated_at: view.updated_at.toISOString() });
   const viewport = JSON.stringify({ x: board.viewport_x, y: board.viewport_y, zoom: board.viewport_zoom });
-  return [
-    `{"object":"board","data":${head.slice(0, -1)},"flow_state":{"viewMode":${JSON.stringify(board.view_mode)},"viewport":${viewport},"nodes":`,
-    nodes,
-    ',"edges":',
-    edges,
-    '}}}',
-  ];
+  return (async function* () {
+    yield `{"object":"board","data":${head.slice(0, -1)},"flow_state":{"viewMode":${JSON.stringify(board.view_mode)},"viewport":${viewport},"nodes":`;
+    yield* aggregated(db, boardId, 'nodes', FLOW_NODES_PER_READ);
+    yield ',"edges":';
+    yield* aggregated(db, boardId, 'edges', FLOW_EDGES_PER_READ);
+    yield '}}}';
+  })();
+}
+
+/** Nodes per statement of the owner's board read (about 50 × the node's data). */
+const FLOW_NODES_PER_READ = 50;
+const FLOW_EDGES_PER_READ = 500;
+
+/** One row of flow_state's nodes or edges as JSON (as the web app's React Flow has them). */
+const flowItem = {
+  nodes: sql`CASE WHEN p.parent_node_id IS NULL
+      THEN json_build_object('id', p.id, 'type', p.node_type || 'Node',
+             'position', json_build_object('x', p.position_x, 'y', p.position_y), 'data', p.node_data)
+      ELSE json_build_object('id', p.id, 'type', p.node_type || 'Node',
+             'position', json_build_object('x', p.position_x, 'y', p.position_y), 'data', p.node_data,
+             'parentId', p.parent_node_id)
+    END`,
+  edges: sql`json_build_object('id', p.id, 'source', p.source_node_id, 'target', p.target_node_id,
+             'type', p.edge_type, 'data', p.edge_data)`,
+};
+
+/** The JSON array of a board's nodes or edges, a page a statement: the text of one json_agg over them all. */
+async function* aggregated(db: Db, boardId: string, table: 'nodes' | 'edges', perRead: number): AsyncGenerator<string> {
+  let last: { at: Date; id: string } | undefined;
+  let first = true;
+  for (;;) {
+    const after = last === undefined ? sql`` : sql`AND (t.created_at, t.id) > (${last.at}, ${last.id}::uuid)`;
+    const { rows } = await sql<{ json: string | null; n: number; last_at: Date | null; last_id: string | null }>`
+      SELECT json_agg(${flowItem[table]} ORDER BY p.created_at, p.id)::text AS json, count(*)::int AS n,
+             max(p.created_at) AS last_at, (array_agg(p.id ORDER BY p.created_at DESC, p.id DESC))[1] AS last_id
+      FROM (SELECT t.* FROM ${sql.table(table)} t WHERE t.board_id = ${boardId} ${after}
+            ORDER BY t.created_at, t.id LIMIT ${perRead}) p`.execute(db);
+    const page = rows[0]!;
+    // json_agg's "[a, b]" without its brackets; pages joined as json_agg joins items.
+    const items = page.json === null ? '' : page.json.slice(1, -1);
+    yield `${first ? '[' : items === '' ? '' : ', '}${items}`;
+    first = false;
+    if (page.n < perRead) break;
+    last = { at: page.last_at!, id: page.last_id! };
+  }
+  yield ']';
 }
 
 export async function updateBoard(store: NodeStore, principal: Principal, boardId: string, input: UpdateBoardBody): Promise<Board> {

@@ -7,6 +7,7 @@ import type { Config } from '../config.js';
 import type { Database, Db } from './schema.js';
 import { startEmbeddedPostgres } from './embedded.js';
 import { PreparedStatementPool } from './prepared-pool.js';
+import { FairPool } from './fair-pool.js';
 import { clientNotifications, poolNotifications, type Notifications } from './notifications.js';
 import * as m0001 from './migrations/0001-core.js';
 import * as m0002 from './migrations/0002-documents-jobs.js';
@@ -59,13 +60,16 @@ export interface DatabaseHandle {
   db: Db;
   pool: pg.Pool;
   embedded: boolean;
+  /** The connections shared fairly between callers (fair-pool.ts): the app names each request's caller. */
+  fairPool: FairPool;
   /** LISTEN/NOTIFY on this database (notifications.ts). */
   notifications: Notifications;
   close(): Promise<void>;
 }
 
 export async function openDatabase(
-  config: Pick<Config, 'databaseUrl' | 'databasePoolMax' | 'dataDir'> & Partial<Pick<Config, 'databasePreparedStatements'>>,
+  config: Pick<Config, 'databaseUrl' | 'databasePoolMax' | 'dataDir'> &
+    Partial<Pick<Config, 'databasePreparedStatements' | 'databaseConnectionsPerUser'>>,
 ): Promise<DatabaseHandle> {
   const embedded = config.databaseUrl === undefined ? await startEmbeddedPostgres(config.dataDir) : undefined;
   const pool = new pg.Pool({
@@ -108,12 +112,19 @@ export async function openDatabase(
   // Named prepared statements: each query shape is parsed and planned once per connection. Always on
   // the embedded database; on PostgreSQL only when DATABASE_PREPARED_STATEMENTS asks (prepared-pool.ts).
   const prepared = embedded !== undefined || config.databasePreparedStatements === true;
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: prepared ? new PreparedStatementPool(pool) : pool }) });
+  const connections = embedded ? 1 : config.databasePoolMax;
+  const fairPool = new FairPool(prepared ? new PreparedStatementPool(pool) : pool, {
+    connections,
+    perCaller: config.databaseConnectionsPerUser ?? Math.ceil(connections / 2),
+    waitMs: 30_000,
+  });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: fairPool }) });
   let closed: Promise<void> | undefined;
   return {
     db,
     pool,
     embedded: embedded !== undefined,
+    fairPool,
     notifications,
     close() {
       closed ??= (async () => {

@@ -14,6 +14,7 @@ import type { Background } from '../jobs/background.js';
 import type { BoardEventHub } from '../events/event-hub.js';
 import type { Foreground } from '../jobs/foreground.js';
 import type { JobWorker } from '../jobs/worker.js';
+import type { HeavyWork } from '../lib/heavy-work.js';
 import type { NodeReadCache } from '../nodes/node-cache.js';
 import type { BoardListCache } from '../boards/list-cache.js';
 import type { BoardVersions } from '../boards/board-versions.js';
@@ -54,6 +55,8 @@ export interface Services {
   listCache?: BoardListCache;
   /** This app's background tasks, started with it and stopped when it closes. */
   background: Background;
+  /** This app's slots of expensive work per user: full reads, imports, duplicates, batches, MCP tool calls (src/lib/heavy-work.ts). */
+  heavyWork: HeavyWork;
   /** This app's event streams, woken by the database's notifications of committed changes. */
   events: BoardEventHub;
   /** LISTEN/NOTIFY on the database, for background work woken by committed changes (the webhook sender). */

@@ -12,7 +12,7 @@ import { createBoard } from '../boards/board-service.js';
 import type { Board } from '../contract/boards.js';
 import { fieldsOf } from '../contract/common.js';
 import { Edge } from '../contract/edges.js';
-import type { CanvasDocument, ImportWarning } from '../contract/json-canvas.js';
+import { type CanvasDocument, EXTENSION_KEY, type ImportWarning } from '../contract/json-canvas.js';
 import { Node } from '../contract/nodes.js';
 import type { Db } from '../db/schema.js';
 import { ApiError, conflict, invalid } from '../errors.js';
@@ -21,25 +21,153 @@ import { storedNodeData } from '../nodes/node-data.js';
 import { toStoredJson } from '../nodes/json-data.js';
 import type { Storage } from '../providers/storage/storage.js';
 import { assetUrlPath } from '../assets/asset-service.js';
-import { CanvasError, parseCanvas, planImport, toCanvas } from './json-canvas.js';
+import { CanvasError, canvasEdge, canvasNode, edgeExtension, nodeExtension, parseCanvas, planImport } from './json-canvas.js';
 
-export async function exportCanvas(db: Db, principal: Principal, boardId: string): Promise<{ name: string; canvas: CanvasDocument }> {
+/** Nodes read per statement of an export: small enough that other callers' statements go in between. */
+const EXPORT_NODES_PER_READ = 50;
+/** Edges read per statement of an export. */
+const EXPORT_EDGES_PER_READ = 500;
+/** Node keys (no data) read per statement when finding the groups. */
+const EXPORT_KEYS_PER_READ = 100;
+
+/**
+ * A board's JSON Canvas document, checked for access now and written later in pieces as its rows
+ * are read (`body`), a page of rows per statement: the document is never whole in memory, and
+ * other callers' statements interleave with its reads (on the embedded database's one connection
+ * too). The text is exactly the JSON of `toCanvas` over the same rows: groups first, then the rest,
+ * each in the board's order (created_at, id); the extension after the edges, in the same order.
+ *
+ * The reads are not one snapshot (as the two statements before were not): a node added while the
+ * export runs may or may not be in it, an edge is only written when both its nodes are, and the
+ * extension describes exactly the nodes and edges written above it.
+ */
+export async function exportCanvas(db: Db, principal: Principal, boardId: string): Promise<{ name: string; body: AsyncIterable<string> }> {
   const board = await findVisibleBoard(db, principal, boardId);
-  const nodes = await db
-    .selectFrom('nodes')
-    .select(fieldsOf(Node))
-    .where('board_id', '=', boardId)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
-  const edges = await db
-    .selectFrom('edges')
-    .select(fieldsOf(Edge))
-    .where('board_id', '=', boardId)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
-  return { name: board.name, canvas: toCanvas(board, nodes, edges) };
+  return { name: board.name, body: canvasText(db, board.name, boardId) };
+}
+
+async function* canvasText(db: Db, name: string, boardId: string): AsyncGenerator<string> {
+  const groups = await groupIds(db, boardId);
+  const nodes = new Set<string>();
+  const edges = new Set<string>();
+  yield '{"nodes":[';
+  for await (const page of exportedNodes(db, boardId, groups)) {
+    let text = '';
+    for (const node of page) {
+      if (nodes.has(node.id)) continue;
+      text += `${nodes.size === 0 ? '' : ','}${JSON.stringify(canvasNode(node))}`;
+      nodes.add(node.id);
+    }
+    yield text;
+  }
+  yield '],"edges":[';
+  for await (const page of exportedEdges(db, boardId)) {
+    let text = '';
+    for (const edge of page) {
+      if (!nodes.has(edge.source_node_id) || !nodes.has(edge.target_node_id)) continue;
+      text += `${edges.size === 0 ? '' : ','}${JSON.stringify(canvasEdge(edge))}`;
+      edges.add(edge.id);
+    }
+    yield text;
+  }
+  yield `],${JSON.stringify(EXTENSION_KEY)}:{"version":1,"board":${JSON.stringify({ name })},"nodes":{`;
+  let first = true;
+  for await (const page of exportedNodes(db, boardId, groups)) {
+    let text = '';
+    for (const node of page) {
+      if (!nodes.delete(node.id)) continue; // not written above, or described already
+      text += `${first ? '' : ','}${JSON.stringify(node.id)}:${JSON.stringify(nodeExtension(node))}`;
+      first = false;
+    }
+    yield text;
+  }
+  yield '},"edges":{';
+  first = true;
+  for await (const page of exportedEdges(db, boardId)) {
+    let text = '';
+    for (const edge of page) {
+      if (!edges.delete(edge.id)) continue;
+      text += `${first ? '' : ','}${JSON.stringify(edge.id)}:${JSON.stringify(edgeExtension(edge))}`;
+      first = false;
+    }
+    yield text;
+  }
+  yield '}}}';
+}
+
+type Key = { created_at: Date; id: string };
+/** Rows after `key` in the board's order, as the lists' keyset (an index range of (board_id, created_at, id)). */
+const after = (key: Key | undefined) => () =>
+  (key === undefined ? sql<boolean>`true` : sql<boolean>`(created_at, id) > (${key.created_at}, ${key.id}::uuid)`) as never;
+
+/** The board's group nodes' ids, in the board's order: keys only (reading a node's group flag reads its data: a page a statement). */
+async function groupIds(db: Db, boardId: string): Promise<string[]> {
+  const ids: string[] = [];
+  let last: Key | undefined;
+  for (;;) {
+    const rows = await db
+      .selectFrom('nodes')
+      .select(['id', 'created_at', sql<boolean>`node_data->'group' IS NOT DISTINCT FROM 'true'::jsonb`.as('is_group')])
+      .where('board_id', '=', boardId)
+      .where(after(last))
+      .orderBy('created_at')
+      .orderBy('id')
+      .limit(EXPORT_KEYS_PER_READ)
+      .execute();
+    for (const row of rows) if (row.is_group) ids.push(row.id);
+    if (rows.length < EXPORT_KEYS_PER_READ) return ids;
+    last = rows.at(-1)!;
+  }
+}
+
+/** The board's nodes in the canvas's order, a page a statement: the groups (by id), then the rest. */
+async function* exportedNodes(db: Db, boardId: string, groups: string[]): AsyncGenerator<Node[]> {
+  for (let i = 0; i < groups.length; i += EXPORT_NODES_PER_READ) {
+    const rows = await db
+      .selectFrom('nodes')
+      .select(fieldsOf(Node))
+      .where('board_id', '=', boardId)
+      .where('id', 'in', groups.slice(i, i + EXPORT_NODES_PER_READ))
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    yield rows;
+  }
+  const isGroup = new Set(groups);
+  let last: Key | undefined;
+  for (;;) {
+    const rows = await db
+      .selectFrom('nodes')
+      .select(fieldsOf(Node))
+      .where('board_id', '=', boardId)
+      .where(after(last))
+      .orderBy('created_at')
+      .orderBy('id')
+      .limit(EXPORT_NODES_PER_READ)
+      .execute();
+    yield rows.filter((node) => !isGroup.has(node.id));
+    if (rows.length < EXPORT_NODES_PER_READ) return;
+    last = rows.at(-1)!;
+  }
+}
+
+/** The board's edges in its order, a page a statement. */
+async function* exportedEdges(db: Db, boardId: string): AsyncGenerator<Edge[]> {
+  let last: Key | undefined;
+  for (;;) {
+    const rows = await db
+      .selectFrom('edges')
+      .select(fieldsOf(Edge))
+      .where('board_id', '=', boardId)
+      .where(after(last))
+      .orderBy('created_at')
+      .orderBy('id')
+      .limit(EXPORT_EDGES_PER_READ)
+      .execute();
+    yield rows;
+    if (rows.length < EXPORT_EDGES_PER_READ) return;
+    last = rows.at(-1)!;
+  }
 }
 
 export interface ImportDeps {

@@ -37,63 +37,92 @@ const dimension = (value: unknown, fallback: number): number =>
 /** The canvas document of a board, nodes and edges in the board's order (groups first: the format draws later nodes on top). */
 export function toCanvas(board: Pick<Board, 'name'>, nodes: Node[], edges: Edge[]): CanvasDocument {
   const extension: CanvasExtension = { version: 1, board: { name: board.name }, nodes: {}, edges: {} };
-  const dataOf = (node: Node) => node.node_data as Record<string, unknown>;
-  const ordered = [...nodes].sort((a, b) => Number(dataOf(b).group === true) - Number(dataOf(a).group === true));
+  const ordered = [...nodes].sort((a, b) => Number(isGroupNode(b)) - Number(isGroupNode(a)));
   const canvasNodes = ordered.map((node): CanvasNode => {
-    const data = dataOf(node);
-    const isGroup = data.group === true;
-    const size = DEFAULT_SIZE[isGroup ? 'group' : (node.node_type as NodeType)] ?? DEFAULT_SIZE.note;
-    const common = {
-      id: node.id,
-      x: Math.round(node.position_x),
-      y: Math.round(node.position_y),
-      width: dimension(data.width, size.width),
-      height: dimension(data.height, size.height),
-      ...(typeof data.color === 'string' && COLOR.test(data.color) ? { color: data.color } : {}),
-    };
-    extension.nodes[node.id] = { type: node.node_type, data, parent: node.parent_node_id };
-    if (isGroup) {
-      const label = str(data.label);
-      const background = str(data.background);
-      const style = str(data.backgroundStyle);
-      return {
-        ...common,
-        type: 'group',
-        ...(label !== undefined ? { label } : {}),
-        ...(background !== undefined ? { background } : {}),
-        ...(style === 'cover' || style === 'ratio' || style === 'repeat' ? { backgroundStyle: style } : {}),
-      };
-    }
-    switch (node.node_type) {
-      case 'url':
-      case 'video':
-        return { ...common, type: 'link', url: str(data.url) ?? '' };
-      case 'pdf':
-      case 'image':
-        return { ...common, type: 'file', file: str(data.storagePath) ?? '' };
-      default:
-        return { ...common, type: 'text', text: str(data.text) ?? '' };
-    }
+    extension.nodes[node.id] = nodeExtension(node);
+    return canvasNode(node);
   });
   const canvasEdges = edges.map((edge): CanvasEdge => {
-    const data = edge.edge_data as Record<string, unknown>;
-    const pick = (key: string, allowed: Set<string>) =>
-      typeof data[key] === 'string' && allowed.has(data[key]) ? { [key]: data[key] } : {};
-    extension.edges[edge.id] = { type: edge.edge_type, data };
-    return {
-      id: edge.id,
-      fromNode: edge.source_node_id,
-      toNode: edge.target_node_id,
-      ...pick('fromSide', SIDES),
-      ...pick('toSide', SIDES),
-      // The published schema has no fromEnd: written only when it is not the default (none).
-      ...(data.fromEnd === 'arrow' ? { fromEnd: 'arrow' as const } : {}),
-      ...pick('toEnd', ENDS),
-      ...(typeof data.color === 'string' && COLOR.test(data.color) ? { color: data.color } : {}),
-      ...(typeof data.label === 'string' ? { label: data.label } : {}),
-    };
+    extension.edges[edge.id] = edgeExtension(edge);
+    return canvasEdge(edge);
   });
   return { nodes: canvasNodes, edges: canvasEdges, [EXTENSION_KEY]: extension };
+}
+
+type ExportedNode = Pick<Node, 'id' | 'node_type' | 'position_x' | 'position_y' | 'node_data' | 'parent_node_id'>;
+type ExportedEdge = Pick<Edge, 'id' | 'source_node_id' | 'target_node_id' | 'edge_type' | 'edge_data'>;
+
+const dataOf = (node: ExportedNode) => node.node_data as Record<string, unknown>;
+
+/** A group is a note whose data says `"group": true`; the canvas has groups first. */
+const isGroupNode = (node: ExportedNode): boolean => dataOf(node).group === true;
+
+/** What the service keeps of a node under `x-board-workspace`. */
+export const nodeExtension = (node: ExportedNode): CanvasExtension['nodes'][string] => ({
+  type: node.node_type,
+  data: dataOf(node),
+  parent: node.parent_node_id,
+});
+
+/** What the service keeps of an edge under `x-board-workspace`. */
+export const edgeExtension = (edge: ExportedEdge): CanvasExtension['edges'][string] => ({
+  type: edge.edge_type,
+  data: edge.edge_data as Record<string, unknown>,
+});
+
+/** A node as the format has it. */
+export function canvasNode(node: ExportedNode): CanvasNode {
+  const data = dataOf(node);
+  const isGroup = data.group === true;
+  const size = DEFAULT_SIZE[isGroup ? 'group' : (node.node_type as NodeType)] ?? DEFAULT_SIZE.note;
+  const common = {
+    id: node.id,
+    x: Math.round(node.position_x),
+    y: Math.round(node.position_y),
+    width: dimension(data.width, size.width),
+    height: dimension(data.height, size.height),
+    ...(typeof data.color === 'string' && COLOR.test(data.color) ? { color: data.color } : {}),
+  };
+  if (isGroup) {
+    const label = str(data.label);
+    const background = str(data.background);
+    const style = str(data.backgroundStyle);
+    return {
+      ...common,
+      type: 'group',
+      ...(label !== undefined ? { label } : {}),
+      ...(background !== undefined ? { background } : {}),
+      ...(style === 'cover' || style === 'ratio' || style === 'repeat' ? { backgroundStyle: style } : {}),
+    };
+  }
+  switch (node.node_type) {
+    case 'url':
+    case 'video':
+      return { ...common, type: 'link', url: str(data.url) ?? '' };
+    case 'pdf':
+    case 'image':
+      return { ...common, type: 'file', file: str(data.storagePath) ?? '' };
+    default:
+      return { ...common, type: 'text', text: str(data.text) ?? '' };
+  }
+}
+
+/** An edge as the format has it. */
+export function canvasEdge(edge: ExportedEdge): CanvasEdge {
+  const data = edge.edge_data as Record<string, unknown>;
+  const pick = (key: string, allowed: Set<string>) => (typeof data[key] === 'string' && allowed.has(data[key]) ? { [key]: data[key] } : {});
+  return {
+    id: edge.id,
+    fromNode: edge.source_node_id,
+    toNode: edge.target_node_id,
+    ...pick('fromSide', SIDES),
+    ...pick('toSide', SIDES),
+    // The published schema has no fromEnd: written only when it is not the default (none).
+    ...(data.fromEnd === 'arrow' ? { fromEnd: 'arrow' as const } : {}),
+    ...pick('toEnd', ENDS),
+    ...(typeof data.color === 'string' && COLOR.test(data.color) ? { color: data.color } : {}),
+    ...(typeof data.label === 'string' ? { label: data.label } : {}),
+  };
 }
 
 /** A node to create: `key` is its id in the canvas; a file node names the asset to copy. */

@@ -14,6 +14,8 @@ export interface McpDeps {
   embedder: Embedder;
   chatModel: ChatModel;
   jobs: { wake(): void };
+  /** The app's slots of expensive work per user: every tool call runs holding one (src/lib/heavy-work.ts). */
+  heavyWork: { run<T>(userId: string, work: () => Promise<T>): Promise<T> };
   config: {
     boardBounds: BoardBounds;
     jobMaxQueuedPerUser: number;
@@ -32,4 +34,6 @@ export interface McpCall {
   log: { error(details: object, message: string): void };
   /** The API's reading of any error (the one mapping of src/http/plugins/errors.ts). */
   errorOf(error: Error): ApiError;
+  /** Runs a tool call's work within the caller's share (set by buildMcpServer: one of the user's slots of expensive work). */
+  share?<T>(work: () => Promise<T>): Promise<T>;
 }

@@ -14,7 +14,7 @@ import { SEARCH_MODES } from '../contract/documents.js';
 import { searchChunksPage } from '../documents/search-service.js';
 import { listEdges } from '../edges/edge-service.js';
 import { invalid } from '../errors.js';
-import { pageRequest } from '../lib/pagination.js';
+import { type Page, pageRequest } from '../lib/pagination.js';
 import { getNode, listNodes } from '../nodes/node-service.js';
 import { compactEdge, compactNode, edgeLine, nodeLine, nodeText, snippet } from './compact.js';
 import type { McpCall, McpDeps } from './context.js';
@@ -37,6 +37,26 @@ function readBoardCursor(cursor: string | undefined): BoardCursor {
     // Falls through to the error below.
   }
   throw invalid('cursor is not a valid cursor');
+}
+
+/** Rows per statement of read_board: a page of up to 500 is read in steps, so others' statements go in between. */
+const READ_STEP = 50;
+
+/** One page of `limit` rows read in statements of at most READ_STEP (the same rows as one statement). */
+async function inSteps<T>(
+  limit: number,
+  cursor: string | undefined,
+  read: (limit: number, cursor: string | undefined) => Promise<Page<T>>,
+) {
+  const data: T[] = [];
+  let page: Page<T>;
+  let at = cursor;
+  do {
+    page = await read(Math.min(READ_STEP, limit - data.length), at);
+    data.push(...page.data);
+    at = page.cursor ?? undefined;
+  } while (page.has_more && data.length < limit);
+  return { data, has_more: page.has_more, cursor: page.cursor };
 }
 
 export function registerReadTools(server: McpServer, deps: McpDeps, call: McpCall): void {
@@ -92,11 +112,15 @@ export function registerReadTools(server: McpServer, deps: McpDeps, call: McpCal
         const nodes =
           at.n === false
             ? { data: [], has_more: false, cursor: null }
-            : await listNodes(db, principal, board_id, {}, pageRequest(nodeList, { limit, cursor: at.n ?? undefined }, 'asc'), nodeList);
+            : await inSteps(limit, at.n ?? undefined, (step, after) =>
+                listNodes(db, principal, board_id, {}, pageRequest(nodeList, { limit: step, cursor: after }, 'asc'), nodeList),
+              );
         const edges =
           at.e === false
             ? { data: [], has_more: false, cursor: null }
-            : await listEdges(db, principal, board_id, {}, pageRequest(edgeList, { limit, cursor: at.e ?? undefined }, 'asc'), edgeList);
+            : await inSteps(limit, at.e ?? undefined, (step, after) =>
+                listEdges(db, principal, board_id, {}, pageRequest(edgeList, { limit: step, cursor: after }, 'asc'), edgeList),
+              );
         const next: BoardCursor = { n: nodes.cursor ?? false, e: edges.cursor ?? false };
         const nextCursor = next.n || next.e ? Buffer.from(JSON.stringify(next)).toString('base64url') : null;
         const compactNodes = nodes.data.map(compactNode);

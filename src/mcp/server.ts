@@ -14,7 +14,10 @@ const instructions =
   'Start with list_boards, then read_board; search_board and ask_board use the documents vectorized on a board ' +
   '(vectorize_node adds a node). Write tools need an API key with the write scope.';
 
-export function buildMcpServer(deps: McpDeps, call: McpCall, version: string): McpServer {
+export function buildMcpServer(deps: McpDeps, request: McpCall, version: string): McpServer {
+  // Each tool call is expensive work of its user's: it waits for one of the user's slots, so one
+  // user's many calls (in parallel requests or one batch) take their turn with everyone else's.
+  const call: McpCall = { ...request, share: (work) => deps.heavyWork.run(request.principal.userId, work) };
   const server = new McpServer({ name: MCP_SERVER_NAME, version }, { instructions, capabilities: { tools: {} } });
   registerReadTools(server, deps, call);
   if (hasScope(call.principal, 'write')) registerWriteTools(server, deps, call);

@@ -11,6 +11,7 @@ export function batchRoutes(app: App, services: Services): void {
   app.post(
     '/v1/boards/:boardId/batch',
     {
+      config: { heavy: true },
       schema: {
         tags: ['nodes'],
         operationId: 'batchWrite',

@@ -1,10 +1,10 @@
 // /v1/boards: create, list, get, update, duplicate, delete.
-import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import { removeStoredFiles } from '../../assets/asset-service.js';
 import { createOwnBoard, deleteBoard, duplicateBoard, listBoards, readBoardJson, updateBoard } from '../../boards/board-service.js';
 import { pageRequest } from '../../lib/pagination.js';
 import { principalOf } from '../plugins/auth.js';
+import { streamedText } from '../streamed-text.js';
 import { Board, BoardListItem, CreateBoardBody, FullBoard, UpdateBoardBody } from '../../contract/boards.js';
 import { Deleted, errorResponses, IdParams, List, PageQuery, Single } from '../schemas/common.js';
 import type { App, Services } from '../types.js';
@@ -49,6 +49,8 @@ export function boardRoutes(app: App, { db, storage, config, nodeCache }: Servic
   app.get(
     '/v1/boards/:id',
     {
+      // The owner's read is the board's full read: one of the user's slots of expensive work.
+      config: { heavy: true },
       schema: {
         tags: ['boards'],
         operationId: 'getBoard',
@@ -58,10 +60,9 @@ export function boardRoutes(app: App, { db, storage, config, nodeCache }: Servic
       },
     },
     async (request, reply) => {
-      const pieces = await readBoardJson(db, principalOf(request), request.params.id);
-      // One piece (the lightweight view) is sent whole; the owner's read is streamed piece by piece.
-      const body = pieces.length === 1 ? pieces[0] : Readable.from(pieces);
-      return reply.type('application/json; charset=utf-8').send(body);
+      const body = await readBoardJson(db, principalOf(request), request.params.id);
+      // The lightweight view is sent whole; the owner's full read is streamed as its pages are read.
+      return reply.type('application/json; charset=utf-8').send(typeof body === 'string' ? body : streamedText(body));
     },
   );
 
@@ -86,6 +87,7 @@ export function boardRoutes(app: App, { db, storage, config, nodeCache }: Servic
   app.post(
     '/v1/boards/:id/duplicate',
     {
+      config: { heavy: true },
       schema: {
         tags: ['boards'],
         operationId: 'duplicateBoard',

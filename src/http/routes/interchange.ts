@@ -9,6 +9,7 @@ import { CanvasDocument, ImportWarning } from '../../contract/json-canvas.js';
 import { ApiError, invalid } from '../../errors.js';
 import { exportCanvas, importCanvas } from '../../interchange/canvas-service.js';
 import { principalOf } from '../plugins/auth.js';
+import { streamedText } from '../streamed-text.js';
 import { BoardParams, errorResponses, Single } from '../schemas/common.js';
 import type { App, Services } from '../types.js';
 import { validatorCompiler } from '../validation.js';
@@ -46,10 +47,14 @@ export function interchangeRoutes(app: App, services: Services): void {
   app.get(
     '/v1/boards/:boardId/export',
     {
+      // A full read: one of the user's slots of expensive work, held until the answer is out.
+      config: { heavy: true },
       schema: {
         tags: ['boards'],
         operationId: 'exportBoard',
         summary: 'Export a board as a JSON Canvas 1.0 file (.canvas)',
+        description:
+          "Streamed as the board's rows are read (chunked, no Content-Length). A full read is expensive work: at most HEAVY_WORK_PER_USER of a user's run at once, more wait their turn, and past HEAVY_WORK_QUEUE_PER_USER waiting the answer is 429 rate_limited with Retry-After (docs/api.md, Rate limits).",
         params: BoardParams,
         querystring: Type.Object(
           { format: Type.Literal('jsoncanvas', { description: 'jsoncanvas (JSON Canvas 1.0)' }) },
@@ -59,9 +64,10 @@ export function interchangeRoutes(app: App, services: Services): void {
       },
     },
     async (request, reply) => {
-      const { name, canvas } = await exportCanvas(db, principalOf(request), request.params.boardId);
+      const { name, body } = await exportCanvas(db, principalOf(request), request.params.boardId);
       reply.header('content-disposition', contentDisposition(`${name}.canvas`));
-      return canvas;
+      // Streamed as its rows are read (the document's text as the schema would write it).
+      return reply.type('application/json; charset=utf-8').send(streamedText(body));
     },
   );
 
@@ -74,6 +80,7 @@ export function interchangeRoutes(app: App, services: Services): void {
     (scope as unknown as App).post(
       '/v1/boards/import',
       {
+        config: { heavy: true },
         schema: {
           tags: ['boards'],
           operationId: 'importBoard',
