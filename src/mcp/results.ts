@@ -29,9 +29,8 @@ export function failed(error: ApiError): CallToolResult {
 
 /** Runs a tool's work within the caller's share, turning any failure (a refused share too) into a tool error. */
 export async function guarded(call: McpCall, work: () => Promise<CallToolResult>): Promise<CallToolResult> {
-  // TODO(issue 26 item 2, h3): every MCP tool call runs here, and the SDK runs the calls of one
-  // batch at once (up to src/mcp/limits.ts's bound). Wrap `work` in the per-user cap on concurrent
-  // expensive work so that one caller's calls hold no more than a fair share of the database.
+  // Every MCP tool call runs here, and the SDK runs the calls of one batch at once (up to
+  // src/mcp/limits.ts's bound): `share` holds one of the user's slots of expensive work for it.
   try {
     return await (call.share ? call.share(work) : work());
   } catch (error) {
