@@ -41,18 +41,11 @@ import {
   startServerChild,
 } from './lib/server.js';
 import { openEventStream, type StreamHandle } from './lib/sse-client.js';
+import { setting } from './lib/setting.js';
 
 const DEADLINE_MS = 30 * 60 * 1000;
 const PARTS = ['streams', 'latency', 'recording'] as const;
 type Part = (typeof PARTS)[number];
-
-function setting(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number, got "${raw}"`);
-  return n;
-}
 
 const settings = {
   streams: setting('BENCH_STREAMS', 1000),

@@ -34,14 +34,7 @@ import { ApiClient, benchApiKey, createBoard, runBounded, seedNodes } from './li
 import { dropDatabase, freshDatabase, serverVersion } from './lib/postgres.js';
 import { type Goal, goalsTable, machine, quantile, table } from './lib/report.js';
 import { buildServiceOnly, ROOT, type ServerChild, serverMode, startServerChild } from './lib/server.js';
-
-function setting(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number, got "${raw}"`);
-  return n;
-}
+import { setting } from './lib/setting.js';
 
 const SECONDS = setting('BENCH_FAIR_SECONDS', 20);
 const NODES = setting('BENCH_FAIR_NODES', 9900);

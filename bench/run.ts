@@ -18,16 +18,9 @@ import { runHttpBench, type HttpResult } from './http.js';
 import { machine, verdict } from './lib/report.js';
 import { emptyDatabase, serverVersion } from './lib/postgres.js';
 import { buildServer, ROOT, serverMode } from './lib/server.js';
+import { setting } from './lib/setting.js';
 
 const DEADLINE_MS = 10 * 60 * 1000;
-
-function setting(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number, got "${raw}"`);
-  return n;
-}
 
 async function main(): Promise<void> {
   const which = process.argv.slice(2).filter((a) => a !== '--');
