@@ -99,10 +99,8 @@ function registerUserLimit(app: FastifyInstance, config: Config): UserBudget {
     max: config.rateLimitUserPerMinute,
     allowList: (request) => request.principal?.kind !== 'api_key',
   });
-  app.addHook('onRequest', async (request, reply) => {
-    // Routes without a limit, and routes with a budget of their own (presence), are not counted here.
-    const own = request.routeOptions.config?.rateLimit;
-    if (request.principal?.kind !== 'api_key' || own === false || typeof own === 'object') return;
+  /** Counts one request against its user's budget; over it, 429 (`why`: a request that carries several). */
+  const count = async (request: FastifyRequest, reply: FastifyReply, why?: string): Promise<void> => {
     const result = await check(request);
     if (result.isAllowed || result.max === undefined) return;
     const limit = { max: result.max, remaining: result.remaining ?? 0, ttlInSeconds: result.ttlInSeconds ?? 0 };
@@ -113,9 +111,15 @@ function registerUserLimit(app: FastifyInstance, config: Config): UserBudget {
     reply.header('ratelimit-limit', limit.max).header('ratelimit-remaining', 0).header('ratelimit-reset', limit.ttlInSeconds);
     throw new ApiError(
       'rate_limited',
-      `Rate limit of ${limit.max} requests per minute across all of this user's API keys exceeded; retry in ${limit.ttlInSeconds} seconds`,
+      `Rate limit of ${limit.max} requests per minute across all of this user's API keys exceeded${why ? ` (${why})` : ''}; retry in ${limit.ttlInSeconds} seconds`,
       { 'Retry-After': String(limit.ttlInSeconds) },
     );
+  };
+  app.addHook('onRequest', async (request, reply) => {
+    // Routes without a limit, and routes with a budget of their own (presence), are not counted here.
+    const own = request.routeOptions.config?.rateLimit;
+    if (request.principal?.kind !== 'api_key' || own === false || typeof own === 'object') return;
+    await count(request, reply);
   });
   // The key's own hook set its headers; the user's budget wins when less of it is left.
   const showLeast = (request: FastifyRequest, reply: FastifyReply) => {
@@ -133,20 +137,14 @@ function registerUserLimit(app: FastifyInstance, config: Config): UserBudget {
     return payload;
   });
   return {
-    async count(request) {
-      const result = await check(request);
-      if (result.isAllowed || result.max === undefined) return undefined;
-      const limit = { max: result.max, remaining: result.remaining ?? 0, ttlInSeconds: result.ttlInSeconds ?? 0 };
-      if (!result.isExceeded) userLimits.set(request, limit);
-      return { ...limit, exceeded: result.isExceeded ?? false };
-    },
+    count,
     showLeast,
   };
 }
 
 interface UserBudget {
-  /** Counts one more request against the user's budget of API-key requests (undefined: not counted). */
-  count(request: FastifyRequest): Promise<(UserLimit & { exceeded: boolean }) | undefined>;
+  /** Counts one more request against the user's budget of API-key requests; over it, 429. */
+  count(request: FastifyRequest, reply: FastifyReply, why?: string): Promise<void>;
   /** Shows the user's budget in the RateLimit-* headers when less of it is left than of the key's. */
   showLeast(request: FastifyRequest, reply: FastifyReply): void;
 }
@@ -162,17 +160,7 @@ function registerCountMore(app: FastifyInstance, userBudget: UserBudget): void {
     const route = request.routeOptions.config?.rateLimit;
     if (!request.principal || route === false || typeof route === 'object') return;
     for (let i = 0; i < extra; i++) {
-      if (request.principal.kind === 'api_key') {
-        const user = await userBudget.count(request);
-        if (user?.exceeded) {
-          reply.header('ratelimit-limit', user.max).header('ratelimit-remaining', 0).header('ratelimit-reset', user.ttlInSeconds);
-          throw new ApiError(
-            'rate_limited',
-            `Rate limit of ${user.max} requests per minute across all of this user's API keys exceeded (${why}); retry in ${user.ttlInSeconds} seconds`,
-            { 'Retry-After': String(user.ttlInSeconds) },
-          );
-        }
-      }
+      if (request.principal.kind === 'api_key') await userBudget.count(request, reply, why);
       const own = await ownBudget(request);
       if (own.isAllowed || own.max === undefined) return;
       const ttl = own.ttlInSeconds ?? 0;
