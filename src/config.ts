@@ -2,8 +2,8 @@
 // start, and reported with a clear message when wrong. The README's configuration table mirrors this.
 import { isIP } from 'node:net';
 import os from 'node:os';
-import type { BoardBounds } from './boards/board-bounds.js';
-import type { UserQuotas } from './boards/user-quota.js';
+import type { BoardBounds } from './access/board-bounds.js';
+import type { UserQuotas } from './access/user-quota.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 import { sql } from 'kysely';
 import type { Principal } from '../src/auth/principal.js';
-import { boardSeenBy, boardVisibleTo, canSeeBoard } from '../src/boards/access.js';
+import { boardSeenBy, boardVisibleTo, canSeeBoard } from '../src/access/board-access.js';
 import { MISSING_ID, type TestUser, useServer } from './helpers/harness.js';
 
 const server = useServer();

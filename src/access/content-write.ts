@@ -5,7 +5,7 @@
 // bumped when the write records its changes (events/record.ts), in the update of the board row that
 // recording makes anyway: one row version fewer per write than bumping it here.
 import type { Principal } from '../auth/principal.js';
-import { assertCanEditContent, boardSeenBy, type BoardRow } from '../boards/access.js';
+import { assertCanEditContent, boardSeenBy, type BoardRow } from './board-access.js';
 import type { Executor } from '../db/schema.js';
 import { notFound } from '../errors.js';
 

@@ -6,7 +6,7 @@
 // for every request, except on the read routes that confirm the key in their own statement
 // (`confirmInStatement`): there a key this instance has seen is answered as an unconfirmed principal
 // (read scope only), and the route's one statement refuses to return anything unless the key is still
-// valid at that moment (keyStillValid in boards/access.ts). Revocation stays immediate; the round trip
+// valid at that moment (keyStillValid in access/board-access.ts). Revocation stays immediate; the round trip
 // for the key's row is saved. Such a request answered 401 or 429 makes this instance forget the key
 // (http/plugins/auth.ts), so a key revoked elsewhere is refused before rate limits count it from its
 // next request on.

@@ -11,7 +11,7 @@ export interface Principal {
   scopes: readonly Scope[];
   /**
    * The API key's row was not read for this request (Authenticator, confirmInStatement): only a
-   * statement that checks keyStillValid (boards/access.ts) may answer for this principal.
+   * statement that checks keyStillValid (access/board-access.ts) may answer for this principal.
    */
   unconfirmed?: true;
 }

@@ -11,7 +11,7 @@
 import { sql } from 'kysely';
 import type { Principal } from '../auth/principal.js';
 import type { Db } from '../db/schema.js';
-import { findVisibleBoard } from './access.js';
+import { findVisibleBoard } from '../access/board-access.js';
 
 /** At most this many reads go in one statement; more wait for the next. */
 const MAX_BATCH = 256;

@@ -4,7 +4,7 @@
 // viewer of a public board may hold private chats about it), never edit rights on the board.
 import { sql } from 'kysely';
 import type { Principal } from '../auth/principal.js';
-import { boardVisibleTo, findVisibleBoard } from '../boards/access.js';
+import { boardVisibleTo, findVisibleBoard } from '../access/board-access.js';
 import type { Db, Executor } from '../db/schema.js';
 import { invalid, notFound } from '../errors.js';
 import { newId, now } from '../lib/ids.js';

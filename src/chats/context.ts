@@ -2,11 +2,11 @@
 // chat's node, the best chunks for the question, the chat's memory, and as much recent history as
 // fits LLM_CONTEXT_TOKENS. History that no longer fits (and is not yet in memory) is returned as
 // `overflow`, for the caller to condense into memory. Tokens are counted with gpt-tokenizer.
-import type { CountTokens } from './tokens.js';
+import type { CountTokens } from '../text/tokens.js';
 import { sql } from 'kysely';
 import type { ChatsTable, Db } from '../db/schema.js';
 import type { ChatRequest, ChatTurn, GroundingPassage } from '../providers/llm/chat-model.js';
-import { rank } from './relevance.js';
+import { rank } from '../text/relevance.js';
 import { retrieve, type Retriever, type RetrievalStatus } from './retrieval.js';
 
 const MAX_NOTES = 5_000;

@@ -6,7 +6,7 @@
 // expires. Nothing here holds a transaction open while waiting on the model.
 import { sql } from 'kysely';
 import type { Principal } from '../auth/principal.js';
-import { boardSeenBy } from '../boards/access.js';
+import { boardSeenBy } from '../access/board-access.js';
 import type { Db } from '../db/schema.js';
 import { ApiError, conflict } from '../errors.js';
 import { newId, now } from '../lib/ids.js';
@@ -15,7 +15,7 @@ import { findOwnChat } from './chat-service.js';
 import { Message } from '../contract/chats.js';
 import { pickShape } from '../contract/common.js';
 import { buildContext } from './context.js';
-import { type CountTokens, tokenCounter } from './tokens.js';
+import { type CountTokens, tokenCounter } from '../text/tokens.js';
 import type { Retriever } from './retrieval.js';
 
 const MEMORY_MAX = 100;

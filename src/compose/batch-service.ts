@@ -12,11 +12,11 @@ import { type BoardChange, changeTransaction, recordWithinBounds } from '../even
 import { edgeUpdateAlreadyApplied, insertEdge, modifyEdge, removeEdge, repeatedEdge } from '../edges/edge-service.js';
 import { now } from '../lib/ids.js';
 import { parseTagCondition } from '../lib/etag.js';
-import { beginContentWrite } from '../nodes/content-write.js';
+import { beginContentWrite } from '../access/content-write.js';
 import { invalidatingBoard, type NodeStore } from '../nodes/node-cache.js';
 import { toNodeType } from '../nodes/node-data.js';
 import { insertNode, modifyNode, removeNode, repeatedNode, updateAlreadyApplied } from '../nodes/node-service.js';
-import type { BoardBounds } from './board-bounds.js';
+import type { BoardBounds } from '../access/board-bounds.js';
 
 /** An operation's failure, with its index in front of the message and the status it had. */
 function atOperation(index: number, error: unknown): unknown {

@@ -2,9 +2,9 @@
 // stored chunks. Writing needs content-edit rights on the board; listing needs the board visible.
 import { sql } from 'kysely';
 import type { Principal } from '../auth/principal.js';
-import { assertCanEditContent, boardVisibleTo, findVisibleBoard } from '../boards/access.js';
+import { assertCanEditContent, boardVisibleTo, findVisibleBoard } from '../access/board-access.js';
 import type { Db } from '../db/schema.js';
-import { assertStorageRoom, type UserQuotas } from '../boards/user-quota.js';
+import { assertStorageRoom, type UserQuotas } from '../access/user-quota.js';
 import { ApiError, invalid, notFound } from '../errors.js';
 import { insertJob, insertJobs, type NewJob } from '../jobs/job-service.js';
 import type { Job } from '../contract/jobs.js';

@@ -15,7 +15,7 @@ import { createHash } from 'node:crypto';
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { Db } from '../db/schema.js';
 import type { Principal } from '../auth/principal.js';
-import { boardVisibleTo } from '../boards/access.js';
+import { boardVisibleTo } from '../access/board-access.js';
 import { ApiError, invalid, notFound } from '../errors.js';
 import { ProviderError } from '../providers/provider-error.js';
 import { isUuid } from '../lib/ids.js';

@@ -1,13 +1,13 @@
 // Edges of a board: create, list (optionally those touching one node), read, update and delete.
 // Both ends must be nodes of the same board; self-loops are allowed, as canvas libraries draw them.
 import type { Principal } from '../auth/principal.js';
-import { boardVisibleTo, findVisibleBoard } from '../boards/access.js';
-import type { BoardBounds } from '../boards/board-bounds.js';
+import { boardVisibleTo, findVisibleBoard } from '../access/board-access.js';
+import type { BoardBounds } from '../access/board-bounds.js';
 import type { Db, Executor } from '../db/schema.js';
 import { invalid, notFound } from '../errors.js';
 import { newId, now } from '../lib/ids.js';
 import { applyPage, toPage, type Page, type PageRequest } from '../lib/pagination.js';
-import { beginContentWrite } from '../nodes/content-write.js';
+import { beginContentWrite } from '../access/content-write.js';
 import { changeTransaction, recordChanges, recordWithinBounds } from '../events/record.js';
 import { isStorableText, toStoredJson } from '../nodes/json-data.js';
 import { assertIfMatch, entityTag, ifMatchHolds, type TagCondition } from '../lib/etag.js';

@@ -1,7 +1,7 @@
 // Reading a board's change log: where a reader starts (resuming after a sequence number, or told
 // to reload when that point is no longer kept), and the polling form of the event stream.
 import type { Principal } from '../auth/principal.js';
-import { findVisibleBoard, isOwner, type BoardRow } from '../boards/access.js';
+import { findVisibleBoard, isOwner, type BoardRow } from '../access/board-access.js';
 import type { Db } from '../db/schema.js';
 import type { BoardEvent, BoardEventPage } from '../contract/events.js';
 import type { BoardEventHub, HubEvent } from './event-hub.js';

@@ -4,7 +4,7 @@
 // revoked (the hub), when a periodic check finds the caller may no longer read the board, and when a
 // client reads so slowly that too much is buffered for it (it resumes with Last-Event-ID).
 import type { Principal } from '../auth/principal.js';
-import { boardSeenBy, isOwner, type BoardRow } from '../boards/access.js';
+import { boardSeenBy, isOwner, type BoardRow } from '../access/board-access.js';
 import type { Db } from '../db/schema.js';
 import type { SseWriter } from '../lib/sse.js';
 import type { BoardEventHub, Subscriber } from './event-hub.js';

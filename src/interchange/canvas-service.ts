@@ -5,9 +5,9 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Principal } from '../auth/principal.js';
-import { findVisibleBoard } from '../boards/access.js';
-import { assertWithinBounds, type BoardBounds } from '../boards/board-bounds.js';
-import { assertBoardQuota, assertStorageQuota } from '../boards/user-quota.js';
+import { findVisibleBoard } from '../access/board-access.js';
+import { assertWithinBounds, type BoardBounds } from '../access/board-bounds.js';
+import { assertBoardQuota, assertStorageQuota } from '../access/user-quota.js';
 import { createBoard } from '../boards/board-service.js';
 import type { Board } from '../contract/boards.js';
 import { fieldsOf } from '../contract/common.js';

@@ -2,7 +2,7 @@
 // search a board's documents, and ask a board (a chat reply with its sources).
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { findVisibleBoard } from '../boards/access.js';
+import { findVisibleBoard } from '../access/board-access.js';
 import { listBoards } from '../boards/board-service.js';
 import { createChat } from '../chats/chat-service.js';
 import { generateReply, type ReplyDeps, startReply } from '../chats/reply-service.js';

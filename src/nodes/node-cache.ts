@@ -5,7 +5,7 @@
 // Races are closed by generations: a read notes its board's generation before it queries, and its
 // result is only cached if no write to that board finished in the meantime.
 import type { Principal } from '../auth/principal.js';
-import { canSeeBoard, type BoardRow } from '../boards/access.js';
+import { canSeeBoard, type BoardRow } from '../access/board-access.js';
 import type { Db } from '../db/schema.js';
 import type { Node } from '../contract/nodes.js';
 

@@ -3,14 +3,14 @@
 // (content-write.ts), so a write is all-or-nothing and concurrent writes cannot form a cycle.
 import { sql } from 'kysely';
 import type { Principal } from '../auth/principal.js';
-import { boardSeenBy, boardVisibleTo, findVisibleBoard } from '../boards/access.js';
+import { boardSeenBy, boardVisibleTo, findVisibleBoard } from '../access/board-access.js';
 import type { Db, Executor } from '../db/schema.js';
 import { invalid, notFound } from '../errors.js';
 import { newId, now } from '../lib/ids.js';
 import { applyPage, toPage, type Page, type PageRequest } from '../lib/pagination.js';
 import { assertNodeAsset } from '../assets/asset-service.js';
-import type { BoardBounds } from '../boards/board-bounds.js';
-import { beginContentWrite } from './content-write.js';
+import type { BoardBounds } from '../access/board-bounds.js';
+import { beginContentWrite } from '../access/content-write.js';
 import { type BoardChange, changeTransaction, recordChanges, recordWithinBounds } from '../events/record.js';
 import { invalidatingBoard, type NodeStore } from './node-cache.js';
 import { mergeNodeData, storedNodeData } from './node-data.js';

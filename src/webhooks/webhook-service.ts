@@ -2,7 +2,7 @@
 // deliveries of one. A user only ever sees their own webhooks; another's is "Webhook not found".
 import { randomBytes } from 'node:crypto';
 import type { Principal } from '../auth/principal.js';
-import { findVisibleBoard } from '../boards/access.js';
+import { findVisibleBoard } from '../access/board-access.js';
 import type { WebhookConfig } from '../config.js';
 import { fieldsOf } from '../contract/common.js';
 import type { BoardEventType } from '../contract/events.js';

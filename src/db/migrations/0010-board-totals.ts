@@ -1,11 +1,11 @@
-// A board's running totals, for its bounds (src/boards/board-bounds.ts): how many nodes and edges it
+// A board's running totals, for its bounds (src/access/board-bounds.ts): how many nodes and edges it
 // has and how many bytes of node and edge data, kept on the board row by statement-level triggers so
 // that every write path (node and edge writes, duplicate, cascades) counts the same way and a check
 // costs one row read rather than a scan of the board.
 //
 // A row's data size is a stored generated column (the length of its JSON text, which is what the full
 // board read sends), computed when the data is written, so the triggers never read the data itself.
-// Content writes lock the board row first (src/nodes/content-write.ts), so the totals a write reads
+// Content writes lock the board row first (src/access/content-write.ts), so the totals a write reads
 // after its change are exact until it commits. Adding the generated columns rewrites the nodes and
 // edges tables once.
 import { sql, type Kysely } from 'kysely';

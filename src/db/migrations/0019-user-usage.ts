@@ -1,4 +1,4 @@
-// What each user stores, for the per-user quotas (src/boards/user-quota.ts): how many boards they own
+// What each user stores, for the per-user quotas (src/access/user-quota.ts): how many boards they own
 // and the bytes of node and edge data, asset files and document chunk text on them, kept on the
 // user's row by triggers so that every write path (node and edge writes, the batch, duplicate,
 // JSON Canvas import, uploads, vectorizing, cascades) counts the same way and a check is one row read.

@@ -1,6 +1,6 @@
 // POST /v1/boards/{boardId}/batch: many node and edge writes in one transaction (batch-service.ts).
 import { Type } from '@sinclair/typebox';
-import { runBatch } from '../../boards/batch-service.js';
+import { runBatch } from '../../compose/batch-service.js';
 import { BatchBody, BatchResult, MAX_BATCH_OPERATIONS } from '../../contract/batch.js';
 import { principalOf } from '../plugins/auth.js';
 import { BoardParams, errorResponses, Single } from '../schemas/common.js';

@@ -3,7 +3,7 @@
 import { ApiError, invalid } from '../../errors.js';
 import { BoardEventPage, BoardEventQuery } from '../../contract/events.js';
 import { Presence, PresenceBody, PresenceSessionId } from '../../contract/presence.js';
-import { findVisibleBoard } from '../../boards/access.js';
+import { findVisibleBoard } from '../../access/board-access.js';
 import { announcePresence } from '../../events/presence.js';
 import { Type } from '@sinclair/typebox';
 import { listEvents, startPoint } from '../../events/event-service.js';

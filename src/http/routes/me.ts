@@ -1,12 +1,12 @@
 // GET /v1/me: who the caller is (any token, scope read). The email is the local account's, or the
 // `email` claim of an identity provider's JWT, or null. GET /v1/me/usage: what the caller stores
-// against each of their quotas (src/boards/user-quota.ts).
+// against each of their quotas (src/access/user-quota.ts).
 import { decodeJwt } from 'jose';
 import { accountEmail } from '../../accounts/accounts.js';
 import { principalOf } from '../plugins/auth.js';
 import { Me } from '../../contract/accounts.js';
 import { Usage } from '../../contract/usage.js';
-import { usageOf } from '../../boards/user-quota.js';
+import { usageOf } from '../../access/user-quota.js';
 import { errorResponses } from '../schemas/common.js';
 import type { App, Services } from '../types.js';
 

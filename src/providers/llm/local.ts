@@ -2,8 +2,8 @@
 // answers from the board's own content only (the chat's node first, then retrieved chunks and the
 // board's notes), quotes the sentences most relevant to the question, names their sources, and
 // says plainly when the board holds nothing relevant. Tokens are counted with a real tokenizer.
-import { tokenCounter } from '../../chats/tokens.js';
-import { rank, sentences } from '../../chats/relevance.js';
+import { tokenCounter } from '../../text/tokens.js';
+import { rank, sentences } from '../../text/relevance.js';
 import type { ChatEvent, ChatModel, ChatRequest, ChatTurn, GroundingPassage } from './chat-model.js';
 
 export const LOCAL_MODEL_ID = 'local-extractive-1';
