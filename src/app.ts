@@ -31,9 +31,9 @@ import { appModules } from './modules/modules.js';
 import { NodeReadCache } from './nodes/node-cache.js';
 import { BoardListCache } from './boards/list-cache.js';
 import { BoardVersions } from './boards/board-versions.js';
-import { createEmbedder } from './providers/embeddings/embedder.js';
+import { createEmbedder } from './providers/embeddings/create-embedder.js';
 import { createChatModel } from './providers/llm/create-chat-model.js';
-import { createStorage } from './providers/storage/storage.js';
+import { createStorage } from './providers/storage/create-storage.js';
 
 export interface BuiltApp {
   app: App;

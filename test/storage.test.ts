@@ -10,7 +10,8 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { after, describe, test } from 'node:test';
 import { loadConfig } from '../src/config.js';
-import { assertSafePath, createStorage, StorageError, type Storage } from '../src/providers/storage/storage.js';
+import { createStorage } from '../src/providers/storage/create-storage.js';
+import { assertSafePath, StorageError, type Storage } from '../src/providers/storage/storage.js';
 import { startS3, type TestS3 } from './helpers/s3.js';
 
 const text = async (body: Readable) => {

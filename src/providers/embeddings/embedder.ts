@@ -3,8 +3,7 @@
 //   A chunk's embedding is a sparse vector over its terms and a query's is weighted by the board's
 //   term statistics, so it is computed where chunks are written and searched, not here.
 // - `openai`: dense vectors from any OpenAI-compatible /embeddings endpoint (openai.ts).
-import type { Config } from '../../config.js';
-import { OpenAiEmbedder } from './openai.js';
+// create-embedder.ts picks one.
 
 export interface DenseEmbedder {
   readonly kind: 'dense';
@@ -26,16 +25,3 @@ export type Embedder = DenseEmbedder | LexicalEmbedder;
 export const LOCAL_MODEL = 'local-lexical-v1';
 
 export const localEmbedder: LexicalEmbedder = { kind: 'lexical', model: LOCAL_MODEL };
-
-export function createEmbedder(config: Config): Embedder {
-  if (config.embeddingsProvider === 'openai') {
-    return new OpenAiEmbedder({
-      baseUrl: config.embeddingsBaseUrl,
-      apiKey: config.embeddingsApiKey,
-      model: config.embeddingsModel,
-      dimensions: config.embeddingsDimensions,
-      batchSize: config.embeddingsBatchSize,
-    });
-  }
-  return localEmbedder;
-}

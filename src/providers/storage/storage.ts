@@ -1,11 +1,10 @@
 // The storage behind uploaded asset files: one interface, a local-filesystem implementation (the
-// default, under DATA_DIR/files) and an S3-compatible one (when S3_BUCKET is set), chosen by config.
+// default, under DATA_DIR/files) and an S3-compatible one (when S3_BUCKET is set), chosen by config
+// in create-storage.ts (apart, so that no implementation imports the file that picks it).
 // Paths are `<user>/<board>/<filename>`; every implementation refuses paths that could escape its
 // root (see assertSafePath).
 import type { Readable } from 'node:stream';
-import type { Config } from '../../config.js';
 import { ProviderError } from '../provider-error.js';
-import { LocalStorage } from './local-storage.js';
 
 export interface StoredFile {
   body: Readable;
@@ -92,9 +91,4 @@ export function assertSafePath(path: string): void {
   if (path.split('/').some((segment) => segment === '' || segment === '.' || segment === '..')) {
     throw new Error('Storage path must not contain empty, . or .. segments');
   }
-}
-
-export async function createStorage(config: Pick<Config, 'dataDir' | 's3'>): Promise<Storage> {
-  // The AWS SDK loads only when S3 is configured.
-  return config.s3 ? new (await import('./s3-storage.js')).S3Storage(config.s3) : LocalStorage.open(config.dataDir);
 }
