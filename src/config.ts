@@ -2,10 +2,25 @@
 // start, and reported with a clear message when wrong. The README's configuration table mirrors this.
 import { isIP } from 'node:net';
 import os from 'node:os';
-import type { BoardBounds } from './access/board-bounds.js';
-import type { UserQuotas } from './access/user-quota.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+/** A board's bounds, checked by src/access/board-bounds.ts. */
+export interface BoardBounds {
+  maxNodes: number;
+  maxEdges: number;
+  maxDataBytes: number;
+  /** Bytes of asset files on one board. */
+  maxAssetBytes: number;
+  /** The board owner's quotas (src/access/user-quota.ts), checked by the same writes. */
+  owner: UserQuotas;
+}
+
+/** A user's quotas, checked by src/access/user-quota.ts. */
+export interface UserQuotas {
+  maxBoards: number;
+  maxStoredBytes: number;
+}
 
 export interface Config {
   port: number;

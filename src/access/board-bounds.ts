@@ -8,17 +8,8 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/schema.js';
 import { conflict } from '../errors.js';
-import { assertStorageRoom, type UserQuotas } from './user-quota.js';
-
-export interface BoardBounds {
-  maxNodes: number;
-  maxEdges: number;
-  maxDataBytes: number;
-  /** Bytes of asset files on one board. */
-  maxAssetBytes: number;
-  /** The board owner's quotas (user-quota.ts), checked by the same writes. */
-  owner: UserQuotas;
-}
+import type { BoardBounds } from '../config.js';
+import { assertStorageRoom } from './user-quota.js';
 
 export interface BoardTotals {
   node_count: number;

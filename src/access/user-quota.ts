@@ -10,11 +10,7 @@ import { sql } from 'kysely';
 import type { Usage } from '../contract/usage.js';
 import type { Executor } from '../db/schema.js';
 import { conflict } from '../errors.js';
-
-export interface UserQuotas {
-  maxBoards: number;
-  maxStoredBytes: number;
-}
+import type { UserQuotas } from '../config.js';
 
 interface UserTotals {
   board_count: number;

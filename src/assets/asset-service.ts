@@ -6,7 +6,7 @@ import { pipeline, Readable, Transform } from 'node:stream';
 import { fileTypeFromBuffer } from 'file-type';
 import type { Principal } from '../auth/principal.js';
 import { assertOwner, findVisibleBoard } from '../access/board-access.js';
-import { assertAssetRoom, type BoardBounds } from '../access/board-bounds.js';
+import { assertAssetRoom } from '../access/board-bounds.js';
 import type { AssetsTable, Db, Executor } from '../db/schema.js';
 import { ApiError, invalid, notFound } from '../errors.js';
 import { now } from '../lib/ids.js';
@@ -14,6 +14,7 @@ import { assertSafePath, type Storage } from '../providers/storage/storage.js';
 import { allowedTypes, declaredType, safeOriginalName } from './file-names.js';
 import type { Asset } from '../contract/assets.js';
 import { type BoardChange, changeTransaction, recordChanges } from '../events/record.js';
+import type { BoardBounds } from '../config.js';
 
 export interface AssetDeps {
   db: Db;

@@ -6,13 +6,14 @@ import { invalid, notFound } from '../errors.js';
 import { newId, now } from '../lib/ids.js';
 import { applyPage, toPage, type Page, type PageRequest } from '../lib/pagination.js';
 import { assertOwner, findVisibleBoard, isOwner } from '../access/board-access.js';
-import { assertCopyFits, assertWithinBounds, type BoardBounds } from '../access/board-bounds.js';
-import { assertBoardQuota, assertStorageQuota, type UserQuotas } from '../access/user-quota.js';
+import { assertCopyFits, assertWithinBounds } from '../access/board-bounds.js';
+import { assertBoardQuota, assertStorageQuota } from '../access/user-quota.js';
 import { invalidatingBoard, type NodeStore } from '../nodes/node-cache.js';
 import { copyBoardChunks } from '../documents/chunk-copy.js';
 import { changeTransaction, recordChanges } from '../events/record.js';
 import { type AccessLevel, Board, type BoardListItem, type CreateBoardBody, type UpdateBoardBody } from '../contract/boards.js';
 import { fieldsOf, pickShape } from '../contract/common.js';
+import type { BoardBounds, UserQuotas } from '../config.js';
 
 /** The board's columns, in the order of its schema. */
 const boardColumns = fieldsOf(Board);

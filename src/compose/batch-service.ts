@@ -16,7 +16,7 @@ import { beginContentWrite } from '../access/content-write.js';
 import { invalidatingBoard, type NodeStore } from '../nodes/node-cache.js';
 import { toNodeType } from '../nodes/node-data.js';
 import { insertNode, modifyNode, removeNode, repeatedNode, updateAlreadyApplied } from '../nodes/node-service.js';
-import type { BoardBounds } from '../access/board-bounds.js';
+import type { BoardBounds } from '../config.js';
 
 /** An operation's failure, with its index in front of the message and the status it had. */
 function atOperation(index: number, error: unknown): unknown {

@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import type { Principal } from '../auth/principal.js';
 import { assertCanEditContent, boardVisibleTo, findVisibleBoard } from '../access/board-access.js';
 import type { Db } from '../db/schema.js';
-import { assertStorageRoom, type UserQuotas } from '../access/user-quota.js';
+import { assertStorageRoom } from '../access/user-quota.js';
 import { ApiError, invalid, notFound } from '../errors.js';
 import { insertJob, insertJobs, type NewJob } from '../jobs/job-service.js';
 import type { Job } from '../contract/jobs.js';
@@ -12,6 +12,7 @@ import { applyPage, toPage, type Page, type PageRequest } from '../lib/paginatio
 import type { PurgeRequests } from './chunk-purge.js';
 import { visibleChunk } from './chunk-store.js';
 import type { Chunk, NodeIndex, VectorizeBody } from '../contract/documents.js';
+import type { UserQuotas } from '../config.js';
 
 export const DOCUMENT_JOB = 'document_process';
 

@@ -20,8 +20,9 @@ import type { Foreground } from '../jobs/foreground.js';
 import { chunkVectors, deleteSetChunks, insertChunks, Pacer } from './chunk-store.js';
 import type { DocumentJobPayload } from './document-service.js';
 import { pdfPages } from './pdf-text.js';
-import { assertStorageQuota, type UserQuotas } from '../access/user-quota.js';
+import { assertStorageQuota } from '../access/user-quota.js';
 import { setTermCounts } from './term-stats.js';
+import type { UserQuotas } from '../config.js';
 
 /** The part of the storage provider this job reads pdf files with. */
 export interface FileReader {

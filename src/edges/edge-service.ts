@@ -2,7 +2,6 @@
 // Both ends must be nodes of the same board; self-loops are allowed, as canvas libraries draw them.
 import type { Principal } from '../auth/principal.js';
 import { boardVisibleTo, findVisibleBoard } from '../access/board-access.js';
-import type { BoardBounds } from '../access/board-bounds.js';
 import type { Db, Executor } from '../db/schema.js';
 import { invalid, notFound } from '../errors.js';
 import { newId, now } from '../lib/ids.js';
@@ -15,6 +14,7 @@ import { fieldsOf, pickShape } from '../contract/common.js';
 import { canonicalJson, createDigest, deletedBefore, idTaken, isRepeatedCreate, rememberDeleted } from '../nodes/client-ids.js';
 import type { BoardChange } from '../events/record.js';
 import { type CreateEdgeBody, Edge, type UpdateEdgeBody } from '../contract/edges.js';
+import type { BoardBounds } from '../config.js';
 
 /** The edge's columns, in the order of its schema. */
 const columns = fieldsOf(Edge);

@@ -14,9 +14,10 @@ import { sql, type Transaction } from 'kysely';
 import type { Database, Db } from '../db/schema.js';
 import { now } from '../lib/ids.js';
 import type { BoardEventType } from '../contract/events.js';
-import { assertTotals, type BoardBounds, type BoardTotals } from '../access/board-bounds.js';
+import { assertTotals, type BoardTotals } from '../access/board-bounds.js';
 import { assertStorageQuota } from '../access/user-quota.js';
 import { announcerOf } from './announcer.js';
+import type { BoardBounds } from '../config.js';
 
 /** The channel a change that queued webhook deliveries notifies (empty payload): it wakes the senders. */
 export const WEBHOOK_DELIVERIES_CHANNEL = 'webhook_deliveries';

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Principal } from '../auth/principal.js';
 import { findVisibleBoard } from '../access/board-access.js';
-import { assertWithinBounds, type BoardBounds } from '../access/board-bounds.js';
+import { assertWithinBounds } from '../access/board-bounds.js';
 import { assertBoardQuota, assertStorageQuota } from '../access/user-quota.js';
 import { createBoard } from '../boards/board-service.js';
 import type { Board } from '../contract/boards.js';
@@ -22,6 +22,7 @@ import { toStoredJson } from '../nodes/json-data.js';
 import type { Storage } from '../providers/storage/storage.js';
 import { assetUrlPath } from '../assets/asset-service.js';
 import { CanvasError, canvasEdge, canvasNode, edgeExtension, nodeExtension, parseCanvas, planImport } from './json-canvas.js';
+import type { BoardBounds } from '../config.js';
 
 /** Nodes read per statement of an export: small enough that other callers' statements go in between. */
 const EXPORT_NODES_PER_READ = 50;

@@ -1,12 +1,12 @@
 // What the MCP tools work with: the app's services they call (a structural subset of the app's
 // Services, so the route hands its services over as they are) and, per request, the caller.
 import type { Principal } from '../auth/principal.js';
-import type { BoardBounds } from '../access/board-bounds.js';
 import type { Db } from '../db/schema.js';
 import type { ApiError } from '../errors.js';
 import type { NodeReadCache } from '../nodes/node-cache.js';
 import type { Embedder } from '../providers/embeddings/embedder.js';
 import type { ChatModel } from '../providers/llm/chat-model.js';
+import type { BoardBounds } from '../config.js';
 
 export interface McpDeps {
   db: Db;

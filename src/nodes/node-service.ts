@@ -9,7 +9,6 @@ import { invalid, notFound } from '../errors.js';
 import { newId, now } from '../lib/ids.js';
 import { applyPage, toPage, type Page, type PageRequest } from '../lib/pagination.js';
 import { assertNodeAsset } from '../assets/asset-service.js';
-import type { BoardBounds } from '../access/board-bounds.js';
 import { beginContentWrite } from '../access/content-write.js';
 import { type BoardChange, changeTransaction, recordChanges, recordWithinBounds } from '../events/record.js';
 import { invalidatingBoard, type NodeStore } from './node-cache.js';
@@ -18,6 +17,7 @@ import { assertIfMatch, entityTag, ifMatchHolds, type TagCondition } from '../li
 import { fieldsOf, pickShape } from '../contract/common.js';
 import { canonicalJson, createDigest, deletedBefore, idTaken, isRepeatedCreate, rememberDeleted } from './client-ids.js';
 import { type CreateNodeBody, Node, type NodeType, type UpdateNodeBody } from '../contract/nodes.js';
+import type { BoardBounds } from '../config.js';
 
 /** The route has read the type word (youtube is video) by the time the service sees it. */
 export type CreateNodeInput = Omit<CreateNodeBody, 'type'> & { type: NodeType };
