@@ -1,7 +1,8 @@
 // /v1/boards: create, list, get, update, duplicate, delete.
 import { Type } from '@sinclair/typebox';
 import { removeStoredFiles } from '../../assets/asset-service.js';
-import { createOwnBoard, deleteBoard, duplicateBoard, listBoards, readBoardJson, updateBoard } from '../../boards/board-service.js';
+import { createOwnBoard, deleteBoard, listBoards, readBoardJson, updateBoard } from '../../boards/board-service.js';
+import { duplicateBoard } from '../../compose/duplicate-board.js';
 import { pageRequest } from '../../lib/pagination.js';
 import { principalOf } from '../plugins/auth.js';
 import { streamedText } from '../streamed-text.js';
