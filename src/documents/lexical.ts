@@ -1,5 +1,6 @@
-// The lexical side of search: how text becomes terms, and the two sparse vectors every chunk carries
-// (pgvector `sparsevec`, one dimension per hashed term, so the whole vocabulary is kept):
+// The lexical side of search: the two sparse vectors every chunk carries over its terms
+// (src/text/terms.ts), as pgvector `sparsevec`, one dimension per hashed term, so the whole
+// vocabulary is kept:
 // - `keywords`: the chunk's own words weighted as Okapi BM25 weighs a term's frequency (k1 0.9,
 //   b 0.4, a fixed reference length). Its inner product with a query vector of inverse document
 //   frequencies is the chunk's BM25 score: keyword search.
@@ -10,8 +11,7 @@
 //   (BENCHMARKS.md), this beats BM25 where the hashed dense bag of words it replaces fell 30% short.
 // IDF is not stored in chunks: it comes from the board's term statistics at query time
 // (term-stats.ts), so adding a note never rewrites the others.
-import { stemmer } from 'stemmer';
-import { eng } from 'stopword';
+import { terms } from '../text/terms.js';
 
 /** pgvector sparsevec dimensions: terms are hashed into 2..SPARSE_DIMENSIONS; 1 is the length dimension. */
 export const SPARSE_DIMENSIONS = 1 << 29;
@@ -27,36 +27,6 @@ const REFERENCE_LENGTH = 80;
 const TITLE_WEIGHT = 0.3;
 /** The norm every local embedding is padded to before it is scaled to unit length (most chunks' term weights stay well under it). */
 const EMBEDDING_NORM = 12;
-
-const STOP = new Set(eng);
-
-export function tokenize(text: string): string[] {
-  return text
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter((w) => w.length > 0 && w.length <= 40);
-}
-
-// Stemming is the costly part and text repeats its words: memoised, bounded, emptied when full.
-const STEM_CACHE_MAX = 200_000;
-const stems = new Map<string, string | null>();
-
-/** The text's terms in order: Porter stems of its words, English stop words left out. */
-export function terms(text: string): string[] {
-  const out: string[] = [];
-  for (const word of tokenize(text)) {
-    let stem = stems.get(word);
-    if (stem === undefined) {
-      stem = STOP.has(word) ? null : stemmer(word);
-      if (stems.size >= STEM_CACHE_MAX) stems.clear();
-      stems.set(word, stem);
-    }
-    if (stem !== null) out.push(stem);
-  }
-  return out;
-}
 
 /** A term's dimension: FNV-1a of the stem into 2..SPARSE_DIMENSIONS (collisions are rare at this size). */
 export function termId(term: string): number {

@@ -1,17 +1,8 @@
-// Lexical relevance of board text to a question: sentences, stemmed content words, and a
-// BM25-style score. Used by the local answerer to pick what to quote, and to rank notes for the
-// prompts of remote models. Pure functions; term lists are cached per text because a board's notes
-// are scored again on every question.
-import { stemmer } from 'stemmer';
-
-const STOPWORDS = new Set(
-  (
-    'a an and are as at be been but by can could did do does for from had has have how i if in into is it its ' +
-    'me my no not of on or our she he so than that the their them then there these they this those to was we ' +
-    'were what when where which who whom why will with would you your about any all also just more most some such ' +
-    'tell say says said please know give show explain describe board note notes'
-  ).split(' '),
-);
+// Lexical relevance of board text to a question: sentences, the text's terms (terms.ts, the same as
+// search's), and a BM25-style score. Used by the local answerer to pick what to quote, and to rank
+// notes for the prompts of remote models. Pure functions; profiles are cached per text because a
+// board's notes are scored again on every question.
+import { terms } from './terms.js';
 
 /** What scoring needs of a text: its term frequencies and its length in terms. */
 interface Profile {
@@ -20,10 +11,9 @@ interface Profile {
 }
 
 // Caches keyed by the text itself: a board's notes are scored again on every question, so their
-// terms, profiles and sentences are computed once. Bounded; cleared when full (texts are short).
+// profiles and sentences are computed once. Bounded; cleared when full (texts are short).
 const CACHE_MAX = 20_000;
 const CACHEABLE = 4096;
-const termCache = new Map<string, string[]>();
 const profileCache = new Map<string, Profile>();
 const sentenceCache = new Map<string, string[]>();
 
@@ -33,18 +23,6 @@ function remember<T>(cache: Map<string, T>, text: string, value: T): T {
     cache.set(text, value);
   }
   return value;
-}
-
-/** Stemmed content words of a text, in order. */
-export function terms(text: string): string[] {
-  const hit = termCache.get(text);
-  if (hit) return hit;
-  const out: string[] = [];
-  for (const word of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
-    if (STOPWORDS.has(word) || (word.length < 2 && !/\d/.test(word))) continue;
-    out.push(/^[a-z]+$/.test(word) ? stemmer(word) : word);
-  }
-  return remember(termCache, text, out);
 }
 
 function profile(text: string): Profile {
