@@ -1,5 +1,6 @@
-// The layering rule of docs/architecture.md: domain code never imports from src/http. Shapes that
-// services and routes share live in src/contract/, which imports neither.
+// The layering rule of docs/architecture.md: every folder of src/ (and the files at its top) stands
+// on a floor, and imports only from the floors below it or from itself. Domain code never imports
+// from src/http. Shapes that services and routes share live in src/contract/, which imports neither.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -13,7 +14,10 @@ const httpSide = (file: string) => file.startsWith(`http${path.sep}`) || file.st
 /** Every module a file imports or re-exports, resolved to a path relative to src/. */
 function importsOf(file: string): string[] {
   const text = fs.readFileSync(path.join(src, file), 'utf8');
-  const specifiers = [...text.matchAll(/(?:^|\s)(?:import|export)\s[^;]*?from\s+'([^']+)'/g)].map((m) => m[1]!);
+  const specifiers = [
+    ...[...text.matchAll(/(?:^|\s)(?:import|export)\s[^;]*?from\s+'([^']+)'/g)].map((m) => m[1]!),
+    ...[...text.matchAll(/\bimport\(\s*'([^']+)'\s*\)/g)].map((m) => m[1]!), // import('./x.js'), loaded when needed
+  ];
   return specifiers.filter((s) => s.startsWith('.')).map((s) => path.relative(src, path.resolve(path.dirname(path.join(src, file)), s)));
 }
 
@@ -30,6 +34,83 @@ test('domain code never imports from src/http', () => {
   assert.deepEqual(offenders, []);
 });
 
+/**
+ * The floors of src/, the ground first. A folder (or a file at the top of src/) imports only from its
+ * own floor's folder itself and from lower floors; two folders on one floor do not import each other.
+ */
+const FLOORS: string[][] = [
+  ['contract', 'errors.ts'], // shapes and the error type
+  ['config.ts', 'text'], // configuration; text terms and tokens
+  ['lib'], // small helpers, no domain
+  ['db', 'providers'], // the database; outside services behind interfaces
+  ['auth'], // who the caller is
+  ['access'], // who may see and change a board, its bounds, the user's quotas: what every domain uses
+  ['events', 'accounts'], // the change log; local accounts
+  ['jobs', 'assets'], // the job queue; asset files
+  ['nodes', 'documents', 'webhooks'], // content domains
+  ['edges', 'chats', 'boards'], // content domains on those below (an edge joins nodes, a chat reads documents)
+  ['compose', 'interchange'], // what combines the domains: the batch, the duplicate, JSON Canvas import and export
+  ['mcp'], // the tools for AI assistants
+  ['http'], // routes and plugins
+  ['modules'], // each domain's routes, jobs and background work
+  ['app.ts', 'cli.ts'], // the app factory; the operator's command line
+  ['server.ts'], // the entry point
+];
+
+/** A file's room: its top folder under src/, or the file itself at the top. */
+const roomOf = (file: string) => file.split(path.sep)[0]!;
+const floorOf = (room: string) => FLOORS.findIndex((floor) => floor.includes(room));
+
+/** An import from one room to another on its floor or above. */
+const climbs = (file: string, target: string) => roomOf(target) !== roomOf(file) && floorOf(roomOf(target)) >= floorOf(roomOf(file));
+
+/** Every import of src/ that climbs a floor or goes sideways to another room of its floor. */
+function climbing(): string[] {
+  return files.flatMap((f) =>
+    importsOf(f)
+      .filter((target) => climbs(f, target))
+      .map((target) => `${f} (floor ${floorOf(roomOf(f))}) -> ${target} (floor ${floorOf(roomOf(target))})`),
+  );
+}
+
+test('every folder of src/ stands on a floor', () => {
+  assert.deepEqual(
+    [...new Set(files.map(roomOf))].filter((room) => floorOf(room) < 0),
+    [],
+  );
+});
+
+test('no import climbs a floor', () => {
+  assert.deepEqual(climbing(), []);
+});
+
+/** The import loops among the files of src/: each as its files, the first repeated at the end. */
+function loops(): string[] {
+  const graph = new Map(
+    files.map((f) => [
+      f,
+      importsOf(f)
+        .map((t) => t.replace(/\.js$/, '.ts'))
+        .filter((t) => files.includes(t)),
+    ]),
+  );
+  const found: string[] = [];
+  const done = new Set<string>();
+  const visit = (file: string, trail: string[]) => {
+    const at = trail.indexOf(file);
+    if (at >= 0) return void found.push([...trail.slice(at), file].join(' -> '));
+    if (done.has(file)) return;
+    for (const next of graph.get(file) ?? []) visit(next, [...trail, file]);
+    done.add(file);
+  };
+  for (const f of files) visit(f, []);
+  return found;
+}
+
+test('no files import each other in a loop (a factory sits apart from the implementations it picks)', () => {
+  assert.deepEqual(loops(), []);
+});
+
 test('src/contract imports nothing but itself (and TypeBox)', () => {
   const offenders = files
     .filter((f) => f.startsWith(`contract${path.sep}`))
@@ -43,4 +124,15 @@ test('src/contract imports nothing but itself (and TypeBox)', () => {
 
 test('the check sees imports: the routes import from src/contract', () => {
   assert.ok(importsOf(path.join('http', 'routes', 'boards.ts')).includes(path.join('contract', 'boards.js')));
+});
+
+test('the check sees a climb: imports the tree had before its floors are reported', () => {
+  const join = (...parts: string[]) => path.join(...parts);
+  assert.ok(climbs('config.ts', join('boards', 'board-bounds.js')));
+  assert.ok(climbs(join('providers', 'llm', 'local.ts'), join('chats', 'relevance.js')));
+  assert.ok(climbs(join('nodes', 'node-service.ts'), join('boards', 'access.js')));
+  assert.ok(climbs(join('boards', 'board-service.ts'), join('compose', 'duplicate-board.js')));
+  assert.ok(climbs(join('nodes', 'node-service.ts'), join('documents', 'chunk-copy.js')), 'sideways on one floor');
+  assert.ok(!climbs(join('nodes', 'node-service.ts'), join('access', 'board-access.js')));
+  assert.ok(!climbs(join('nodes', 'node-service.ts'), join('nodes', 'node-data.js')));
 });
