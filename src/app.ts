@@ -16,7 +16,7 @@ import { registerIdempotency, sweepIdempotencyKeys } from './http/plugins/idempo
 import { registerOpenApi } from './http/plugins/openapi.js';
 import { registerRateLimit } from './http/plugins/rate-limit.js';
 import { registerWebApp } from './http/plugins/web-app.js';
-import { ErrorEnvelope } from './http/schemas/common.js';
+import { ErrorEnvelope } from './contract/errors.js';
 import type { App, Services } from './http/types.js';
 import { addSharedSchema, validatorCompiler } from './http/validation.js';
 import { jsonBodyParser } from './http/json-body.js';

@@ -1,5 +1,6 @@
 // One error model for the whole service: throw an ApiError (or use a factory below) from anywhere;
 // the HTTP error handler renders it as the contract's envelope { object, status, code, message }.
+import type { ErrorEnvelope } from './contract/errors.js';
 
 export const errorCodes = {
   invalid_request: 400,
@@ -36,13 +37,6 @@ export class ApiError extends Error {
   toEnvelope(): ErrorEnvelope {
     return { object: 'error', status: this.status, code: this.code, message: this.message };
   }
-}
-
-export interface ErrorEnvelope {
-  object: 'error';
-  status: number;
-  code: ErrorCode;
-  message: string;
 }
 
 export const invalid = (message: string) => new ApiError('invalid_request', message);

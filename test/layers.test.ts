@@ -39,8 +39,8 @@ test('domain code never imports from src/http', () => {
  * own floor's folder itself and from lower floors; two folders on one floor do not import each other.
  */
 const FLOORS: string[][] = [
-  ['contract', 'errors.ts'], // shapes and the error type
-  ['config.ts', 'text'], // configuration; text terms and tokens
+  ['contract'], // shapes of requests and responses, and the limits
+  ['errors.ts', 'config.ts', 'text'], // the error type; configuration; text terms and tokens
   ['lib'], // small helpers, no domain
   ['db', 'providers'], // the database; outside services behind interfaces
   ['auth'], // who the caller is
@@ -119,6 +119,25 @@ test('src/contract imports nothing but itself (and TypeBox)', () => {
         .filter((target) => !target.startsWith(`contract${path.sep}`))
         .map((target) => `${f} -> ${target}`),
     );
+  assert.deepEqual(offenders, []);
+});
+
+test('src/contract/limits.ts imports nothing, and the web app takes from the service nothing else', () => {
+  assert.deepEqual(importsOf(path.join('contract', 'limits.ts')), []);
+  assert.ok(!/^\s*import\s/m.test(fs.readFileSync(path.join(src, 'contract', 'limits.ts'), 'utf8')));
+  const web = path.resolve(src, '..', 'web', 'src');
+  const offenders = fs
+    .readdirSync(web, { recursive: true, encoding: 'utf8' })
+    .filter((f) => /\.tsx?$/.test(f))
+    .flatMap((f) => {
+      const text = fs.readFileSync(path.join(web, f), 'utf8');
+      return [...text.matchAll(/from\s+'([^']+)'/g)]
+        .map((m) => m[1]!)
+        .filter(
+          (s) => (s.startsWith('.') && path.resolve(web, path.dirname(f), s).startsWith(src)) || s.startsWith('@board-workspace/limits/'),
+        )
+        .map((s) => `web/src/${f} -> ${s}`);
+    });
   assert.deepEqual(offenders, []);
 });
 

@@ -1,12 +1,13 @@
 // API keys: the create body, the key as listed, and the key as created (with its raw key, once).
 import { type Static, Type } from '@sinclair/typebox';
 import { NullableTimestamp, Timestamp, TimestampInput, Uuid } from './common.js';
+import { API_KEY_NAME_MAX_CHARS } from './limits.js';
 
 const ScopeName = Type.Union([Type.Literal('read'), Type.Literal('write'), Type.Literal('admin')]);
 
 export const CreateApiKeyBody = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' }),
+    name: Type.String({ minLength: 1, maxLength: API_KEY_NAME_MAX_CHARS, pattern: '\\S' }),
     scopes: Type.Array(ScopeName, { minItems: 1, maxItems: 3, uniqueItems: true }),
     expires_at: Type.Optional(Type.Union([TimestampInput, Type.Null()], { description: 'Future time after which the key is rejected' })),
   },

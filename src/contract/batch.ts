@@ -6,8 +6,7 @@ import { Uuid } from './common.js';
 import { Edge } from './edges.js';
 import { CreateEdgeBody, UpdateEdgeBody } from './edges.js';
 import { CreateNodeBody, Node, UpdateNodeBody } from './nodes.js';
-
-export const MAX_BATCH_OPERATIONS = 500;
+import { BATCH_MAX_OPERATIONS } from './limits.js';
 
 const Ref = Type.String({
   minLength: 1,
@@ -63,7 +62,7 @@ export const BatchOperation = Type.Union([
 export type BatchOperation = Static<typeof BatchOperation>;
 
 export const BatchBody = Type.Object(
-  { operations: Type.Array(BatchOperation, { minItems: 1, maxItems: MAX_BATCH_OPERATIONS }) },
+  { operations: Type.Array(BatchOperation, { minItems: 1, maxItems: BATCH_MAX_OPERATIONS }) },
   { additionalProperties: false },
 );
 export type BatchBody = Static<typeof BatchBody>;

@@ -1,12 +1,18 @@
 // Boards: the request bodies and the board as answered, with the owner's flow_state.
 import { type Static, Type } from '@sinclair/typebox';
 import { FreeObject, Timestamp, Uuid } from './common.js';
+import { BOARD_NAME_MAX_CHARS, COORDINATE_MAX, ZOOM_MAX } from './limits.js';
 
-const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'Board name, 1..200 characters' });
+const Name = Type.String({
+  minLength: 1,
+  maxLength: BOARD_NAME_MAX_CHARS,
+  pattern: '\\S',
+  description: `Board name, 1..${BOARD_NAME_MAX_CHARS} characters`,
+});
 export const AccessLevel = Type.Union([Type.Literal('view'), Type.Literal('edit')]);
 export type AccessLevel = Static<typeof AccessLevel>;
-const Coordinate = Type.Number({ minimum: -1e12, maximum: 1e12 });
-const Zoom = Type.Number({ exclusiveMinimum: 0, maximum: 1000 });
+const Coordinate = Type.Number({ minimum: -COORDINATE_MAX, maximum: COORDINATE_MAX });
+const Zoom = Type.Number({ exclusiveMinimum: 0, maximum: ZOOM_MAX });
 
 const BoardInputFields = {
   is_public: Type.Optional(Type.Boolean()),

@@ -2,8 +2,9 @@
 // metadata) and the message as answered.
 import { type Static, Type } from '@sinclair/typebox';
 import { FreeObject, NullableTimestamp, Timestamp, Uuid } from './common.js';
+import { CHAT_MESSAGE_MAX_CHARS, CHAT_TITLE_MAX_CHARS } from './limits.js';
 
-const Title = Type.String({ minLength: 1, maxLength: 200, description: 'At most 200 characters' });
+const Title = Type.String({ minLength: 1, maxLength: CHAT_TITLE_MAX_CHARS, description: `At most ${CHAT_TITLE_MAX_CHARS} characters` });
 
 const ChatFields = {
   id: Uuid,
@@ -44,7 +45,11 @@ export type CreateChatBody = Static<typeof CreateChatBody>;
 export const UpdateChatBody = Type.Object({ title: Title }, { additionalProperties: false });
 export const PostMessageBody = Type.Object(
   {
-    content: Type.String({ minLength: 1, maxLength: 32_000, description: 'The user message, 1..32,000 characters' }),
+    content: Type.String({
+      minLength: 1,
+      maxLength: CHAT_MESSAGE_MAX_CHARS,
+      description: `The user message, 1..${CHAT_MESSAGE_MAX_CHARS.toLocaleString('en-US')} characters`,
+    }),
     stream: Type.Optional(Type.Boolean({ default: false, description: 'true: answer as text/event-stream' })),
   },
   { additionalProperties: false },

@@ -1,8 +1,9 @@
 // Shape pieces every resource is built from: ids, timestamps, free-form objects. The contract's
 // modules (src/contract/*) hold each resource's schemas, which are the one definition of its shape:
 // routes validate, serialise and document with them, services type their inputs and outputs as
-// their Static<> types. Nothing here knows HTTP; envelopes and error responses are in src/http.
-import { type Static, type TObject, Type } from '@sinclair/typebox';
+// their Static<> types. Nothing here knows HTTP; the envelopes are in src/http, but for the list's
+// (List), which the events page extends.
+import { type Static, type TObject, type TSchema, Type } from '@sinclair/typebox';
 
 export const Uuid = Type.String({ format: 'uuid', description: 'UUID' });
 /** A create's optional client-chosen id (docs/api.md, "Replaying a queue of edits safely"). */
@@ -34,4 +35,14 @@ export function fieldsOf<T extends TObject>(schema: T): Array<keyof Static<T> & 
  */
 export function pickShape<T extends TObject>(schema: T, row: Static<T>): Static<T> {
   return Object.fromEntries(fieldsOf(schema).map((key) => [key, row[key]])) as Static<T>;
+}
+
+/** A page of a list: its items, whether more follow, and the cursor that continues it. */
+export function List<T extends TSchema>(item: T) {
+  return Type.Object({
+    object: Type.Literal('list'),
+    data: Type.Array(item),
+    has_more: Type.Boolean(),
+    cursor: Type.Union([Type.String(), Type.Null()]),
+  });
 }

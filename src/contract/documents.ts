@@ -1,6 +1,7 @@
 // Documents: what vectorizing and searching take, a stored chunk and a search hit.
 import { type Static, Type } from '@sinclair/typebox';
 import { Timestamp, Uuid } from './common.js';
+import { IDS_MAX_ITEMS, PAGE_MAX_ITEMS, SEARCH_QUERY_MAX_CHARS, VECTORIZE_TEXT_MAX_CHARS } from './limits.js';
 
 export const SEARCH_MODES = ['vector', 'keyword', 'hybrid'] as const;
 export type SearchMode = (typeof SEARCH_MODES)[number];
@@ -54,7 +55,11 @@ export type Hit = Static<typeof Hit>;
 export const VectorizeBody = Type.Object(
   {
     text: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 5_000_000, description: 'Text to chunk and embed; optional only for a pdf node' }),
+      Type.String({
+        minLength: 1,
+        maxLength: VECTORIZE_TEXT_MAX_CHARS,
+        description: 'Text to chunk and embed; optional only for a pdf node',
+      }),
     ),
     node_id: Type.Optional(
       Type.Union([Uuid, Type.Null()], { description: 'A node of this board: its earlier chunks are replaced when the job completes' }),
@@ -85,8 +90,8 @@ export type VectorizeBatchBody = Static<typeof VectorizeBatchBody>;
 
 export const SearchBody = Type.Object(
   {
-    query: Type.String({ minLength: 1, maxLength: 2000 }),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10 })),
+    query: Type.String({ minLength: 1, maxLength: SEARCH_QUERY_MAX_CHARS }),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: PAGE_MAX_ITEMS, default: 10 })),
     // An enum rather than a union of literals: one clear validation message.
     mode: Type.Optional(
       Type.Unsafe<SearchMode>(
@@ -102,7 +107,7 @@ export const SearchBody = Type.Object(
     threshold: Type.Optional(
       Type.Number({ minimum: -1, maximum: 1, default: 0, description: "Minimum score (in the mode's own scale, see score)" }),
     ),
-    node_ids: Type.Optional(Type.Array(Uuid, { maxItems: 100, description: 'Only chunks of these nodes' })),
+    node_ids: Type.Optional(Type.Array(Uuid, { maxItems: IDS_MAX_ITEMS, description: 'Only chunks of these nodes' })),
     cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'Continues the ranking from the previous page' })),
   },
   { additionalProperties: false },

@@ -1,11 +1,16 @@
 // Edges: the request bodies and the edge as answered.
 import { type Static, Type } from '@sinclair/typebox';
 import { clientId, FreeObject, Timestamp, Uuid } from './common.js';
+import { DATA_MAX_BYTES, EDGE_TYPE_MAX_CHARS } from './limits.js';
 
-const EdgeType = Type.String({ minLength: 1, maxLength: 100, description: 'Edge type, 1..100 characters' });
+const EdgeType = Type.String({
+  minLength: 1,
+  maxLength: EDGE_TYPE_MAX_CHARS,
+  description: `Edge type, 1..${EDGE_TYPE_MAX_CHARS} characters`,
+});
 const EdgeData = Type.Object(
   {},
-  { additionalProperties: true, description: 'Free-form metadata (e.g. a numeric weight), at most 64 KiB of JSON' },
+  { additionalProperties: true, description: `Free-form metadata (e.g. a numeric weight), at most ${DATA_MAX_BYTES / 1024} KiB of JSON` },
 );
 
 export const CreateEdgeBody = Type.Object(

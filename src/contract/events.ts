@@ -1,7 +1,7 @@
 // Board events: one committed change to a board's content or settings, as its event stream and its
 // event list carry it (src/events/).
 import { type Static, Type } from '@sinclair/typebox';
-import { Timestamp, Uuid } from './common.js';
+import { List, Timestamp, Uuid } from './common.js';
 import { PresenceSessionId } from './presence.js';
 
 export const BoardEventTypes = [
@@ -59,10 +59,9 @@ export const BoardEventQuery = Type.Object(
 );
 export type BoardEventQuery = Static<typeof BoardEventQuery>;
 
+/** A list of events (List), its cursor a sequence number, with the board's latest number and the reset flag. */
 export const BoardEventPage = Type.Object({
-  object: Type.Literal('list'),
-  data: Type.Array(BoardEvent),
-  has_more: Type.Boolean(),
+  ...List(BoardEvent).properties,
   cursor: Type.Union([Type.String(), Type.Null()], {
     description: 'The last sequence number listed, for the next `after`; null when none',
   }),

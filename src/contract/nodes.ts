@@ -1,6 +1,7 @@
 // Nodes: the node types, the request bodies and the node as answered.
 import { type Static, Type } from '@sinclair/typebox';
 import { clientId, FreeObject, Timestamp, Uuid } from './common.js';
+import { COORDINATE_MAX, DATA_MAX_BYTES, NODE_TEXT_MAX_CHARS } from './limits.js';
 
 export const nodeTypes = ['video', 'url', 'note', 'document', 'pdf', 'image'] as const;
 export type NodeType = (typeof nodeTypes)[number];
@@ -8,7 +9,7 @@ export type NodeType = (typeof nodeTypes)[number];
 export const nodeTypeInputs = [...nodeTypes, 'youtube'] as const;
 export type NodeTypeInput = (typeof nodeTypeInputs)[number];
 
-const Coordinate = Type.Number({ minimum: -1e12, maximum: 1e12 });
+const Coordinate = Type.Number({ minimum: -COORDINATE_MAX, maximum: COORDINATE_MAX });
 const Position = Type.Object({ x: Coordinate, y: Coordinate }, { additionalProperties: false, description: 'Canvas position' });
 // An enum rather than a union of literals: one clear validation message and a compact OpenAPI entry.
 export const nodeTypeInput = (description: string) => Type.String({ enum: [...nodeTypeInputs], description });
@@ -18,7 +19,7 @@ const NullableUuid = Type.Union([Uuid, Type.Null()]);
 const dataDescription =
   'Keys by type. video, url: url (absolute http/https URL). note: text (string, may be empty). document: text, optional url. ' +
   'pdf, image: storagePath, publicUrl, fileSize (integer bytes) of the uploaded asset. Any type: optional label (string); ' +
-  'other keys are kept as given. text is at most 100,000 characters; the other keys at most 64 KiB of JSON.';
+  `other keys are kept as given. text is at most ${NODE_TEXT_MAX_CHARS.toLocaleString('en-US')} characters; the other keys at most ${DATA_MAX_BYTES / 1024} KiB of JSON.`;
 
 export const CreateNodeBody = Type.Object(
   {

@@ -2,19 +2,21 @@
 // service to the board's event streams (event `presence`), never stored as board content.
 import { type Static, Type } from '@sinclair/typebox';
 import { Uuid } from './common.js';
+import { COORDINATE_MAX, IDS_MAX_ITEMS } from './limits.js';
 
 export const PresenceSessionId = Type.String({
   pattern: '^[A-Za-z0-9_-]{8,64}$',
   description: "The client's session on the board (one per open tab), 8..64 of A-Z a-z 0-9 _ -",
 });
 
-const Point = Type.Object({ x: Type.Number({ minimum: -1e12, maximum: 1e12 }), y: Type.Number({ minimum: -1e12, maximum: 1e12 }) });
+const Coordinate = Type.Number({ minimum: -COORDINATE_MAX, maximum: COORDINATE_MAX });
+const Point = Type.Object({ x: Coordinate, y: Coordinate });
 
 export const PresenceBody = Type.Object(
   {
     session_id: PresenceSessionId,
     cursor: Type.Optional(Type.Union([Point, Type.Null()], { description: 'Canvas coordinates of the pointer; null when off the canvas' })),
-    selection: Type.Optional(Type.Array(Uuid, { maxItems: 100, description: 'Ids of the selected nodes' })),
+    selection: Type.Optional(Type.Array(Uuid, { maxItems: IDS_MAX_ITEMS, description: 'Ids of the selected nodes' })),
   },
   { additionalProperties: false },
 );

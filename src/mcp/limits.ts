@@ -5,13 +5,13 @@
 // MCP_MAX_BATCH_MESSAGES messages and its tool calls at most MCP_MAX_ITEMS_PER_REQUEST items
 // together (the REST batch's bound); beyond either the whole POST is a 400 and nothing runs. Each
 // JSON-RPC request in a POST counts as one request against the caller's rate limits.
-import { MAX_BATCH_OPERATIONS } from '../contract/batch.js';
+import { BATCH_MAX_OPERATIONS } from '../contract/limits.js';
 import { invalid } from '../errors.js';
 
 /** Messages in one JSON-RPC batch (the SDK's own bound is 100). */
 export const MCP_MAX_BATCH_MESSAGES = 20;
 /** Items over all the tool calls of one POST: as many as one REST batch carries. */
-export const MCP_MAX_ITEMS_PER_REQUEST = MAX_BATCH_OPERATIONS;
+export const MCP_MAX_ITEMS_PER_REQUEST = BATCH_MAX_OPERATIONS;
 
 export interface McpLoad {
   /** JSON-RPC requests (a method and an id): each is answered, and each counts as one request. */

@@ -19,6 +19,7 @@ import { getNode, listNodes } from '../nodes/node-service.js';
 import { compactEdge, compactNode, edgeLine, nodeLine, nodeText, snippet } from './compact.js';
 import type { McpCall, McpDeps } from './context.js';
 import { guarded, ok } from './results.js';
+import { CHAT_MESSAGE_MAX_CHARS, IDS_MAX_ITEMS, PAGE_MAX_ITEMS, SEARCH_QUERY_MAX_CHARS } from '../contract/limits.js';
 
 export const Id = z.uuid();
 export const BoardId = Id.describe('The board id (list_boards names them)');
@@ -68,7 +69,10 @@ export function registerReadTools(server: McpServer, deps: McpDeps, call: McpCal
     {
       title: 'List boards',
       description: "List the caller's boards, newest first (id, name, whether public).",
-      inputSchema: { limit: z.number().int().min(1).max(100).default(50).describe('Page size, 1..100'), cursor: Cursor.optional() },
+      inputSchema: {
+        limit: z.number().int().min(1).max(PAGE_MAX_ITEMS).default(50).describe(`Page size, 1..${PAGE_MAX_ITEMS}`),
+        cursor: Cursor.optional(),
+      },
       annotations: { readOnlyHint: true },
     },
     ({ limit, cursor }) =>
@@ -147,7 +151,7 @@ export function registerReadTools(server: McpServer, deps: McpDeps, call: McpCal
     {
       title: 'Get nodes',
       description: 'Read nodes whole: their type, position, parent and all their data (full text).',
-      inputSchema: { board_id: BoardId, node_ids: z.array(Id).min(1).max(100).describe('Up to 100 node ids') },
+      inputSchema: { board_id: BoardId, node_ids: z.array(Id).min(1).max(IDS_MAX_ITEMS).describe(`Up to ${IDS_MAX_ITEMS} node ids`) },
       annotations: { readOnlyHint: true },
     },
     ({ board_id, node_ids }) =>
@@ -177,11 +181,11 @@ export function registerReadTools(server: McpServer, deps: McpDeps, call: McpCal
         'Each hit names its chunk, the node it came from and its page.',
       inputSchema: {
         board_id: BoardId,
-        query: z.string().min(1).max(2000),
+        query: z.string().min(1).max(SEARCH_QUERY_MAX_CHARS),
         mode: z.enum(SEARCH_MODES).default('hybrid'),
-        limit: z.number().int().min(1).max(100).default(10),
+        limit: z.number().int().min(1).max(PAGE_MAX_ITEMS).default(10),
         threshold: z.number().min(-1).max(1).optional().describe("Minimum score in the mode's scale (default 0)"),
-        node_ids: z.array(Id).max(100).optional().describe('Only chunks of these nodes'),
+        node_ids: z.array(Id).max(IDS_MAX_ITEMS).optional().describe('Only chunks of these nodes'),
         cursor: Cursor.optional(),
       },
       annotations: { readOnlyHint: true },
@@ -231,7 +235,7 @@ export function registerReadTools(server: McpServer, deps: McpDeps, call: McpCal
         'Each question starts a chat titled "MCP: …" in the caller\'s chats (visible in the app); pass chat_id to continue one.',
       inputSchema: {
         board_id: BoardId,
-        question: z.string().min(1).max(32_000),
+        question: z.string().min(1).max(CHAT_MESSAGE_MAX_CHARS),
         chat_id: Id.optional().describe('A chat of yours on this board to continue (its history is context)'),
         node_id: Id.optional().describe('For a new chat: the node it is about (its content comes first)'),
       },

@@ -13,13 +13,23 @@ import { compactEdge, compactNode, edgeLine, nodeLine, nodeText } from './compac
 import type { McpCall, McpDeps } from './context.js';
 import { BoardId, Id } from './read-tools.js';
 import { bulkResult, eachItem, guarded, ok } from './results.js';
+import {
+  COORDINATE_MAX,
+  EDGE_TYPE_MAX_CHARS,
+  LABEL_MAX_CHARS,
+  NODE_TEXT_MAX_CHARS,
+  URL_MAX_CHARS,
+  VECTORIZE_TEXT_MAX_CHARS,
+} from '../contract/limits.js';
 
 const MAX_ITEMS = 100;
-const Coordinate = z.number().min(-1e12).max(1e12);
+const Coordinate = z.number().min(-COORDINATE_MAX).max(COORDINATE_MAX);
 const Position = z.object({ x: Coordinate, y: Coordinate }).describe('Canvas position');
 const Data = z.record(z.string(), z.unknown());
-const Text = z.string().max(100_000);
-const Label = z.string().max(1000);
+const Text = z.string().max(NODE_TEXT_MAX_CHARS);
+const Label = z.string().max(LABEL_MAX_CHARS);
+const Url = z.string().max(URL_MAX_CHARS);
+const EdgeType = z.string().min(1).max(EDGE_TYPE_MAX_CHARS);
 const items = <T extends z.ZodType>(item: T) => z.array(item).min(1).max(MAX_ITEMS);
 
 // A create repeated with its id and the same item answers what it made (docs/api.md, "Replaying a queue of edits safely").
@@ -50,7 +60,7 @@ export function registerWriteTools(server: McpServer, deps: McpDeps, call: McpCa
             type: z.enum(nodeTypeInputs).default('note').describe('note (default), url, video, document, pdf, image'),
             text: Text.optional().describe('A note or document text'),
             label: Label.optional(),
-            url: z.string().max(2048).optional().describe('For url and video nodes (absolute http/https)'),
+            url: Url.optional().describe('For url and video nodes (absolute http/https)'),
             position: Position.optional().describe('Default: a column at x 0'),
             parent_node_id: Id.optional(),
             data: Data.optional().describe('Other keys of node data, kept as given'),
@@ -100,7 +110,7 @@ export function registerWriteTools(server: McpServer, deps: McpDeps, call: McpCa
             node_id: Id,
             text: Text.optional(),
             label: Label.nullable().optional(),
-            url: z.string().max(2048).optional(),
+            url: Url.optional(),
             position: Position.optional(),
             parent_node_id: Id.nullable().optional(),
             data: Data.optional().describe('Shallow merge into node data; a key set to null is removed'),
@@ -162,7 +172,7 @@ export function registerWriteTools(server: McpServer, deps: McpDeps, call: McpCa
             id: ClientId.optional(),
             source_node_id: Id,
             target_node_id: Id,
-            type: z.string().min(1).max(100).optional().describe('Edge type, default "default"'),
+            type: EdgeType.optional().describe('Edge type, default "default"'),
             label: Label.optional(),
             data: Data.optional().describe('Other edge data, kept as given'),
           }),
@@ -197,7 +207,7 @@ export function registerWriteTools(server: McpServer, deps: McpDeps, call: McpCa
         edges: items(
           z.object({
             edge_id: Id,
-            type: z.string().min(1).max(100).optional(),
+            type: EdgeType.optional(),
             label: Label.optional(),
             data: Data.optional().describe("Replaces the edge's data"),
           }),
@@ -250,7 +260,7 @@ export function registerWriteTools(server: McpServer, deps: McpDeps, call: McpCa
       inputSchema: {
         board_id: BoardId,
         node_id: Id,
-        text: z.string().min(1).max(5_000_000).optional().describe("Text to embed instead of the node's own"),
+        text: z.string().min(1).max(VECTORIZE_TEXT_MAX_CHARS).optional().describe("Text to embed instead of the node's own"),
       },
     },
     ({ board_id, node_id, text }) =>

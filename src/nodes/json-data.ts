@@ -2,9 +2,7 @@
 // cap, and the text PostgreSQL refuses (NUL characters, lone UTF-16 surrogates). Without these a
 // legal JSON body would reach the database and fail there as a 500 instead of a 400.
 import { invalid } from '../errors.js';
-
-export const MAX_DATA_BYTES = 64 * 1024;
-const MAX_DEPTH = 64;
+import { DATA_MAX_BYTES, DATA_MAX_DEPTH } from '../contract/limits.js';
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
@@ -21,7 +19,7 @@ export function assertStorableJson(value: unknown, field: string): void {
     if (typeof v === 'string') {
       if (!isStorableText(v)) throw invalid(`${field} contains a NUL character or invalid Unicode`);
     } else if (v !== null && typeof v === 'object') {
-      if (depth >= MAX_DEPTH) throw invalid(`${field} is nested more than ${MAX_DEPTH} levels deep`);
+      if (depth >= DATA_MAX_DEPTH) throw invalid(`${field} is nested more than ${DATA_MAX_DEPTH} levels deep`);
       if (Array.isArray(v)) {
         for (const item of v) stack.push({ v: item, depth: depth + 1 });
       } else {
@@ -37,8 +35,8 @@ export function assertStorableJson(value: unknown, field: string): void {
 /** Serialises a data object for jsonb after checking it; `sizeOf` is what counts toward the cap. */
 export function toStoredJson(value: Record<string, unknown>, field: string, sizeOf: Record<string, unknown> = value): string {
   assertStorableJson(value, field);
-  if (Buffer.byteLength(JSON.stringify(sizeOf), 'utf8') > MAX_DATA_BYTES) {
-    throw invalid(`${field} is larger than 64 KiB of JSON`);
+  if (Buffer.byteLength(JSON.stringify(sizeOf), 'utf8') > DATA_MAX_BYTES) {
+    throw invalid(`${field} is larger than ${DATA_MAX_BYTES / 1024} KiB of JSON`);
   }
   return JSON.stringify(value);
 }

@@ -4,10 +4,7 @@
 import { invalid } from '../errors.js';
 import { toStoredJson } from './json-data.js';
 import type { NodeType, NodeTypeInput } from '../contract/nodes.js';
-
-export const MAX_TEXT_CHARS = 100_000;
-const MAX_URL_CHARS = 8_192;
-const MAX_PATH_CHARS = 1_024;
+import { NODE_TEXT_MAX_CHARS, PATH_MAX_CHARS, URL_MAX_CHARS } from '../contract/limits.js';
 
 export type NodeData = Record<string, unknown>;
 
@@ -19,12 +16,12 @@ function checkUrl(data: NodeData, key: string, required: boolean): void {
   if (typeof value !== 'string') throw invalid(`data.${key} is required and must be a string`);
   let url: URL | undefined;
   try {
-    url = value.length <= MAX_URL_CHARS ? new URL(value) : undefined;
+    url = value.length <= URL_MAX_CHARS ? new URL(value) : undefined;
   } catch {
     url = undefined;
   }
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '') {
-    throw invalid(`data.${key} must be an absolute http or https URL of at most ${MAX_URL_CHARS} characters`);
+    throw invalid(`data.${key} must be an absolute http or https URL of at most ${URL_MAX_CHARS} characters`);
   }
 }
 
@@ -32,8 +29,8 @@ function checkText(data: NodeData): void {
   const text = data.text;
   if (typeof text !== 'string') throw invalid('data.text is required and must be a string');
   // Characters are code points; the UTF-16 length is an upper bound, so count only when needed.
-  if (text.length > MAX_TEXT_CHARS && [...text].length > MAX_TEXT_CHARS) {
-    throw invalid(`data.text is longer than ${MAX_TEXT_CHARS} characters`);
+  if (text.length > NODE_TEXT_MAX_CHARS && [...text].length > NODE_TEXT_MAX_CHARS) {
+    throw invalid(`data.text is longer than ${NODE_TEXT_MAX_CHARS} characters`);
   }
 }
 
@@ -47,8 +44,8 @@ function checkNonEmptyString(data: NodeData, key: string, max: number): void {
 /**
  * Checks a node's complete `data` for its type and returns it as JSON text for storage.
  *
- * The 64 KiB cap counts every key except `text`: note and document text has its own cap of
- * 100,000 characters, which would otherwise be unreachable (100,000 characters exceed 64 KiB).
+ * The data cap (DATA_MAX_BYTES, 64 KiB) counts every key except `text`: note and document text has
+ * its own cap (NODE_TEXT_MAX_CHARS, 100,000 characters), which would otherwise be unreachable.
  *
  * For pdf and image, the keys are checked for shape here; node-service.ts matches them against an
  * asset of the same board (src/assets/asset-service.ts assertNodeAsset).
@@ -69,8 +66,8 @@ export function storedNodeData(type: NodeType, data: NodeData): string {
       break;
     case 'pdf':
     case 'image': {
-      checkNonEmptyString(data, 'storagePath', MAX_PATH_CHARS);
-      checkNonEmptyString(data, 'publicUrl', MAX_URL_CHARS);
+      checkNonEmptyString(data, 'storagePath', PATH_MAX_CHARS);
+      checkNonEmptyString(data, 'publicUrl', URL_MAX_CHARS);
       const size = data.fileSize;
       if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) {
         throw invalid('data.fileSize is required and must be a non-negative integer (bytes)');

@@ -1,7 +1,8 @@
 // POST /v1/boards/{boardId}/batch: many node and edge writes in one transaction (batch-service.ts).
 import { Type } from '@sinclair/typebox';
 import { runBatch } from '../../compose/batch-service.js';
-import { BatchBody, BatchResult, MAX_BATCH_OPERATIONS } from '../../contract/batch.js';
+import { BatchBody, BatchResult } from '../../contract/batch.js';
+import { BATCH_MAX_OPERATIONS } from '../../contract/limits.js';
 import { principalOf } from '../plugins/auth.js';
 import { BoardParams, errorResponses, Single } from '../schemas/common.js';
 import type { App, Services } from '../types.js';
@@ -16,7 +17,7 @@ export function batchRoutes(app: App, services: Services): void {
         tags: ['nodes'],
         operationId: 'batchWrite',
         summary: 'Create, update and delete nodes and edges in one transaction',
-        description: `Up to ${MAX_BATCH_OPERATIONS} operations (create_node, update_node, delete_node, create_edge, update_edge, delete_edge), each with the fields of its single request, run in order behind one board lock: all succeed or nothing is written. A node created here may carry a \`ref\`, which later operations use as \`parent_ref\`, \`source_ref\` or \`target_ref\`. \`if_match\` works as the If-Match header. \`create_node\` and \`create_edge\` take an optional client-chosen \`id\`: an operation repeating a create already made (same id, same fields) answers the node or edge as it is now and writes nothing, an id used otherwise is 409; a delete of something already deleted succeeds. A failure answers the status the operation alone would have (400, 404, 409, 412), its message starting with \`operations[<index>]\`. The answer lists each operation's result in order. Idempotency-Key applies.`,
+        description: `Up to ${BATCH_MAX_OPERATIONS} operations (create_node, update_node, delete_node, create_edge, update_edge, delete_edge), each with the fields of its single request, run in order behind one board lock: all succeed or nothing is written. A node created here may carry a \`ref\`, which later operations use as \`parent_ref\`, \`source_ref\` or \`target_ref\`. \`if_match\` works as the If-Match header. \`create_node\` and \`create_edge\` take an optional client-chosen \`id\`: an operation repeating a create already made (same id, same fields) answers the node or edge as it is now and writes nothing, an id used otherwise is 409; a delete of something already deleted succeeds. A failure answers the status the operation alone would have (400, 404, 409, 412), its message starting with \`operations[<index>]\`. The answer lists each operation's result in order. Idempotency-Key applies.`,
         params: BoardParams,
         body: BatchBody,
         response: {

@@ -14,6 +14,7 @@ import { BoardParams, errorResponses, Single } from '../schemas/common.js';
 import type { App, Services } from '../types.js';
 import { validatorCompiler } from '../validation.js';
 import { assetBaseUrl } from './assets.js';
+import { BOARD_NAME_MAX_CHARS } from '../../contract/limits.js';
 
 const ImportResult = Type.Object({
   board: Board,
@@ -24,7 +25,7 @@ const ImportResult = Type.Object({
 
 const Name = Type.String({
   minLength: 1,
-  maxLength: 200,
+  maxLength: BOARD_NAME_MAX_CHARS,
   pattern: '\\S',
   description: "The new board's name; default: the name the export carries, or the file's",
 });

@@ -1,30 +1,15 @@
 // The HTTP framing of the contract's shapes (src/contract/): envelopes, path parameters, list
 // queries and error responses. Services never return these; routes wrap what services return.
-import { Type, type TObject, type TSchema } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 import { Uuid } from '../../contract/common.js';
-
-export const ErrorEnvelope = Type.Object(
-  {
-    object: Type.Literal('error'),
-    status: Type.Integer(),
-    code: Type.String(),
-    message: Type.String(),
-  },
-  { $id: 'Error', description: 'Error envelope' },
-) as TObject & { $id: string };
+import { PAGE_MAX_ITEMS } from '../../contract/limits.js';
 
 export function Single<T extends TSchema>(object: string, data: T) {
   return Type.Object({ object: Type.Literal(object), data });
 }
 
-export function List<T extends TSchema>(item: T) {
-  return Type.Object({
-    object: Type.Literal('list'),
-    data: Type.Array(item),
-    has_more: Type.Boolean(),
-    cursor: Type.Union([Type.String(), Type.Null()]),
-  });
-}
+/** A page of a list (from src/contract/common.ts, where the events page is built on it too). */
+export { List } from '../../contract/common.js';
 
 export function Deleted(object: string) {
   return Single(object, Type.Object({ id: Uuid, deleted: Type.Literal(true) }));
@@ -35,7 +20,7 @@ export const BoardParams = Type.Object({ boardId: Uuid });
 export const BoardChildParams = Type.Object({ boardId: Uuid, id: Uuid });
 
 export const PageQuery = {
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Page size, 1..100' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: PAGE_MAX_ITEMS, default: 20, description: `Page size, 1..${PAGE_MAX_ITEMS}` })),
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'Opaque cursor from the previous page' })),
   order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')], { description: 'Sort by creation time' })),
 };

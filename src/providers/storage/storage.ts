@@ -5,6 +5,7 @@
 // root (see assertSafePath).
 import type { Readable } from 'node:stream';
 import { ProviderError } from '../provider-error.js';
+import { PATH_MAX_CHARS } from '../../contract/limits.js';
 
 export interface StoredFile {
   body: Readable;
@@ -84,7 +85,8 @@ export function watchBody(body: Readable, sink?: NodeJS.EventEmitter): () => unk
  * paths, backslashes, and empty, `.` or `..` segments (the idea of supabase/storage's secure path).
  */
 export function assertSafePath(path: string): void {
-  if (typeof path !== 'string' || path.length === 0 || path.length > 1024) throw new Error('Storage path must be 1..1024 characters');
+  if (typeof path !== 'string' || path.length === 0 || path.length > PATH_MAX_CHARS)
+    throw new Error(`Storage path must be 1..${PATH_MAX_CHARS} characters`);
   if (path.includes('\0')) throw new Error('Storage path must not contain null bytes');
   if (path.startsWith('/') || path.includes('\\') || /^[A-Za-z]:/.test(path))
     throw new Error('Storage path must be relative, with / separators');

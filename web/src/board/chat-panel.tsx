@@ -17,6 +17,7 @@ import {
 } from './board-api';
 import type { ChunkIndex, ChunkInfo } from './chunk-index';
 import { ChatIcon, PlusIcon } from './icons';
+import { CHAT_MESSAGE_MAX_CHARS } from '@board-workspace/limits';
 
 interface UiMessage extends Message {
   streaming?: boolean;
@@ -349,7 +350,7 @@ function Thread(props: {
             chat.node_id && nodeLabel(chat.node_id) !== undefined ? `Ask about “${nodeLabel(chat.node_id)}”…` : 'Ask about this board…'
           }
           value={draft}
-          maxLength={32000}
+          maxLength={CHAT_MESSAGE_MAX_CHARS}
           onChange={(event) => setDraft(event.target.value)}
           onKeyDown={(event) => {
             if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) void send(event);

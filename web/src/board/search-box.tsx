@@ -4,6 +4,7 @@ import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { search, type SearchHit } from './board-api';
 import type { ChunkIndex } from './chunk-index';
 import { SearchIcon } from './icons';
+import { SEARCH_QUERY_MAX_CHARS } from '@board-workspace/limits';
 
 type SearchState =
   | { status: 'idle' }
@@ -60,7 +61,7 @@ export function SearchBox(props: {
           onChange={(event) => setQuery(event.target.value)}
           onFocus={() => setOpen(true)}
           onKeyDown={(event) => event.key === 'Escape' && setOpen(false)}
-          maxLength={2000}
+          maxLength={SEARCH_QUERY_MAX_CHARS}
         />
       </form>
       {open && state.status !== 'idle' && (

@@ -14,6 +14,7 @@ import { ImportBoard } from './import-board';
 import { useDocumentTitle } from '../lib/title';
 import { ShareDialog } from './share-dialog';
 import { SharedWithMe } from './shared-with-me';
+import { BOARD_NAME_MAX_CHARS } from '@board-workspace/limits';
 
 type Access = 'view' | 'edit';
 export interface BoardItem {
@@ -164,7 +165,7 @@ function CreateBoard({ onCreated }: { onCreated(board: BoardItem): void }) {
         id="new-board-name"
         placeholder="New board name"
         value={name}
-        maxLength={200}
+        maxLength={BOARD_NAME_MAX_CHARS}
         onChange={(event) => setName(event.target.value)}
       />
       <button type="submit" className="button-primary" disabled={busy || !name.trim()}>
@@ -235,7 +236,7 @@ function BoardRow({
             <input
               aria-label="Board name"
               value={draft}
-              maxLength={200}
+              maxLength={BOARD_NAME_MAX_CHARS}
               autoFocus
               onChange={(event) => setDraft(event.target.value)}
               onKeyDown={(event) => {

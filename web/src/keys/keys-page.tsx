@@ -9,6 +9,7 @@ import { messageOf, unwrap } from '../lib/request';
 import { useDocumentTitle } from '../lib/title';
 import { ConfirmDialog } from '../ui/dialog';
 import { Notice, useToast } from '../ui/toast';
+import { API_KEY_NAME_MAX_CHARS } from '@board-workspace/limits';
 
 type Scope = 'read' | 'write' | 'admin';
 interface ApiKey {
@@ -221,7 +222,12 @@ function CreateKey({ onCreated }: { onCreated(key: CreatedKey): void }) {
       <div className="form-row">
         <label className="field grow">
           <span>Name</span>
-          <input value={name} maxLength={100} onChange={(event) => setName(event.target.value)} placeholder="e.g. nightly import" />
+          <input
+            value={name}
+            maxLength={API_KEY_NAME_MAX_CHARS}
+            onChange={(event) => setName(event.target.value)}
+            placeholder="e.g. nightly import"
+          />
         </label>
         <label className="field">
           <span>Expires on (optional)</span>

@@ -7,6 +7,7 @@ import { draftKey, readDraft, useBoardActions, type BoardFlowNode } from '../boa
 import { useSaveStatus } from '../save-tracker';
 import { NoteIcon } from '../icons';
 import { labelOf, NodeFrame, str } from './node-frame';
+import { NODE_TEXT_MAX_CHARS as NOTE_MAX_CHARS } from '@board-workspace/limits';
 
 /** A note without a title of its own is titled by its first line. */
 export function noteTitle(text: string): string {
@@ -14,8 +15,6 @@ export function noteTitle(text: string): string {
   return first ? (first.length > 60 ? `${first.slice(0, 60)}…` : first) : 'Note';
 }
 
-/** The most characters a note's text may hold (the service's limit, docs/api.md). */
-export const NOTE_MAX_CHARS = 100_000;
 /** From here on the note shows how close it is to the limit. */
 const NOTE_WARN_CHARS = 90_000;
 

@@ -1,9 +1,8 @@
 // Web addresses on the board: whether a piece of text is one http(s) address (the "Add link"
 // dialog, a pasted or dropped link), whether it is a YouTube or Vimeo video (a video node, played
 // in its card through the provider's privacy-enhanced player), and the parts a url card shows.
-// The service accepts the same addresses (absolute http or https, at most 8,192 characters).
-
-const MAX_URL_CHARS = 8_192;
+// The service accepts the same addresses (absolute http or https, at most URL_MAX_CHARS characters).
+import { URL_MAX_CHARS as MAX_URL_CHARS } from '@board-workspace/limits';
 
 export type LinkCheck = { ok: true; url: string } | { ok: false; error: string };
 
