@@ -73,6 +73,13 @@ function climbing(): string[] {
   );
 }
 
+test('domain code never imports Fastify (it logs through src/lib/logger.ts)', () => {
+  const offenders = files
+    .filter((f) => !httpSide(f))
+    .filter((f) => /^\s*import[^;]*from\s+'fastify'/m.test(fs.readFileSync(path.join(src, f), 'utf8')));
+  assert.deepEqual(offenders, []);
+});
+
 test('every folder of src/ stands on a floor', () => {
   assert.deepEqual(
     [...new Set(files.map(roomOf))].filter((room) => floorOf(room) < 0),

@@ -9,12 +9,13 @@ import { createLocalTokens } from './local-tokens.js';
 import { OidcProvider } from './oidc.js';
 import { prepareDummyHash } from './password.js';
 import { Sessions } from './sessions.js';
+import type { Logger } from '../lib/logger.js';
 
 export type SignIn =
   | { mode: 'local'; sessions: Sessions; verifier: JwtVerifier | undefined }
   | { mode: 'oidc'; oidc: OidcProvider; verifier: JwtVerifier | undefined };
 
-export async function createSignIn(db: Db, config: Config, log: { warn(obj: object, msg: string): void }): Promise<SignIn> {
+export async function createSignIn(db: Db, config: Config, log: Pick<Logger, 'warn'>): Promise<SignIn> {
   const external = createJwtVerifier(config);
   if (config.oidc) {
     const oidc = new OidcProvider(config.oidc);

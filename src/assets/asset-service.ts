@@ -15,6 +15,7 @@ import { allowedTypes, declaredType, safeOriginalName } from './file-names.js';
 import type { Asset } from '../contract/assets.js';
 import { type BoardChange, changeTransaction, recordChanges } from '../events/record.js';
 import type { BoardBounds } from '../config.js';
+import type { Logger } from '../lib/logger.js';
 
 export interface AssetDeps {
   db: Db;
@@ -254,7 +255,7 @@ export async function deleteAsset(db: Db, principal: Principal, boardId: string,
  * Removes files whose rows are gone. Called after the commit, so a failure here leaves only a
  * file without a row, which the start-up sweep removes.
  */
-export async function removeStoredFiles(storage: Storage, paths: string[], log: { warn(obj: unknown, msg: string): void }): Promise<void> {
+export async function removeStoredFiles(storage: Storage, paths: string[], log: Pick<Logger, 'warn'>): Promise<void> {
   for (const path of paths) {
     await storage.delete(path).catch((err: unknown) => log.warn({ err, path }, 'asset file not removed; the next sweep will'));
   }

@@ -5,7 +5,7 @@
 // several instances need no coordination. Runs at start (leftovers of a crash) and whenever the
 // app's code that retires a set kicks it: one purger per app, handed down as `purger` (a
 // `PurgeRequests`), so a retirement in one app never wakes another app's purger.
-import type { FastifyBaseLogger } from 'fastify';
+import type { Logger } from '../lib/logger.js';
 import type { Db } from '../db/schema.js';
 import type { Foreground } from '../jobs/foreground.js';
 import { deleteSetChunks } from './chunk-store.js';
@@ -24,7 +24,7 @@ export class ChunkPurger implements PurgeRequests {
   constructor(
     private readonly db: Db,
     private readonly foreground: Foreground,
-    private readonly log: FastifyBaseLogger,
+    private readonly log: Logger,
   ) {}
 
   readonly name = 'chunk purge';

@@ -2,7 +2,7 @@
 // purger, the periodic sweeps) is added here by the module that owns it, started once the app is
 // ready and stopped, last added first, when the app closes. One per app, so closing an app stops
 // everything it started and nothing of another app's.
-import type { FastifyBaseLogger } from 'fastify';
+import type { Logger } from '../lib/logger.js';
 
 export interface BackgroundTask {
   /** What the task is, for logs. */
@@ -16,7 +16,7 @@ export class Background {
   private readonly tasks: BackgroundTask[] = [];
   private started = false;
 
-  constructor(private readonly log: FastifyBaseLogger) {}
+  constructor(private readonly log: Logger) {}
 
   add(task: BackgroundTask): void {
     if (this.started) throw new Error(`background task ${task.name} added after the app started`);

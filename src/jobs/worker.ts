@@ -11,7 +11,7 @@
 // served (job_turns, 0009-job-turns.ts), so one user's queue of large jobs delays another user's
 // job by at most the jobs already running. Each process runs JOB_CONCURRENCY claim loops ("slots").
 import { sql, type Transaction } from 'kysely';
-import type { FastifyBaseLogger } from 'fastify';
+import type { Logger } from '../lib/logger.js';
 import type { Database, Db, Executor } from '../db/schema.js';
 import { ApiError } from '../errors.js';
 import { ProviderError } from '../providers/provider-error.js';
@@ -43,7 +43,7 @@ export interface JobOutcome {
 }
 
 export interface JobHandler {
-  run(job: ClaimedJob, signal: AbortSignal, log: FastifyBaseLogger): Promise<JobOutcome>;
+  run(job: ClaimedJob, signal: AbortSignal, log: Logger): Promise<JobOutcome>;
   /** Cleans up after a failed attempt (e.g. removes chunks written so far). */
   cleanup?(db: Executor, job: ClaimedJob): Promise<void>;
   /**
@@ -74,7 +74,7 @@ export class JobWorker {
     private readonly db: Db,
     private readonly handlers: Record<string, JobHandler>,
     private readonly options: JobWorkerOptions,
-    private readonly log: FastifyBaseLogger,
+    private readonly log: Logger,
   ) {
     this.slots = new ClaimSlots(
       options,

@@ -7,6 +7,7 @@ import type { NodeReadCache } from '../nodes/node-cache.js';
 import type { Embedder } from '../providers/embeddings/embedder.js';
 import type { ChatModel } from '../providers/llm/chat-model.js';
 import type { BoardBounds } from '../config.js';
+import type { Logger } from '../lib/logger.js';
 
 export interface McpDeps {
   db: Db;
@@ -31,7 +32,7 @@ export interface McpCall {
   principal: Principal;
   /** The base of asset urls for this request (a pdf or image node's publicUrl must use it). */
   assetBaseUrl: string;
-  log: { error(details: object, message: string): void };
+  log: Pick<Logger, 'error'>;
   /** The API's reading of any error (the one mapping of src/http/plugins/errors.ts). */
   errorOf(error: Error): ApiError;
   /** Runs a tool call's work within the caller's share (set by buildMcpServer: one of the user's slots of expensive work). */

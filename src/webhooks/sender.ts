@@ -14,7 +14,7 @@
 //
 // Committed changes that queued deliveries notify `webhook_deliveries`, which wakes an idle slot;
 // retries coming due are found by polling every WEBHOOK_POLL_MS.
-import type { FastifyBaseLogger } from 'fastify';
+import type { Logger } from '../lib/logger.js';
 import { sql } from 'kysely';
 import { Webhook } from 'standardwebhooks';
 import type { WebhookConfig } from '../config.js';
@@ -55,7 +55,7 @@ export class WebhookSender implements BackgroundTask {
     private readonly db: Db,
     private readonly options: WebhookConfig,
     notifications: Notifications,
-    private readonly log: FastifyBaseLogger,
+    private readonly log: Logger,
   ) {
     this.slots = new ClaimSlots(
       options,
