@@ -6,7 +6,7 @@
 import type { Db, Executor } from '../db/schema.js';
 import { conflict, invalid, unauthorized } from '../errors.js';
 import { newId, now } from '../lib/ids.js';
-import { hashPassword, verifyAgainstDummy, verifyPassword } from './password.js';
+import { type DummyHash, hashPassword, verifyPassword } from './password.js';
 import type { Account } from '../contract/accounts.js';
 
 /** A local account as the operator's CLI lists it (not served). */
@@ -59,12 +59,13 @@ export async function signUp(db: Db, rawEmail: string, password: string): Promis
   });
 }
 
-export async function logIn(db: Db, rawEmail: string, password: string): Promise<Account> {
+/** `dummy` is verified against when the email has no account (sign-in.ts makes it). */
+export async function logIn(db: Db, dummy: DummyHash, rawEmail: string, password: string): Promise<Account> {
   // Not normaliseEmail: a malformed address is simply unknown here, answered like any other.
   const email = rawEmail.trim().toLowerCase();
   const account = await db.selectFrom('accounts').select(['user_id', 'password_hash']).where('email', '=', email).executeTakeFirst();
   if (!account) {
-    await verifyAgainstDummy(password);
+    await dummy.verifyAgainst(password);
     throw unauthorized(WRONG_CREDENTIALS);
   }
   const { ok, needsRehash } = await verifyPassword(password, account.password_hash);

@@ -57,18 +57,20 @@ export async function verifyPassword(password: string, stored: string): Promise<
   return { ok, needsRehash };
 }
 
-let dummy: Promise<string> | undefined;
-
-/** Makes the dummy hash ahead of the first login, so that login is not slower than the rest. */
-export function prepareDummyHash(): void {
-  dummy ??= hashPassword(randomBytes(16).toString('hex'));
-}
-
 /**
- * Spends the time of one verification when there is no account to verify against, so a login's
- * duration does not tell whether the email exists.
+ * A hash of a random password, to verify against when there is no account: a login's duration then
+ * does not tell whether the email exists. One per app (its sign-in, sign-in.ts), made at start.
  */
-export async function verifyAgainstDummy(password: string): Promise<void> {
-  prepareDummyHash();
-  await verifyPassword(password, await dummy!);
+export class DummyHash {
+  private readonly hash: Promise<string>;
+
+  constructor() {
+    // Made ahead of the first login, so that login is not slower than the rest.
+    this.hash = hashPassword(randomBytes(16).toString('hex'));
+  }
+
+  /** Spends the time of one verification. */
+  async verifyAgainst(password: string): Promise<void> {
+    await verifyPassword(password, await this.hash);
+  }
 }

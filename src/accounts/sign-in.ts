@@ -7,12 +7,12 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/schema.js';
 import { createLocalTokens } from './local-tokens.js';
 import { OidcProvider } from './oidc.js';
-import { prepareDummyHash } from './password.js';
+import { DummyHash } from './password.js';
 import { Sessions } from './sessions.js';
 import type { Logger } from '../lib/logger.js';
 
 export type SignIn =
-  | { mode: 'local'; sessions: Sessions; verifier: JwtVerifier | undefined }
+  | { mode: 'local'; sessions: Sessions; verifier: JwtVerifier | undefined; dummy: DummyHash }
   | { mode: 'oidc'; oidc: OidcProvider; verifier: JwtVerifier | undefined };
 
 export async function createSignIn(db: Db, config: Config, log: Pick<Logger, 'warn'>): Promise<SignIn> {
@@ -27,8 +27,7 @@ export async function createSignIn(db: Db, config: Config, log: Pick<Logger, 'wa
       verifier: combineVerifiers({ external, oidc: { isIssuer: (iss) => oidc.isIssuer(iss), verify: (t) => oidc.verify(t) } }),
     };
   }
-  prepareDummyHash();
   const tokens = await createLocalTokens(db, config.accessTokenTtlSeconds);
   const sessions = new Sessions(db, tokens, config.refreshTokenTtlDays);
-  return { mode: 'local', sessions, verifier: combineVerifiers({ external, local: tokens.verify }) };
+  return { mode: 'local', sessions, verifier: combineVerifiers({ external, local: tokens.verify }), dummy: new DummyHash() };
 }

@@ -128,6 +128,7 @@ export async function authRoutes(app: App, { db, config }: Pick<Services, 'db' |
     secure: secure(request),
   });
   const sessions = signIn.mode === 'local' ? signIn.sessions : undefined;
+  const dummy = signIn.mode === 'local' ? signIn.dummy : undefined;
 
   /** Local-account routes: 404 when an identity provider is configured; same-origin only. */
   const localOnly = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -230,7 +231,7 @@ export async function authRoutes(app: App, { db, config }: Pick<Services, 'db' |
         },
       },
       async (request, reply) => {
-        const account = await logIn(db, request.body.email, request.body.password);
+        const account = await logIn(db, dummy!, request.body.email, request.body.password);
         return sendSession(request, reply, await sessions!.start(account), 200);
       },
     );
