@@ -237,7 +237,8 @@ describe('the tools', () => {
       'short',
     ];
     const ids: string[] = [];
-    for (const [i, text] of notes.entries()) ids.push((await server.makeNode(alice, board, { type: 'note', data: { text, label: `n${i}` } })).id);
+    for (const [i, text] of notes.entries())
+      ids.push((await server.makeNode(alice, board, { type: 'note', data: { text, label: `n${i}` } })).id);
     ids.push((await server.makeNode(alice, board, { type: 'url', data: { url: 'https://example.com/a', text: '   ' } })).id);
     const read = await ok(client, 'read_board', { board_id: board });
     const got = await ok(client, 'get_nodes', { board_id: board, node_ids: ids });
