@@ -227,39 +227,6 @@ describe('the tools', () => {
     assert.equal(bad.text, 'cursor is not a valid cursor');
   });
 
-  test("read_board's lines (what the database cuts of each text) are get_nodes' lines (the whole node read)", async () => {
-    const board = await server.makeBoard(alice);
-    const notes = [
-      `${' \n'.repeat(600)}Hidden after white space`,
-      `${'😀'.repeat(300)}`,
-      `Spaces ${' '.repeat(900)}then words`,
-      `${'word '.repeat(100)}`,
-      'short',
-    ];
-    const ids: string[] = [];
-    for (const [i, text] of notes.entries())
-      ids.push((await server.makeNode(alice, board, { type: 'note', data: { text, label: `n${i}` } })).id);
-    ids.push((await server.makeNode(alice, board, { type: 'url', data: { url: 'https://example.com/a', text: '   ' } })).id);
-    const read = await ok(client, 'read_board', { board_id: board });
-    const got = await ok(client, 'get_nodes', { board_id: board, node_ids: ids });
-    const lines = read.text.split('\n');
-    for (const [i, id] of ids.entries()) {
-      const line = lines.find((l) => l.startsWith(`[${id}]`));
-      assert.ok(line, `read_board has no line for node ${i}`);
-      assert.ok(got.text.split('\n').includes(line), `node ${i}: ${line.slice(0, 120)}`);
-    }
-    const byId = new Map(read.structured.nodes.map((n: { id: string }) => [n.id, n]));
-    const glance = (i: number) => byId.get(ids[i]) as { text: string; text_length: number };
-    assert.equal(glance(0).text, 'Hidden after white space');
-    // Characters, not UTF-16 units: an emoji is one.
-    assert.equal(glance(1).text_length, 300);
-    // A glance reads the first GLANCE_CHARS characters: white space folded inside them ends the snippet.
-    assert.equal(glance(2).text, 'Spaces…');
-    assert.ok(glance(3).text.endsWith('…'));
-    assert.equal(glance(4).text, 'short');
-    assert.equal(glance(5).text, 'https://example.com/a');
-  });
-
   test('vectorize_node, then search_board finds the chunk with its node and page, as the REST search does', async () => {
     const result = await ok(client, 'vectorize_node', { board_id: boardId, node_id: noteId });
     const job = await server.waitForJob(result.structured.job.id, alice.token);

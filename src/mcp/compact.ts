@@ -2,7 +2,6 @@
 // same fields as structured objects. Long text is cut to a snippet (get_nodes reads it whole).
 import type { Edge } from '../contract/edges.js';
 import type { Node } from '../contract/nodes.js';
-import type { NodeGlance } from '../nodes/node-service.js';
 
 export const SNIPPET_CHARS = 200;
 
@@ -39,42 +38,14 @@ export interface CompactEdge {
   label: string | null;
 }
 
-/** Characters (code points) in `text`: a character outside the BMP is one, as PostgreSQL counts. */
-function characters(text: string): number {
-  let pairs = 0;
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i);
-    if (unit >= 0xd800 && unit <= 0xdbff) pairs++;
-  }
-  return text.length - pairs;
-}
-
-/** A node in hand at a glance, as the database makes one (listNodeGlances). */
-export function glanceOf(node: Node): NodeGlance {
-  const says = nodeText(node);
-  const body = says.replace(/^\s+/, '');
-  return {
-    ...node,
-    label: (node.node_data as Record<string, unknown>).label,
-    says: body.slice(0, GLANCE_CHARS),
-    says_cut: body.length > GLANCE_CHARS,
-    says_length: characters(says),
-  };
-}
-
-/** Characters of a node's text read for its glance: enough for a snippet once spaces are folded. */
-export const GLANCE_CHARS = 4 * SNIPPET_CHARS;
-
-export function compactNode(node: NodeGlance): CompactNode {
-  // A glance cut short is a snippet cut short (…), even where its folded spaces leave it shorter.
-  const flat = oneLine(node.says);
-  const cut = flat.length > SNIPPET_CHARS || node.says_cut;
+export function compactNode(node: Node): CompactNode {
+  const text = nodeText(node);
   return {
     id: node.id,
     type: node.node_type,
-    label: str(node.label) ?? null,
-    text: cut ? `${flat.slice(0, SNIPPET_CHARS)}…` : flat,
-    text_length: node.says_length,
+    label: str((node.node_data as Record<string, unknown>).label) ?? null,
+    text: snippet(text),
+    text_length: text.length,
     x: node.position_x,
     y: node.position_y,
     parent_node_id: node.parent_node_id,

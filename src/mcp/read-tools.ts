@@ -15,8 +15,8 @@ import { searchChunksPage } from '../documents/search-service.js';
 import { listEdges } from '../edges/edge-service.js';
 import { invalid } from '../errors.js';
 import { type Page, pageRequest } from '../lib/pagination.js';
-import { getNode, listNodeGlances } from '../nodes/node-service.js';
-import { compactEdge, compactNode, edgeLine, GLANCE_CHARS, glanceOf, nodeLine, nodeText, snippet } from './compact.js';
+import { getNode, listNodes } from '../nodes/node-service.js';
+import { compactEdge, compactNode, edgeLine, nodeLine, nodeText, snippet } from './compact.js';
 import type { McpCall, McpDeps } from './context.js';
 import { guarded, ok } from './results.js';
 
@@ -113,14 +113,7 @@ export function registerReadTools(server: McpServer, deps: McpDeps, call: McpCal
           at.n === false
             ? { data: [], has_more: false, cursor: null }
             : await inSteps(limit, at.n ?? undefined, (step, after) =>
-                listNodeGlances(
-                  db,
-                  principal,
-                  board_id,
-                  pageRequest(nodeList, { limit: step, cursor: after }, 'asc'),
-                  nodeList,
-                  GLANCE_CHARS,
-                ),
+                listNodes(db, principal, board_id, {}, pageRequest(nodeList, { limit: step, cursor: after }, 'asc'), nodeList),
               );
         const edges =
           at.e === false
@@ -170,7 +163,7 @@ export function registerReadTools(server: McpServer, deps: McpDeps, call: McpCal
           data: n.node_data,
           updated_at: n.updated_at.toISOString(),
         }));
-        const text = nodes.map((n) => `${nodeLine(compactNode(glanceOf(n)))}\n${nodeText(n)}`).join('\n\n');
+        const text = nodes.map((n) => `${nodeLine(compactNode(n))}\n${nodeText(n)}`).join('\n\n');
         return ok(text, { nodes: shaped });
       }),
   );

@@ -9,7 +9,7 @@ import { createEdge, deleteEdge, updateEdge } from '../edges/edge-service.js';
 import { invalid } from '../errors.js';
 import { toNodeType } from '../nodes/node-data.js';
 import { createNode, deleteNode, getNode, updateNode } from '../nodes/node-service.js';
-import { compactEdge, compactNode, edgeLine, glanceOf, nodeLine, nodeText } from './compact.js';
+import { compactEdge, compactNode, edgeLine, nodeLine, nodeText } from './compact.js';
 import type { McpCall, McpDeps } from './context.js';
 import { BoardId, Id } from './read-tools.js';
 import { bulkResult, eachItem, guarded, ok } from './results.js';
@@ -80,7 +80,7 @@ export function registerWriteTools(server: McpServer, deps: McpDeps, call: McpCa
             bounds,
             call.assetBaseUrl,
           );
-          return compactNode(glanceOf(node));
+          return compactNode(node);
         });
         return bulkResult('Created', outcomes, nodeLine, (node) => ({ node }));
       }),
@@ -121,7 +121,7 @@ export function registerWriteTools(server: McpServer, deps: McpDeps, call: McpCa
           if (item.position) body.position = item.position;
           if (item.parent_node_id !== undefined) body.parent_node_id = item.parent_node_id;
           if (Object.keys(body).length === 0) throw invalid('Nothing to update: give text, label, url, position, parent_node_id or data');
-          return compactNode(glanceOf(await updateNode(deps, principal, board_id, item.node_id, body, bounds, call.assetBaseUrl)));
+          return compactNode(await updateNode(deps, principal, board_id, item.node_id, body, bounds, call.assetBaseUrl));
         });
         return bulkResult('Updated', outcomes, nodeLine, (node) => ({ node }));
       }),

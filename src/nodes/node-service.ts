@@ -139,66 +139,6 @@ export async function listNodes(
   return toPage(rows, page, list);
 }
 
-/**
- * A node at a glance (MCP read_board): what it says (its text, else its url) cut by the database to
- * its first `chars` characters, and the whole of it counted there, so a page of long notes is not
- * read whole, and parsed, to show a line of each.
- */
-export interface NodeGlance {
-  id: string;
-  node_type: string;
-  position_x: number;
-  position_y: number;
-  parent_node_id: string | null;
-  created_at: Date;
-  /** node_data.label, whatever its JSON type. */
-  label: unknown;
-  /** What the node says ('' if nothing), without its leading white space, cut to `chars` characters. */
-  says: string;
-  /** Whether `says` was cut. */
-  says_cut: boolean;
-  /** The length of what it says, whole, in characters (code points). */
-  says_length: number;
-}
-
-/** listNodes, each node at a glance. */
-export async function listNodeGlances(
-  db: Db,
-  principal: Principal,
-  boardId: string,
-  page: PageRequest,
-  list: string,
-  chars: number,
-): Promise<Page<NodeGlance>> {
-  // A string with something other than white space in it, as nodeText (src/mcp/compact.ts) takes.
-  const field = (key: string) =>
-    sql`case when jsonb_typeof(node_data -> ${sql.lit(key)}) = 'string' and node_data ->> ${sql.lit(key)} ~ '\\S' then node_data ->> ${sql.lit(key)} end`;
-  const columns = ['id', 'node_type', 'position_x', 'position_y', 'parent_node_id', 'created_at', 'label'] as const;
-  const says = db
-    .selectFrom('nodes')
-    .select(['id', 'node_type', 'position_x', 'position_y', 'parent_node_id', 'created_at'])
-    .select([
-      sql<unknown>`node_data -> 'label'`.as('label'),
-      sql<string>`coalesce(${field('text')}, ${field('url')}, ${field('publicUrl')}, '')`.as('says'),
-    ])
-    .where('board_id', '=', boardId)
-    .where(boardVisibleTo(principal, boardId));
-  const body = db
-    .selectFrom(says.as('nodes'))
-    .select(columns)
-    .select([sql<string>`regexp_replace(says, '^\\s+', '')`.as('body'), sql<number>`length(says)`.as('says_length')]);
-  const rows = await applyPage(
-    db
-      .selectFrom(body.as('nodes'))
-      .select([...columns, 'says_length'])
-      .select([sql<string>`left(body, ${chars})`.as('says'), sql<boolean>`length(body) > ${chars}`.as('says_cut')]),
-    page,
-    'nodes',
-  ).execute();
-  if (rows.length === 0) await findVisibleBoard(db, principal, boardId);
-  return toPage(rows, page, list);
-}
-
 export async function getNode(store: NodeStore, principal: Principal, boardId: string, nodeId: string): Promise<Node> {
   const { db, nodeCache: cache } = store;
   const cached = cache?.get(boardId, nodeId, principal);
