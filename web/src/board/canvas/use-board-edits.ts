@@ -30,7 +30,7 @@ import { writeBatch } from './batch-api';
 import { EditHistory, type HistoryChange, invert, type NodeMove, nodeIdsOf } from './edit-history';
 import type { PositionMove } from './card-actions';
 import { applyChange, type HistoryWriteDeps, snapshotEdge, snapshotNode } from './history-writes';
-import { type CurrentBoard, planStep } from './edits/reapply';
+import { type CurrentBoard, entryAfter, planStep } from './edits/reapply';
 import { type NodeClipboard, pasteOperations } from './node-clipboard';
 import { dataKey, edgeKey, noteKey, positionKey, type ServerSync } from './server-sync';
 import type { CanvasGraph } from './use-board-graph';
@@ -490,7 +490,8 @@ export function useBoardEdits({ boardId, canEdit, graph, tracker, sync, notify, 
           resolve: (id) => history.resolve(id),
         };
         const plan = planStep(change, board, direction === 'undo' ? 'undone' : 'redone');
-        const done = () => (direction === 'undo' ? history.undone(entry) : history.redone(entry));
+        const made = entryAfter(entry, plan, direction);
+        const done = () => (direction === 'undo' ? history.undone(made) : history.redone(made));
         switch (plan.kind) {
           case 'refused':
             notify(plan.message);

@@ -25,7 +25,8 @@ export interface CurrentBoard {
 export type Step =
   /** Nothing is done: the message says why. */
   | { kind: 'refused'; message: string }
-  | { kind: 'text'; id: string; text: string }
+  /** `before`: the text as it was, for the entry the other stack gets (`entryAfter`). */
+  | { kind: 'text'; id: string; text: string; before: string }
   | { kind: 'move'; moves: { id: string; to: XYPosition }[] }
   | { kind: 'data'; id: string; patch: DataKeys; position?: { from: XYPosition; to: XYPosition } }
   | { kind: 'edgeData'; id: string; patch: DataKeys }
@@ -52,9 +53,10 @@ export function planStep(change: HistoryChange, board: CurrentBoard, what: 'undo
       const id = board.resolve(change.id);
       if (!board.node(id)) return gone;
       // Making from → to on the current text is undoing to → from on it.
-      const text = revertText(change.to, change.from, board.noteText(id));
+      const before = board.noteText(id);
+      const text = revertText(change.to, change.from, before);
       if (text === null) return { kind: 'refused', message: `Someone else has changed these words since; nothing was ${what}.` };
-      return { kind: 'text', id, text };
+      return { kind: 'text', id, text, before };
     }
     case 'move': {
       const moves: { id: string; to: XYPosition }[] = [];
@@ -88,4 +90,15 @@ export function planStep(change: HistoryChange, board: CurrentBoard, what: 'undo
       return { kind: 'edgeData', id, patch: change.to };
     }
   }
+}
+
+/**
+ * The entry the other stack gets once `step` was made for `entry` (taken from the undo stack when
+ * `direction` is undo). For text it is the change as made on the current text, as Excalidraw's
+ * history keeps the latest changes: a redo then reverts exactly what the undo did, even where
+ * others typed meanwhile (the recorded change would no longer apply cleanly there).
+ */
+export function entryAfter(entry: HistoryChange, step: Step, direction: 'undo' | 'redo'): HistoryChange {
+  if (entry.kind !== 'text' || step.kind !== 'text') return entry;
+  return direction === 'undo' ? { ...entry, from: step.text, to: step.before } : { ...entry, from: step.before, to: step.text };
 }
