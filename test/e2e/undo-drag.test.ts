@@ -4,7 +4,9 @@
 // out A's words only (B's stay, on the service and on both screens); when B changed the very words
 // A changed, A's Ctrl+Z says it cannot undo and changes nothing; A's Ctrl+Z of a move that B moved
 // on from does not move the card back over B's move (and says so). A drag is seen on B's screen
-// while A's mouse button is still down, and both screens and the service end at the drop.
+// while A's mouse button is still down, and both screens and the service end at the drop; a drag
+// whose person goes quiet (offline) or leaves (closes the page) before dropping ends on B's screen,
+// which shows the card where the service has it.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
@@ -36,6 +38,7 @@ async function openShared(name: string, note: { text: string; x: number; y: numb
     return {
       a: owner.page,
       b: visitor.page,
+      owner,
       api: owner.api,
       boardId: owner.boardId,
       id,
@@ -211,6 +214,35 @@ test("a drag is seen on the other person's screen before the drop, then the drop
     // B never saved the drag: nothing of B's is waiting, and the service still has A's drop.
     await allSaved(b);
     assert.deepEqual(await servicePosition(api, boardId, id), dropped);
+  } finally {
+    await close();
+  }
+});
+
+test('a drag whose person goes quiet or leaves before the drop ends on the other screen, at the saved position', async () => {
+  const { a, b, owner, api, boardId, id, close } = await openShared('Abandoned drag board', { text: 'Held', x: 0, y: 0 });
+  try {
+    const start = await flowPosition(b, id);
+    assert.ok(start);
+    const from = await titleOf(a, id);
+    await a.mouse.move(from.x, from.y);
+    await a.mouse.down();
+    await a.mouse.move(from.x + 200, from.y + 100, { steps: 12 });
+    const away = (p: { x: number; y: number } | undefined) => p !== undefined && p.x > start.x + 50;
+    await eventually('B sees the drag', async () => away(await flowPosition(b, id)));
+
+    // A goes quiet (offline, button still down): B's screen puts the card back where the service has it.
+    await owner.context.setOffline(true);
+    // (The session itself is dropped only after 15 s unheard; a drag ends after 3 s.)
+    await eventually('the quiet drag ended on B', async () => near(await flowPosition(b, id), start), 10_000);
+    // A is back, still holding: the drag shows again.
+    await owner.context.setOffline(false);
+    await eventually('B sees the drag again', async () => away(await flowPosition(b, id)));
+
+    // A's page closes mid-drag: the drag ends on B's screen, and nothing was saved.
+    await a.close();
+    await eventually('the left drag ended on B', async () => near(await flowPosition(b, id), start));
+    assert.deepEqual(await servicePosition(api, boardId, id), { x: 0, y: 0 });
   } finally {
     await close();
   }
