@@ -231,12 +231,14 @@ test('a drag whose person goes quiet or leaves before the drop ends on the other
     const away = (p: { x: number; y: number } | undefined) => p !== undefined && p.x > start.x + 50;
     await eventually('B sees the drag', async () => away(await flowPosition(b, id)));
 
-    // A goes quiet (offline, button still down): B's screen puts the card back where the service has it.
-    await owner.context.setOffline(true);
-    // (The session itself is dropped only after 15 s unheard; a drag ends after 3 s.)
+    // A goes quiet (its announcements stop reaching the service; button still down, stream still
+    // open): B's screen puts the card back where the service has it. (The session itself is
+    // dropped only after 15 s unheard; a drag ends after 3 s.)
+    const presencePut = /\/v1\/boards\/[^/]+\/presence$/;
+    await owner.context.route(presencePut, (route) => route.abort());
     await eventually('the quiet drag ended on B', async () => near(await flowPosition(b, id), start), 10_000);
-    // A is back, still holding: the drag shows again.
-    await owner.context.setOffline(false);
+    // A's announcements get through again, still holding: the drag shows again.
+    await owner.context.unroute(presencePut);
     await eventually('B sees the drag again', async () => away(await flowPosition(b, id)));
 
     // A's page closes mid-drag: the drag ends on B's screen, and nothing was saved.
