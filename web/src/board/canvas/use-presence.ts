@@ -23,9 +23,12 @@ export const DRAG_QUIET_MS = 3_000;
 /** A session not heard from for this long has left (the service's own limit). */
 const GONE_AFTER_MS = 15_000;
 
+/** Another session's presence as this tab knows it: `dragQuiet` when its drag ended by going quiet. */
+export type SessionPresence = Presence & { dragQuiet?: boolean };
+
 export interface PresenceState {
   /** The other sessions on the board (this tab's own excluded), in the order they came. */
-  others: Presence[];
+  others: SessionPresence[];
   /** Node id -> the colour of someone else who has it selected. */
   remoteSelection: Record<string, string>;
   /** A presence event from the stream. */
@@ -45,7 +48,7 @@ export function newSessionId(): string {
 }
 
 export function usePresence({ boardId, sessionId, selection }: { boardId: string; sessionId: string; selection: string[] }): PresenceState {
-  const [sessions, setSessions] = useState<Map<string, { presence: Presence; heard: number }>>(new Map());
+  const [sessions, setSessions] = useState<Map<string, { presence: SessionPresence; heard: number }>>(new Map());
   const state = useRef<Required<PresenceUpdate>>({ cursor: null, selection: [], dragging: [] });
   const dragRepeat = useRef<ReturnType<typeof setInterval>>(undefined);
   const sending = useRef<{ busy: boolean; again: boolean; last: number; timer?: ReturnType<typeof setTimeout> }>({
@@ -176,13 +179,14 @@ export function usePresence({ boardId, sessionId, selection }: { boardId: string
   useEffect(() => {
     const timer = setInterval(() => {
       const now = Date.now();
-      const quietDrag = (s: { presence: Presence; heard: number }) => s.presence.dragging.length > 0 && now - s.heard > DRAG_QUIET_MS;
+      const quietDrag = (s: { presence: SessionPresence; heard: number }) =>
+        s.presence.dragging.length > 0 && now - s.heard > DRAG_QUIET_MS;
       setSessions((current) => {
         if (![...current.values()].some((s) => now - s.heard > GONE_AFTER_MS || quietDrag(s))) return current;
         return new Map(
           [...current]
             .filter(([, s]) => now - s.heard <= GONE_AFTER_MS)
-            .map(([id, s]) => [id, quietDrag(s) ? { ...s, presence: { ...s.presence, dragging: [] } } : s]),
+            .map(([id, s]) => [id, quietDrag(s) ? { ...s, presence: { ...s.presence, dragging: [], dragQuiet: true } } : s]),
         );
       });
     }, 500);

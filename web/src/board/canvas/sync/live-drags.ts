@@ -7,8 +7,8 @@
 // service has it at once.
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { XYPosition } from '@xyflow/react';
-import type { Presence } from '../../board-api';
 import type { BoardFlowNode } from '../../board-context';
+import type { SessionPresence } from '../use-presence';
 
 /** How long a dropped node waits for its saved position before showing the canvas's own. */
 const SETTLE_MS = 3_000;
@@ -23,7 +23,7 @@ interface Settling {
 const same = (a: XYPosition, b: XYPosition) => Math.abs(a.x - b.x) < 0.5 && Math.abs(a.y - b.y) < 0.5;
 
 /** `nodes` as the canvas shows them, with the other people's drags in progress on them. */
-export function useLiveDrags(others: Presence[], nodes: BoardFlowNode[]): BoardFlowNode[] {
+export function useLiveDrags(others: SessionPresence[], nodes: BoardFlowNode[]): BoardFlowNode[] {
   const previous = useRef(new Map<string, { at: XYPosition; session: string }>());
   const settling = useRef(new Map<string, Settling>());
   const nodesRef = useRef(nodes);
@@ -31,11 +31,11 @@ export function useLiveDrags(others: Presence[], nodes: BoardFlowNode[]): BoardF
   const [tick, setTick] = useState(0);
 
   // Where each node dragged by someone else is now; a drag that ended while its session is still
-  // here (a drop) leaves the node settling where it was dropped.
+  // here and heard from (a drop) leaves the node settling where it was dropped.
   const live = useMemo(() => {
     const now = new Map<string, { at: XYPosition; session: string }>();
     for (const p of others) for (const d of p.dragging ?? []) now.set(d.node_id, { at: { x: d.x, y: d.y }, session: p.session_id });
-    const present = new Set(others.map((p) => p.session_id));
+    const present = new Set(others.filter((p) => !p.dragQuiet).map((p) => p.session_id));
     for (const [id, was] of previous.current) {
       if (now.has(id)) continue;
       const node = nodesRef.current.find((n) => n.id === id);
