@@ -248,7 +248,8 @@ export function BoardCanvas({ board: openedBoard, initialNodes, initialEdges, is
                       edits.dragStarted(dragged);
                       sync.dragStarted(dragged.map((n) => n.id));
                     }}
-                    onNodeDrag={(_event, _node, dragged) => live.presence.moveDragging(dragged)}
+                    // An upload's placeholder is not on the service yet: the others are not shown it.
+                    onNodeDrag={(_event, _node, dragged) => live.presence.moveDragging(dragged.filter((n) => n.type !== 'uploadNode'))}
                     onNodeDragStop={(_event, _node, dragged) => {
                       edits.saveMoves(dragged);
                       sync.dragEnded(dragged.map((n) => n.id));
