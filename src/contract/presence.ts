@@ -10,11 +10,29 @@ export const PresenceSessionId = Type.String({
 
 const Point = Type.Object({ x: Type.Number({ minimum: -1e12, maximum: 1e12 }), y: Type.Number({ minimum: -1e12, maximum: 1e12 }) });
 
+/** The most nodes one announcement may show being dragged: as many as a selection holds. */
+export const MAX_DRAGGED = 100;
+
+const DragCoordinate = Type.Integer({ minimum: -1e12, maximum: 1e12 });
+
+export const DraggedNode = Type.Object(
+  { node_id: Uuid, x: DragCoordinate, y: DragCoordinate },
+  { additionalProperties: false, description: 'A node being dragged and where it is now (canvas coordinates, whole numbers)' },
+);
+export type DraggedNode = Static<typeof DraggedNode>;
+
 export const PresenceBody = Type.Object(
   {
     session_id: PresenceSessionId,
     cursor: Type.Optional(Type.Union([Point, Type.Null()], { description: 'Canvas coordinates of the pointer; null when off the canvas' })),
     selection: Type.Optional(Type.Array(Uuid, { maxItems: 100, description: 'Ids of the selected nodes' })),
+    dragging: Type.Optional(
+      Type.Array(DraggedNode, {
+        maxItems: MAX_DRAGGED,
+        description:
+          'The nodes this session is dragging now, each where it is (a live preview for the others; the move is saved by its own update on drop). Each must be in `selection`. Empty or absent: not dragging.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -27,6 +45,7 @@ export const Presence = Type.Object({
   color: Type.String({ description: "The user's colour, #rrggbb, the same on every board" }),
   cursor: Type.Union([Point, Type.Null()]),
   selection: Type.Array(Uuid),
+  dragging: Type.Array(DraggedNode, { description: 'The nodes the session is dragging now (empty when not dragging)' }),
   left: Type.Boolean({ description: 'true: the session has left the board' }),
 });
 export type Presence = Static<typeof Presence>;
