@@ -2,7 +2,8 @@
 //
 // One server; a heavy user owns a board near its bounds (BENCH_FAIR_NODES notes of
 // BENCH_FAIR_TEXT characters each: 9,900 × 5,000 by default, about 50 MB of node data), a light
-// user owns a small board of 20 notes. The light user makes one request at a time, paced at one
+// user owns a small board of 20 notes. The light user (a worker thread of its own: its timings are
+// not delayed by this process parsing the heavy answers) makes one request at a time, paced at one
 // every BENCH_FAIR_PACE_MS so it stays under its own rate limit, two reads in turn: one of its
 // nodes (GET /v1/boards/{id}/nodes/{nodeId}) and a page of 20 (GET /v1/boards/{id}/nodes?limit=20);
 // the p50 and p99 of each are measured:
@@ -29,8 +30,11 @@
 // BENCH_FAIR_PACE_MS [70], BENCH_SERVER=tsx (the sources, no build), BENCH_NO_BUILD=1 (reuse dist/; otherwise the
 // service alone is built first).
 // Not a test: a missed goal is reported, the exit code stays 0 unless something failed.
+import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Worker } from 'node:worker_threads';
 import { ApiClient, benchApiKey, createBoard, runBounded, seedNodes } from './lib/api.js';
+import { LIGHT_READS, type LightRead, type LightReadsJob } from './lib/light-reads.js';
 import { dropDatabase, freshDatabase, serverVersion } from './lib/postgres.js';
 import { type Goal, goalsTable, machine, quantile, table } from './lib/report.js';
 import { buildServiceOnly, ROOT, type ServerChild, serverMode, startServerChild } from './lib/server.js';
@@ -77,11 +81,11 @@ interface Latencies {
   count: number;
 }
 
-/** The light user's two reads, in turn: one node (GET …/nodes/{id}) and a page of 20 (GET …/nodes?limit=20). */
-const LIGHT_READS = ['one node', 'page of 20 nodes'] as const;
-type LightRead = (typeof LIGHT_READS)[number];
+/** The worker's code: tsx's loader, then bench/lib/light-reads.ts (a worker does not inherit the loader). */
+const LIGHT_READS_WORKER = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))})
+  .then(({ register }) => { register(); return import(${JSON.stringify(new URL('./lib/light-reads.ts', import.meta.url).href)}); });`;
 
-/** The light user's loop until `until()` is true: one read at a time, paced, the two reads in turn. */
+/** The light user's loop until `until()` is true, in its own worker thread (bench/lib/light-reads.ts). */
 async function lightLoop(
   server: ChildUrl,
   token: string,
@@ -89,19 +93,14 @@ async function lightLoop(
   nodeIds: string[],
   until: () => boolean,
 ): Promise<Record<LightRead, Latencies>> {
-  const times: Record<LightRead, number[]> = { 'one node': [], 'page of 20 nodes': [] };
-  for (let i = 0; !until(); i++) {
-    const read = LIGHT_READS[i % 2]!;
-    const path =
-      read === 'one node' ? `/v1/boards/${boardId}/nodes/${nodeIds[(i >> 1) % nodeIds.length]}` : `/v1/boards/${boardId}/nodes?limit=20`;
-    const started = performance.now();
-    const res = await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
-    await res.arrayBuffer();
-    const ms = performance.now() - started;
-    if (res.status !== 200) throw new Error(`the light read ${path} answered ${res.status}`);
-    times[read].push(ms);
-    if (ms < PACE_MS) await sleep(PACE_MS - ms);
-  }
+  const job: LightReadsJob = { url: server.url, token, boardId, nodeIds, paceMs: PACE_MS };
+  const worker = new Worker(LIGHT_READS_WORKER, { eval: true, workerData: job });
+  const answer = once(worker, 'message') as Promise<[Record<LightRead, number[]>]>;
+  const failed = once(worker, 'error').then(([error]) => Promise.reject(error));
+  while (!until()) await Promise.race([sleep(50), failed]);
+  worker.postMessage('stop');
+  const [times] = await Promise.race([answer, failed]);
+  await worker.terminate();
   const stats = (values: number[]) => ({ p50: quantile(values, 0.5), p99: quantile(values, 0.99), count: values.length });
   return { 'one node': stats(times['one node']), 'page of 20 nodes': stats(times['page of 20 nodes']) };
 }

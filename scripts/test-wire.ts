@@ -22,14 +22,29 @@ const files =
         .filter((f) => f.endsWith('.test.ts'))
         .map((f) => `test/${f}`);
 
+/** Whether process `pid` runs on this machine (signal 0 checks without sending anything). */
+function processAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 const postgresUrl = process.env.TEST_POSTGRES_URL;
 let code: number;
 if (postgresUrl) {
-  // Databases left by an earlier run on the same server (test/helpers/wire-database.ts names them).
+  // Databases left by an earlier run on the same server: test/helpers/wire-database.ts names each
+  // after its test process, so one whose process is gone is left over (another run's, still going,
+  // is not: two runs may share a server).
   const admin = new pg.Client({ connectionString: postgresUrl });
   await admin.connect();
   const { rows } = await admin.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE 'bwk\\_test\\_%'");
-  for (const { datname } of rows) await admin.query(`DROP DATABASE "${datname}" WITH (FORCE)`);
+  for (const { datname } of rows) {
+    if (!processAlive(Number(/^bwk_test_(\d+)_/.exec(datname)?.[1]))) await admin.query(`DROP DATABASE "${datname}" WITH (FORCE)`);
+  }
   const { rows: version } = await admin.query<{ server_version: string }>('SHOW server_version');
   await admin.end();
   console.log(`wire-protocol run against PostgreSQL ${version[0]?.server_version} (${files.length} files, a database each)`);

@@ -84,7 +84,7 @@ export async function buildApp(config: Config, database: DatabaseHandle): Promis
     boardVersions: new BoardVersions(database.db),
     ...(config.boardListCacheBytes > 0 ? { listCache: new BoardListCache(config.boardListCacheBytes) } : {}),
     background: new Background(app.log),
-    heavyWork: new HeavyWork(config.heavyWork),
+    heavyWork: new HeavyWork(config.heavyWork, () => database.fairPool.markHeavy()),
     events: new BoardEventHub(database.db, database.notifications),
     notifications: database.notifications,
     log: app.log,

@@ -136,6 +136,8 @@ export interface HeavyWorkConfig {
   queuePerUser: number;
   /** Longest one waits before it is 429 (HEAVY_WORK_WAIT_SECONDS), in milliseconds. */
   maxWaitMs: number;
+  /** Longest each of its statements lets other requests' statements go first (HEAVY_WORK_YIELD_MS; src/db/fair-pool.ts). */
+  yieldMs: number;
 }
 
 export interface OidcConfig {
@@ -327,6 +329,7 @@ export function loadConfig(env: Env = process.env): Config {
       concurrency: int(env, 'HEAVY_WORK_CONCURRENCY', 16, 1, 10_000),
       queuePerUser: int(env, 'HEAVY_WORK_QUEUE_PER_USER', 16, 0, 100_000),
       maxWaitMs: int(env, 'HEAVY_WORK_WAIT_SECONDS', 30, 1, 3600) * 1000,
+      yieldMs: int(env, 'HEAVY_WORK_YIELD_MS', 100, 0, 10_000),
     },
     assetMaxBytes: int(env, 'ASSET_MAX_BYTES', 50 * 1024 * 1024, 1, 5 * 1024 * 1024 * 1024),
     publicBaseUrl: url(env, 'PUBLIC_BASE_URL', ['http:', 'https:'])?.replace(/\/+$/, ''),

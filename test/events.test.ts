@@ -588,6 +588,29 @@ describe('presence', () => {
     assert.deepEqual(seen.data.cursor, { x: 10, y: -5 });
     assert.equal(seen.data.left, false);
 
+    assert.deepEqual(seen.data.dragging, []);
+
+    // A drag as it happens: the dragged nodes' positions reach the others in the presence event.
+    const drag = await server.request<{ data: Record<string, unknown> }>('PUT', `/v1/boards/${boardId}/presence`, {
+      token: alice.token,
+      body: { session_id: session, cursor: { x: 12, y: -4 }, selection: [selected.id], dragging: [{ node_id: selected.id, x: 40, y: -7 }] },
+    });
+    assert.equal(drag.status, 200, drag.text);
+    const dragSeen = await bobs.waitFor((e) => e.type === 'presence' && (e.data.dragging as unknown[]).length > 0);
+    assert.deepEqual(dragSeen.data, drag.body.data);
+    assert.deepEqual(dragSeen.data.dragging, [{ node_id: selected.id, x: 40, y: -7 }]);
+
+    // The most a selection and a drag may hold, at the bounds' farthest coordinates, still goes through.
+    const many = Array.from({ length: 100 }, () => crypto.randomUUID());
+    const widest = many.map((node_id, i) => ({ node_id, x: i % 2 ? -1e12 : 1e12, y: -1e12 }));
+    const full = await server.request<{ data: Record<string, unknown> }>('PUT', `/v1/boards/${boardId}/presence`, {
+      token: alice.token,
+      body: { session_id: session, cursor: { x: -1e12, y: -1e12 }, selection: many, dragging: widest },
+    });
+    assert.equal(full.status, 200, full.text);
+    const fullSeen = await bobs.waitFor((e) => e.type === 'presence' && (e.data.dragging as unknown[]).length === 100);
+    assert.deepEqual(fullSeen.data, full.body.data);
+
     // A stream opened later starts with who is there.
     const late = watch(server.url, boardId, bob.token);
     const snapshot = await late.waitFor((e) => e.type === 'presence');
@@ -669,6 +692,18 @@ describe('presence', () => {
       { session_id: 'bob-tab-0001', selection: Array.from({ length: 101 }, () => boardId) },
       { session_id: 'bob-tab-0001', cursor: { x: 'a', y: 1 } },
       { session_id: 'bob-tab-0001', extra: true },
+      // A drag: more nodes than a selection holds, a node not selected, a coordinate out of bounds or
+      // not whole, an unknown key.
+      {
+        session_id: 'bob-tab-0001',
+        selection: [boardId],
+        dragging: Array.from({ length: 101 }, () => ({ node_id: boardId, x: 0, y: 0 })),
+      },
+      { session_id: 'bob-tab-0001', selection: [], dragging: [{ node_id: boardId, x: 0, y: 0 }] },
+      { session_id: 'bob-tab-0001', selection: [boardId], dragging: [{ node_id: boardId, x: 2e12, y: 0 }] },
+      { session_id: 'bob-tab-0001', selection: [boardId], dragging: [{ node_id: boardId, x: 1.5, y: 0 }] },
+      { session_id: 'bob-tab-0001', selection: [boardId], dragging: [{ node_id: boardId, x: 1, y: 0, z: 0 }] },
+      { session_id: 'bob-tab-0001', selection: [boardId], dragging: [{ node_id: 'not-a-node', x: 1, y: 0 }] },
     ]) {
       const bad = await server.request('PUT', `/v1/boards/${boardId}/presence`, { token: bob.token, body });
       assert.ok(isErrorEnvelope(bad.body, 400), `${JSON.stringify(body).slice(0, 80)}: ${bad.text}`);

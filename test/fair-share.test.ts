@@ -105,7 +105,7 @@ function fakePool(size: number) {
 describe('the fair pool', () => {
   test("one caller's statements hold at most its share of the connections; another caller's get one", async () => {
     const inner = fakePool(4);
-    const pool = new FairPool(inner, { connections: 4, perCaller: 2, waitMs: 60_000 });
+    const pool = new FairPool(inner, { connections: 4, perCaller: 2, waitMs: 60_000, yieldMs: 0 });
     const a = { key: 'user:a', held: 0 };
     const b = { key: 'user:b', held: 0 };
     // Two requests of a, each with a connection.
@@ -132,7 +132,7 @@ describe('the fair pool', () => {
 
   test('a request that holds a connection (its transaction) gets another without waiting on its share', async () => {
     const inner = fakePool(2);
-    const pool = new FairPool(inner, { connections: 2, perCaller: 1, waitMs: 60_000 });
+    const pool = new FairPool(inner, { connections: 2, perCaller: 1, waitMs: 60_000, yieldMs: 0 });
     await pool.enter({ key: 'user:a', held: 0 }, async () => {
       const trx = await pool.connect();
       const inside = await pool.connect(); // would wait forever on a's share of one
@@ -142,10 +142,44 @@ describe('the fair pool', () => {
     assert.equal(inner.out(), 0);
   });
 
+  test("a heavy caller's new statement waits until no other request's statement waits or runs", async () => {
+    const inner = fakePool(4);
+    const pool = new FairPool(inner, { connections: 4, perCaller: 2, waitMs: 60_000, yieldMs: 60_000 });
+    const light = await pool.enter({ key: 'user:b', held: 0 }, () => pool.connect());
+    let served = false;
+    const heavy = pool
+      .enter({ key: 'user:a', held: 0, heavy: true }, () => pool.connect())
+      .then((client) => {
+        served = true;
+        return client;
+      });
+    // Work outside a request (the job worker) neither waits nor is waited for.
+    const worker = await pool.connect();
+    worker.release();
+    await flush();
+    assert.equal(served, false, 'the heavy statement waits although connections are free');
+    light.release();
+    (await heavy).release();
+    assert.equal(served, true);
+    assert.equal(inner.out(), 0);
+  });
+
+  test('a heavy caller yields to light statements for at most yieldMs each', async () => {
+    const pool = new FairPool(fakePool(4), { connections: 4, perCaller: 2, waitMs: 60_000, yieldMs: 5 });
+    const light = await pool.enter({ key: 'user:b', held: 0 }, () => pool.connect());
+    // The light statement never ends here, yet the heavy one gets its connection.
+    const heavy = await pool.enter({ key: 'user:a', held: 0, heavy: true }, () => pool.connect());
+    heavy.release();
+    light.release();
+  });
+
   test('a statement that waits too long fails with 503 unavailable', async () => {
-    const pool = new FairPool(fakePool(1), { connections: 1, perCaller: 1, waitMs: 1 });
+    const pool = new FairPool(fakePool(1), { connections: 1, perCaller: 1, waitMs: 1, yieldMs: 0 });
     const held = await pool.enter({ key: 'user:a', held: 0 }, () => pool.connect());
+    // The pool's wait timer is unref'd (it must not keep a server's process alive): keep this one's.
+    const alive = setInterval(() => {}, 1_000);
     const error = await pool.enter({ key: 'user:b', held: 0 }, () => pool.connect()).catch((e: unknown) => e);
+    clearInterval(alive);
     assert.ok(error instanceof ApiError && error.code === 'unavailable', String(error));
     held.release();
   });

@@ -274,7 +274,9 @@ export interface paths {
         /**
          * Announce your presence on a board
          * @description Tells the board's other viewers that this session is there, with its cursor and selection (event
-         *     `presence` on their streams). Announce every few seconds: a session not heard from for 15 seconds has left.
+         *     `presence` on their streams), and the nodes it is dragging now, where they are (`dragging`: each one of the
+         *     selection, a live preview; the move is saved by its own update on drop). Announce every few seconds: a session
+         *     not heard from for 15 seconds has left.
          *     Needs only read access; not stored. Its own budget of 1200 a minute per user. A session belongs to
          *     the user who first announced it until it leaves or goes quiet: another user naming it gets 403 `forbidden`.
          */
@@ -3648,6 +3650,16 @@ export interface operations {
                     } | null;
                     /** @description Ids of the selected nodes */
                     selection?: string[];
+                    /** @description The nodes this session is dragging now, each where it is (a live preview for the others; the move is saved by its own update on drop). Each must be in `selection`. Empty or absent: not dragging. */
+                    dragging?: {
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        node_id: string;
+                        x: number;
+                        y: number;
+                    }[];
                 };
             };
         };
@@ -3677,6 +3689,16 @@ export interface operations {
                                 y: number;
                             } | null;
                             selection: string[];
+                            /** @description The nodes the session is dragging now (empty when not dragging) */
+                            dragging: {
+                                /**
+                                 * Format: uuid
+                                 * @description UUID
+                                 */
+                                node_id: string;
+                                x: number;
+                                y: number;
+                            }[];
                             /** @description true: the session has left the board */
                             left: boolean;
                         };
@@ -3787,6 +3809,16 @@ export interface operations {
                                 y: number;
                             } | null;
                             selection: string[];
+                            /** @description The nodes the session is dragging now (empty when not dragging) */
+                            dragging: {
+                                /**
+                                 * Format: uuid
+                                 * @description UUID
+                                 */
+                                node_id: string;
+                                x: number;
+                                y: number;
+                            }[];
                             /** @description true: the session has left the board */
                             left: boolean;
                         };

@@ -69,7 +69,7 @@ export interface DatabaseHandle {
 
 export async function openDatabase(
   config: Pick<Config, 'databaseUrl' | 'databasePoolMax' | 'dataDir'> &
-    Partial<Pick<Config, 'databasePreparedStatements' | 'databaseConnectionsPerUser'>>,
+    Partial<Pick<Config, 'databasePreparedStatements' | 'databaseConnectionsPerUser' | 'heavyWork'>>,
 ): Promise<DatabaseHandle> {
   const embedded = config.databaseUrl === undefined ? await startEmbeddedPostgres(config.dataDir) : undefined;
   const pool = new pg.Pool({
@@ -117,6 +117,8 @@ export async function openDatabase(
     connections,
     perCaller: config.databaseConnectionsPerUser ?? Math.ceil(connections / 2),
     waitMs: 30_000,
+    // Without the app's heavy work (a script, a migration) no caller is heavy: nothing yields.
+    yieldMs: config.heavyWork?.yieldMs ?? 0,
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: fairPool }) });
   let closed: Promise<void> | undefined;

@@ -10,7 +10,7 @@ import type { Db } from '../db/schema.js';
 import type { Notifications } from '../db/notifications.js';
 import type { BoardEventType } from '../contract/events.js';
 import { BOARD_EVENTS_CHANNEL, parseAnnouncement } from './announcer.js';
-import { BOARD_PRESENCE_CHANNEL, initialOf, PRESENCE_TTL_MS } from './presence.js';
+import { BOARD_PRESENCE_CHANNEL, initialOf, PRESENCE_TTL_MS, unpackPresence } from './presence.js';
 
 /** Sessions remembered per board; beyond it the oldest is forgotten (its next announcement brings it back). */
 const MAX_SESSIONS_PER_BOARD = 500;
@@ -151,7 +151,7 @@ export class BoardEventHub {
   }
 
   private passPresence(payload: string): void {
-    let message: { board_id: string; presence: { session_id: string; left: boolean } };
+    let message: { board_id: string; presence: Parameters<typeof unpackPresence>[0] };
     try {
       message = JSON.parse(payload);
     } catch {
@@ -159,7 +159,7 @@ export class BoardEventHub {
     }
     const subscribers = this.boards.get(message.board_id);
     if (!subscribers) return;
-    const json = JSON.stringify(message.presence);
+    const json = JSON.stringify(unpackPresence(message.presence));
     const sessions = this.sessions.get(message.board_id) ?? new Map<string, { json: string; at: number }>();
     this.sessions.set(message.board_id, sessions);
     sessions.delete(message.presence.session_id);

@@ -7,7 +7,7 @@
 // (presence_sessions), so that no one else can announce or end it, whichever instance they call.
 import { sql } from 'kysely';
 import type { Principal } from '../auth/principal.js';
-import { forbidden } from '../errors.js';
+import { forbidden, invalid } from '../errors.js';
 import type { Db } from '../db/schema.js';
 import type { Presence, PresenceBody } from '../contract/presence.js';
 
@@ -57,10 +57,10 @@ export async function announcePresence(
     color: colorOf(principal.userId),
     cursor: input.cursor ?? null,
     selection: input.selection ?? [],
+    dragging: input.dragging ?? [],
     left: input.left ?? false,
   };
-  // The notification payload limit (8,000 bytes) holds 100 selected ids with room to spare.
-  const payload = JSON.stringify({ board_id: boardId, presence });
+  const payload = JSON.stringify({ board_id: boardId, presence: packed(presence) });
   const session = sql`board_id = ${boardId} AND session_id = ${input.session_id}`;
   const since = sql`now() - ${`${PRESENCE_TTL_MS} milliseconds`}::interval`;
   const sent = presence.left
@@ -82,6 +82,30 @@ export async function announcePresence(
         SELECT pg_notify(${BOARD_PRESENCE_CHANNEL}, ${payload}) FROM claimed`.execute(db);
   if (sent.rows.length === 0) throw forbidden('This presence session belongs to someone else');
   return presence;
+}
+
+/**
+ * The presence as the notification carries it. The payload limit (8,000 bytes) holds 100 selected
+ * ids, but not 100 more dragged ones beside them: a dragged node is one of the selection, so it goes
+ * as [its index in the selection, x, y] (whole numbers), which fits. `unpackPresence` reverses it.
+ */
+function packed(presence: Presence): Omit<Presence, 'dragging'> & { dragging: [number, number, number][] } {
+  const index = new Map(presence.selection.map((id, i) => [id, i]));
+  const dragging = presence.dragging.map((d): [number, number, number] => {
+    const i = index.get(d.node_id);
+    if (i === undefined) throw invalid(`dragging: node ${d.node_id} is not in the selection (a dragged node is selected)`);
+    return [i, d.x, d.y];
+  });
+  return { ...presence, dragging };
+}
+
+/** The presence a notification carried (see `packed`). */
+export function unpackPresence(carried: Omit<Presence, 'dragging'> & { dragging?: [number, number, number][] }): Presence {
+  const dragging = (carried.dragging ?? []).flatMap(([i, x, y]) => {
+    const node_id = carried.selection[i];
+    return node_id === undefined ? [] : [{ node_id, x, y }];
+  });
+  return { ...carried, dragging };
 }
 
 /** Forgets the sessions not heard from for their lifetime (the hourly sweep). */

@@ -88,16 +88,6 @@ export class FairSlots {
     });
   }
 
-  /** Runs `work` holding a slot for `key`. */
-  async run<T>(key: string, work: () => Promise<T>): Promise<T> {
-    const release = await this.acquire(key);
-    try {
-      return await work();
-    } finally {
-      release();
-    }
-  }
-
   private callerOf(key: string): Caller {
     let caller = this.callers.get(key);
     if (caller === undefined) {

@@ -12,7 +12,14 @@ import { FairSlots, type Release } from './fair-slots.js';
 export class HeavyWork {
   private readonly slots: FairSlots;
 
-  constructor(config: HeavyWorkConfig) {
+  /**
+   * `onAcquired` runs in the caller's async context as it gets its slot: the app marks the
+   * request's database caller heavy there, so its statements let other requests' go first.
+   */
+  constructor(
+    config: HeavyWorkConfig,
+    private readonly onAcquired: () => void = () => {},
+  ) {
     const queueFull = config.queuePerUser === 0 ? 'one' : `${config.perUser + config.queuePerUser}`;
     this.slots = new FairSlots({
       capacity: config.concurrency,
@@ -31,13 +38,20 @@ export class HeavyWork {
   }
 
   /** Waits for a slot of `userId`'s; throws 429 when the user's queue is full or the wait too long. */
-  acquire(userId: string): Promise<Release> {
-    return this.slots.acquire(userId);
+  async acquire(userId: string): Promise<Release> {
+    const release = await this.slots.acquire(userId);
+    this.onAcquired();
+    return release;
   }
 
   /** Runs `work` holding a slot of `userId`'s. */
-  run<T>(userId: string, work: () => Promise<T>): Promise<T> {
-    return this.slots.run(userId, work);
+  async run<T>(userId: string, work: () => Promise<T>): Promise<T> {
+    const release = await this.acquire(userId);
+    try {
+      return await work();
+    } finally {
+      release();
+    }
   }
 
   /** Slots held now (by `userId`, or in all). */

@@ -205,8 +205,9 @@ test('both people dragging the same node at the same time end showing the same p
       assert.deepEqual(await notePosition(api, boardId, id), settled);
     }
 
-    // A holds the node mid-drag while it is moved elsewhere by someone else: B shows that move, A's
-    // node stays under A's pointer; A's drop is saved last and both end there.
+    // A holds the node mid-drag while it is moved elsewhere by someone else: B keeps showing A's drag
+    // in progress (drags are seen as they happen), A's node stays under A's pointer; A's drop is
+    // saved last and both end there.
     const title = await owner.page.getByTestId(`node-${id}`).locator('.bw-node__title').boundingBox();
     assert.ok(title);
     const grip = { x: title.x + 10, y: title.y + title.height / 2 };
@@ -217,8 +218,10 @@ test('both people dragging the same node at the same time end showing the same p
     assert.ok(held);
     const elsewhere = { x: held.x - 300, y: held.y + 250 };
     await api('PATCH', `/v1/boards/${boardId}/nodes/${id}`, { position: elsewhere });
-    await eventually('the other move on B', async () => near(await flowPosition(visitor.page, id), elsewhere), 5_000);
+    assert.deepEqual(await notePosition(api, boardId, id), elsewhere);
+    await eventually('A’s drag in progress on B', async () => near(await flowPosition(visitor.page, id), held), 5_000);
     await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.ok(near(await flowPosition(visitor.page, id), held), 'B still shows A’s drag, not the other move');
     assert.ok(near(await flowPosition(owner.page, id), held), 'A’s dragged node is not yanked away');
     await owner.page.mouse.move(grip.x + 100, grip.y + 50, { steps: 8 });
     const final = await flowPosition(owner.page, id);

@@ -131,7 +131,9 @@ export function eventRoutes(app: App, services: Services): void {
         operationId: 'announcePresence',
         summary: 'Announce your presence on a board',
         description: `Tells the board's other viewers that this session is there, with its cursor and selection (event
-\`presence\` on their streams). Announce every few seconds: a session not heard from for 15 seconds has left.
+\`presence\` on their streams), and the nodes it is dragging now, where they are (\`dragging\`: each one of the
+selection, a live preview; the move is saved by its own update on drop). Announce every few seconds: a session
+not heard from for 15 seconds has left.
 Needs only read access; not stored. Its own budget of ${PRESENCE_PER_MINUTE} a minute per user. A session belongs to
 the user who first announced it until it leaves or goes quiet: another user naming it gets 403 \`forbidden\`.`,
         params: BoardParams,

@@ -25,7 +25,12 @@ export type Chat = Json<'/v1/boards/{boardId}/chats', 'get', 200>['data'][number
 export type Message = Json<'/v1/boards/{boardId}/chats/{chatId}/messages', 'get', 200>['data'][number];
 export type BoardEvent = Json<'/v1/boards/{boardId}/events', 'get', 200>['data'][number];
 export type Presence = Json<'/v1/boards/{boardId}/presence', 'put', 200>['data'];
-export type PresenceUpdate = { cursor?: { x: number; y: number } | null; selection?: string[] };
+export type PresenceUpdate = {
+  cursor?: { x: number; y: number } | null;
+  selection?: string[];
+  /** The nodes this tab is dragging now, where they are (whole numbers; each one of the selection). */
+  dragging?: { node_id: string; x: number; y: number }[];
+};
 export type ApiNodeType = 'note' | 'url' | 'video' | 'document' | 'pdf' | 'image';
 
 export class BoardApiError extends Error {

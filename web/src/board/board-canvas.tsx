@@ -47,6 +47,7 @@ import { useSearchIndex } from './canvas/use-search-index';
 import { useUploads } from './canvas/use-uploads';
 import { useVectorizeJobs } from './canvas/use-vectorize-jobs';
 import { useViewCentre, useViewportPersistence } from './canvas/use-viewport';
+import { useLiveDrags } from './canvas/sync/live-drags';
 import { ChatPanel } from './chat-panel';
 import { ChunkIndex } from './chunk-index';
 
@@ -96,6 +97,8 @@ export function BoardCanvas({ board: openedBoard, initialNodes, initialEdges, is
     onDocument: () => refreshIndex.current?.(),
   });
   const { board, sync } = live;
+  // Someone else's drag in progress shows on the nodes (not saved here: canvas/sync/live-drags.ts).
+  const shownNodes = useLiveDrags(live.presence.others, nodes);
   useDocumentTitle(board.name);
   // Sharing can change while the page is open; a deleted board (or one no longer shared) is read-only.
   const canEdit = !live.gone && (isOwner || (openedEditable && board.is_public && board.public_access_level === 'edit'));
@@ -231,7 +234,7 @@ export function BoardCanvas({ board: openedBoard, initialNodes, initialEdges, is
                   onDoubleClick={shortcuts.onDoubleClick}
                 >
                   <ReactFlow<BoardFlowNode, Edge>
-                    nodes={nodes}
+                    nodes={shownNodes}
                     edges={edges}
                     nodeTypes={nodeTypes}
                     edgeTypes={edgeTypes}
@@ -245,9 +248,12 @@ export function BoardCanvas({ board: openedBoard, initialNodes, initialEdges, is
                       edits.dragStarted(dragged);
                       sync.dragStarted(dragged.map((n) => n.id));
                     }}
+                    // An upload's placeholder is not on the service yet: the others are not shown it.
+                    onNodeDrag={(_event, _node, dragged) => live.presence.moveDragging(dragged.filter((n) => n.type !== 'uploadNode'))}
                     onNodeDragStop={(_event, _node, dragged) => {
                       edits.saveMoves(dragged);
                       sync.dragEnded(dragged.map((n) => n.id));
+                      live.presence.moveDragging(null);
                     }}
                     onMoveEnd={viewport.onMoveEnd}
                     onPaneClick={focus.clearHighlight}

@@ -1,5 +1,6 @@
 // The person's own changes to the board, for undo and redo (use-board-edits.ts records them and
-// applies their inverses through the API). Changes arriving from other people are never recorded.
+// makes their inverses on the board as it is now: edits/reapply.ts). Changes arriving from other
+// people (the event stream) are never recorded.
 // The API cannot re-create a deleted node under its old id, so undoing a deletion gives the node a
 // new id: the history keeps every node and edge under the id it had when first recorded (its
 // "logical" id) and maps that to the id it has now, so older and newer entries keep pointing at

@@ -1,10 +1,10 @@
-// How a recorded change (canvas/edit-history.ts) is made on the service and shown on the canvas,
-// for undo and redo: creations and deletions of several nodes and edges, and moves, go as one
-// batch (all or nothing); a note's text as one update. Nodes re-created get new ids, which are
-// mapped in the history. Used by use-board-edits.ts, which also supplies how deletions are made
-// (the same path as the Delete key, so the canvas and server-sync.ts learn of them the same way).
+// How a recorded creation or deletion (canvas/edit-history.ts) is made on the service and shown on
+// the canvas, for undo and redo: several nodes and edges go as one batch (all or nothing). Nodes
+// re-created get new ids, which are mapped in the history. (Text, moves and data are undone as
+// local changes against the current state: edits/reapply.ts.) Used by use-board-edits.ts, which
+// also supplies how deletions are made (the same path as the Delete key, so the canvas and
+// server-sync.ts learn of them the same way).
 import type { Edge } from '@xyflow/react';
-import { getEdge, type NodeRecord, updateEdge, updateNode } from '../board-api';
 import type { BoardFlowNode } from '../board-context';
 import { apiTypeOf, toFlowEdge, toFlowNode } from '../flow-mapping';
 import { type BatchOperation, writeBatch } from './batch-api';
@@ -29,14 +29,6 @@ export interface HistoryWriteDeps {
   history: EditHistory;
   /** Deletes on the service and from the canvas; throws if nothing could be deleted. */
   deleteNow(nodeIds: string[], edgeIds: string[]): Promise<void>;
-  /** A note's text was set (so the note's typed text and draft follow). */
-  textSet(nodeId: string, text: string): void;
-}
-
-/** Shows a node the service answered with, without the stream's older states moving it back. */
-function showNode(deps: HistoryWriteDeps, record: NodeRecord): void {
-  deps.graph.applyNode(toFlowNode(record));
-  deps.sync.saved(record);
 }
 
 /**
@@ -76,18 +68,9 @@ export async function createInBatch(deps: HistoryWriteDeps, nodes: NodeSnapshot[
   return newIds;
 }
 
-/** Runs `work`, its failure's message prefixed by `what` (as writeBatch's are). */
-async function labelled<T>(what: string, work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    throw new Error(`${what}: ${(error as Error).message}`);
-  }
-}
-
-/** Makes `change` on the service and the canvas; throws with a readable message on failure. */
+/** Makes a creation or deletion on the service and the canvas; throws with a readable message on failure. */
 export async function applyChange(deps: HistoryWriteDeps, change: HistoryChange, what: string): Promise<void> {
-  const { boardId, history } = deps;
+  const { history } = deps;
   switch (change.kind) {
     case 'create':
       await createInBatch(deps, change.nodes, change.edges, what);
@@ -100,40 +83,8 @@ export async function applyChange(deps: HistoryWriteDeps, change: HistoryChange,
       await deps.deleteNow(nodeIds, edgeIds);
       return;
     }
-    case 'move': {
-      const results = await writeBatch(
-        boardId,
-        change.moves.map((m) => ({ op: 'update_node', id: history.resolve(m.id), position: m.to })),
-        what,
-      );
-      for (const r of results) if (r.node) showNode(deps, r.node);
-      return;
-    }
-    case 'text': {
-      const id = history.resolve(change.id);
-      const record = await labelled(what, () => updateNode(boardId, id, { data: { text: change.to } }));
-      deps.textSet(id, change.to);
-      showNode(deps, record);
-      return;
-    }
-    case 'data': {
-      const id = history.resolve(change.id);
-      const position = change.position ? { position: change.position.to } : {};
-      showNode(deps, await labelled(what, () => updateNode(boardId, id, { data: change.to, ...position })));
-      return;
-    }
-    case 'edgeData': {
-      const id = history.resolve(change.id);
-      const record = await labelled(what, async () => {
-        // PATCH replaces an edge's data: the service's data (the canvas may not show the last
-        // step's answer yet), with these keys as they were.
-        const data: Record<string, unknown> = { ...(await getEdge(boardId, id)).edge_data, ...change.to };
-        for (const [key, value] of Object.entries(change.to)) if (value === null) delete data[key];
-        return updateEdge(boardId, id, data);
-      });
-      deps.graph.applyEdge(toFlowEdge(record));
-      deps.sync.edge(record);
-      return;
-    }
+    default:
+      // Text, moves and data are made by use-board-edits.ts as local changes (edits/reapply.ts).
+      throw new Error(`${what}: not a creation or deletion`);
   }
 }

@@ -55,6 +55,11 @@ export class ServerSync {
     };
   }
 
+  /** Whether the node is busy: the canvas holds this person's own state of it, not the service's. */
+  isBusy(id: string): boolean {
+    return this.busy(id);
+  }
+
   private busy(id: string): boolean {
     return (
       this.dragging.has(id) ||

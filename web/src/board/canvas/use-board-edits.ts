@@ -4,8 +4,11 @@
 // deletions (the API first, one batch request for a whole selection; only what the service
 // deleted leaves the canvas). This is the one place the canvas writes nodes and edges, so
 // undo/redo, copy/paste and resizing belong here. Each of the person's changes is recorded in an
-// EditHistory (edit-history.ts); undo and redo make the inverse through the API
-// (history-writes.ts), one at a time in order, and pasting is one batch (node-clipboard.ts).
+// EditHistory (edit-history.ts; only this person's changes, never the stream's); undo and redo are
+// made on the board as it is now (edits/reapply.ts: a reverse patch of text, a field put back only
+// if it still holds what this person set) and sent as ordinary local changes through the same saves
+// as any edit (creations and deletions through history-writes.ts), one at a time in order, and
+// pasting is one batch (node-clipboard.ts).
 import { useCallback, useMemo, useRef, useState, useSyncExternalStore } from 'react';
 import { type Connection, type Edge, type OnBeforeDelete, useReactFlow, type XYPosition } from '@xyflow/react';
 import {
@@ -27,6 +30,7 @@ import { writeBatch } from './batch-api';
 import { EditHistory, type HistoryChange, invert, type NodeMove, nodeIdsOf } from './edit-history';
 import type { PositionMove } from './card-actions';
 import { applyChange, type HistoryWriteDeps, snapshotEdge, snapshotNode } from './history-writes';
+import { type CurrentBoard, entryAfter, planStep } from './edits/reapply';
 import { type NodeClipboard, pasteOperations } from './node-clipboard';
 import { dataKey, edgeKey, noteKey, positionKey, type ServerSync } from './server-sync';
 import type { CanvasGraph } from './use-board-graph';
@@ -34,6 +38,11 @@ import type { CanvasGraph } from './use-board-graph';
 const NOTE_SAVE_MS = 700;
 const POSITION_SAVE_MS = 400;
 const DATA_SAVE_MS = 300;
+
+/** Options of a local change: `record: false` for an undo or redo, which the history keeps itself. */
+interface ChangeOptions {
+  record?: boolean;
+}
 
 /** `data` with `patch` applied as the API's PATCH does (a key set to null is removed). */
 function patched(data: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
@@ -124,15 +133,27 @@ export function useBoardEdits({ boardId, canEdit, graph, tracker, sync, notify, 
     [boardId, graph, sync, notify, onNodesDeleted],
   );
 
+  /**
+   * A note's text as shown now: as typed here while the note is busy (its save waiting or not yet
+   * echoed), else as the canvas has it (the service's newest, someone else's change included).
+   */
+  const shownText = useCallback(
+    (nodeId: string) => {
+      const shown = str(graph.nodeById(nodeId)?.data.text);
+      return sync.isBusy(nodeId) ? (noteText.current.get(nodeId) ?? shown) : shown;
+    },
+    [graph, sync],
+  );
+
   /** Saves a note's text after a pause, kept as a draft in localStorage until the service has it. */
   const saveNoteText = useCallback(
-    (nodeId: string, text: string) => {
+    (nodeId: string, text: string, options?: ChangeOptions) => {
       const key = draftKey(boardId, nodeId);
-      const before = noteText.current.get(nodeId) ?? str(graph.nodeById(nodeId)?.data.text);
+      const before = shownText(nodeId);
       noteText.current.set(nodeId, text);
       writeDraft(key, text);
       // One history entry per burst of typing: it grows until its save is sent.
-      history.record({ kind: 'text', id: nodeId, from: before, to: text }, noteKey(nodeId));
+      if (options?.record !== false) history.record({ kind: 'text', id: nodeId, from: before, to: text }, noteKey(nodeId));
       tracker.schedule(
         noteKey(nodeId),
         async () => {
@@ -148,7 +169,7 @@ export function useBoardEdits({ boardId, canEdit, graph, tracker, sync, notify, 
         NOTE_SAVE_MS,
       );
     },
-    [boardId, tracker, sync, graph, history, unlessDeleted],
+    [boardId, tracker, sync, history, unlessDeleted, shownText],
   );
 
   /** The note's text as typed, saved or not (undefined if not typed on this page). */
@@ -330,46 +351,9 @@ export function useBoardEdits({ boardId, canEdit, graph, tracker, sync, notify, 
         // The notice is given already: an empty message says so.
         if (failed) throw new Error('');
       },
-      textSet: (nodeId, text) => {
-        noteText.current.set(nodeId, text);
-        writeDraft(draftKey(boardId, nodeId), null);
-      },
     }),
     [boardId, graph, sync, history, deleteOnService],
   );
-
-  /** Undoes (or redoes) the person's last change through the API; a failure drops it with a notice. */
-  const step = useCallback(
-    (direction: 'undo' | 'redo') => {
-      const run = async () => {
-        if (!canEdit) return;
-        const entry = direction === 'undo' ? history.takeUndo() : history.takeRedo();
-        if (!entry) return;
-        const change: HistoryChange = direction === 'undo' ? invert(entry) : entry;
-        // A save still waiting for these nodes goes first, so the undo lands after it.
-        for (const id of nodeIdsOf(change)) {
-          const current = history.resolve(id);
-          await tracker.flush(noteKey(current));
-          await tracker.flush(positionKey(current));
-          await tracker.flush(dataKey(current));
-        }
-        try {
-          await applyChange(writeDeps, change, direction === 'undo' ? 'Could not undo' : 'Could not redo');
-          if (direction === 'undo') history.undone(entry);
-          else history.redone(entry);
-        } catch (error) {
-          // The board changed under it (someone deleted the node, say): the step is dropped.
-          const message = (error as Error).message;
-          if (message) notify(message);
-        }
-      };
-      historyQueue.current = historyQueue.current.then(run, run);
-      return historyQueue.current;
-    },
-    [canEdit, history, tracker, writeDeps, notify],
-  );
-  const undo = useCallback(() => step('undo'), [step]);
-  const redo = useCallback(() => step('redo'), [step]);
 
   /**
    * Pastes `copy` with its top-left corner at `at`, in one batch (nodes with refs, the edges among
@@ -405,16 +389,18 @@ export function useBoardEdits({ boardId, canEdit, graph, tracker, sync, notify, 
    * where it was before the resizer moved it): shown at once, saved after a short pause as one PATCH
    * per node (the API merges data keys). */
   const updateNodeData = useCallback(
-    (nodeId: string, patch: Record<string, unknown>, move?: PositionMove) => {
+    (nodeId: string, patch: Record<string, unknown>, move?: PositionMove, options?: ChangeOptions) => {
       const node = graph.nodeById(nodeId);
       if (!node) return; // deleted meanwhile (by someone else too)
-      history.record({
-        kind: 'data',
-        id: nodeId,
-        from: Object.fromEntries(Object.keys(patch).map((key) => [key, node.data[key] ?? null])),
-        to: patch,
-        ...(move ? { position: move } : {}),
-      });
+      if (options?.record !== false) {
+        history.record({
+          kind: 'data',
+          id: nodeId,
+          from: Object.fromEntries(Object.keys(patch).map((key) => [key, node.data[key] ?? null])),
+          to: patch,
+          ...(move ? { position: move } : {}),
+        });
+      }
       graph.patchNode(nodeId, (n) => ({ ...n, data: patched(n.data, patch) }));
       const before = dataChanges.current.get(nodeId);
       const change = { data: { ...before?.data, ...patch }, position: move?.to ?? before?.position };
@@ -450,16 +436,18 @@ export function useBoardEdits({ boardId, canEdit, graph, tracker, sync, notify, 
   /** Changes keys of an edge's data (null removes one): shown at once, then the whole data saved
    * (PATCH replaces edge_data). */
   const updateEdgeData = useCallback(
-    (edgeId: string, patch: Record<string, unknown>) => {
+    (edgeId: string, patch: Record<string, unknown>, options?: ChangeOptions) => {
       const edge = flow.getEdge(edgeId);
       if (!edge) return;
       const before = (edge.data ?? {}) as Record<string, unknown>;
-      history.record({
-        kind: 'edgeData',
-        id: edgeId,
-        from: Object.fromEntries(Object.keys(patch).map((key) => [key, before[key] ?? null])),
-        to: patch,
-      });
+      if (options?.record !== false) {
+        history.record({
+          kind: 'edgeData',
+          id: edgeId,
+          from: Object.fromEntries(Object.keys(patch).map((key) => [key, before[key] ?? null])),
+          to: patch,
+        });
+      }
       const data = patched(before, patch);
       graph.applyEdge({ ...edge, data, label: typeof data.label === 'string' ? data.label : undefined, markerEnd: edgeMarker(data) });
       tracker.schedule(
@@ -472,6 +460,90 @@ export function useBoardEdits({ boardId, canEdit, graph, tracker, sync, notify, 
     },
     [boardId, flow, graph, tracker, sync, history],
   );
+
+  /**
+   * Undoes (or redoes) the person's last change on the board as it is now (edits/reapply.ts): made
+   * as a local change through the same saves as any edit, or refused with a notice when someone else
+   * changed the same thing since (nothing is done, and the entry is dropped).
+   */
+  const step = useCallback(
+    (direction: 'undo' | 'redo') => {
+      const run = async () => {
+        if (!canEdit) return;
+        const entry = direction === 'undo' ? history.takeUndo() : history.takeRedo();
+        if (!entry) return;
+        const change: HistoryChange = direction === 'undo' ? invert(entry) : entry;
+        // A save still waiting for these nodes goes first, so the undo lands after it.
+        for (const id of nodeIdsOf(change)) {
+          const current = history.resolve(id);
+          await tracker.flush(noteKey(current));
+          await tracker.flush(positionKey(current));
+          await tracker.flush(dataKey(current));
+        }
+        const board: CurrentBoard = {
+          node: (id) => graph.nodeById(id),
+          noteText: shownText,
+          edgeData: (id) => {
+            const edge = flow.getEdge(id);
+            return edge && ((edge.data ?? {}) as Record<string, unknown>);
+          },
+          resolve: (id) => history.resolve(id),
+        };
+        const plan = planStep(change, board, direction === 'undo' ? 'undone' : 'redone');
+        const made = entryAfter(entry, plan, direction);
+        const done = () => (direction === 'undo' ? history.undone(made) : history.redone(made));
+        switch (plan.kind) {
+          case 'refused':
+            notify(plan.message);
+            return;
+          case 'structure':
+            try {
+              await applyChange(writeDeps, plan.change, direction === 'undo' ? 'Could not undo' : 'Could not redo');
+              done();
+            } catch (error) {
+              // The board changed under it (someone deleted the node, say): the step is dropped.
+              const message = (error as Error).message;
+              if (message) notify(message);
+            }
+            return;
+          case 'text':
+            saveNoteText(plan.id, plan.text, { record: false });
+            done();
+            // Sent at once: the note shows it when the service has it.
+            await tracker.flush(noteKey(plan.id));
+            return;
+          case 'move': {
+            const moved: BoardFlowNode[] = [];
+            for (const m of plan.moves) {
+              graph.patchNode(m.id, (n) => ({ ...n, position: m.to }));
+              const node = graph.nodeById(m.id);
+              if (node) moved.push({ ...node, position: m.to });
+            }
+            schedulePositions(moved);
+            done();
+            return;
+          }
+          case 'data':
+            if (plan.position) {
+              const to = plan.position.to;
+              graph.patchNode(plan.id, (n) => ({ ...n, position: to, width: undefined, height: undefined }));
+            }
+            updateNodeData(plan.id, plan.patch, plan.position, { record: false });
+            done();
+            return;
+          case 'edgeData':
+            updateEdgeData(plan.id, plan.patch, { record: false });
+            done();
+            return;
+        }
+      };
+      historyQueue.current = historyQueue.current.then(run, run);
+      return historyQueue.current;
+    },
+    [canEdit, history, tracker, graph, flow, shownText, writeDeps, notify, saveNoteText, schedulePositions, updateNodeData, updateEdgeData],
+  );
+  const undo = useCallback(() => step('undo'), [step]);
+  const redo = useCallback(() => step('redo'), [step]);
 
   /** Adds a url node for `url` (a video node for YouTube and Vimeo) centred on `at`, selected;
    * rejects with the service's reason. */

@@ -1,8 +1,9 @@
 // Presence: who else has the board open, with their cursor and selection, sent through the service
 // (PUT /v1/boards/{id}/presence, and `presence` events on the board's stream), never stored as
 // board content. This tab announces itself every few seconds, when its pointer moves over the
-// canvas (at most a few times a second) and when its selection changes, and leaves when the
-// canvas goes away or the page is hidden for good. Others' sessions are dropped when they leave,
+// canvas (at most a few times a second), while it drags nodes (their positions, 15 times a second,
+// so the others see the drag as it happens: sync/live-drags.ts) and when its selection changes, and
+// leaves when the canvas goes away or the page is hidden for good. Others' sessions are dropped when they leave,
 // or when not heard from for the service's 15 seconds.
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { XYPosition } from '@xyflow/react';
@@ -11,12 +12,23 @@ import { announcePresence, leavePresence, type Presence, type PresenceUpdate } f
 const ANNOUNCE_EVERY_MS = 5_000;
 /** Pointer moves are sent at most this often. */
 const CURSOR_EVERY_MS = 200;
+/** A drag's positions are sent at most this often (15 a second, within the presence budget of 1,200 a minute). */
+const DRAG_EVERY_MS = 66;
+/** While a drag rests (the pointer still), it is announced again this often, so the others keep showing it. */
+const DRAG_REPEAT_MS = 1_000;
+/** The most nodes one announcement shows dragged (the service's bound, as for the selection). */
+const MAX_DRAGGED = 100;
+/** Another session's drag not heard of for this long has ended (it stopped announcing). */
+export const DRAG_QUIET_MS = 3_000;
 /** A session not heard from for this long has left (the service's own limit). */
 const GONE_AFTER_MS = 15_000;
 
+/** Another session's presence as this tab knows it: `dragQuiet` when its drag ended by going quiet. */
+export type SessionPresence = Presence & { dragQuiet?: boolean };
+
 export interface PresenceState {
   /** The other sessions on the board (this tab's own excluded), in the order they came. */
-  others: Presence[];
+  others: SessionPresence[];
   /** Node id -> the colour of someone else who has it selected. */
   remoteSelection: Record<string, string>;
   /** A presence event from the stream. */
@@ -25,6 +37,8 @@ export interface PresenceState {
   reannounce(): void;
   /** This person's pointer on the canvas, in flow coordinates; null when it left the canvas. */
   moveCursor(point: XYPosition | null): void;
+  /** The nodes this person is dragging, where they are now; null when the drag ended. */
+  moveDragging(nodes: { id: string; position: XYPosition }[] | null): void;
 }
 
 /** A random id for this tab's session on the board. */
@@ -34,8 +48,9 @@ export function newSessionId(): string {
 }
 
 export function usePresence({ boardId, sessionId, selection }: { boardId: string; sessionId: string; selection: string[] }): PresenceState {
-  const [sessions, setSessions] = useState<Map<string, { presence: Presence; heard: number }>>(new Map());
-  const state = useRef<Required<PresenceUpdate>>({ cursor: null, selection: [] });
+  const [sessions, setSessions] = useState<Map<string, { presence: SessionPresence; heard: number }>>(new Map());
+  const state = useRef<Required<PresenceUpdate>>({ cursor: null, selection: [], dragging: [] });
+  const dragRepeat = useRef<ReturnType<typeof setInterval>>(undefined);
   const sending = useRef<{ busy: boolean; again: boolean; last: number; timer?: ReturnType<typeof setTimeout> }>({
     busy: false,
     again: false,
@@ -65,14 +80,11 @@ export function usePresence({ boardId, sessionId, selection }: { boardId: string
       });
   }, [boardId, sessionId]);
 
-  const moveCursor = useCallback(
-    (point: XYPosition | null) => {
-      const cursor = point && { x: Math.round(point.x), y: Math.round(point.y) };
-      const before = state.current.cursor;
-      if (before === cursor || (before && cursor && before.x === cursor.x && before.y === cursor.y)) return;
-      state.current = { ...state.current, cursor };
+  /** Announces within `everyMs` of the last announcement (a newer state replaces a waiting one). */
+  const announceWithin = useCallback(
+    (everyMs: number) => {
       const s = sending.current;
-      const wait = s.last + CURSOR_EVERY_MS - Date.now();
+      const wait = s.last + (state.current.dragging.length > 0 ? Math.min(everyMs, DRAG_EVERY_MS) : everyMs) - Date.now();
       clearTimeout(s.timer);
       if (wait <= 0) announce();
       else s.timer = setTimeout(announce, wait);
@@ -80,9 +92,45 @@ export function usePresence({ boardId, sessionId, selection }: { boardId: string
     [announce],
   );
 
+  const moveCursor = useCallback(
+    (point: XYPosition | null) => {
+      const cursor = point && { x: Math.round(point.x), y: Math.round(point.y) };
+      const before = state.current.cursor;
+      if (before === cursor || (before && cursor && before.x === cursor.x && before.y === cursor.y)) return;
+      state.current = { ...state.current, cursor };
+      announceWithin(CURSOR_EVERY_MS);
+    },
+    [announceWithin],
+  );
+
+  const moveDragging = useCallback(
+    (nodes: { id: string; position: XYPosition }[] | null) => {
+      clearInterval(dragRepeat.current);
+      if (!nodes || nodes.length === 0) {
+        if (state.current.dragging.length === 0) return;
+        // The drop: said at once, so the others stop showing the drag (and show the saved position).
+        state.current = { ...state.current, dragging: [] };
+        clearTimeout(sending.current.timer);
+        announce();
+        return;
+      }
+      const dragged = nodes.slice(0, MAX_DRAGGED);
+      // A dragged node is one of the selection (the service requires it; React Flow selects what it drags).
+      const selection = [...new Set([...dragged.map((n) => n.id), ...state.current.selection])].slice(0, MAX_DRAGGED);
+      const dragging = dragged.map((n) => ({ node_id: n.id, x: Math.round(n.position.x), y: Math.round(n.position.y) }));
+      state.current = { ...state.current, selection, dragging };
+      announceWithin(DRAG_EVERY_MS);
+      dragRepeat.current = setInterval(announce, DRAG_REPEAT_MS);
+    },
+    [announce, announceWithin],
+  );
+
   const selectionKey = selection.slice(0, 100).join(',');
   useEffect(() => {
-    state.current = { ...state.current, selection: selectionKey ? selectionKey.split(',') : [] };
+    const selection = selectionKey ? selectionKey.split(',') : [];
+    // Nodes still dragged stay in the announced selection (the service requires it).
+    const dragged = state.current.dragging.map((d) => d.node_id).filter((id) => !selection.includes(id));
+    state.current = { ...state.current, selection: [...dragged, ...selection].slice(0, MAX_DRAGGED) };
     announce();
   }, [selectionKey, announce]);
 
@@ -105,6 +153,7 @@ export function usePresence({ boardId, sessionId, selection }: { boardId: string
     window.addEventListener('pageshow', back);
     return () => {
       clearInterval(timer);
+      clearInterval(dragRepeat.current);
       clearTimeout(sending.current.timer);
       window.removeEventListener('pagehide', leave);
       window.removeEventListener('pageshow', back);
@@ -125,15 +174,22 @@ export function usePresence({ boardId, sessionId, selection }: { boardId: string
     [sessionId],
   );
 
-  // Sessions whose announcements stopped (a tab closed without saying so) go after the service's limit.
+  // Sessions whose announcements stopped (a tab closed without saying so) go after the service's
+  // limit; their drag ends sooner (a dragging tab announces at least every second).
   useEffect(() => {
     const timer = setInterval(() => {
       const now = Date.now();
+      const quietDrag = (s: { presence: SessionPresence; heard: number }) =>
+        s.presence.dragging.length > 0 && now - s.heard > DRAG_QUIET_MS;
       setSessions((current) => {
-        if (![...current.values()].some((s) => now - s.heard > GONE_AFTER_MS)) return current;
-        return new Map([...current].filter(([, s]) => now - s.heard <= GONE_AFTER_MS));
+        if (![...current.values()].some((s) => now - s.heard > GONE_AFTER_MS || quietDrag(s))) return current;
+        return new Map(
+          [...current]
+            .filter(([, s]) => now - s.heard <= GONE_AFTER_MS)
+            .map(([id, s]) => [id, quietDrag(s) ? { ...s, presence: { ...s.presence, dragging: [], dragQuiet: true } } : s]),
+        );
       });
-    }, 1_000);
+    }, 500);
     return () => clearInterval(timer);
   }, []);
 
@@ -144,5 +200,5 @@ export function usePresence({ boardId, sessionId, selection }: { boardId: string
     return out;
   }, [others]);
 
-  return { others, remoteSelection, receive, reannounce: announce, moveCursor };
+  return { others, remoteSelection, receive, reannounce: announce, moveCursor, moveDragging };
 }
