@@ -7,6 +7,7 @@
 // or when not heard from for the service's 15 seconds.
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { XYPosition } from '@xyflow/react';
+import { IDS_MAX_ITEMS } from '@board-workspace/limits';
 import { announcePresence, leavePresence, type Presence, type PresenceUpdate } from '../board-api';
 
 const ANNOUNCE_EVERY_MS = 5_000;
@@ -16,8 +17,6 @@ const CURSOR_EVERY_MS = 200;
 const DRAG_EVERY_MS = 66;
 /** While a drag rests (the pointer still), it is announced again this often, so the others keep showing it. */
 const DRAG_REPEAT_MS = 1_000;
-/** The most nodes one announcement shows dragged (the service's bound, as for the selection). */
-const MAX_DRAGGED = 100;
 /** Another session's drag not heard of for this long has ended (it stopped announcing). */
 export const DRAG_QUIET_MS = 3_000;
 /** A session not heard from for this long has left (the service's own limit). */
@@ -114,9 +113,9 @@ export function usePresence({ boardId, sessionId, selection }: { boardId: string
         announce();
         return;
       }
-      const dragged = nodes.slice(0, MAX_DRAGGED);
+      const dragged = nodes.slice(0, IDS_MAX_ITEMS);
       // A dragged node is one of the selection (the service requires it; React Flow selects what it drags).
-      const selection = [...new Set([...dragged.map((n) => n.id), ...state.current.selection])].slice(0, MAX_DRAGGED);
+      const selection = [...new Set([...dragged.map((n) => n.id), ...state.current.selection])].slice(0, IDS_MAX_ITEMS);
       const dragging = dragged.map((n) => ({ node_id: n.id, x: Math.round(n.position.x), y: Math.round(n.position.y) }));
       state.current = { ...state.current, selection, dragging };
       announceWithin(DRAG_EVERY_MS);
@@ -130,7 +129,7 @@ export function usePresence({ boardId, sessionId, selection }: { boardId: string
     const selection = selectionKey ? selectionKey.split(',') : [];
     // Nodes still dragged stay in the announced selection (the service requires it).
     const dragged = state.current.dragging.map((d) => d.node_id).filter((id) => !selection.includes(id));
-    state.current = { ...state.current, selection: [...dragged, ...selection].slice(0, MAX_DRAGGED) };
+    state.current = { ...state.current, selection: [...dragged, ...selection].slice(0, IDS_MAX_ITEMS) };
     announce();
   }, [selectionKey, announce]);
 
