@@ -43,7 +43,29 @@ let renewing: Promise<string | undefined> | undefined;
 let starting: Promise<void> | undefined;
 const callbacks = new Map<string, Promise<string>>();
 
+/** Who was signed in last on this device, so the app opens while the service is down (offline edits). */
+const LAST_SESSION_KEY = 'bw-last-session';
+
+function rememberSession(next: SessionState): void {
+  try {
+    if (next.status === 'signed-in') localStorage.setItem(LAST_SESSION_KEY, JSON.stringify({ config: next.config, user: next.user }));
+    else if (next.status === 'signed-out') localStorage.removeItem(LAST_SESSION_KEY);
+  } catch {
+    // Storage disabled: the app then needs the service to open.
+  }
+}
+
+function lastSession(): { config: AuthConfig; user: User } | undefined {
+  try {
+    const stored = localStorage.getItem(LAST_SESSION_KEY);
+    return stored ? (JSON.parse(stored) as { config: AuthConfig; user: User }) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function setState(next: SessionState): void {
+  rememberSession(next);
   state = next;
   for (const listener of listeners) listener();
 }
@@ -181,6 +203,14 @@ async function start(): Promise<void> {
       'Could not load the sign-in settings',
     );
   } catch (error) {
+    // The service cannot be reached: someone signed in here before keeps working on what this
+    // device holds (the board as last seen, edits kept in the outbox); the token is renewed
+    // when the service is back (api.ts renews before each request).
+    const last = lastSession();
+    if (last && error instanceof RequestError && error.message === OFFLINE_MESSAGE) {
+      setState({ status: 'signed-in', config: last.config, user: last.user });
+      return;
+    }
     setState({ status: 'unavailable', message: error instanceof Error ? error.message : OFFLINE_MESSAGE });
     return;
   }

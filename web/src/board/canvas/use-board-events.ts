@@ -109,9 +109,9 @@ export function useBoardEvents(options: BoardEventsOptions): void {
           // Only what was on the canvas before the load started can be missing because it was deleted.
           const nodeIds = new Set(nodes.map((n) => n.id));
           const edgeIds = new Set(edges.map((e) => e.id));
-          const gone = before.nodes.filter((id) => !nodeIds.has(id) && !isUploadPlaceholder(id));
+          const gone = before.nodes.filter((id) => !nodeIds.has(id) && !isUploadPlaceholder(id) && !sync.localOnly(id));
           if (gone.length > 0) sync.nodesDeleted(gone);
-          for (const id of before.edges) if (!edgeIds.has(id)) sync.edgeDeleted(id);
+          for (const id of before.edges) if (!edgeIds.has(id) && !sync.localOnly(id)) sync.edgeDeleted(id);
           const waiting = buffer ?? [];
           buffer = undefined;
           for (const event of waiting) apply(event);

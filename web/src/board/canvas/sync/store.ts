@@ -1,0 +1,109 @@
+// The browser's durable copy of a board (IndexedDB through the `idb` package): the outbox of edits
+// not yet confirmed by the service, in the order they were made, and the board as last seen (its
+// record, nodes and edges), so a reload while the service is down shows the board with the
+// person's pending edits on it. Every call fails soft: without IndexedDB (a private window that
+// refuses it) the page still works, only without surviving a reload.
+import { type DBSchema, type IDBPDatabase, openDB } from 'idb';
+import type { Edge } from '@xyflow/react';
+import type { Board } from '../../board-api';
+import type { BoardFlowNode } from '../../board-context';
+import type { OutboxOp } from './operations';
+
+/** An operation waiting in the outbox; `seq` (chosen by the outbox, increasing) orders them. */
+export interface StoredEntry {
+  seq: number;
+  boardId: string;
+  op: OutboxOp;
+}
+
+/** The board as this person last saw it, with their rights then. */
+export interface LastSeenBoard {
+  id: string;
+  board: Board;
+  nodes: BoardFlowNode[];
+  edges: Edge[];
+  isOwner: boolean;
+  canEdit: boolean;
+  savedAt: number;
+}
+
+interface SyncSchema extends DBSchema {
+  outbox: { key: number; value: StoredEntry; indexes: { board: string } };
+  boards: { key: string; value: LastSeenBoard };
+}
+
+let opening: Promise<IDBPDatabase<SyncSchema> | undefined> | undefined;
+
+function database(): Promise<IDBPDatabase<SyncSchema> | undefined> {
+  opening ??= openDB<SyncSchema>('board-workspace-sync', 1, {
+    upgrade(db) {
+      const outbox = db.createObjectStore('outbox', { keyPath: 'seq' });
+      outbox.createIndex('board', 'boardId');
+      db.createObjectStore('boards', { keyPath: 'id' });
+    },
+  }).catch(() => undefined);
+  return opening;
+}
+
+/** The board's waiting operations, oldest first. */
+export async function readEntries(boardId: string): Promise<StoredEntry[]> {
+  const db = await database();
+  if (!db) return [];
+  try {
+    const entries = await db.getAllFromIndex('outbox', 'board', boardId);
+    return entries.sort((a, b) => a.seq - b.seq);
+  } catch {
+    return [];
+  }
+}
+
+/** Stores a new entry or replaces one (a coalesced edit). */
+export async function putEntry(entry: StoredEntry): Promise<void> {
+  const db = await database();
+  if (!db) return;
+  try {
+    await db.put('outbox', { seq: entry.seq, boardId: entry.boardId, op: entry.op });
+  } catch {
+    // Kept in the page's memory only.
+  }
+}
+
+export async function deleteEntry(seq: number): Promise<void> {
+  const db = await database();
+  if (!db) return;
+  try {
+    await db.delete('outbox', seq);
+  } catch {
+    // A stale entry is replayed safely next time (client ids, repeatable deletes and updates).
+  }
+}
+
+export async function readLastSeen(boardId: string): Promise<LastSeenBoard | undefined> {
+  const db = await database();
+  try {
+    return await db?.get('boards', boardId);
+  } catch {
+    return undefined;
+  }
+}
+
+export async function writeLastSeen(value: LastSeenBoard): Promise<void> {
+  const db = await database();
+  try {
+    // Only what draws the board: React Flow's own fields (selection, measurements) stay out.
+    const nodes = value.nodes
+      .filter((n) => n.type !== 'uploadNode')
+      .map((n) => ({ id: n.id, type: n.type, position: n.position, data: n.data }) as BoardFlowNode);
+    const edges = value.edges.map((e) => ({
+      id: e.id,
+      source: e.source,
+      target: e.target,
+      data: e.data,
+      label: e.label,
+      markerEnd: e.markerEnd,
+    }));
+    await db?.put('boards', { ...value, nodes, edges });
+  } catch {
+    // Not kept: a reload while the service is down shows the message instead.
+  }
+}
