@@ -24,6 +24,9 @@ export default defineConfig({
         // Only the app's own pages: the API, its reference and the health check go to the service.
         navigateFallbackDenylist: [/^\/v1\//, /^\/docs/, /^\/healthz/],
         cleanupOutdatedCaches: true,
+        // A new version takes over at once, and the first visit's page is kept by it too.
+        skipWaiting: true,
+        clientsClaim: true,
       },
     }),
   ],

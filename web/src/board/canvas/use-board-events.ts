@@ -24,8 +24,9 @@ import { readServerSentEvents } from '../sse';
 import type { ServerSync } from './server-sync';
 import type { CanvasGraph } from './use-board-graph';
 
-/** Pauses before reconnecting, by the number of failures in a row (the last one repeats). */
-const RETRY_MS = [500, 1_000, 2_000, 4_000, 8_000, 15_000];
+/** Pauses before reconnecting, by the number of failures in a row (the last one repeats): short,
+ * so the service's return is noticed within seconds (the outbox then sends what waits). */
+const RETRY_MS = [500, 1_000, 2_000, 3_000, 5_000];
 /** A stream silent this long (the service sends a keep-alive every 15 s) is taken for dead. */
 const SILENCE_MS = 40_000;
 /** A stream open this long counts as a success: the next reconnect starts with the shortest pause. */

@@ -55,15 +55,47 @@ export function NoteNode({ id, data, selected }: NodeProps<BoardFlowNode>) {
   useEffect(() => {
     if (autoFocusId !== id) return;
     // React Flow keeps a new node hidden until it has been measured, and a hidden element cannot
-    // take focus: try on the next frames until it can.
+    // take focus: try on the next frames until it can. What the person types meanwhile (the note
+    // is made at once, so they start typing at once) is kept and put into the note when it has
+    // the focus, so the first keystrokes are not lost (nor taken as the canvas's Delete key).
     let frame = 0;
     let tries = 0;
+    let early = '';
+    const keep = (event: KeyboardEvent) => {
+      const el = ref.current;
+      if (el && document.activeElement === el) return;
+      if (event.target instanceof Element && event.target.closest('input, textarea, select, [contenteditable="true"]')) return;
+      if (event.ctrlKey || event.metaKey || event.altKey) return;
+      if (event.key.length === 1) early += event.key;
+      else if (event.key === 'Enter') early += '\n';
+      else if (event.key === 'Backspace') early = early.slice(0, -1);
+      else return;
+      event.preventDefault();
+      event.stopPropagation();
+    };
+    const stop = () => document.removeEventListener('keydown', keep, true);
+    document.addEventListener('keydown', keep, true);
     const attempt = () => {
-      ref.current?.focus({ preventScroll: true });
-      if (document.activeElement !== ref.current && ++tries < 30) frame = requestAnimationFrame(attempt);
+      const el = ref.current;
+      el?.focus({ preventScroll: true });
+      if (el && document.activeElement === el) {
+        stop();
+        if (early) {
+          const value = el.value + early;
+          caret.current = { text: value, start: value.length, end: value.length };
+          saveNoteText(id, value);
+        }
+        return;
+      }
+      if (++tries < 60) frame = requestAnimationFrame(attempt);
+      else stop();
     };
     attempt();
-    return () => cancelAnimationFrame(frame);
+    return () => {
+      cancelAnimationFrame(frame);
+      stop();
+    };
+    // saveNoteText is stable for the canvas; only a new note to focus restarts this.
   }, [autoFocusId, id]);
 
   const unsaved = draft !== saved;
