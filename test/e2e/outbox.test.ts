@@ -206,12 +206,17 @@ test('edits made while the service is down, and a reload meanwhile, reach the se
     // A reload while the service is still down: the board as last seen, with the waiting edits on it.
     await a.page.reload();
     await a.page.getByRole('heading', { name: 'Outage board', level: 1 }).waitFor();
-    await eventually('the typed text after the reload', async () => (await keptText.inputValue()) === 'Written before and during the outage');
+    await eventually(
+      'the typed text after the reload',
+      async () => (await keptText.inputValue()) === 'Written before and during the outage',
+    );
     await a.page.getByTestId(`node-${doomed}`).waitFor({ state: 'detached' });
     await a.page.locator('.react-flow__edge').first().waitFor({ state: 'attached' });
     const offlineNote = a.page.locator('textarea').filter({ hasText: 'Made while offline' });
     await eventually('the new note after the reload', async () => {
-      for (const value of await a.page.locator('textarea[aria-label="Note text"]').evaluateAll((els) => els.map((e) => (e as HTMLTextAreaElement).value)))
+      for (const value of await a.page
+        .locator('textarea[aria-label="Note text"]')
+        .evaluateAll((els) => els.map((e) => (e as HTMLTextAreaElement).value)))
         if (value === 'Made while offline') return true;
       return false;
     });
