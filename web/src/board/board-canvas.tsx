@@ -120,7 +120,17 @@ export function BoardCanvas({
   const canEdit = !live.gone && (isOwner || (openedEditable && board.is_public && board.public_access_level === 'edit'));
   const focus = useNodeFocus(graph, notify);
   const edits = useBoardEdits({ boardId, canEdit, graph, outbox, text, sync, notify, onNodesDeleted: focus.forgetNodes });
-  useOutboxSync({ boardId, outbox, text, graph, sync, history: edits.history, notify, onNodesDeleted: focus.forgetNodes });
+  useOutboxSync({
+    boardId,
+    outbox,
+    text,
+    graph,
+    sync,
+    history: edits.history,
+    notify,
+    onNodesDeleted: focus.forgetNodes,
+    restoreDeleted: edits.restoreDeleted,
+  });
   useLastSeen(board, nodes, edges, isOwner, canEdit);
   const { jobs, startVectorize, dismissJob } = useVectorizeJobs({
     boardId,

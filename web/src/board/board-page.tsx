@@ -13,7 +13,7 @@ import { BoardCanvas } from './board-canvas';
 import type { BoardFlowNode } from './board-context';
 import { fromFlowState, fromFlowStateEdge, toFlowEdge, toFlowNode } from './flow-mapping';
 import { withPending } from './canvas/sync/operations';
-import { Outbox } from './canvas/sync/outbox';
+import { openOutbox } from './canvas/sync/outbox';
 import { readEntries, readLastSeen, writeLastSeen } from './canvas/sync/store';
 
 type LoadState =
@@ -27,7 +27,7 @@ type LoadState =
       isOwner: boolean;
       canEdit: boolean;
       /** The person's edits not yet confirmed (canvas/sync/outbox.ts), already shown on the nodes and edges. */
-      outbox: Outbox;
+      outbox: Awaited<ReturnType<typeof openOutbox>>;
     };
 
 type Loaded = { board: Board; nodes: BoardFlowNode[]; edges: Edge[]; isOwner: boolean; canEdit: boolean };
@@ -78,7 +78,7 @@ export function BoardPage({ boardId }: { boardId: string }) {
         if (!lastSeen) throw error;
         loaded = lastSeen;
       }
-      const outbox = new Outbox(boardId, await readEntries(boardId));
+      const outbox = await openOutbox(boardId, readEntries);
       setState({ status: 'ready', ...loaded, ...withPending(loaded.nodes, loaded.edges, outbox.pendingOps()), outbox });
     } catch (error) {
       const status = error instanceof BoardApiError ? error.status : undefined;

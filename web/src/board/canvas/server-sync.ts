@@ -79,6 +79,12 @@ export class ServerSync {
     );
   }
 
+  /** A deletion made here was refused: the node and its edges are back, and follow the service again. */
+  restored(nodeIds: string[], edgeIds: string[]): void {
+    for (const id of nodeIds) this.deleted.delete(id);
+    for (const id of edgeIds) this.deletedEdges.delete(id);
+  }
+
   /** Made here and not yet on the service: a reload's lists lacking it do not mean it was deleted. */
   localOnly(id: string): boolean {
     return this.tracker.isPendingCreate(id);

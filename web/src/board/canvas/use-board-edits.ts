@@ -50,6 +50,8 @@ export function useBoardEdits({ boardId, canEdit, graph, outbox, text, sync, not
   const history = useMemo(() => new EditHistory(), []);
   // Where dragged nodes were when the drag started (for the move's history entry).
   const dragFrom = useRef(new Map<string, XYPosition>());
+  // What was deleted here and not yet confirmed, to put back if the service refuses.
+  const deletedHere = useRef(new Map<string, { node?: BoardFlowNode; edges: Edge[] }>());
   // Undo and redo run one after another, in the order asked.
   const historyQueue = useRef<Promise<void>>(Promise.resolve());
   const canUndo = useSyncExternalStore(history.subscribe, () => history.canUndo());
@@ -206,6 +208,12 @@ export function useBoardEdits({ boardId, canEdit, graph, outbox, text, sync, not
    */
   const deleteNow = useCallback(
     (nodeIds: string[], edgeIds: string[]) => {
+      // Kept until the service has the deletion: a refused one puts them back (restoreDeleted).
+      const edges = flow.getEdges();
+      for (const id of nodeIds) {
+        deletedHere.current.set(id, { node: graph.nodeById(id), edges: edges.filter((e) => e.source === id || e.target === id) });
+      }
+      for (const id of edgeIds) deletedHere.current.set(id, { edges: edges.filter((e) => e.id === id) });
       for (const id of edgeIds) outbox.enqueue({ op: 'delete_edge', id });
       for (const id of nodeIds) outbox.enqueue({ op: 'delete_node', id });
       const gone = new Set(nodeIds);
@@ -217,7 +225,24 @@ export function useBoardEdits({ boardId, canEdit, graph, outbox, text, sync, not
       onNodesDeleted(gone);
       return { gone, edgesGone: new Set(edgeIds) };
     },
-    [outbox, sync, onNodesDeleted],
+    [flow, graph, outbox, sync, onNodesDeleted],
+  );
+
+  /** A deletion the service refused: the node (with its edges) or the edge is put back. */
+  const restoreDeleted = useCallback(
+    (id: string): BoardFlowNode | undefined => {
+      const kept = deletedHere.current.get(id);
+      if (!kept) return undefined;
+      deletedHere.current.delete(id);
+      sync.restored(
+        kept.node ? [id] : [],
+        kept.edges.map((e) => e.id),
+      );
+      if (kept.node) graph.applyNode(kept.node);
+      for (const edge of kept.edges) graph.applyEdge(edge);
+      return kept.node;
+    },
+    [graph, sync],
   );
 
   // React Flow's hook for every deletion (the Delete key too): the selection leaves the canvas at
@@ -421,6 +446,7 @@ export function useBoardEdits({ boardId, canEdit, graph, outbox, text, sync, not
     connect,
     remove,
     beforeDelete,
+    restoreDeleted,
     history,
     canUndo,
     canRedo,

@@ -70,6 +70,8 @@ export class Outbox {
   private timer?: ReturnType<typeof setTimeout>;
   private firstWaitingAt?: number;
   private stopped = false;
+  /** The canvas is gone: stop once nothing waits. */
+  private detached = false;
   private deps?: OutboxDeps;
   private readonly waiters: { key: string; resolve(): void }[] = [];
 
@@ -91,16 +93,19 @@ export class Outbox {
   start(deps: OutboxDeps): () => void {
     this.deps = deps;
     this.stopped = false;
+    this.detached = false;
     const online = () => this.retryNow();
     const offline = () => this.update();
     window.addEventListener('online', online);
     window.addEventListener('offline', offline);
     this.schedule(0);
     return () => {
-      this.stopped = true;
-      clearTimeout(this.timer);
+      // The canvas is left: what waits is still sent (nothing is lost by leaving the board), then
+      // the outbox rests until the board is opened again.
       window.removeEventListener('online', online);
       window.removeEventListener('offline', offline);
+      this.detached = true;
+      if (this.entries.length === 0) this.stop();
     };
   }
 
@@ -166,6 +171,11 @@ export class Outbox {
     if (!this.isPending(key)) return Promise.resolve();
     this.schedule(0);
     return new Promise((resolve) => this.waiters.push({ key, resolve }));
+  }
+
+  private stop(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
   }
 
   /** Resolves once nothing waits at all (undo and redo go after what was done before them). */
@@ -253,6 +263,7 @@ export class Outbox {
         }
       }
       this.firstWaitingAt = undefined;
+      if (this.detached && this.entries.length === 0) this.stop();
     } finally {
       this.running = false;
       this.update();
@@ -322,6 +333,18 @@ export class Outbox {
     // Told even when the count is the same: one change settled and another came (server-sync.ts).
     for (const listener of this.listeners) listener();
   }
+}
+
+/** The outbox of each board opened in this tab: one leaving the board keeps sending what waits, and
+ * opening the board again takes it up rather than reading (and sending) the same entries twice. */
+const open = new Map<string, Outbox>();
+
+export async function openOutbox(boardId: string, read: (boardId: string) => Promise<StoredEntry[]>): Promise<Outbox> {
+  const live = open.get(boardId);
+  if (live?.hasPending()) return live;
+  const outbox = new Outbox(boardId, await read(boardId));
+  open.set(boardId, outbox);
+  return outbox;
 }
 
 export function useOutboxStatus(outbox: Outbox): OutboxStatus {

@@ -137,6 +137,8 @@ export class TextSync {
         const current = await readNode(boardId, id);
         etag = current.etag;
         const theirs = str(current.node.node_data.text);
+        // Already there (a resend of what landed): nothing to merge, nothing to send.
+        if (theirs === mine) return this.confirm(id, text, current);
         if (theirs !== from) {
           const merge = mergeText(from, mine, theirs);
           if (!merge.clean) this.deps?.keptAside(id, merge.mine);

@@ -22,6 +22,8 @@ export interface OutboxSyncOptions {
   history: EditHistory;
   notify(message: string, options?: { copy?: string }): void;
   onNodesDeleted(ids: Set<string>): void;
+  /** Puts back a node or edge whose deletion the service refused; the node, if one. */
+  restoreDeleted(id: string): BoardFlowNode | undefined;
 }
 
 /** What a refused operation was, in words. */
@@ -72,13 +74,19 @@ export function useOutboxSync(options: OutboxSyncOptions): void {
         if (op.op === 'text') call().history.seal(noteKey(op.id));
       },
       refused: (op, message, status) => {
-        const { graph, sync, notify, onNodesDeleted } = call();
-        const nodeId = op.op === 'create_edge' || op.op === 'update_edge' || op.op === 'delete_edge' ? undefined : op.id;
+        const { graph, sync, notify, onNodesDeleted, restoreDeleted } = call();
+        if (op.op === 'delete_node' || op.op === 'delete_edge') {
+          // Refused: it is back on the canvas, as the service still has it.
+          const node = restoreDeleted(op.id);
+          notify(`Not deleted: ${op.op === 'delete_node' ? labelOf(node?.data ?? {}, 'A node') : 'A connection'}: ${message}`);
+          return;
+        }
+        const nodeId = op.op === 'create_edge' || op.op === 'update_edge' ? undefined : op.id;
         const node = nodeId ? graph.nodeById(nodeId) : undefined;
         const what = describe(op, node);
         const copy = op.op === 'text' ? { copy: op.text } : undefined;
         if (op.op === 'text') text.refused(op.id);
-        if (nodeId && status === 404 && op.op !== 'delete_node') {
+        if (nodeId && status === 404) {
           // Someone else deleted it meanwhile (the stream may not have said so yet).
           sync.nodesDeleted([nodeId]);
           onNodesDeleted(new Set([nodeId]));
