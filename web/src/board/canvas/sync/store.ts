@@ -30,6 +30,8 @@ export interface LastSeenBoard {
 interface SyncSchema extends DBSchema {
   outbox: { key: number; value: StoredEntry; indexes: { board: string } };
   boards: { key: string; value: LastSeenBoard };
+  /** Small values of the app kept on this device (who was signed in last: auth/session.ts). */
+  meta: { key: string; value: unknown };
 }
 
 let opening: Promise<IDBPDatabase<SyncSchema> | undefined> | undefined;
@@ -40,6 +42,7 @@ function database(): Promise<IDBPDatabase<SyncSchema> | undefined> {
       const outbox = db.createObjectStore('outbox', { keyPath: 'seq' });
       outbox.createIndex('board', 'boardId');
       db.createObjectStore('boards', { keyPath: 'id' });
+      db.createObjectStore('meta');
     },
   }).catch(() => undefined);
   return opening;
@@ -105,5 +108,25 @@ export async function writeLastSeen(value: LastSeenBoard): Promise<void> {
     await db?.put('boards', { ...value, nodes, edges });
   } catch {
     // Not kept: a reload while the service is down shows the message instead.
+  }
+}
+
+export async function readMeta<T>(key: string): Promise<T | undefined> {
+  const db = await database();
+  try {
+    return (await db?.get('meta', key)) as T | undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Sets a value (undefined removes it). */
+export async function writeMeta(key: string, value: unknown): Promise<void> {
+  const db = await database();
+  try {
+    if (value === undefined) await db?.delete('meta', key);
+    else await db?.put('meta', value, key);
+  } catch {
+    // Not kept: the app then needs the service to open.
   }
 }
