@@ -17,10 +17,11 @@ import { str } from '../nodes/node-frame';
 import { linkNodeType } from '../nodes/web-links';
 import { EditHistory, type HistoryChange, invert, type NodeMove } from './edit-history';
 import type { PositionMove } from './card-actions';
-import { applyChange, type HistoryWriteDeps, snapshotEdge, snapshotNode } from './history-writes';
+import { snapshotEdge, snapshotNode } from './history-writes';
 import { type NodeClipboard, pasteOperations } from './node-clipboard';
 import { noteKey, type ServerSync } from './server-sync';
 import { createdEdge, createdNode, type OutboxOp, patched } from './sync/operations';
+import { applyThroughOutbox, type HistoryOutboxDeps } from './sync/history-outbox';
 import type { Outbox } from './sync/outbox';
 import type { TextSync } from './sync/text-sync';
 import type { CanvasGraph } from './use-board-graph';
@@ -276,22 +277,13 @@ export function useBoardEdits({ boardId, canEdit, graph, outbox, text, sync, not
     [canEdit, deleteNow, history, withTypedText],
   );
 
-  const writeDeps = useMemo<HistoryWriteDeps>(
-    () => ({
-      boardId,
-      graph,
-      sync,
-      history,
-      deleteNow: async (nodeIds, edgeIds) => {
-        deleteNow(nodeIds, edgeIds);
-      },
-      // Nothing of the note waits (undo runs after the outbox is sent): the canvas shows the answer.
-      textSet: () => {},
-    }),
-    [boardId, graph, sync, history, deleteNow],
+  const undoDeps = useMemo<HistoryOutboxDeps>(
+    () => ({ graph, history, outbox, text, edgeById: (id) => flow.getEdge(id), deleteNow }),
+    [graph, history, outbox, text, flow, deleteNow],
   );
 
-  /** Undoes (or redoes) the person's last change through the API; a failure drops it with a notice. */
+  /** Undoes (or redoes) the person's last change, as a change of its own through the outbox; one
+   * that cannot be made (its node is gone, its words changed since) is dropped with a notice. */
   const step = useCallback(
     (direction: 'undo' | 'redo') => {
       const run = async () => {
@@ -299,10 +291,9 @@ export function useBoardEdits({ boardId, canEdit, graph, outbox, text, sync, not
         const entry = direction === 'undo' ? history.takeUndo() : history.takeRedo();
         if (!entry) return;
         const change: HistoryChange = direction === 'undo' ? invert(entry) : entry;
-        // What waits in the outbox goes first, so the undo lands after it (and on what it made).
-        await outbox.whenDrained();
         try {
-          await applyChange(writeDeps, change, direction === 'undo' ? 'Could not undo' : 'Could not redo');
+          // Made on the canvas and put in the outbox after what waits there (sync/history-outbox.ts).
+          applyThroughOutbox(undoDeps, change, direction === 'undo' ? 'Could not undo' : 'Could not redo');
           if (direction === 'undo') history.undone(entry);
           else history.redone(entry);
         } catch (error) {
@@ -314,7 +305,7 @@ export function useBoardEdits({ boardId, canEdit, graph, outbox, text, sync, not
       historyQueue.current = historyQueue.current.then(run, run);
       return historyQueue.current;
     },
-    [canEdit, history, outbox, writeDeps, notify],
+    [canEdit, history, undoDeps, notify],
   );
   const undo = useCallback(() => step('undo'), [step]);
   const redo = useCallback(() => step('redo'), [step]);
