@@ -17,11 +17,14 @@ import { type ChildServer, startChildServer } from '../helpers/child-server.js';
 import type { TestServer } from '../helpers/harness.js';
 import {
   type AccountApi,
+  allSaved,
+  allowClipboard,
   dragBy,
   eventually,
   launchBrowser,
   openBoardAsNewAccount,
   openNewBoard,
+  readClipboard,
   signUp,
   startWebServer,
 } from './helpers/browser.js';
@@ -112,6 +115,45 @@ test('two people typing different sentences into one note at the same moment bot
   } finally {
     await visitor.close();
     await owner.close();
+  }
+});
+
+test('an API client changed the note meanwhile: other words are merged; the same words keep theirs and this person’s text aside, with Copy', async () => {
+  let id = '';
+  const { page, api, boardId, close } = await openNewBoard(server, 'Merged notes', async (api, boardId) => {
+    id = (
+      await api('POST', `/v1/boards/${boardId}/nodes`, {
+        type: 'note',
+        position: { x: 0, y: 0 },
+        data: { text: 'The colour is red. The size is small.' },
+      })
+    ).data.id;
+  });
+  try {
+    await allowClipboard({ context: page.context(), page, close: async () => {} }, server);
+    const box = page.getByTestId(`node-${id}`).getByRole('textbox', { name: 'Note text' });
+    await box.waitFor();
+    // This page hears nothing of the API's change (its stream is cut): only the save's 412 tells.
+    await page.route('**/events**', (route) => route.abort());
+    await api('PATCH', `/v1/boards/${boardId}/nodes/${id}`, { data: { text: 'The colour is red. The size is large.' } });
+    await box.fill('The colour is blue. The size is small.');
+    const text = async () => (await api('GET', `/v1/boards/${boardId}/nodes/${id}`)).data.node_data.text;
+    await eventually('both changes on the service', async () => (await text()) === 'The colour is blue. The size is large.');
+    await eventually('and on screen', async () => (await box.inputValue()) === 'The colour is blue. The size is large.');
+    await allSaved(page);
+
+    // The same words changed on both sides: theirs is kept, and this person's text is offered to copy.
+    await api('PATCH', `/v1/boards/${boardId}/nodes/${id}`, { data: { text: 'The colour is green. The size is large.' } });
+    await box.fill('The colour is black. The size is large.');
+    const notice = page.locator('.bw-notice').filter({ hasText: 'yours is kept here' });
+    await notice.waitFor();
+    await eventually('theirs on screen', async () => (await box.inputValue()) === 'The colour is green. The size is large.');
+    assert.equal(await text(), 'The colour is green. The size is large.');
+    await notice.getByRole('button', { name: 'Copy my text' }).click();
+    await notice.getByRole('button', { name: 'Copied' }).waitFor();
+    assert.equal(await readClipboard(page), 'The colour is black. The size is large.');
+  } finally {
+    await close();
   }
 });
 

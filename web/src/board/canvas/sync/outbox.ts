@@ -132,7 +132,8 @@ export class Outbox {
   retext(id: string, text: string, base: string): void {
     const waiting = this.entries.filter((e) => !e.attempted && e.op.op === 'text' && e.op.id === id);
     if (waiting.length === 0) {
-      this.enqueue({ op: 'text', id, text, base });
+      // Nothing new to send when the merge is the service's text itself.
+      if (text !== base) this.enqueue({ op: 'text', id, text, base });
       return;
     }
     for (const entry of waiting) {
