@@ -164,7 +164,10 @@ export class Outbox {
       void this.queueWrite(() => deleteEntry(e.seq));
       return false;
     });
-    if (this.entries.length !== before) this.changed();
+    if (this.entries.length !== before) {
+      this.resolveWaiters();
+      this.changed();
+    }
   }
 
   /** Resolves once nothing under `key` waits (sending it now). */
@@ -177,13 +180,6 @@ export class Outbox {
   private stop(): void {
     this.stopped = true;
     clearTimeout(this.timer);
-  }
-
-  /** Resolves once nothing waits at all (undo and redo go after what was done before them). */
-  whenDrained(): Promise<void> {
-    if (this.entries.length === 0) return Promise.resolve();
-    this.schedule(0);
-    return new Promise((resolve) => this.waiters.push({ key: '', resolve }));
   }
 
   /** Sends what waits now (the connection is back, or the person asked). */
@@ -310,12 +306,16 @@ export class Outbox {
     for (const entry of run) {
       if (entry.op.op === 'text' && !this.isPending(keyOf(entry.op))) this.deps?.text.idle(entry.op.id);
     }
+    this.resolveWaiters();
+    this.update();
+  }
+
+  private resolveWaiters(): void {
     for (const waiter of [...this.waiters]) {
-      if (waiter.key === '' ? this.entries.length > 0 : this.isPending(waiter.key)) continue;
+      if (this.isPending(waiter.key)) continue;
       this.waiters.splice(this.waiters.indexOf(waiter), 1);
       waiter.resolve();
     }
-    this.update();
   }
 
   private update(): void {
