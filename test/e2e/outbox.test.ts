@@ -135,6 +135,8 @@ test('an API client changed the note meanwhile: other words are merged; the same
     await box.waitFor();
     // This page hears nothing of the API's change (its stream is cut): only the save's 412 tells.
     await page.route('**/events**', (route) => route.abort());
+    await page.reload();
+    await box.waitFor();
     await api('PATCH', `/v1/boards/${boardId}/nodes/${id}`, { data: { text: 'The colour is red. The size is large.' } });
     await box.fill('The colour is blue. The size is small.');
     const text = async () => (await api('GET', `/v1/boards/${boardId}/nodes/${id}`)).data.node_data.text;
@@ -242,6 +244,7 @@ test('edits made while the service is down, and a reload meanwhile, reach the se
     // A new note, typed into at once.
     await a.page.getByRole('button', { name: 'Add note' }).click();
     await a.page.keyboard.type('Made while offline');
+    await a.page.locator('.react-flow__node.selected').getByText('Kept on this device until the service is back').waitFor();
     // The header says the changes wait on this device.
     await headerStatus(a.page).filter({ hasText: 'Offline: your changes are kept on this device' }).waitFor();
 

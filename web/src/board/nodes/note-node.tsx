@@ -140,7 +140,7 @@ export function NoteNode({ id, data, selected }: NodeProps<BoardFlowNode>) {
           </button>
         </div>
       ) : (
-        unsaved && <div className="bw-note__status">Saving…</div>
+        unsaved && <div className="bw-note__status">{status.offline ? 'Kept on this device until the service is back' : 'Saving…'}</div>
       )}
     </NodeFrame>
   );

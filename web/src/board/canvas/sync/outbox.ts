@@ -14,7 +14,7 @@ import type { EdgeRecord, NodeRecord } from '../../board-api';
 import { BATCH_LIMIT } from '../batch-api';
 import { batchOperation, coalesce, keyOf, type OutboxOp } from './operations';
 import { SendFailure, sendBatch } from './send';
-import { deleteEntry, putEntry, type StoredEntry } from './store';
+import { type StoredEntry, writeEntries } from './store';
 import type { TextSync } from './text-sync';
 
 /** Pause before a retry, by failures in a row (the last repeats): short, so a return is seen soon. */
@@ -62,7 +62,9 @@ export class Outbox {
   private nextSeq: number;
   private readonly listeners = new Set<() => void>();
   private snapshot: OutboxStatus = { waiting: 0, offline: false, failures: [] };
-  private persisting: Promise<void> = Promise.resolve();
+  /** Entries to write to IndexedDB (null: to delete), in one transaction at the end of this task. */
+  private dirty = new Map<number, StoredEntry | null>();
+  private writeQueued = false;
   private running = false;
   private again = false;
   private failuresInRow = 0;
@@ -95,6 +97,8 @@ export class Outbox {
     this.stopped = false;
     this.detached = false;
     const online = () => this.retryNow();
+    const leaving = () => this.writeNow();
+    window.addEventListener('pagehide', leaving);
     const offline = () => this.update();
     window.addEventListener('online', online);
     window.addEventListener('offline', offline);
@@ -104,6 +108,7 @@ export class Outbox {
       // the outbox rests until the board is opened again.
       window.removeEventListener('online', online);
       window.removeEventListener('offline', offline);
+      window.removeEventListener('pagehide', leaving);
       this.detached = true;
       if (this.entries.length === 0) this.stop();
     };
@@ -161,7 +166,7 @@ export class Outbox {
     const before = this.entries.length;
     this.entries = this.entries.filter((e) => {
       if (keyOf(e.op) !== key) return true;
-      void this.queueWrite(() => deleteEntry(e.seq));
+      this.persist(e.seq, null);
       return false;
     });
     if (this.entries.length !== before) {
@@ -197,13 +202,27 @@ export class Outbox {
 
   private save(entry: Entry): void {
     const stored: StoredEntry = { seq: entry.seq, boardId: entry.boardId, op: entry.op };
-    void this.queueWrite(() => putEntry(stored));
+    this.persist(entry.seq, stored);
   }
 
-  /** IndexedDB writes in the order made, so a later delete never lands before its put. */
-  private queueWrite(write: () => Promise<void>): Promise<void> {
-    this.persisting = this.persisting.then(write, write);
-    return this.persisting;
+  /** Written at the end of the task, all changes in one transaction (store.ts keeps their order). */
+  private persist(seq: number, entry: StoredEntry | null): void {
+    this.dirty.set(seq, entry);
+    if (this.writeQueued) return;
+    this.writeQueued = true;
+    queueMicrotask(() => this.writeNow());
+  }
+
+  /** Writes what changed since the last write (also when the page is being left: `pagehide`). */
+  writeNow(): void {
+    this.writeQueued = false;
+    if (this.dirty.size === 0) return;
+    const changes = [...this.dirty];
+    this.dirty = new Map();
+    void writeEntries(
+      changes.flatMap(([, entry]) => (entry ? [entry] : [])),
+      changes.flatMap(([seq, entry]) => (entry ? [] : [seq])),
+    );
   }
 
   private changed(): void {
@@ -302,7 +321,7 @@ export class Outbox {
   private done(run: Entry[]): void {
     const gone = new Set(run);
     this.entries = this.entries.filter((e) => !gone.has(e));
-    for (const entry of run) void this.queueWrite(() => deleteEntry(entry.seq));
+    for (const entry of run) this.persist(entry.seq, null);
     for (const entry of run) {
       if (entry.op.op === 'text' && !this.isPending(keyOf(entry.op))) this.deps?.text.idle(entry.op.id);
     }

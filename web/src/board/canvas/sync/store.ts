@@ -60,24 +60,21 @@ export async function readEntries(boardId: string): Promise<StoredEntry[]> {
   }
 }
 
-/** Stores a new entry or replaces one (a coalesced edit). */
-export async function putEntry(entry: StoredEntry): Promise<void> {
+/**
+ * Stores new or changed entries and deletes settled ones, in one transaction (transactions on the
+ * store run in the order they are made, so a later write never lands before an earlier one).
+ */
+export async function writeEntries(puts: StoredEntry[], deletes: number[]): Promise<void> {
   const db = await database();
   if (!db) return;
   try {
-    await db.put('outbox', { seq: entry.seq, boardId: entry.boardId, op: entry.op });
+    const tx = db.transaction('outbox', 'readwrite');
+    for (const entry of puts) void tx.store.put({ seq: entry.seq, boardId: entry.boardId, op: entry.op });
+    // A stale entry left by a failed delete is replayed safely (client ids, repeatable deletes and updates).
+    for (const seq of deletes) void tx.store.delete(seq);
+    await tx.done;
   } catch {
     // Kept in the page's memory only.
-  }
-}
-
-export async function deleteEntry(seq: number): Promise<void> {
-  const db = await database();
-  if (!db) return;
-  try {
-    await db.delete('outbox', seq);
-  } catch {
-    // A stale entry is replayed safely next time (client ids, repeatable deletes and updates).
   }
 }
 
