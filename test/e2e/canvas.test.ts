@@ -39,6 +39,8 @@ test('a note added from the toolbar is edited, dragged, and found where it was l
     await page.getByRole('button', { name: 'Add note' }).click();
     const text = page.getByRole('textbox', { name: 'Note text' });
     await text.waitFor();
+    // The note is on the canvas at once; the service has it once the header says so.
+    await allSaved(page);
     const nodes = (await api('GET', `/v1/boards/${boardId}/nodes`)).data;
     assert.equal(nodes.length, 1);
     const id = nodes[0].id as string;
@@ -137,12 +139,14 @@ test('connecting two nodes makes an edge that is there after a reload; an edge a
     await page.locator(`.react-flow__edge[data-id="${edge.id}"]`).click();
     await page.keyboard.press('Delete');
     await page.locator('.react-flow__edge').waitFor({ state: 'detached' });
+    await allSaved(page);
     assert.equal((await api('GET', `/v1/boards/${boardId}/edges`)).data.length, 0);
 
     // Select a node by its title and use the toolbar's Delete button.
     await page.getByTestId(`node-${c}`).locator('.bw-node__title').click();
     await page.getByRole('button', { name: 'Delete selected' }).click();
     await page.getByTestId(`node-${c}`).waitFor({ state: 'detached' });
+    await allSaved(page);
     const left = (await api('GET', `/v1/boards/${boardId}/nodes`)).data.map((n: { id: string }) => n.id).sort();
     assert.deepEqual(left, [a, b].sort());
   } finally {

@@ -171,6 +171,8 @@ test('undo and redo of a double-click note, its text, a move, a connection dropp
     await page.getByTestId(`node-${a}`).locator('.bw-node__title').click();
     await page.keyboard.press('Delete');
     await page.getByTestId(`node-${a}`).waitFor({ state: 'detached' });
+    // Off the canvas at once; on the service once the header says every change is saved.
+    await allSaved(page);
     assert.equal((await edgesOf(api, boardId)).length, 0);
     await page.keyboard.press('Control+z');
     const restored = await eventually('Alpha restored', async () => (await nodesOf(api, boardId)).find((n) => textOf(n) === 'Alpha'));
@@ -330,6 +332,7 @@ test('selection (Shift-click, marquee, Ctrl+A), copy and paste with edges within
     await page.getByTestId(`node-${three}`).locator('.bw-node__title').click();
     await page.keyboard.press('Control+x');
     await page.getByTestId(`node-${three}`).waitFor({ state: 'detached' });
+    await allSaved(page);
     assert.ok(!(await nodesOf(api, boardId)).some((n) => n.id === three));
     await page.keyboard.press('Control+v');
     await eventually('Three pasted back', async () => (await nodesOf(api, boardId)).some((n) => textOf(n) === 'Three'));

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import { after, before, test } from 'node:test';
 import type { Request } from 'playwright-core';
 import type { TestServer } from '../helpers/harness.js';
-import { openNewBoard, startWebServer } from './helpers/browser.js';
+import { allSaved, eventually, openNewBoard, startWebServer } from './helpers/browser.js';
 
 let server: TestServer;
 before(async () => {
@@ -52,7 +52,8 @@ test('three selected nodes are deleted with one batch request; the board is expo
   try {
     await page.locator('.react-flow__edge').nth(1).waitFor({ state: 'attached' });
 
-    // A refused batch: nothing leaves the canvas, and the notice names the node instead of the index.
+    // A refused deletion: the selection leaves the canvas at once, and comes back when the service
+    // refuses, with a notice that names the node instead of the index.
     await page.route(`**/v1/boards/${boardId}/batch`, (route) =>
       route.fulfill({
         status: 409,
@@ -62,9 +63,10 @@ test('three selected nodes are deleted with one batch request; the board is expo
     );
     await select(a, b, c);
     await page.keyboard.press('Delete');
-    await page.getByRole('alert').filter({ hasText: 'Nothing was deleted: Beta idea: Refused for the test' }).waitFor();
-    assert.equal(await page.locator('.react-flow__node').count(), 5);
-    assert.equal(await page.locator('.react-flow__edge').count(), 2);
+    await page.getByRole('alert').filter({ hasText: 'Not deleted: Beta idea: Refused for the test' }).waitFor();
+    await allSaved(page);
+    await eventually('the selection back on the canvas', async () => (await page.locator('.react-flow__node').count()) === 5);
+    await eventually('its connections back', async () => (await page.locator('.react-flow__edge').count()) === 2);
     assert.equal((await api('GET', `/v1/boards/${boardId}/nodes`)).data.length, 5);
     await page.unroute(`**/v1/boards/${boardId}/batch`);
     writes.length = 0;
@@ -73,6 +75,7 @@ test('three selected nodes are deleted with one batch request; the board is expo
     // The same three deleted for real: one batch request, no single deletes.
     await page.keyboard.press('Delete');
     for (const id of [a, b, c]) await page.getByTestId(`node-${id}`).waitFor({ state: 'detached' });
+    await allSaved(page);
     const batches = writes.filter((r) => r.method() === 'POST' && r.url().endsWith('/batch'));
     assert.equal(batches.length, 1, 'one batch request');
     assert.equal(writes.length, 1, `no other writes: ${writes.map((r) => `${r.method()} ${r.url()}`).join(', ')}`);

@@ -6,6 +6,7 @@
 import { useSyncExternalStore } from 'react';
 import { authorizedFetch, setTokenSource } from '../api';
 import { fetchJson, OFFLINE_MESSAGE, RequestError } from '../lib/request';
+import { readMeta, writeMeta } from '../board/canvas/sync/store';
 import * as oidc from './oidc';
 
 export interface LocalConfig {
@@ -43,7 +44,17 @@ let renewing: Promise<string | undefined> | undefined;
 let starting: Promise<void> | undefined;
 const callbacks = new Map<string, Promise<string>>();
 
+/** Who was signed in last on this device, so the app opens while the service is down (offline edits). */
+const LAST_SESSION_KEY = 'bw-last-session';
+
+/** Kept in IndexedDB (no token: the access token lives in memory only). */
+function rememberSession(next: SessionState): void {
+  if (next.status === 'signed-in') void writeMeta(LAST_SESSION_KEY, { config: next.config, user: next.user });
+  else if (next.status === 'signed-out') void writeMeta(LAST_SESSION_KEY, undefined);
+}
+
 function setState(next: SessionState): void {
+  rememberSession(next);
   state = next;
   for (const listener of listeners) listener();
 }
@@ -181,6 +192,14 @@ async function start(): Promise<void> {
       'Could not load the sign-in settings',
     );
   } catch (error) {
+    // The service cannot be reached: someone signed in here before keeps working on what this
+    // device holds (the board as last seen, edits kept in the outbox); the token is renewed
+    // when the service is back (api.ts renews before each request).
+    const last = await readMeta<{ config: AuthConfig; user: User }>(LAST_SESSION_KEY);
+    if (last && error instanceof RequestError && error.message === OFFLINE_MESSAGE) {
+      setState({ status: 'signed-in', config: last.config, user: last.user });
+      return;
+    }
     setState({ status: 'unavailable', message: error instanceof Error ? error.message : OFFLINE_MESSAGE });
     return;
   }

@@ -41,7 +41,10 @@ import { useEditingShortcuts } from './canvas/use-editing-shortcuts';
 import { useFileDrop } from './canvas/use-file-drop';
 import { useLiveBoard } from './canvas/use-live-board';
 import { useNodeFocus } from './canvas/use-node-focus';
-import { useSaveTracker } from './canvas/use-save-tracker';
+import type { Outbox } from './canvas/sync/outbox';
+import { TextSync } from './canvas/sync/text-sync';
+import { useLastSeen } from './canvas/sync/use-last-seen';
+import { useOutboxSync } from './canvas/sync/use-outbox-sync';
 import { useUrlPaste } from './canvas/use-url-paste';
 import { useSearchIndex } from './canvas/use-search-index';
 import { useUploads } from './canvas/use-uploads';
@@ -73,15 +76,29 @@ export interface BoardCanvasProps {
   isOwner: boolean;
   /** Nodes and edges may change (owner, or a public board shared with edit access) as the page opened. */
   canEdit: boolean;
+  /** The person's changes not yet confirmed by the service (restored from IndexedDB on load). */
+  outbox: Outbox;
 }
 
-export function BoardCanvas({ board: openedBoard, initialNodes, initialEdges, isOwner, canEdit: openedEditable }: BoardCanvasProps) {
+export function BoardCanvas({
+  board: openedBoard,
+  initialNodes,
+  initialEdges,
+  isOwner,
+  canEdit: openedEditable,
+  outbox,
+}: BoardCanvasProps) {
   const boardId = openedBoard.id;
   const canUpload = isOwner;
   const wrapper = useRef<HTMLDivElement>(null);
   const [chatOpen, setChatOpen] = useState(false);
   const chunks = useMemo(() => new ChunkIndex(boardId), [boardId]);
-  const tracker = useSaveTracker();
+  // Text typed into notes and not yet saved (from before a reload too) shows as typed.
+  const text = useMemo(() => {
+    const restored = new TextSync();
+    for (const op of outbox.pendingOps()) if (op.op === 'text') restored.restore(op.id, op.text, op.base);
+    return restored;
+  }, [outbox]);
   const notices = useNotices();
   const { notify } = notices;
   const { nodes, edges, onNodesChange, onEdgesChange, graph } = useBoardGraph(initialNodes, initialEdges);
@@ -91,8 +108,10 @@ export function BoardCanvas({ board: openedBoard, initialNodes, initialEdges, is
   const live = useLiveBoard({
     board: openedBoard,
     graph,
-    tracker,
+    tracker: outbox,
+    text,
     selection: selectedNodes.map((n) => n.id),
+    onConnected: () => outbox.retryNow(),
     notify,
     onDocument: () => refreshIndex.current?.(),
   });
@@ -103,7 +122,19 @@ export function BoardCanvas({ board: openedBoard, initialNodes, initialEdges, is
   // Sharing can change while the page is open; a deleted board (or one no longer shared) is read-only.
   const canEdit = !live.gone && (isOwner || (openedEditable && board.is_public && board.public_access_level === 'edit'));
   const focus = useNodeFocus(graph, notify);
-  const edits = useBoardEdits({ boardId, canEdit, graph, tracker, sync, notify, onNodesDeleted: focus.forgetNodes });
+  const edits = useBoardEdits({ boardId, canEdit, graph, outbox, text, sync, notify, onNodesDeleted: focus.forgetNodes });
+  useOutboxSync({
+    boardId,
+    outbox,
+    text,
+    graph,
+    sync,
+    history: edits.history,
+    notify,
+    onNodesDeleted: focus.forgetNodes,
+    restoreDeleted: edits.restoreDeleted,
+  });
+  useLastSeen(board, nodes, edges, isOwner, canEdit);
   const { jobs, startVectorize, dismissJob } = useVectorizeJobs({
     boardId,
     graph,
@@ -145,7 +176,8 @@ export function BoardCanvas({ board: openedBoard, initialNodes, initialEdges, is
       boardId,
       canEdit,
       canVectorize: canEdit,
-      tracker,
+      tracker: outbox,
+      text,
       autoFocusId,
       saveNoteText,
       vectorize: (id) => void startVectorize(id),
@@ -158,7 +190,7 @@ export function BoardCanvas({ board: openedBoard, initialNodes, initialEdges, is
       retryUpload,
       dismissUpload,
     }),
-    [boardId, canEdit, tracker, autoFocusId, saveNoteText, startVectorize, dismissJob, remove, graph, retryUpload, dismissUpload],
+    [boardId, canEdit, outbox, text, autoFocusId, saveNoteText, startVectorize, dismissJob, remove, graph, retryUpload, dismissUpload],
   );
 
   // Size, colour, titles and edge labels (canvas/card-actions.ts) ride along with the node actions.
@@ -193,7 +225,7 @@ export function BoardCanvas({ board: openedBoard, initialNodes, initialEdges, is
                 chunks={chunks}
                 nodeLabel={nodeLabel}
                 onOpenNode={focus.focusNode}
-                tracker={tracker}
+                tracker={outbox}
                 chatOpen={chatOpen}
                 onToggleChat={() => setChatOpen(!chatOpen)}
                 onExport={async () => {

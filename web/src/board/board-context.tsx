@@ -5,7 +5,8 @@
 import { createContext, useContext } from 'react';
 import type { Node } from '@xyflow/react';
 import type { CardActions } from './canvas/card-actions';
-import type { SaveTracker } from './save-tracker';
+import type { Outbox } from './canvas/sync/outbox';
+import type { TextSync } from './canvas/sync/text-sync';
 
 /** A canvas node: React Flow's node whose `data` is the API node's `node_data`. */
 export type BoardFlowNode = Node<Record<string, unknown>>;
@@ -29,10 +30,13 @@ export interface BoardActions {
   canEdit: boolean;
   /** Vectorizing writes chunks: the owner or a public `edit` board. */
   canVectorize: boolean;
-  tracker: SaveTracker;
+  /** The person's changes waiting to be saved (canvas/sync/outbox.ts). */
+  tracker: Outbox;
+  /** Notes' text as typed here while it waits (canvas/sync/text-sync.ts). */
+  text: TextSync;
   /** The note whose text box takes focus when it appears (a note just added from the toolbar). */
   autoFocusId?: string;
-  /** Saves a note's text (debounced, kept as a draft until the service has it). */
+  /** Saves a note's text (shown at once, kept in the outbox until the service has it). */
   saveNoteText(nodeId: string, text: string): void;
   vectorize(nodeId: string): void;
   dismissJob(nodeId: string): void;
@@ -58,24 +62,4 @@ export function useBoardActions(): BoardActions {
   const actions = useContext(ActionsContext);
   if (!actions) throw new Error('useBoardActions outside the board canvas');
   return actions;
-}
-
-/** localStorage key of a note's unsaved text (so a failed save survives a reload). */
-export const draftKey = (boardId: string, nodeId: string) => `bw-note-draft:${boardId}:${nodeId}`;
-
-export function readDraft(key: string): string | null {
-  try {
-    return localStorage.getItem(key);
-  } catch {
-    return null;
-  }
-}
-
-export function writeDraft(key: string, text: string | null): void {
-  try {
-    if (text === null) localStorage.removeItem(key);
-    else localStorage.setItem(key, text);
-  } catch {
-    // Storage full or disabled: the draft still lives in the page until it is saved.
-  }
 }

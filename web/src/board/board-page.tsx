@@ -12,11 +12,53 @@ import { useDocumentTitle } from '../lib/title';
 import { BoardCanvas } from './board-canvas';
 import type { BoardFlowNode } from './board-context';
 import { fromFlowState, fromFlowStateEdge, toFlowEdge, toFlowNode } from './flow-mapping';
+import { withPending } from './canvas/sync/operations';
+import { openOutbox } from './canvas/sync/outbox';
+import { readEntries, readLastSeen, writeLastSeen } from './canvas/sync/store';
 
 type LoadState =
   | { status: 'loading' }
   | { status: 'failed'; message: string; notFound: boolean }
-  | { status: 'ready'; board: Board; nodes: BoardFlowNode[]; edges: Edge[]; isOwner: boolean; canEdit: boolean };
+  | {
+      status: 'ready';
+      board: Board;
+      nodes: BoardFlowNode[];
+      edges: Edge[];
+      isOwner: boolean;
+      canEdit: boolean;
+      /** The person's edits not yet confirmed (canvas/sync/outbox.ts), already shown on the nodes and edges. */
+      outbox: Awaited<ReturnType<typeof openOutbox>>;
+    };
+
+type Loaded = { board: Board; nodes: BoardFlowNode[]; edges: Edge[]; isOwner: boolean; canEdit: boolean };
+
+/** The board from the service; kept on this device as last seen. */
+async function loadFromService(boardId: string): Promise<Loaded> {
+  const board = await getBoard(boardId);
+  let loaded: Loaded;
+  if (board.flow_state) {
+    loaded = {
+      board,
+      nodes: board.flow_state.nodes.map(fromFlowState),
+      edges: board.flow_state.edges.map(fromFlowStateEdge),
+      isOwner: true,
+      canEdit: true,
+    };
+  } else {
+    const [nodes, edges] = await Promise.all([listAllNodes(boardId), listAllEdges(boardId)]);
+    // Someone else's public board: listed under "Shared with me" on the boards page.
+    rememberSharedBoard(board);
+    loaded = {
+      board,
+      nodes: nodes.map(toFlowNode),
+      edges: edges.map(toFlowEdge),
+      isOwner: false,
+      canEdit: board.public_access_level === 'edit',
+    };
+  }
+  void writeLastSeen({ id: boardId, ...loaded, savedAt: Date.now() });
+  return loaded;
+}
 
 export function BoardPage({ boardId }: { boardId: string }) {
   const [state, setState] = useState<LoadState>({ status: 'loading' });
@@ -26,29 +68,18 @@ export function BoardPage({ boardId }: { boardId: string }) {
   const load = useCallback(async () => {
     setState({ status: 'loading' });
     try {
-      const board = await getBoard(boardId);
-      if (board.flow_state) {
-        setState({
-          status: 'ready',
-          board,
-          nodes: board.flow_state.nodes.map(fromFlowState),
-          edges: board.flow_state.edges.map(fromFlowStateEdge),
-          isOwner: true,
-          canEdit: true,
-        });
-      } else {
-        const [nodes, edges] = await Promise.all([listAllNodes(boardId), listAllEdges(boardId)]);
-        // Someone else's public board: listed under "Shared with me" on the boards page.
-        rememberSharedBoard(board);
-        setState({
-          status: 'ready',
-          board,
-          nodes: nodes.map(toFlowNode),
-          edges: edges.map(toFlowEdge),
-          isOwner: false,
-          canEdit: board.public_access_level === 'edit',
-        });
+      let loaded: Loaded;
+      try {
+        loaded = await loadFromService(boardId);
+      } catch (error) {
+        // The service cannot be reached (or fails): the board as this device last saw it.
+        const status = error instanceof BoardApiError ? error.status : undefined;
+        const lastSeen = status === undefined || status >= 500 ? await readLastSeen(boardId) : undefined;
+        if (!lastSeen) throw error;
+        loaded = lastSeen;
       }
+      const outbox = await openOutbox(boardId, readEntries);
+      setState({ status: 'ready', ...loaded, ...withPending(loaded.nodes, loaded.edges, outbox.pendingOps()), outbox });
     } catch (error) {
       const status = error instanceof BoardApiError ? error.status : undefined;
       if (status === 404) forgetSharedBoard(boardId);
@@ -92,6 +123,7 @@ export function BoardPage({ boardId }: { boardId: string }) {
         initialEdges={state.edges}
         isOwner={state.isOwner}
         canEdit={state.canEdit}
+        outbox={state.outbox}
       />
     </ReactFlowProvider>
   );

@@ -5,7 +5,7 @@ import { type ReactNode, useState } from 'react';
 import type { Board } from '../board-api';
 import type { ChunkIndex } from '../chunk-index';
 import { ChatIcon } from '../icons';
-import type { SaveTracker } from '../save-tracker';
+import type { Outbox } from './sync/outbox';
 import { SearchBox } from '../search-box';
 import { PHONE_QUERY, useMediaQuery } from '../../lib/use-media-query';
 import { OverflowMenu } from './overflow-menu';
@@ -20,7 +20,7 @@ export interface BoardHeaderProps {
   chunks: ChunkIndex;
   nodeLabel(id: string): string | undefined;
   onOpenNode(id: string): void;
-  tracker: SaveTracker;
+  tracker: Outbox;
   chatOpen: boolean;
   onToggleChat(): void;
   /** Downloads the board as a JSON Canvas file; the button waits for it. */

@@ -9,13 +9,23 @@
 import type { Edge } from '@xyflow/react';
 import type { EdgeRecord, NodeRecord } from '../board-api';
 import { toFlowEdge, toFlowNode } from '../flow-mapping';
-import type { SaveTracker } from '../save-tracker';
+import type { TextSync } from './sync/text-sync';
 import type { CanvasGraph } from './use-board-graph';
+
+/** The person's changes waiting to be saved, by key (the outbox: sync/outbox.ts). */
+export interface PendingSaves {
+  subscribe(listener: () => void): () => void;
+  isPending(key: string): boolean;
+  /** Drops the waiting changes under `key` (their node was deleted). */
+  cancel(key: string): void;
+  /** A node or edge made here whose create the service has not confirmed. */
+  isPendingCreate(id: string): boolean;
+}
 
 /** How long a saved node waits for its echo on the stream before showing the save's answer. */
 const ECHO_WAIT_MS = 5_000;
 
-/** Tracker keys of a node's debounced saves (use-board-edits.ts schedules them). */
+/** Keys of a node's waiting changes (sync/operations.ts's keyOf). */
 export const noteKey = (nodeId: string) => `note:${nodeId}`;
 export const positionKey = (nodeId: string) => `position:${nodeId}`;
 /** A node's data keys other than a note's text (size, colour, title). */
@@ -29,6 +39,8 @@ export class ServerSync {
   private readonly dragging = new Set<string>();
   /** Nodes the service deleted: a late save answer or an older state must not bring them back. */
   private readonly deleted = new Set<string>();
+  /** Edges deleted here or by the service: a reload that read them before must not bring them back. */
+  private readonly deletedEdges = new Set<string>();
   /** The newest state the service sent of a busy node, not shown yet. */
   private readonly held = new Map<string, NodeRecord>();
   /** updated_at of each state held for a busy node (to tell whether a save's echo came already). */
@@ -40,7 +52,9 @@ export class ServerSync {
 
   constructor(
     private readonly graph: CanvasGraph,
-    private readonly tracker: SaveTracker,
+    private readonly tracker: PendingSaves,
+    /** Notes' text typed here: another person's text is merged into it (sync/text-sync.ts). */
+    private readonly text?: TextSync,
   ) {}
 
   /** Follows the save tracker while the canvas is shown; returns the function that stops it. */
@@ -68,6 +82,17 @@ export class ServerSync {
       this.tracker.isPending(positionKey(id)) ||
       this.tracker.isPending(dataKey(id))
     );
+  }
+
+  /** A deletion made here was refused: the node and its edges are back, and follow the service again. */
+  restored(nodeIds: string[], edgeIds: string[]): void {
+    for (const id of nodeIds) this.deleted.delete(id);
+    for (const id of edgeIds) this.deletedEdges.delete(id);
+  }
+
+  /** Made here and not yet on the service: a reload's lists lacking it do not mean it was deleted. */
+  localOnly(id: string): boolean {
+    return this.tracker.isPendingCreate(id);
   }
 
   /** The person started dragging these nodes. */
@@ -106,6 +131,7 @@ export class ServerSync {
   node(record: NodeRecord): void {
     const id = record.id;
     if (this.deleted.has(id)) return;
+    this.text?.remote(record);
     if (!this.busy(id)) {
       this.graph.applyNode(toFlowNode(record));
       return;
@@ -133,15 +159,18 @@ export class ServerSync {
       this.tracker.cancel(noteKey(id));
       this.tracker.cancel(positionKey(id));
       this.tracker.cancel(dataKey(id));
+      this.text?.forget(id);
     }
     this.graph.removeNodes(ids);
   }
 
   edge(record: EdgeRecord): void {
+    if (this.deletedEdges.has(record.id)) return;
     this.graph.applyEdge(toFlowEdge(record) as Edge);
   }
 
   edgeDeleted(id: string): void {
+    this.deletedEdges.add(id);
     this.tracker.cancel(edgeKey(id));
     this.graph.removeEdge(id);
   }

@@ -24,8 +24,9 @@ import { readServerSentEvents } from '../sse';
 import type { ServerSync } from './server-sync';
 import type { CanvasGraph } from './use-board-graph';
 
-/** Pauses before reconnecting, by the number of failures in a row (the last one repeats). */
-const RETRY_MS = [500, 1_000, 2_000, 4_000, 8_000, 15_000];
+/** Pauses before reconnecting, by the number of failures in a row (the last one repeats): short,
+ * so the service's return is noticed within seconds (the outbox then sends what waits). */
+const RETRY_MS = [500, 1_000, 2_000, 3_000, 5_000];
 /** A stream silent this long (the service sends a keep-alive every 15 s) is taken for dead. */
 const SILENCE_MS = 40_000;
 /** A stream open this long counts as a success: the next reconnect starts with the shortest pause. */
@@ -109,9 +110,9 @@ export function useBoardEvents(options: BoardEventsOptions): void {
           // Only what was on the canvas before the load started can be missing because it was deleted.
           const nodeIds = new Set(nodes.map((n) => n.id));
           const edgeIds = new Set(edges.map((e) => e.id));
-          const gone = before.nodes.filter((id) => !nodeIds.has(id) && !isUploadPlaceholder(id));
+          const gone = before.nodes.filter((id) => !nodeIds.has(id) && !isUploadPlaceholder(id) && !sync.localOnly(id));
           if (gone.length > 0) sync.nodesDeleted(gone);
-          for (const id of before.edges) if (!edgeIds.has(id)) sync.edgeDeleted(id);
+          for (const id of before.edges) if (!edgeIds.has(id) && !sync.localOnly(id)) sync.edgeDeleted(id);
           const waiting = buffer ?? [];
           buffer = undefined;
           for (const event of waiting) apply(event);

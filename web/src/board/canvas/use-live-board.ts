@@ -6,8 +6,8 @@ import { type PointerEvent, useCallback, useEffect, useMemo, useState } from 're
 import { type Edge, useReactFlow } from '@xyflow/react';
 import type { Board } from '../board-api';
 import type { BoardFlowNode } from '../board-context';
-import type { SaveTracker } from '../save-tracker';
-import { ServerSync } from './server-sync';
+import { type PendingSaves, ServerSync } from './server-sync';
+import type { TextSync } from './sync/text-sync';
 import { type StreamStatus, useBoardEvents } from './use-board-events';
 import type { CanvasGraph } from './use-board-graph';
 import { newSessionId, usePresence } from './use-presence';
@@ -15,19 +15,23 @@ import { newSessionId, usePresence } from './use-presence';
 export interface LiveBoardOptions {
   board: Board;
   graph: CanvasGraph;
-  tracker: SaveTracker;
+  tracker: PendingSaves;
+  /** Notes' text typed here, which another person's text is merged into. */
+  text: TextSync;
   /** Ids of the nodes this person has selected (shown to the others). */
   selection: string[];
   notify(message: string): void;
   /** A node's vectorize job completed, here or elsewhere. */
   onDocument?(nodeId: string | null): void;
+  /** The event stream (re)connected: the service is reachable again. */
+  onConnected?(): void;
 }
 
-export function useLiveBoard({ board: initial, graph, tracker, selection, notify, onDocument }: LiveBoardOptions) {
+export function useLiveBoard({ board: initial, graph, tracker, text, selection, notify, onDocument, onConnected }: LiveBoardOptions) {
   const boardId = initial.id;
   const flow = useReactFlow<BoardFlowNode, Edge>();
   const sessionId = useMemo(newSessionId, []);
-  const sync = useMemo(() => new ServerSync(graph, tracker), [graph, tracker]);
+  const sync = useMemo(() => new ServerSync(graph, tracker, text), [graph, tracker, text]);
   useEffect(() => sync.start(), [sync]);
   const [board, setBoard] = useState(initial);
   const [gone, setGone] = useState(false);
@@ -46,7 +50,10 @@ export function useLiveBoard({ board: initial, graph, tracker, selection, notify
       notify(message);
     },
     onPresence: presence.receive,
-    onConnected: presence.reannounce,
+    onConnected: () => {
+      presence.reannounce();
+      onConnected?.();
+    },
     onStatus: setStatus,
     onDocument,
     notify,

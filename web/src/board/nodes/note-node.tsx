@@ -1,10 +1,13 @@
-// A note: its text is edited in place. Typing is saved after a pause (debounced); until the
-// service has it, the text is also kept in localStorage, so a failed save (shown with a Retry)
-// or a reload loses nothing. Someone else's edit replaces the text shown when nothing typed here waits.
-import { useEffect, useRef, useState } from 'react';
+// A note: its text is edited in place. What is typed shows at once and waits in the outbox
+// (canvas/sync/outbox.ts, kept in IndexedDB) until the service has it, so a failed save (retried on
+// its own, with a Retry to send at once), a reload or the service being down loses nothing.
+// Someone else's text is merged into what is typed here (canvas/sync/text-sync.ts); the caret
+// stays by the words it was by when the text under it changes.
+import { useEffect, useLayoutEffect, useRef, useState, useSyncExternalStore } from 'react';
 import type { NodeProps } from '@xyflow/react';
-import { draftKey, readDraft, useBoardActions, type BoardFlowNode } from '../board-context';
-import { useSaveStatus } from '../save-tracker';
+import { useBoardActions, type BoardFlowNode } from '../board-context';
+import { mapCaret } from '../canvas/sync/caret';
+import { useOutboxStatus } from '../canvas/sync/outbox';
 import { NoteIcon } from '../icons';
 import { labelOf, NodeFrame, str } from './node-frame';
 import { NODE_TEXT_MAX_CHARS as NOTE_MAX_CHARS } from '@board-workspace/limits';
@@ -22,42 +25,76 @@ const count = (n: number) => n.toLocaleString('en-US');
 
 export function NoteNode({ id, data, selected }: NodeProps<BoardFlowNode>) {
   const actions = useBoardActions();
-  const { boardId, canEdit, tracker, saveNoteText, autoFocusId } = actions;
+  const { canEdit, tracker, text, saveNoteText, autoFocusId } = actions;
   const saved = str(data.text);
-  const [draft, setDraft] = useState(() => readDraft(draftKey(boardId, id)) ?? saved);
-  const status = useSaveStatus(tracker);
+  // The text typed here while it waits to be saved (merged with others' typing), else the service's.
+  const typed = useSyncExternalStore(text.subscribe, () => text.local(id));
+  // Over the limit the service would refuse it: kept here only, nothing sent until it is short enough.
+  const [tooLong, setTooLong] = useState<string>();
+  const draft = tooLong ?? typed ?? saved;
+  const status = useOutboxStatus(tracker);
   const failure = status.failures.find((f) => f.key === `note:${id}`);
   const ref = useRef<HTMLTextAreaElement>(null);
 
-  // The saved text changed (someone else's edit, or this person's save answered): shown, unless
-  // something typed here is still waiting to be saved or its save failed (the canvas holds back
-  // the service's states of a note while its save waits: canvas/server-sync.ts).
-  const lastSaved = useRef(saved);
-  const failed = failure !== undefined;
-  useEffect(() => {
-    if (saved === lastSaved.current) return;
-    lastSaved.current = saved;
-    if (!tracker.isPending(`note:${id}`) && !failed) setDraft(saved);
-  }, [saved, tracker, id, failed]);
-
-  // A draft left over from an earlier visit (a save that never reached the service) is sent again.
-  useEffect(() => {
-    if (canEdit && draft !== saved) saveNoteText(id, draft);
-    // Only on mount: later edits schedule their own saves.
-  }, []);
+  // Where the caret was in which text: when the text changes under it (not by this person's
+  // keystroke), the caret is put back by the same words.
+  const caret = useRef<{ text: string; start: number; end: number }>(undefined);
+  const rememberCaret = () => {
+    const el = ref.current;
+    if (el) caret.current = { text: el.value, start: el.selectionStart, end: el.selectionEnd };
+  };
+  useLayoutEffect(() => {
+    const el = ref.current;
+    const was = caret.current;
+    if (!el || !was || was.text === draft || document.activeElement !== el) return;
+    el.setSelectionRange(mapCaret(was.text, draft, was.start), mapCaret(was.text, draft, was.end));
+    caret.current = { text: draft, start: el.selectionStart, end: el.selectionEnd };
+  }, [draft]);
 
   useEffect(() => {
     if (autoFocusId !== id) return;
     // React Flow keeps a new node hidden until it has been measured, and a hidden element cannot
-    // take focus: try on the next frames until it can.
+    // take focus: try on the next frames until it can. What the person types meanwhile (the note
+    // is made at once, so they start typing at once) is kept and put into the note when it has
+    // the focus, so the first keystrokes are not lost (nor taken as the canvas's Delete key).
     let frame = 0;
     let tries = 0;
+    let early = '';
+    const keep = (event: KeyboardEvent) => {
+      const el = ref.current;
+      if (el && document.activeElement === el) return;
+      if (event.target instanceof Element && event.target.closest('input, textarea, select, [contenteditable="true"]')) return;
+      if (event.ctrlKey || event.metaKey || event.altKey) return;
+      if (event.key.length === 1) early += event.key;
+      else if (event.key === 'Enter') early += '\n';
+      else if (event.key === 'Backspace') early = early.slice(0, -1);
+      else return;
+      event.preventDefault();
+      event.stopPropagation();
+    };
+    const stop = () => document.removeEventListener('keydown', keep, true);
+    document.addEventListener('keydown', keep, true);
     const attempt = () => {
-      ref.current?.focus({ preventScroll: true });
-      if (document.activeElement !== ref.current && ++tries < 30) frame = requestAnimationFrame(attempt);
+      const el = ref.current;
+      el?.focus({ preventScroll: true });
+      if (el && document.activeElement === el) {
+        stop();
+        if (early) {
+          const value = el.value + early;
+          caret.current = { text: value, start: value.length, end: value.length };
+          saveNoteText(id, value);
+        }
+        return;
+      }
+      if (++tries < 60) frame = requestAnimationFrame(attempt);
+      else stop();
     };
     attempt();
-    return () => cancelAnimationFrame(frame);
+    return () => {
+      cancelAnimationFrame(frame);
+      stop();
+    };
+    // saveNoteText is stable for the canvas; only a new note to focus restarts this.
   }, [autoFocusId, id]);
 
   const unsaved = draft !== saved;
@@ -70,10 +107,16 @@ export function NoteNode({ id, data, selected }: NodeProps<BoardFlowNode>) {
         placeholder={canEdit ? 'Write something…' : ''}
         value={draft}
         readOnly={!canEdit}
+        onSelect={rememberCaret}
         onChange={(event) => {
-          setDraft(event.target.value);
-          // Over the limit the service would refuse it: nothing is sent until it is short enough.
-          if (event.target.value.length <= NOTE_MAX_CHARS) saveNoteText(id, event.target.value);
+          const value = event.target.value;
+          caret.current = { text: value, start: event.target.selectionStart, end: event.target.selectionEnd };
+          if (value.length > NOTE_MAX_CHARS) {
+            setTooLong(value);
+            return;
+          }
+          setTooLong(undefined);
+          saveNoteText(id, value);
         }}
       />
       {draft.length > NOTE_MAX_CHARS ? (
@@ -90,13 +133,13 @@ export function NoteNode({ id, data, selected }: NodeProps<BoardFlowNode>) {
       )}
       {draft.length > NOTE_MAX_CHARS ? null : failure ? (
         <div className="bw-note__status is-error" role="alert">
-          <span>Not saved: {failure.message}</span>
+          <span>Not saved: {failure.message}. Trying again…</span>
           <button type="button" className="bw-link-button nodrag" onClick={failure.retry}>
             Retry
           </button>
         </div>
       ) : (
-        unsaved && <div className="bw-note__status">Saving…</div>
+        unsaved && <div className="bw-note__status">{status.offline ? 'Kept on this device until the service is back' : 'Saving…'}</div>
       )}
     </NodeFrame>
   );
