@@ -119,7 +119,7 @@ export interface Config {
   accessTokenTtlSeconds: number;
   /** Lifetime of a refresh token (renewed with each rotation). */
   refreshTokenTtlDays: number;
-  /** Login and sign-up attempts per minute per client IP (and login per email). */
+  /** Login and sign-up attempts per minute per client IP. */
   authLoginPerMinute: number;
   /** The built web app served at / (web/dist of the package). */
   webDistDir: string;

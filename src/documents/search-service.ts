@@ -43,7 +43,7 @@ import { termStatsOf, termStatsQuery } from './term-stats.js';
  * database (rows are stored uncompressed; see BENCHMARKS.md) and exact; SEARCH_EXACT_MAX_CHUNKS.
  */
 export const DEFAULT_EXACT_MAX_CHUNKS = 3000;
-/** Candidates kept per index scan: pgvector's maximum, the setting the recall in BENCHMARKS.md was measured with. */
+/** Candidates kept per index scan: pgvector's maximum, the setting the recall in BENCHMARKS.md ("Search quality") was measured with. */
 const HNSW_EF_SEARCH = 1000;
 /** Where an iterative index scan gives up (then the exact scan answers). */
 const HNSW_MAX_SCAN_TUPLES = 20_000;

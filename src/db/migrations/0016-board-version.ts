@@ -2,7 +2,7 @@
 //
 // Cached list pages (src/boards/list-cache.ts) are answered after this one statement. Written as
 // the query itself, PostgreSQL parses and plans it on every call, which measured as about two
-// thirds of its cost (BENCHMARKS.md, "HTTP on PostgreSQL"); a PL/pgSQL function keeps its plan
+// thirds of its cost (BENCHMARKS.md, "HTTP"); a PL/pgSQL function keeps its plan
 // for the session, which also holds through a transaction-pooling proxy, unlike a named prepared
 // statement. The rule is boardSeenBy's (src/access/board-access.ts), where a test holds the two to agree:
 // the owner, or anyone while the board is public; and when `p_key` is given (an API key this
