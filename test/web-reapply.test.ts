@@ -4,9 +4,10 @@
 // people; these are the cases one by one.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { loadWebModule } from './helpers/web-module.js';
 
-// The web app's modules are loaded by path, typed here by what the test uses: the root project's
-// type check (NodeNext) cannot follow the web app's extensionless imports (Vite resolves them).
+// The web app's modules are loaded through esbuild (test/helpers/web-module.ts), typed here by what
+// the test uses: the root project's type check cannot follow the web app's extensionless imports.
 type XY = { x: number; y: number };
 type HistoryChange = { kind: string; [key: string]: unknown };
 type Step = { kind: string; [key: string]: unknown };
@@ -16,16 +17,11 @@ interface CurrentBoard {
   edgeData(id: string): Record<string, unknown> | undefined;
   resolve(id: string): string;
 }
-const reapplyPath = '../web/src/board/canvas/edits/reapply.ts';
-const historyPath = '../web/src/board/canvas/edit-history.ts';
-const {
-  planStep,
-  entryAfter,
-}: {
+const { planStep, entryAfter } = await loadWebModule<{
   planStep(change: HistoryChange, board: CurrentBoard, what: 'undone' | 'redone'): Step;
   entryAfter(entry: HistoryChange, step: Step, direction: 'undo' | 'redo'): HistoryChange;
-} = await import(reapplyPath);
-const { invert }: { invert(change: HistoryChange): HistoryChange } = await import(historyPath);
+}>('web/src/board/canvas/edits/reapply.ts');
+const { invert } = await loadWebModule<{ invert(change: HistoryChange): HistoryChange }>('web/src/board/canvas/edit-history.ts');
 
 /** A board of notes `{ id: [x, y, data] }` and edges `{ id: data }`; `renamed` maps recorded ids to current ones. */
 function boardOf(
