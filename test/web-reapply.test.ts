@@ -17,7 +17,7 @@ interface CurrentBoard {
   resolve(id: string): string;
 }
 const reapplyPath = '../web/src/board/canvas/edits/reapply.ts';
-const historyPath = '../web/src/board/canvas/edit-history.ts';
+const historyPath = '../web/src/board/canvas/edits/edit-history.ts';
 const {
   planStep,
   entryAfter,

@@ -4,7 +4,7 @@
 // re-renders nodes without rebuilding the actions.
 import { createContext, useContext } from 'react';
 import type { Node } from '@xyflow/react';
-import type { CardActions } from './canvas/card-actions';
+import type { CardActions } from './canvas/edits/card-actions';
 import type { Outbox } from './canvas/sync/outbox';
 import type { TextSync } from './canvas/sync/text-sync';
 

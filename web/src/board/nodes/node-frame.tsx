@@ -14,7 +14,7 @@ import {
   useBoardActions,
   type JobState,
 } from '../board-context';
-import { useCardActions } from '../canvas/card-actions';
+import { useCardActions } from '../canvas/edits/card-actions';
 import { ColorSwatches, EditableTitle, useCardLook } from './card-parts';
 
 const SEARCHABLE = new Set(['note', 'document', 'pdf']);

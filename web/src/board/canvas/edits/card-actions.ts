@@ -4,7 +4,7 @@
 // use-board-edits.ts's (resizeNode, updateNodeData, updateEdgeData).
 import { useContext, useMemo, useState } from 'react';
 import type { Edge, EdgeMouseHandler } from '@xyflow/react';
-import { ActionsContext } from '../board-context';
+import { ActionsContext } from '../../board-context';
 
 type Point = { x: number; y: number };
 /** A card's position before and after a resize from its left or top edge. */

@@ -2,9 +2,9 @@
 // use it beyond deletions: pasting and duplicating (nodes with client refs and the edges between
 // them), and undo/redo of changes touching several nodes. All of a batch or nothing is written.
 import type { paths } from '@board-workspace/client';
-import { api } from '../../api';
-import { failureMessage } from '../../lib/request';
-import { BoardApiError } from '../board-api';
+import { api } from '../../../api';
+import { failureMessage } from '../../../lib/request';
+import { BoardApiError } from '../../board-api';
 
 type BatchPath = paths['/v1/boards/{boardId}/batch']['post'];
 export type BatchOperation = BatchPath['requestBody']['content']['application/json']['operations'][number];

@@ -8,7 +8,7 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { XYPosition } from '@xyflow/react';
 import type { BoardFlowNode } from '../../board-context';
-import type { SessionPresence } from '../use-presence';
+import type { SessionPresence } from './use-presence';
 
 /** How long a dropped node waits for its saved position before showing the canvas's own. */
 const SETTLE_MS = 3_000;

@@ -7,7 +7,7 @@ import type { Edge } from '@xyflow/react';
 import type { ApiNodeType } from '../../board-api';
 import type { BoardFlowNode } from '../../board-context';
 import { edgeMarker, toFlowNode } from '../../flow-mapping';
-import type { BatchOperation } from '../batch-api';
+import type { BatchOperation } from './batch-api';
 
 type Point = { x: number; y: number };
 type Data = Record<string, unknown>;

@@ -11,7 +11,7 @@
 // If-Match already applied answers 200 (docs/api.md "Replaying a queue of edits safely").
 import { useSyncExternalStore } from 'react';
 import type { EdgeRecord, NodeRecord } from '../../board-api';
-import { BATCH_LIMIT } from '../batch-api';
+import { BATCH_LIMIT } from './batch-api';
 import { batchOperation, coalesce, keyOf, type OutboxOp } from './operations';
 import { SendFailure, sendBatch } from './send';
 import { type StoredEntry, writeEntries } from './store';

@@ -5,7 +5,7 @@
 import { api } from '../../../api';
 import { failureMessage } from '../../../lib/request';
 import type { NodeRecord } from '../../board-api';
-import type { BatchOperation, BatchResult } from '../batch-api';
+import type { BatchOperation, BatchResult } from './batch-api';
 
 export class SendFailure extends Error {
   constructor(

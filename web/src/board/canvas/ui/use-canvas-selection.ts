@@ -2,10 +2,10 @@
 // Upload placeholders are not nodes of the board: never selected, labelled or counted.
 import { useMemo } from 'react';
 import type { Edge } from '@xyflow/react';
-import type { BoardFlowNode } from '../board-context';
-import { apiTypeOf } from '../flow-mapping';
-import { labelOf, str } from '../nodes/node-frame';
-import { noteTitle } from '../nodes/note-node';
+import type { BoardFlowNode } from '../../board-context';
+import { apiTypeOf } from '../../flow-mapping';
+import { labelOf, str } from '../../nodes/node-frame';
+import { noteTitle } from '../../nodes/note-node';
 
 // As the card is titled: a note without a title by its first line.
 const labelOfNode = (node: BoardFlowNode) =>

@@ -6,9 +6,9 @@
 // the canvas position at the centre of the screen, where the toolbar puts new things.
 import { type RefObject, useCallback, useMemo, useRef } from 'react';
 import { type Edge, type OnMoveEnd, useReactFlow, type Viewport, type XYPosition } from '@xyflow/react';
-import { sessionState } from '../../auth/session';
-import { type Board, saveViewport } from '../board-api';
-import type { BoardFlowNode } from '../board-context';
+import { sessionState } from '../../../auth/session';
+import { type Board, saveViewport } from '../../board-api';
+import type { BoardFlowNode } from '../../board-context';
 
 /** localStorage key of this person's view of a board in this browser. */
 export function viewportKey(boardId: string): string {
