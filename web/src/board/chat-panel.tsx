@@ -4,17 +4,8 @@
 // answer lists its sources (the chunk ids in metadata.sources, resolved to their nodes) as
 // buttons that bring the node into view. A question that could not be sent goes back into the box.
 import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
-import {
-  BoardApiError,
-  createChat,
-  latestMessage,
-  listChats,
-  listMessages,
-  streamMessage,
-  updateChatTitle,
-  type Chat,
-  type Message,
-} from './board-api';
+import { ApiError } from '../lib/api-error';
+import { createChat, latestMessage, listChats, listMessages, streamMessage, updateChatTitle, type Chat, type Message } from './board-api';
 import type { ChunkIndex, ChunkInfo } from './chunk-index';
 import { ChatIcon, PlusIcon } from './icons';
 import { CHAT_MESSAGE_MAX_CHARS } from '@board-workspace/limits';
@@ -276,7 +267,7 @@ function Thread(props: {
         // Refused or cut off: the question goes back into the box so nothing typed is lost.
         setMessages((list) => list?.filter((m) => m.id !== userId && m.id !== replyId));
         setDraft((current) => (current ? `${content}\n${current}` : content));
-        setSendError(error instanceof BoardApiError ? error.message : `The message was not sent: ${(error as Error).message}`);
+        setSendError(error instanceof ApiError ? error.message : `The message was not sent: ${(error as Error).message}`);
       }
     } finally {
       setStreaming(undefined);
