@@ -62,9 +62,10 @@ export function ChatPanel(props: ChatPanelProps) {
   }, [reload]);
 
   // Choosing "Chat about this" on a node (or selecting one) shows that node's threads.
+  const selectedId = selectedNode?.id;
   useEffect(() => {
-    setScope(selectedNode ? 'node' : 'board');
-  }, [selectedNode?.id]);
+    setScope(selectedId !== undefined ? 'node' : 'board');
+  }, [selectedId]);
 
   const nodeScope = scope === 'node' && selectedNode ? selectedNode : undefined;
   const shown = useMemo(() => (chats ?? []).filter((c) => !nodeScope || c.node_id === nodeScope.id), [chats, nodeScope]);
@@ -210,6 +211,7 @@ function Thread(props: {
   useEffect(() => () => streaming?.abort(), [streaming]);
 
   // Follow the reply as it grows, unless the person scrolled up to read.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs after each change of `messages`, when the list has grown.
   useEffect(() => {
     const list = listRef.current;
     if (list && list.scrollHeight - list.scrollTop - list.clientHeight < 120) list.scrollTop = list.scrollHeight;
