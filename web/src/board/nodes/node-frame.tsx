@@ -203,6 +203,4 @@ export function labelOf(data: Record<string, unknown>, fallback: string): string
   return typeof data.label === 'string' && data.label.trim() ? data.label : fallback;
 }
 
-export function str(value: unknown): string {
-  return typeof value === 'string' ? value : '';
-}
+export { str } from '../../lib/str';

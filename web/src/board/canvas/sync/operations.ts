@@ -5,7 +5,7 @@
 // of its own: it is sent with If-Match and merged with others' changes (text-sync.ts).
 import type { Edge } from '@xyflow/react';
 import type { ApiNodeType } from '../../board-api';
-import type { BoardFlowNode } from '../../board-context';
+import type { BoardFlowNode } from '../../flow-node';
 import { edgeMarker, toFlowNode } from '../../flow-mapping';
 import type { BatchOperation } from './batch-api';
 

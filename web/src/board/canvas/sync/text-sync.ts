@@ -9,7 +9,7 @@
 // this person's text is kept aside with a notice (never dropped in silence).
 import { ApiError } from '../../../lib/api-error';
 import type { NodeRecord } from '../../board-api';
-import { str } from '../../nodes/node-frame';
+import { str } from '../../../lib/str';
 import { mergeText } from '../edits/text-merge';
 import { readNode, type TaggedNode, writeText } from './send';
 
