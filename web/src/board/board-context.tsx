@@ -15,7 +15,7 @@ export interface JobState {
   chunks?: number;
 }
 
-/** A node's search index as the service has it (canvas/use-search-index.ts). */
+/** A node's search index as the service has it (canvas/sync/use-search-index.ts). */
 export interface IndexState {
   chunks: number;
   /** The index was made from other text than the node has now (or an edit here is waiting to be indexed). */
