@@ -21,7 +21,7 @@ const { planStep, entryAfter } = await loadWebModule<{
   planStep(change: HistoryChange, board: CurrentBoard, what: 'undone' | 'redone'): Step;
   entryAfter(entry: HistoryChange, step: Step, direction: 'undo' | 'redo'): HistoryChange;
 }>('web/src/board/canvas/edits/reapply.ts');
-const { invert } = await loadWebModule<{ invert(change: HistoryChange): HistoryChange }>('web/src/board/canvas/edit-history.ts');
+const { invert } = await loadWebModule<{ invert(change: HistoryChange): HistoryChange }>('web/src/board/canvas/edits/edit-history.ts');
 
 /** A board of notes `{ id: [x, y, data] }` and edges `{ id: data }`; `renamed` maps recorded ids to current ones. */
 function boardOf(

@@ -2,7 +2,7 @@
 // challenge computed with Web Crypto). The pending request (state, nonce, code_verifier, where to
 // return) lives in sessionStorage across the redirect; the tokens live in sessionStorage too, so a
 // reload keeps the person signed in while closing the tab forgets them.
-import { fetchJson, RequestError } from '../lib/request';
+import { fetchJson } from '../lib/request';
 
 export interface OidcConfig {
   mode: 'oidc';
@@ -93,8 +93,7 @@ export async function beginSignIn(config: OidcConfig, next: string): Promise<voi
 }
 
 function toTokens(response: TokenResponse, previous?: OidcTokens): OidcTokens {
-  if (typeof response.access_token !== 'string' || !response.access_token)
-    throw new RequestError('The identity provider sent no access token.');
+  if (typeof response.access_token !== 'string' || !response.access_token) throw new Error('The identity provider sent no access token.');
   const exp = claimsOf(response.access_token).exp;
   const expiresAt =
     typeof response.expires_in === 'number'
@@ -119,12 +118,11 @@ export async function completeSignIn(config: OidcConfig, search: string): Promis
   const raw = sessionStorage.getItem(PENDING_KEY);
   sessionStorage.removeItem(PENDING_KEY); // one use only
   const providerError = params.get('error');
-  if (providerError)
-    throw new RequestError(params.get('error_description') ?? `The identity provider refused the sign-in (${providerError}).`);
+  if (providerError) throw new Error(params.get('error_description') ?? `The identity provider refused the sign-in (${providerError}).`);
   const pending = raw ? (JSON.parse(raw) as Pending) : undefined;
   const code = params.get('code');
   if (!pending || !code || params.get('state') !== pending.state) {
-    throw new RequestError('This sign-in link has expired or was already used. Please sign in again.');
+    throw new Error('This sign-in link has expired or was already used. Please sign in again.');
   }
   const response = await fetchJson<TokenResponse>(
     config.token_endpoint,
@@ -144,7 +142,7 @@ export async function completeSignIn(config: OidcConfig, search: string): Promis
   // The ID token comes straight from the token endpoint over TLS, so its signature need not be
   // checked here (OIDC Core 3.1.3.7); the nonce still ties it to this browser's request.
   if (response.id_token && claimsOf(response.id_token).nonce !== pending.nonce) {
-    throw new RequestError('The sign-in answer did not match this browser’s request. Please sign in again.');
+    throw new Error('The sign-in answer did not match this browser’s request. Please sign in again.');
   }
   const tokens = toTokens(response);
   storeTokens(tokens);
@@ -153,7 +151,7 @@ export async function completeSignIn(config: OidcConfig, search: string): Promis
 
 /** A new access token from a refresh token, when the provider gave one. */
 export async function refreshTokens(config: OidcConfig, tokens: OidcTokens): Promise<OidcTokens> {
-  if (!tokens.refreshToken) throw new RequestError('Your session has expired.');
+  if (!tokens.refreshToken) throw new Error('Your session has expired.');
   const response = await fetchJson<TokenResponse>(
     config.token_endpoint,
     {

@@ -5,7 +5,7 @@
 // at a time even when React mounts twice, and so api.ts can ask for tokens outside components.
 import { useSyncExternalStore } from 'react';
 import { authorizedFetch, setTokenSource } from '../api';
-import { fetchJson, OFFLINE_MESSAGE, RequestError } from '../lib/request';
+import { ApiError, fetchJson, OFFLINE_MESSAGE } from '../lib/request';
 import { readMeta, writeMeta } from '../board/canvas/sync/store';
 import * as oidc from './oidc';
 
@@ -143,7 +143,7 @@ async function renewNow(): Promise<string | undefined> {
       adoptLocal(config, session);
       return session.access_token;
     }
-    if (!oidcTokens?.refreshToken) throw new RequestError('Your session has expired.', 401);
+    if (!oidcTokens?.refreshToken) throw new Error('Your session has expired.');
     oidcTokens = await oidc.refreshTokens(config, oidcTokens);
     adoptToken(oidcTokens.accessToken, oidcTokens.expiresAt);
     if (state.status === 'signed-in' && state.expired) setState({ ...state, expired: false });
@@ -151,7 +151,7 @@ async function renewNow(): Promise<string | undefined> {
   } catch (error) {
     // Offline: keep the session and try again later. Refused: keep the page (drafts survive) and
     // ask the person to sign in again.
-    if (error instanceof RequestError && error.message === OFFLINE_MESSAGE) {
+    if (error instanceof ApiError && error.unreachable) {
       scheduleRenewal(Date.now() + 30_000);
       return undefined;
     }
@@ -196,7 +196,7 @@ async function start(): Promise<void> {
     // device holds (the board as last seen, edits kept in the outbox); the token is renewed
     // when the service is back (api.ts renews before each request).
     const last = await readMeta<{ config: AuthConfig; user: User }>(LAST_SESSION_KEY);
-    if (last && error instanceof RequestError && error.message === OFFLINE_MESSAGE) {
+    if (last && error instanceof ApiError && error.unreachable) {
       setState({ status: 'signed-in', config: last.config, user: last.user });
       return;
     }
@@ -236,20 +236,20 @@ async function adoptOidc(config: oidc.OidcConfig, tokens: oidc.OidcTokens): Prom
 
 export async function signIn(email: string, password: string): Promise<void> {
   const config = configOf();
-  if (config?.mode !== 'local') throw new RequestError('Email sign-in is not available.');
+  if (config?.mode !== 'local') throw new Error('Email sign-in is not available.');
   adoptLocal(config, await postLocal('login', { email, password }));
 }
 
 export async function signUp(email: string, password: string): Promise<void> {
   const config = configOf();
-  if (config?.mode !== 'local') throw new RequestError('Sign-up is not available.');
+  if (config?.mode !== 'local') throw new Error('Sign-up is not available.');
   adoptLocal(config, await postLocal('signup', { email, password }));
 }
 
 /** OIDC: off to the identity provider; it comes back to /auth/callback. */
 export async function beginProviderSignIn(next: string): Promise<void> {
   const config = configOf();
-  if (config?.mode !== 'oidc') throw new RequestError('This service does not use an identity provider.');
+  if (config?.mode !== 'oidc') throw new Error('This service does not use an identity provider.');
   await oidc.beginSignIn(config, next);
 }
 
@@ -260,7 +260,7 @@ export function completeProviderSignIn(search: string): Promise<string> {
     pending = (async () => {
       await startSession();
       const config = configOf();
-      if (config?.mode !== 'oidc') throw new RequestError('This service does not use an identity provider.');
+      if (config?.mode !== 'oidc') throw new Error('This service does not use an identity provider.');
       const { tokens, next } = await oidc.completeSignIn(config, search);
       await adoptOidc(config, tokens);
       return next;

@@ -1,8 +1,9 @@
 // The board page's calls to the API, all through web/src/api.ts (the typed client, or
 // authorizedFetch / accessToken where the typed client cannot help: streamed replies and uploads
-// with progress). Each function throws a `BoardApiError` carrying the envelope's readable message.
+// with progress). Each function throws an `ApiError` (lib/api-error.ts) carrying the envelope's readable message.
 import type { paths } from '@board-workspace/client';
 import { accessToken, api, authorizedFetch, renewOnce } from '../api';
+import { ApiError, answerFields } from '../lib/api-error';
 import { failureMessage } from '../lib/request';
 import { readServerSentEvents } from './sse';
 
@@ -33,25 +34,16 @@ export type PresenceUpdate = {
 };
 export type ApiNodeType = 'note' | 'url' | 'video' | 'document' | 'pdf' | 'image';
 
-export class BoardApiError extends Error {
-  constructor(
-    message: string,
-    readonly status?: number,
-  ) {
-    super(message);
-  }
-}
-
-/** Unwraps an openapi-fetch result, turning the error envelope into a readable BoardApiError. */
+/** Unwraps an openapi-fetch result, turning the error envelope into a readable ApiError. */
 async function unwrap<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>, fallback: string): Promise<T> {
   let result: { data?: T; error?: unknown; response: Response };
   try {
     result = await call;
   } catch (error) {
-    throw new BoardApiError(`${fallback}: the service could not be reached (${(error as Error).message})`);
+    throw new ApiError(`${fallback}: the service could not be reached (${(error as Error).message})`);
   }
   if (result.error !== undefined || result.data === undefined) {
-    throw new BoardApiError(failureMessage(result.response.status, result.error, fallback), result.response.status);
+    throw new ApiError(failureMessage(result.response.status, result.error, fallback), answerFields(result.response, result.error));
   }
   return result.data;
 }
@@ -163,16 +155,16 @@ export type DeleteOperation = { op: 'delete_node' | 'delete_edge'; id: string };
 export async function deleteInBatches(
   boardId: string,
   operations: DeleteOperation[],
-): Promise<{ done: number; error?: BoardApiError; failedAt?: number }> {
+): Promise<{ done: number; error?: ApiError; failedAt?: number }> {
   let done = 0;
   while (done < operations.length) {
     const chunk = operations.slice(done, done + BATCH_LIMIT);
     try {
       await unwrap(api.POST('/v1/boards/{boardId}/batch', { ...boardPath(boardId), body: { operations: chunk } }), 'Could not delete');
     } catch (error) {
-      const failure = error instanceof BoardApiError ? error : new BoardApiError((error as Error).message);
-      const index = /^operations\[(\d+)\]/.exec(failure.message)?.[1];
-      return { done, error: failure, failedAt: index === undefined ? undefined : done + Number(index) };
+      const failure = error instanceof ApiError ? error : new ApiError((error as Error).message);
+      const index = failure.operationIndex;
+      return { done, error: failure, failedAt: index === undefined ? undefined : done + index };
     }
     done += chunk.length;
   }
@@ -199,11 +191,11 @@ export async function exportCanvas(boardId: string, boardName: string): Promise<
   try {
     response = await authorizedFetch(`/v1/boards/${encodeURIComponent(boardId)}/export?format=jsoncanvas`);
   } catch (error) {
-    throw new BoardApiError(`Could not export the board: the service could not be reached (${(error as Error).message})`);
+    throw new ApiError(`Could not export the board: the service could not be reached (${(error as Error).message})`);
   }
   if (!response.ok) {
     const body: unknown = await response.json().catch(() => undefined);
-    throw new BoardApiError(failureMessage(response.status, body, 'Could not export the board'), response.status);
+    throw new ApiError(failureMessage(response.status, body, 'Could not export the board'), answerFields(response, body));
   }
   const fileName = dispositionFileName(response.headers.get('content-disposition')) ?? `${boardName}.canvas`;
   return { blob: await response.blob(), fileName };
@@ -299,7 +291,7 @@ export interface StreamHandlers {
 
 /**
  * Posts a user message with `stream: true` and feeds the text/event-stream to the handlers.
- * Rejects with BoardApiError when the request itself is refused (the draft is then kept by the
+ * Rejects with ApiError when the request itself is refused (the draft is then kept by the
  * caller), with an AbortError when `signal` aborts.
  */
 export async function streamMessage(
@@ -317,7 +309,7 @@ export async function streamMessage(
   });
   if (!response.ok || !response.body) {
     const body: unknown = await response.json().catch(() => undefined);
-    throw new BoardApiError(failureMessage(response.status, body, 'The message was not sent'), response.status);
+    throw new ApiError(failureMessage(response.status, body, 'The message was not sent'), answerFields(response, body));
   }
   let outcome: 'complete' | 'error' | 'cut' = 'cut';
   await readServerSentEvents(response.body, (event, data) => {
@@ -355,8 +347,8 @@ export function uploadAsset(boardId: string, file: File, onProgress: (fraction: 
           if (event.lengthComputable) onProgress(event.loaded / event.total);
         };
         xhr.onload = () => resolve({ status: xhr.status, body: xhr.response });
-        xhr.onerror = () => reject(new BoardApiError(`Uploading ${file.name} failed: the service could not be reached`));
-        xhr.onabort = () => reject(new BoardApiError(`Uploading ${file.name} was cancelled`));
+        xhr.onerror = () => reject(new ApiError(`Uploading ${file.name} failed: the service could not be reached`));
+        xhr.onabort = () => reject(new ApiError(`Uploading ${file.name} was cancelled`));
         const form = new FormData();
         form.append('file', file, file.name);
         xhr.send(form);
@@ -369,7 +361,7 @@ export function uploadAsset(boardId: string, file: File, onProgress: (fraction: 
       if (renewed && renewed !== token) result = await send(renewed);
     }
     if (result.status === 201) return (result.body as { data: Asset }).data;
-    throw new BoardApiError(failureMessage(result.status, result.body, `Uploading ${file.name} failed`), result.status);
+    throw new ApiError(failureMessage(result.status, result.body, `Uploading ${file.name} failed`), answerFields(result, result.body));
   })();
   return { done, abort: () => xhr.abort() };
 }

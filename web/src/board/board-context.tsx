@@ -3,13 +3,10 @@
 // node's menu can start. Separate contexts, so a job tick, a highlight or someone else's selection
 // re-renders nodes without rebuilding the actions.
 import { createContext, useContext } from 'react';
-import type { Node } from '@xyflow/react';
-import type { CardActions } from './canvas/card-actions';
 import type { Outbox } from './canvas/sync/outbox';
 import type { TextSync } from './canvas/sync/text-sync';
 
-/** A canvas node: React Flow's node whose `data` is the API node's `node_data`. */
-export type BoardFlowNode = Node<Record<string, unknown>>;
+export type { BoardFlowNode } from './flow-node';
 
 export interface JobState {
   status: 'starting' | 'processing' | 'completed' | 'failed';
@@ -18,11 +15,29 @@ export interface JobState {
   chunks?: number;
 }
 
-/** A node's search index as the service has it (canvas/use-search-index.ts). */
+/** A node's search index as the service has it (canvas/sync/use-search-index.ts). */
 export interface IndexState {
   chunks: number;
   /** The index was made from other text than the node has now (or an edit here is waiting to be indexed). */
   behind: boolean;
+}
+
+/** What a card and a connection can change about themselves (canvas/edits/card-actions.ts). */
+type Point = { x: number; y: number };
+/** A card's position before and after a resize from its left or top edge. */
+export type PositionMove = { from: Point; to: Point };
+
+export interface CardActions {
+  canEdit: boolean;
+  /** A card's new size, and where it was and is when the resize moved its left or top edge. */
+  resizeNode(nodeId: string, size: { width: number; height: number }, move?: PositionMove): void;
+  /** Sets keys of a node's data (null removes one). */
+  updateNodeData(nodeId: string, patch: Record<string, unknown>): void;
+  /** Sets keys of an edge's data (null removes one). */
+  updateEdgeData(edgeId: string, patch: Record<string, unknown>): void;
+  /** The edge whose label is being edited, if any. */
+  editingEdge?: string;
+  editEdgeLabel(edgeId: string | undefined): void;
 }
 
 export interface BoardActions {

@@ -6,7 +6,8 @@ import { useCallback, useEffect, useState } from 'react';
 import { ReactFlowProvider, type Edge } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
 import './board.css';
-import { BoardApiError, getBoard, listAllEdges, listAllNodes, type Board } from './board-api';
+import { ApiError } from '../lib/api-error';
+import { getBoard, listAllEdges, listAllNodes, type Board } from './board-api';
 import { forgetSharedBoard, rememberSharedBoard } from '../boards/shared-with-me';
 import { useDocumentTitle } from '../lib/title';
 import { BoardCanvas } from './board-canvas';
@@ -73,7 +74,7 @@ export function BoardPage({ boardId }: { boardId: string }) {
         loaded = await loadFromService(boardId);
       } catch (error) {
         // The service cannot be reached (or fails): the board as this device last saw it.
-        const status = error instanceof BoardApiError ? error.status : undefined;
+        const status = error instanceof ApiError ? error.status : undefined;
         const lastSeen = status === undefined || status >= 500 ? await readLastSeen(boardId) : undefined;
         if (!lastSeen) throw error;
         loaded = lastSeen;
@@ -81,7 +82,7 @@ export function BoardPage({ boardId }: { boardId: string }) {
       const outbox = await openOutbox(boardId, readEntries);
       setState({ status: 'ready', ...loaded, ...withPending(loaded.nodes, loaded.edges, outbox.pendingOps()), outbox });
     } catch (error) {
-      const status = error instanceof BoardApiError ? error.status : undefined;
+      const status = error instanceof ApiError ? error.status : undefined;
       if (status === 404) forgetSharedBoard(boardId);
       setState({ status: 'failed', message: (error as Error).message, notFound: status === 404 });
     }

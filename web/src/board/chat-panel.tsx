@@ -4,17 +4,8 @@
 // answer lists its sources (the chunk ids in metadata.sources, resolved to their nodes) as
 // buttons that bring the node into view. A question that could not be sent goes back into the box.
 import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
-import {
-  BoardApiError,
-  createChat,
-  latestMessage,
-  listChats,
-  listMessages,
-  streamMessage,
-  updateChatTitle,
-  type Chat,
-  type Message,
-} from './board-api';
+import { ApiError } from '../lib/api-error';
+import { createChat, latestMessage, listChats, listMessages, streamMessage, updateChatTitle, type Chat, type Message } from './board-api';
 import type { ChunkIndex, ChunkInfo } from './chunk-index';
 import { ChatIcon, PlusIcon } from './icons';
 import { CHAT_MESSAGE_MAX_CHARS } from '@board-workspace/limits';
@@ -71,9 +62,10 @@ export function ChatPanel(props: ChatPanelProps) {
   }, [reload]);
 
   // Choosing "Chat about this" on a node (or selecting one) shows that node's threads.
+  const selectedId = selectedNode?.id;
   useEffect(() => {
-    setScope(selectedNode ? 'node' : 'board');
-  }, [selectedNode?.id]);
+    setScope(selectedId !== undefined ? 'node' : 'board');
+  }, [selectedId]);
 
   const nodeScope = scope === 'node' && selectedNode ? selectedNode : undefined;
   const shown = useMemo(() => (chats ?? []).filter((c) => !nodeScope || c.node_id === nodeScope.id), [chats, nodeScope]);
@@ -219,6 +211,7 @@ function Thread(props: {
   useEffect(() => () => streaming?.abort(), [streaming]);
 
   // Follow the reply as it grows, unless the person scrolled up to read.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs after each change of `messages`, when the list has grown.
   useEffect(() => {
     const list = listRef.current;
     if (list && list.scrollHeight - list.scrollTop - list.clientHeight < 120) list.scrollTop = list.scrollHeight;
@@ -276,7 +269,7 @@ function Thread(props: {
         // Refused or cut off: the question goes back into the box so nothing typed is lost.
         setMessages((list) => list?.filter((m) => m.id !== userId && m.id !== replyId));
         setDraft((current) => (current ? `${content}\n${current}` : content));
-        setSendError(error instanceof BoardApiError ? error.message : `The message was not sent: ${(error as Error).message}`);
+        setSendError(error instanceof ApiError ? error.message : `The message was not sent: ${(error as Error).message}`);
       }
     } finally {
       setStreaming(undefined);

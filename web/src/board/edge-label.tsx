@@ -4,7 +4,7 @@
 // (edge_data.color). Drawn as HTML over the canvas through React Flow's EdgeLabelRenderer.
 import { useCallback, useEffect, useRef } from 'react';
 import { EdgeLabelRenderer } from '@xyflow/react';
-import { useCardActions } from './canvas/card-actions';
+import { useCardActions } from './canvas/edits/card-actions';
 import { ColorSwatches } from './nodes/card-parts';
 import { colorHex } from './nodes/card-style';
 

@@ -2,7 +2,7 @@
 // (note -> noteNode), as in the board's flow_state (DECISIONS), and its `data` is the node_data.
 import { type Edge, type EdgeMarker, MarkerType } from '@xyflow/react';
 import type { ApiNodeType, EdgeRecord, FlowState, NodeRecord } from './board-api';
-import type { BoardFlowNode } from './board-context';
+import type { BoardFlowNode } from './flow-node';
 import { colorHex } from './nodes/card-style';
 
 const API_TYPES: ApiNodeType[] = ['note', 'url', 'video', 'document', 'pdf', 'image'];

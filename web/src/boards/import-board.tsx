@@ -7,7 +7,8 @@ import { type ChangeEvent, useState } from 'react';
 import { useLocation } from 'wouter';
 import type { paths } from '@board-workspace/client';
 import { authorizedFetch } from '../api';
-import { failureMessage, messageOf, OFFLINE_MESSAGE, RequestError } from '../lib/request';
+import { ApiError, answerFields } from '../lib/api-error';
+import { failureMessage, messageOf, OFFLINE_MESSAGE } from '../lib/request';
 import { useToast } from '../ui/toast';
 
 type BoardImport = paths['/v1/boards/import']['post']['responses'][201]['content']['application/json']['data'];
@@ -22,11 +23,11 @@ async function importCanvas(file: File): Promise<BoardImport> {
   try {
     response = await authorizedFetch('/v1/boards/import', { method: 'POST', body: form });
   } catch {
-    throw new RequestError(OFFLINE_MESSAGE);
+    throw new ApiError(OFFLINE_MESSAGE);
   }
   const body: unknown = await response.json().catch(() => undefined);
   if (response.status !== 201 || !body) {
-    throw new RequestError(failureMessage(response.status, body, `Could not import ${file.name}`), response.status);
+    throw new ApiError(failureMessage(response.status, body, `Could not import ${file.name}`), answerFields(response, body));
   }
   return (body as { data: BoardImport }).data;
 }

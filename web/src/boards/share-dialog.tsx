@@ -31,6 +31,7 @@ export function ShareDialog({ board, onSaved, onClose }: { board: BoardItem; onS
   const link = boardLink(board.id);
 
   // List items say only whether a board is public; the level comes with the board itself.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `attempt` is Try again's: it loads again.
   useEffect(() => {
     if (known) return;
     let live = true;

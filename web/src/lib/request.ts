@@ -1,6 +1,9 @@
 // Turns a typed client call into its data or a readable error, so every page shows the API's own
 // message (the contract's error envelope) and a plain sentence when the server cannot be reached.
 import { errorMessage } from '../api';
+import { ApiError, answerFields } from './api-error';
+
+export { ApiError };
 
 export const OFFLINE_MESSAGE = 'Could not reach the server. Check your connection and try again.';
 /**
@@ -15,48 +18,31 @@ export function failureMessage(status: number, envelope: unknown, fallback: stri
   return status === 401 ? SESSION_ENDED_MESSAGE : errorMessage(envelope, `${fallback} (HTTP ${status})`);
 }
 
-/** A failed request with a message meant for a person. */
-export class RequestError extends Error {
-  constructor(
-    message: string,
-    readonly status?: number,
-    readonly code?: string,
-  ) {
-    super(message);
-    this.name = 'RequestError';
-  }
-}
-
 interface Outcome<T> {
   data?: T;
   error?: unknown;
   response: Response;
 }
 
-/** Awaits an `api.GET/POST/…` call: its data, or a RequestError carrying the envelope's message. */
+/** Awaits an `api.GET/POST/…` call: its data, or an ApiError carrying the envelope's message. */
 export async function unwrap<T>(call: Promise<Outcome<T>>, fallback: string): Promise<T> {
   let outcome: Outcome<T>;
   try {
     outcome = await call;
   } catch (error) {
     if (error instanceof DOMException && error.name === 'AbortError') throw error;
-    throw new RequestError(OFFLINE_MESSAGE);
+    throw new ApiError(OFFLINE_MESSAGE);
   }
   const { response } = outcome;
   if (outcome.error !== undefined || !response.ok) {
-    const body = outcome.error as { code?: unknown } | undefined;
-    throw new RequestError(
-      failureMessage(response.status, outcome.error, fallback),
-      response.status,
-      typeof body?.code === 'string' ? body.code : undefined,
-    );
+    throw new ApiError(failureMessage(response.status, outcome.error, fallback), answerFields(response, outcome.error));
   }
   return outcome.data as T;
 }
 
 /** The message to show for anything thrown. */
 export function messageOf(error: unknown, fallback = 'Something went wrong'): string {
-  if (error instanceof RequestError) return error.message;
+  if (error instanceof ApiError) return error.message;
   if (error instanceof TypeError) return OFFLINE_MESSAGE; // fetch rejects with TypeError when offline
   return error instanceof Error && error.message ? error.message : fallback;
 }
@@ -67,7 +53,7 @@ export async function fetchJson<T>(input: string, init: RequestInit, fallback: s
   try {
     response = await fetch(input, init);
   } catch {
-    throw new RequestError(OFFLINE_MESSAGE);
+    throw new ApiError(OFFLINE_MESSAGE);
   }
   const text = await response.text();
   let body: unknown;
@@ -77,7 +63,7 @@ export async function fetchJson<T>(input: string, init: RequestInit, fallback: s
     body = undefined;
   }
   if (!response.ok) {
-    const envelope = body as { code?: unknown; error?: unknown; error_description?: unknown } | undefined;
+    const envelope = body as { error?: unknown; error_description?: unknown } | undefined;
     // Our envelope first, then OAuth's { error, error_description } from an identity provider.
     const oauth =
       typeof envelope?.error_description === 'string'
@@ -86,7 +72,7 @@ export async function fetchJson<T>(input: string, init: RequestInit, fallback: s
           ? envelope.error
           : undefined;
     const message = errorMessage(body, oauth ?? `${fallback} (HTTP ${response.status})`);
-    throw new RequestError(message, response.status, typeof envelope?.code === 'string' ? envelope.code : undefined);
+    throw new ApiError(message, answerFields(response, body));
   }
   return body as T;
 }

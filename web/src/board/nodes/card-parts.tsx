@@ -3,7 +3,7 @@
 // title edited in place, and the colour swatches a card's menu and a connection's toolbar share.
 import { type CSSProperties, useEffect, useRef, useState } from 'react';
 import { NodeResizer } from '@xyflow/react';
-import { useCardActions } from '../canvas/card-actions';
+import { useCardActions } from '../canvas/edits/card-actions';
 import { CARD_SIZE, cardSize, colorHex, PALETTE } from './card-style';
 
 type Size = { width: number; height: number };

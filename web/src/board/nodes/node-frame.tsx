@@ -14,7 +14,7 @@ import {
   useBoardActions,
   type JobState,
 } from '../board-context';
-import { useCardActions } from '../canvas/card-actions';
+import { useCardActions } from '../canvas/edits/card-actions';
 import { ColorSwatches, EditableTitle, useCardLook } from './card-parts';
 
 const SEARCHABLE = new Set(['note', 'document', 'pdf']);
@@ -203,6 +203,4 @@ export function labelOf(data: Record<string, unknown>, fallback: string): string
   return typeof data.label === 'string' && data.label.trim() ? data.label : fallback;
 }
 
-export function str(value: unknown): string {
-  return typeof value === 'string' ? value : '';
-}
+export { str } from '../../lib/str';

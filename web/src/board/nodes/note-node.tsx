@@ -51,6 +51,8 @@ export function NoteNode({ id, data, selected }: NodeProps<BoardFlowNode>) {
     caret.current = { text: draft, start: el.selectionStart, end: el.selectionEnd };
   }, [draft]);
 
+  const saveText = useRef(saveNoteText);
+  saveText.current = saveNoteText;
   useEffect(() => {
     if (autoFocusId !== id) return;
     // React Flow keeps a new node hidden until it has been measured, and a hidden element cannot
@@ -82,7 +84,7 @@ export function NoteNode({ id, data, selected }: NodeProps<BoardFlowNode>) {
         if (early) {
           const value = el.value + early;
           caret.current = { text: value, start: value.length, end: value.length };
-          saveNoteText(id, value);
+          saveText.current(id, value);
         }
         return;
       }
@@ -94,7 +96,7 @@ export function NoteNode({ id, data, selected }: NodeProps<BoardFlowNode>) {
       cancelAnimationFrame(frame);
       stop();
     };
-    // saveNoteText is stable for the canvas; only a new note to focus restarts this.
+    // Only a new note to focus restarts this (saveText is read when the focus is taken).
   }, [autoFocusId, id]);
 
   const unsaved = draft !== saved;

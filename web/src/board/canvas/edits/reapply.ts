@@ -8,7 +8,7 @@
 // made as they are (undoing a create deletes; undoing a delete re-creates).
 import type { XYPosition } from '@xyflow/react';
 import type { BoardFlowNode } from '../../board-context';
-import type { DataKeys, HistoryChange } from '../edit-history';
+import type { DataKeys, HistoryChange } from './edit-history';
 import { revertText } from './text-merge';
 
 /** The board as this person sees it now (ids are current ids). */

@@ -6,8 +6,8 @@
 // history.
 import type { Edge } from '@xyflow/react';
 import { edgeMarker } from '../../flow-mapping';
-import { str } from '../../nodes/node-frame';
-import type { EditHistory } from '../edit-history';
+import { str } from '../../../lib/str';
+import type { EditHistory } from '../edits/edit-history';
 import type { Step } from '../edits/reapply';
 import type { CanvasGraph } from '../use-board-graph';
 import { createdEdge, createdNode, type OutboxOp, patched } from './operations';

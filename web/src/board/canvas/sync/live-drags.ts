@@ -8,7 +8,7 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { XYPosition } from '@xyflow/react';
 import type { BoardFlowNode } from '../../board-context';
-import type { SessionPresence } from '../use-presence';
+import type { SessionPresence } from './use-presence';
 
 /** How long a dropped node waits for its saved position before showing the canvas's own. */
 const SETTLE_MS = 3_000;
@@ -47,6 +47,7 @@ export function useLiveDrags(others: SessionPresence[], nodes: BoardFlowNode[]):
   }, [others]);
 
   // A settling node shows the canvas's own position once its time is up.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the settling nodes live in a ref that `live` (a drop) and `tick` (a time up) change: each must set the next timer.
   useEffect(() => {
     if (settling.current.size === 0) return;
     const next = Math.min(...[...settling.current.values()].map((s) => s.until));
@@ -54,6 +55,7 @@ export function useLiveDrags(others: SessionPresence[], nodes: BoardFlowNode[]):
     return () => clearTimeout(timer);
   }, [live, tick]);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `tick` re-runs it when a settling time (kept in a ref) is up.
   return useMemo(() => {
     if (live.size === 0 && settling.current.size === 0) return nodes;
     const now = Date.now();
@@ -70,6 +72,5 @@ export function useLiveDrags(others: SessionPresence[], nodes: BoardFlowNode[]):
       }
       return { ...n, position: s.at };
     });
-    // `tick` re-runs it when a settling time is up.
   }, [nodes, live, tick]);
 }

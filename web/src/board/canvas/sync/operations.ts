@@ -5,9 +5,9 @@
 // of its own: it is sent with If-Match and merged with others' changes (text-sync.ts).
 import type { Edge } from '@xyflow/react';
 import type { ApiNodeType } from '../../board-api';
-import type { BoardFlowNode } from '../../board-context';
+import type { BoardFlowNode } from '../../flow-node';
 import { edgeMarker, toFlowNode } from '../../flow-mapping';
-import type { BatchOperation } from '../batch-api';
+import type { BatchOperation } from './batch-api';
 
 type Point = { x: number; y: number };
 type Data = Record<string, unknown>;

@@ -11,9 +11,10 @@
 // If-Match already applied answers 200 (docs/api.md "Replaying a queue of edits safely").
 import { useSyncExternalStore } from 'react';
 import type { EdgeRecord, NodeRecord } from '../../board-api';
-import { BATCH_LIMIT } from '../batch-api';
+import { BATCH_LIMIT } from './batch-api';
 import { batchOperation, coalesce, keyOf, type OutboxOp } from './operations';
-import { SendFailure, sendBatch } from './send';
+import { ApiError } from '../../../lib/api-error';
+import { sendBatch } from './send';
 import { type StoredEntry, writeEntries } from './store';
 import type { TextSync } from './text-sync';
 
@@ -68,7 +69,7 @@ export class Outbox {
   private running = false;
   private again = false;
   private failuresInRow = 0;
-  private lastError?: SendFailure;
+  private lastError?: ApiError;
   private timer?: ReturnType<typeof setTimeout>;
   private firstWaitingAt?: number;
   private stopped = false;
@@ -256,10 +257,10 @@ export class Outbox {
           this.lastError = undefined;
           this.done(run);
         } catch (error) {
-          const failure = error instanceof SendFailure ? error : new SendFailure((error as Error).message);
+          const failure = error instanceof ApiError ? error : new ApiError((error as Error).message);
           if (!failure.retryable) {
             // The refused operation leaves the queue (with a notice); the others are sent again.
-            const refused = run[Math.min(failure.index ?? 0, run.length - 1)]!;
+            const refused = run[Math.min(failure.operationIndex ?? 0, run.length - 1)]!;
             // What was to be made of a node the service refused to create cannot be made either.
             const made = refused.op.op === 'create_node' ? refused.op.id : undefined;
             const dependent = made

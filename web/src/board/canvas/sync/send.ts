@@ -1,30 +1,12 @@
 // The outbox's requests: a batch of operations, and a note's text with If-Match (the node read
 // with its ETag first when the tag of the text it was typed on is not known). Each failure is a
-// SendFailure telling whether sending again can succeed: not reached, 5xx, 429 (with Retry-After)
+// ApiError (lib/api-error.ts) whose `retryable` tells whether sending again can succeed: not reached, 5xx, 429 (with Retry-After)
 // and 401 (the session is being renewed) are tried again; 400, 403, 404, 409 are refusals.
 import { api } from '../../../api';
+import { ApiError, answerFields, withoutOperationPrefix } from '../../../lib/api-error';
 import { failureMessage } from '../../../lib/request';
 import type { NodeRecord } from '../../board-api';
-import type { BatchOperation, BatchResult } from '../batch-api';
-
-export class SendFailure extends Error {
-  constructor(
-    message: string,
-    /** undefined: the service could not be reached. */
-    readonly status?: number,
-    /** Retry-After of a 429 or 503, in ms. */
-    readonly retryAfterMs?: number,
-    /** The batch operation the refusal names (`operations[i]`). */
-    readonly index?: number,
-  ) {
-    super(message);
-  }
-
-  /** Sending the same again later can succeed. */
-  get retryable(): boolean {
-    return this.status === undefined || this.status >= 500 || this.status === 429 || this.status === 401 || this.status === 408;
-  }
-}
+import type { BatchOperation, BatchResult } from './batch-api';
 
 interface Outcome<T> {
   data?: T;
@@ -37,19 +19,12 @@ async function outcome<T>(call: Promise<Outcome<T>>, fallback: string): Promise<
   try {
     result = await call;
   } catch (error) {
-    throw new SendFailure(`the service could not be reached (${(error as Error).message})`);
+    throw new ApiError(`the service could not be reached (${(error as Error).message})`);
   }
   const { response } = result;
   if (result.error !== undefined || result.data === undefined || !response.ok) {
-    const seconds = Number(response.headers.get('retry-after'));
     const message = failureMessage(response.status, result.error, fallback);
-    const index = /^operations\[(\d+)\]/.exec(message)?.[1];
-    throw new SendFailure(
-      message.replace(/^operations\[\d+\]:\s*/, ''),
-      response.status,
-      Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : undefined,
-      index === undefined ? undefined : Number(index),
-    );
+    throw new ApiError(withoutOperationPrefix(message), answerFields(response, result.error));
   }
   return { data: result.data, response };
 }

@@ -6,7 +6,7 @@
 import { type DBSchema, type IDBPDatabase, openDB } from 'idb';
 import type { Edge } from '@xyflow/react';
 import type { Board } from '../../board-api';
-import type { BoardFlowNode } from '../../board-context';
+import type { BoardFlowNode } from '../../flow-node';
 import type { OutboxOp } from './operations';
 
 /** An operation waiting in the outbox; `seq` (chosen by the outbox, increasing) orders them. */

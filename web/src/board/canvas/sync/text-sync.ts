@@ -7,8 +7,9 @@
 // send's own merge takes it in, and what the service answers is what the typing is rebased on.
 // Where the merge cannot keep both (the same words changed), the other person's text is shown and
 // this person's text is kept aside with a notice (never dropped in silence).
+import { ApiError } from '../../../lib/api-error';
 import type { NodeRecord } from '../../board-api';
-import { str } from '../../nodes/node-frame';
+import { str } from '../../../lib/str';
 import { mergeText } from '../edits/text-merge';
 import { readNode, type TaggedNode, writeText } from './send';
 
@@ -118,7 +119,7 @@ export class TextSync {
   /**
    * Sends a note's text (the outbox's `text` operation): with If-Match of the state it was typed
    * on; on 412 (or with no tag known) the node is read and the text merged with its text. Returns
-   * the node as the service has it then. Throws SendFailure.
+   * the node as the service has it then. Throws ApiError.
    */
   async send(id: string, text: string, base: string): Promise<TaggedNode> {
     const { boardId } = this.deps!;
@@ -152,7 +153,7 @@ export class TextSync {
         return this.confirm(id, text, written);
       } catch (error) {
         // Changed since it was read: read it again and merge (a few times at most, then retried later).
-        if ((error as { status?: number }).status !== 412 || attempt >= 4) throw error;
+        if (!(error instanceof ApiError) || error.status !== 412 || attempt >= 4) throw error;
         etag = undefined;
       }
     }

@@ -6,8 +6,8 @@
 import { useEffect, useRef } from 'react';
 import type { BoardFlowNode } from '../../board-context';
 import { labelOf } from '../../nodes/node-frame';
-import type { EditHistory } from '../edit-history';
-import { noteKey, type ServerSync } from '../server-sync';
+import type { EditHistory } from '../edits/edit-history';
+import { noteKey, type ServerSync } from './server-sync';
 import type { CanvasGraph } from '../use-board-graph';
 import type { OutboxOp } from './operations';
 import type { Outbox } from './outbox';

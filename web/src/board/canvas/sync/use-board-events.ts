@@ -19,10 +19,10 @@ import {
   type NodeRecord,
   openBoardEvents,
   type Presence,
-} from '../board-api';
-import { readServerSentEvents } from '../sse';
+} from '../../board-api';
+import { readServerSentEvents } from '../../sse';
 import type { ServerSync } from './server-sync';
-import type { CanvasGraph } from './use-board-graph';
+import type { CanvasGraph } from '../use-board-graph';
 
 /** Pauses before reconnecting, by the number of failures in a row (the last one repeats): short,
  * so the service's return is noticed within seconds (the outbox then sends what waits). */

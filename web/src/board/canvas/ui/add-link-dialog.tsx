@@ -2,9 +2,9 @@
 // cannot use (before asking the service), and adds it at the centre of the view as a url node, or
 // a video node for YouTube and Vimeo addresses. The service's refusal is shown in the dialog.
 import { type FormEvent, useId, useState } from 'react';
-import { messageOf } from '../../lib/request';
-import { Dialog } from '../../ui/dialog';
-import { checkLink, linkNodeType } from '../nodes/web-links';
+import { messageOf } from '../../../lib/request';
+import { Dialog } from '../../../ui/dialog';
+import { checkLink, linkNodeType } from '../../nodes/web-links';
 
 /** "example.com/page" is meant as https://example.com/page. */
 function withScheme(text: string): string {

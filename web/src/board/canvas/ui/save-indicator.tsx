@@ -3,7 +3,7 @@
 // device" (the service cannot be reached: they are sent when it is back, with no click), or why
 // the last attempt failed, with a Retry that sends at once (it is retried on its own anyway).
 // The e2e tests wait on the status text.
-import { type Outbox, useOutboxStatus } from './sync/outbox';
+import { type Outbox, useOutboxStatus } from '../sync/outbox';
 
 const changes = (n: number) => `${n} ${n === 1 ? 'change' : 'changes'}`;
 

@@ -1,7 +1,7 @@
 // The header's tools for someone who may edit the board: add a note, add a link, upload files
 // (the owner only), and delete what is selected.
 import type { ChangeEvent } from 'react';
-import { LinkIcon, PlusIcon, TrashIcon, UploadIcon } from '../icons';
+import { LinkIcon, PlusIcon, TrashIcon, UploadIcon } from '../../icons';
 
 export interface BoardToolbarProps {
   canUpload: boolean;

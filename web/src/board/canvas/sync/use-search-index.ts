@@ -4,10 +4,10 @@
 // again once the typing has settled (REINDEX_MS after the last edit, through the same job), so
 // search keeps finding its new words. Others' re-indexing arrives as `document.completed` events.
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { listNodeIndexes, type NodeIndex } from '../board-api';
-import type { BoardFlowNode, IndexState, JobState } from '../board-context';
-import { apiTypeOf } from '../flow-mapping';
-import { str } from '../nodes/node-frame';
+import { listNodeIndexes, type NodeIndex } from '../../board-api';
+import type { BoardFlowNode, IndexState, JobState } from '../../board-context';
+import { apiTypeOf } from '../../flow-mapping';
+import { str } from '../../nodes/node-frame';
 
 /** How long after the last edit a searchable note is vectorized again. */
 export const REINDEX_MS = 2000;

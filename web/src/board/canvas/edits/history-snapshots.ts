@@ -1,9 +1,9 @@
-// What the history (canvas/edit-history.ts) keeps of a node or edge it may have to re-create: an
+// What the history (edit-history.ts) keeps of a node or edge it may have to re-create: an
 // undone deletion or a redone creation is made from these snapshots through the outbox
 // (sync/history-outbox.ts).
 import type { Edge } from '@xyflow/react';
-import type { BoardFlowNode } from '../board-context';
-import { apiTypeOf } from '../flow-mapping';
+import type { BoardFlowNode } from '../../board-context';
+import { apiTypeOf } from '../../flow-mapping';
 import type { EdgeSnapshot, NodeSnapshot } from './edit-history';
 
 export function snapshotNode(node: BoardFlowNode): NodeSnapshot | undefined {

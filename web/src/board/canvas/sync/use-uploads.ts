@@ -4,12 +4,12 @@
 // asset already uploaded, and Dismiss.
 import { useCallback, useRef } from 'react';
 import { type Edge, useReactFlow, type XYPosition } from '@xyflow/react';
-import { type ApiNodeType, type Asset, uploadAsset } from '../board-api';
-import type { UploadData } from '../nodes/file-nodes';
-import { countPdfPages } from '../pdf-pages';
-import type { BoardFlowNode } from '../board-context';
-import { freeSpot } from './free-spot';
-import type { CanvasGraph } from './use-board-graph';
+import { type ApiNodeType, type Asset, uploadAsset } from '../../board-api';
+import type { UploadData } from '../../nodes/file-nodes';
+import { countPdfPages } from '../../pdf-pages';
+import type { BoardFlowNode } from '../../board-context';
+import { freeSpot } from '../edits/free-spot';
+import type { CanvasGraph } from '../use-board-graph';
 
 /** The room a file's card takes while it is placed (an upload's placeholder, then its node). */
 const FILE_CARD = { width: 280, height: 200 };

@@ -2,12 +2,12 @@
 // search box, who else is on the board, the save status and the chat toggle, in one row at 1280 px;
 // the export and the owner's tools are in its More menu.
 import { type ReactNode, useState } from 'react';
-import type { Board } from '../board-api';
-import type { ChunkIndex } from '../chunk-index';
-import { ChatIcon } from '../icons';
-import type { Outbox } from './sync/outbox';
-import { SearchBox } from '../search-box';
-import { PHONE_QUERY, useMediaQuery } from '../../lib/use-media-query';
+import type { Board } from '../../board-api';
+import type { ChunkIndex } from '../../chunk-index';
+import { ChatIcon } from '../../icons';
+import type { Outbox } from '../sync/outbox';
+import { SearchBox } from '../../search-box';
+import { PHONE_QUERY, useMediaQuery } from '../../../lib/use-media-query';
 import { OverflowMenu } from './overflow-menu';
 import { SaveIndicator } from './save-indicator';
 

@@ -12,22 +12,22 @@
 // outbox (sync/history-outbox.ts), one at a time in order; pasting is one batch (node-clipboard.ts).
 import { useCallback, useMemo, useRef, useState, useSyncExternalStore } from 'react';
 import { type Connection, type Edge, type OnBeforeDelete, useReactFlow, type XYPosition } from '@xyflow/react';
-import type { ApiNodeType } from '../board-api';
-import type { BoardFlowNode } from '../board-context';
-import { edgeMarker } from '../flow-mapping';
-import { str } from '../nodes/node-frame';
-import { linkNodeType } from '../nodes/web-links';
+import type { ApiNodeType } from '../../board-api';
+import type { BoardFlowNode } from '../../board-context';
+import { edgeMarker } from '../../flow-mapping';
+import { str } from '../../nodes/node-frame';
+import { linkNodeType } from '../../nodes/web-links';
 import { EditHistory, type HistoryChange, invert, type NodeMove } from './edit-history';
 import type { PositionMove } from './card-actions';
 import { snapshotEdge, snapshotNode } from './history-snapshots';
-import { type CurrentBoard, entryAfter, planStep } from './edits/reapply';
+import { type CurrentBoard, entryAfter, planStep } from './reapply';
 import { type NodeClipboard, pasteOperations } from './node-clipboard';
-import { noteKey, type ServerSync } from './server-sync';
-import { createdEdge, createdNode, type OutboxOp, patched } from './sync/operations';
-import { applyStep, type HistoryOutboxDeps } from './sync/history-outbox';
-import type { Outbox } from './sync/outbox';
-import type { TextSync } from './sync/text-sync';
-import type { CanvasGraph } from './use-board-graph';
+import { noteKey, type ServerSync } from '../sync/server-sync';
+import { createdEdge, createdNode, type OutboxOp, patched } from '../sync/operations';
+import { applyStep, type HistoryOutboxDeps } from '../sync/history-outbox';
+import type { Outbox } from '../sync/outbox';
+import type { TextSync } from '../sync/text-sync';
+import type { CanvasGraph } from '../use-board-graph';
 
 const newId = () => crypto.randomUUID();
 

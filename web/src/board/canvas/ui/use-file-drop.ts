@@ -3,7 +3,7 @@
 // page); only the owner may add files to a board, anyone else gets a notice.
 import { type DragEvent, type RefObject, useState } from 'react';
 import { type Edge, useReactFlow, type XYPosition } from '@xyflow/react';
-import type { BoardFlowNode } from '../board-context';
+import type { BoardFlowNode } from '../../board-context';
 
 const hasFiles = (event: DragEvent) => event.dataTransfer.types.includes('Files');
 

@@ -4,12 +4,12 @@
 // handlers that report this person's cursor in flow coordinates.
 import { type PointerEvent, useCallback, useEffect, useMemo, useState } from 'react';
 import { type Edge, useReactFlow } from '@xyflow/react';
-import type { Board } from '../board-api';
-import type { BoardFlowNode } from '../board-context';
+import type { Board } from '../../board-api';
+import type { BoardFlowNode } from '../../board-context';
 import { type PendingSaves, ServerSync } from './server-sync';
-import type { TextSync } from './sync/text-sync';
+import type { TextSync } from './text-sync';
 import { type StreamStatus, useBoardEvents } from './use-board-events';
-import type { CanvasGraph } from './use-board-graph';
+import type { CanvasGraph } from '../use-board-graph';
 import { newSessionId, usePresence } from './use-presence';
 
 export interface LiveBoardOptions {

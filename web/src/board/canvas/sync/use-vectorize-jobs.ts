@@ -2,11 +2,11 @@
 // keeping each node's job state for its card (JobsContext). Polling backs off to every 2 s, a few
 // failed polls in a row end the watch with the reason, and it stops when the canvas goes away.
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { getJob, type Job, vectorize } from '../board-api';
-import type { JobState } from '../board-context';
-import { apiTypeOf } from '../flow-mapping';
-import { str } from '../nodes/node-frame';
-import type { CanvasGraph } from './use-board-graph';
+import { getJob, type Job, vectorize } from '../../board-api';
+import type { JobState } from '../../board-context';
+import { apiTypeOf } from '../../flow-mapping';
+import { str } from '../../nodes/node-frame';
+import type { CanvasGraph } from '../use-board-graph';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

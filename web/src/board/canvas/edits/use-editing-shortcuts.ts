@@ -6,7 +6,7 @@
 // (node-clipboard.ts) and leaves anything else (a pasted URL, say) to other handlers.
 import { type MouseEvent as ReactMouseEvent, type RefObject, useCallback, useEffect, useRef, useState } from 'react';
 import { type Edge, type FinalConnectionState, useReactFlow, type XYPosition } from '@xyflow/react';
-import type { BoardFlowNode } from '../board-context';
+import type { BoardFlowNode } from '../../board-context';
 import { snapshotEdge, snapshotNode } from './history-snapshots';
 import { makeClipboard, type NodeClipboard, offsetOrigin, parseClipboard, storeClipboard, storedClipboard } from './node-clipboard';
 import type { useBoardEdits } from './use-board-edits';

@@ -6,8 +6,8 @@
 // (use-file-drop.ts) and drops into a text field.
 import { type DragEvent, useEffect, useRef, useState } from 'react';
 import { type Edge, useReactFlow, type XYPosition } from '@xyflow/react';
-import type { BoardFlowNode } from '../board-context';
-import { firstUriListEntry, singleUrl } from '../nodes/web-links';
+import type { BoardFlowNode } from '../../board-context';
+import { firstUriListEntry, singleUrl } from '../../nodes/web-links';
 
 export interface UrlPasteOptions {
   canEdit: boolean;

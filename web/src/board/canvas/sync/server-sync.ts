@@ -7,10 +7,10 @@
 // answer and the event carry the same resource, so the echo is recognised by its updated_at.
 // Two people dragging one node therefore both end on the position saved last.
 import type { Edge } from '@xyflow/react';
-import type { EdgeRecord, NodeRecord } from '../board-api';
-import { toFlowEdge, toFlowNode } from '../flow-mapping';
-import type { TextSync } from './sync/text-sync';
-import type { CanvasGraph } from './use-board-graph';
+import type { EdgeRecord, NodeRecord } from '../../board-api';
+import { toFlowEdge, toFlowNode } from '../../flow-mapping';
+import type { TextSync } from './text-sync';
+import type { CanvasGraph } from '../use-board-graph';
 
 /** The person's changes waiting to be saved, by key (the outbox: sync/outbox.ts). */
 export interface PendingSaves {

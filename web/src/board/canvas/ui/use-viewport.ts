@@ -6,9 +6,9 @@
 // the canvas position at the centre of the screen, where the toolbar puts new things.
 import { type RefObject, useCallback, useMemo, useRef } from 'react';
 import { type Edge, type OnMoveEnd, useReactFlow, type Viewport, type XYPosition } from '@xyflow/react';
-import { sessionState } from '../../auth/session';
-import { type Board, saveViewport } from '../board-api';
-import type { BoardFlowNode } from '../board-context';
+import { sessionState } from '../../../auth/session';
+import { type Board, saveViewport } from '../../board-api';
+import type { BoardFlowNode } from '../../board-context';
 
 /** localStorage key of this person's view of a board in this browser. */
 export function viewportKey(boardId: string): string {
@@ -45,12 +45,15 @@ export interface ViewportOptions {
 export function useViewportPersistence({ board, hasNodes }: ViewportOptions) {
   const flow = useReactFlow<BoardFlowNode, Edge>();
   const key = useMemo(() => viewportKey(board.id), [board.id]);
+  // Only when the page opens: later changes of the board's default never move the view shown.
+  const atOpening = useRef({ board, hasNodes });
+  atOpening.current = { board, hasNodes };
   const opening = useMemo(() => {
+    const { board, hasNodes } = atOpening.current;
     const own = readViewport(key);
     if (own) return { viewport: own, fitView: false };
     const neverSet = board.viewport_x === 0 && board.viewport_y === 0 && board.viewport_zoom === 1;
     return { viewport: { x: board.viewport_x, y: board.viewport_y, zoom: board.viewport_zoom }, fitView: neverSet && hasNodes };
-    // Only when the page opens: later changes of the board's default never move the view shown.
   }, [key]);
   const initialFit = useRef(opening.fitView);
 

@@ -2,14 +2,15 @@
 // Upload placeholders are not nodes of the board: never selected, labelled or counted.
 import { useMemo } from 'react';
 import type { Edge } from '@xyflow/react';
-import type { BoardFlowNode } from '../board-context';
-import { apiTypeOf } from '../flow-mapping';
-import { labelOf, str } from '../nodes/node-frame';
-import { noteTitle } from '../nodes/note-node';
+import type { BoardFlowNode } from '../../board-context';
+import { apiTypeOf } from '../../flow-mapping';
+import { labelOf, str } from '../../nodes/node-frame';
+import { noteTitle } from '../../nodes/note-node';
 
 // As the card is titled: a note without a title by its first line.
-const labelOfNode = (node: BoardFlowNode) =>
-  labelOf(node.data, node.type === 'noteNode' ? noteTitle(str(node.data.text)) : (apiTypeOf(node.type) ?? 'Node'));
+const labelFrom = (type: string | undefined, data: BoardFlowNode['data']) =>
+  labelOf(data, type === 'noteNode' ? noteTitle(str(data.text)) : (apiTypeOf(type) ?? 'Node'));
+const labelOfNode = (node: BoardFlowNode) => labelFrom(node.type, node.data);
 
 export function useCanvasSelection(nodes: BoardFlowNode[], edges: Edge[]) {
   const realNodes = nodes.filter((n) => n.type !== 'uploadNode');
@@ -17,9 +18,12 @@ export function useCanvasSelection(nodes: BoardFlowNode[], edges: Edge[]) {
   const selectedEdges = edges.filter((e) => e.selected);
   const selectedOne = selectedNodes.length === 1 ? selectedNodes[0]! : undefined;
   // The one selected node, for the chat panel (kept while its id and data stay the same).
+  const selectedId = selectedOne?.id;
+  const selectedType = selectedOne?.type;
+  const selectedData = selectedOne?.data;
   const selectedNode = useMemo(
-    () => (selectedOne ? { id: selectedOne.id, label: labelOfNode(selectedOne) } : undefined),
-    [selectedOne?.id, selectedOne?.data],
+    () => (selectedId !== undefined && selectedData ? { id: selectedId, label: labelFrom(selectedType, selectedData) } : undefined),
+    [selectedId, selectedType, selectedData],
   );
   const nodeLabel = (id: string): string | undefined => {
     const node = realNodes.find((n) => n.id === id);

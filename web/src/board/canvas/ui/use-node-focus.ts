@@ -2,8 +2,8 @@
 // selects it and highlights it until the pane is clicked or the node is deleted.
 import { useCallback, useState } from 'react';
 import { type Edge, useReactFlow } from '@xyflow/react';
-import type { BoardFlowNode } from '../board-context';
-import type { CanvasGraph } from './use-board-graph';
+import type { BoardFlowNode } from '../../board-context';
+import type { CanvasGraph } from '../use-board-graph';
 
 export interface NodeFocus {
   /** The highlighted node's id. */

@@ -2,8 +2,8 @@
 // "Set as default view" (the one write of the board's stored viewport: where others, and this
 // person on a new device, first open it; each person's own view is kept in their browser).
 import { useState } from 'react';
-import { ShareDialog } from '../../boards/share-dialog';
-import type { Board } from '../board-api';
+import { ShareDialog } from '../../../boards/share-dialog';
+import type { Board } from '../../board-api';
 
 const LABELS = {
   idle: 'Set as default view',

@@ -3,7 +3,7 @@
 // the canvas rather than in the header, so the header keeps to one row.
 import { Panel } from '@xyflow/react';
 import './editing.css';
-import { DuplicateIcon, KeyboardIcon, RedoIcon, UndoIcon } from '../icons';
+import { DuplicateIcon, KeyboardIcon, RedoIcon, UndoIcon } from '../../icons';
 
 export interface EditBarProps {
   canEdit: boolean;

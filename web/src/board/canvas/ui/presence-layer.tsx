@@ -3,7 +3,7 @@
 // them with the view; they keep their size at any zoom). Their selections are outlined on the
 // nodes themselves (RemoteSelectionContext, read by NodeFrame).
 import { useViewport, ViewportPortal } from '@xyflow/react';
-import type { Presence } from '../board-api';
+import type { Presence } from '../../board-api';
 
 export function PresenceAvatars({ others }: { others: Presence[] }) {
   // One avatar per person, however many tabs they have open.

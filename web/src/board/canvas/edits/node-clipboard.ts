@@ -7,8 +7,8 @@
 // board they become link cards to the original file (its url works without signing in), with a
 // notice saying so; within the same board they stay file nodes.
 import type { XYPosition } from '@xyflow/react';
-import type { ApiNodeType } from '../board-api';
-import type { BatchOperation } from './batch-api';
+import type { ApiNodeType } from '../../board-api';
+import type { BatchOperation } from '../sync/batch-api';
 import type { EdgeSnapshot, NodeSnapshot } from './edit-history';
 
 export const CLIPBOARD_MARKER = 'board-workspace/nodes';

@@ -2,7 +2,7 @@
 // after another (or while others add theirs) lie side by side instead of piling up. Candidates
 // are tried ring by ring on a grid around the centre until one overlaps no node.
 import type { XYPosition } from '@xyflow/react';
-import type { BoardFlowNode } from '../board-context';
+import type { BoardFlowNode } from '../../board-context';
 
 /** The space kept between a new node and its neighbours. */
 const GAP = 24;

@@ -8,7 +8,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { XYPosition } from '@xyflow/react';
 import { IDS_MAX_ITEMS } from '@board-workspace/limits';
-import { announcePresence, leavePresence, type Presence, type PresenceUpdate } from '../board-api';
+import { announcePresence, leavePresence, type Presence, type PresenceUpdate } from '../../board-api';
 
 const ANNOUNCE_EVERY_MS = 5_000;
 /** Pointer moves are sent at most this often. */

@@ -6,7 +6,7 @@
 // "logical" id) and maps that to the id it has now, so older and newer entries keep pointing at
 // it whatever was deleted and restored in between.
 import type { XYPosition } from '@xyflow/react';
-import type { ApiNodeType } from '../board-api';
+import type { ApiNodeType } from '../../board-api';
 
 export interface NodeSnapshot {
   id: string;

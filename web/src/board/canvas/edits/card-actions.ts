@@ -4,24 +4,9 @@
 // use-board-edits.ts's (resizeNode, updateNodeData, updateEdgeData).
 import { useContext, useMemo, useState } from 'react';
 import type { Edge, EdgeMouseHandler } from '@xyflow/react';
-import { ActionsContext } from '../board-context';
+import { ActionsContext, type CardActions } from '../../board-context';
 
-type Point = { x: number; y: number };
-/** A card's position before and after a resize from its left or top edge. */
-export type PositionMove = { from: Point; to: Point };
-
-export interface CardActions {
-  canEdit: boolean;
-  /** A card's new size, and where it was and is when the resize moved its left or top edge. */
-  resizeNode(nodeId: string, size: { width: number; height: number }, move?: PositionMove): void;
-  /** Sets keys of a node's data (null removes one). */
-  updateNodeData(nodeId: string, patch: Record<string, unknown>): void;
-  /** Sets keys of an edge's data (null removes one). */
-  updateEdgeData(edgeId: string, patch: Record<string, unknown>): void;
-  /** The edge whose label is being edited, if any. */
-  editingEdge?: string;
-  editEdgeLabel(edgeId: string | undefined): void;
-}
+export type { CardActions, PositionMove } from '../../board-context';
 
 const READ_ONLY: CardActions = {
   canEdit: false,

@@ -2,7 +2,7 @@
 // file that cannot be placed, an edge the service refused), stacked in a corner until dismissed.
 // Only the last four are kept, so a burst of failures does not bury the board.
 import { useCallback, useRef, useState } from 'react';
-import { copyText } from '../../lib/clipboard';
+import { copyText } from '../../../lib/clipboard';
 
 export interface Notice {
   id: number;
