@@ -3,6 +3,7 @@
 // search result or chat source gives it, and an outline in someone else's colour when they have it selected.
 // Its size, colour and editable title are card-parts.tsx's (stored in the node's data).
 import { type CSSProperties, useContext, useEffect, useRef, useState, type ReactNode } from 'react';
+import { useDismiss } from '../../lib/use-dismiss';
 import { Handle, Position, useNodesData } from '@xyflow/react';
 import {
   type BoardFlowNode,
@@ -80,19 +81,7 @@ function NodeMenu(props: { id: string; kind: string; title: string; color: strin
   const cards = useCardActions();
   const [open, setOpen] = useState(false);
   const ref = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    if (!open) return;
-    const close = (event: Event) => {
-      if (!ref.current?.contains(event.target as globalThis.Node)) setOpen(false);
-    };
-    const closeOnEscape = (event: KeyboardEvent) => event.key === 'Escape' && setOpen(false);
-    document.addEventListener('pointerdown', close);
-    document.addEventListener('keydown', closeOnEscape);
-    return () => {
-      document.removeEventListener('pointerdown', close);
-      document.removeEventListener('keydown', closeOnEscape);
-    };
-  }, [open]);
+  useDismiss(ref, open, setOpen);
   const run = (action: () => void) => () => {
     setOpen(false);
     action();

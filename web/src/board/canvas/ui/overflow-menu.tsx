@@ -1,26 +1,15 @@
 // The board header's "More" menu on a phone: what does not fit in the one row (the toolbar, the
 // save status, export, sharing, the default view) opens below it and closes on a click outside or
 // Escape. The items are the same components as in the wide header, only placed here.
-import { type ReactNode, useEffect, useRef, useState } from 'react';
+import { type ReactNode, useRef, useState } from 'react';
+import { useDismiss } from '../../../lib/use-dismiss';
 
 export function OverflowMenu({ children }: { children: ReactNode }) {
   const [open, setOpen] = useState(false);
   // The panel opens towards the side with room: leftwards from a button near the right edge.
   const [towardsRight, setTowardsRight] = useState(false);
   const ref = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    if (!open) return;
-    const close = (event: Event) => {
-      if (!ref.current?.contains(event.target as globalThis.Node)) setOpen(false);
-    };
-    const closeOnEscape = (event: KeyboardEvent) => event.key === 'Escape' && setOpen(false);
-    document.addEventListener('pointerdown', close);
-    document.addEventListener('keydown', closeOnEscape);
-    return () => {
-      document.removeEventListener('pointerdown', close);
-      document.removeEventListener('keydown', closeOnEscape);
-    };
-  }, [open]);
+  useDismiss(ref, open, setOpen);
   return (
     <div className="bw-overflow" ref={ref}>
       <button
