@@ -57,6 +57,9 @@ export class LocalStorage implements Storage {
           await fs.rename(temp, target);
           return { size };
         } catch (error) {
+          // A body failing before the file has opened still lets the open finish and create the
+          // file: wait for the stream to close, or the file would appear after its removal.
+          if (!file.closed) await new Promise((resolve) => file.once('close', resolve));
           await fs.rm(temp, { force: true });
           throw error;
         }
