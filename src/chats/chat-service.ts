@@ -34,8 +34,17 @@ export async function findOwnChat(db: Executor, principal: Principal, boardId: s
   throw notFound('Chat');
 }
 
+/** `ids` without repeats, each a node of this board, or "invalid_request" naming `field`. */
+export async function nodesOfBoard(db: Executor, boardId: string, ids: string[], field: string): Promise<string[]> {
+  const unique = [...new Set(ids)];
+  const found = await db.selectFrom('nodes').select('id').where('board_id', '=', boardId).where('id', 'in', unique).execute();
+  if (found.length !== unique.length) throw invalid(`${field} names a node that is not on this board`);
+  return unique;
+}
+
 export async function createChat(db: Db, principal: Principal, boardId: string, input: CreateChatBody): Promise<Chat> {
   await findVisibleBoard(db, principal, boardId);
+  const nodeIds = input.node_ids ? await nodesOfBoard(db, boardId, input.node_ids, 'node_ids') : null;
   if (input.node_id) {
     const node = await db
       .selectFrom('nodes')
@@ -54,6 +63,7 @@ export async function createChat(db: Db, principal: Principal, boardId: string, 
       board_id: boardId,
       owner_id: principal.userId,
       node_id: input.node_id ?? null,
+      node_ids: nodeIds ? JSON.stringify(nodeIds) : null,
       title: input.title ?? DEFAULT_TITLE,
       metadata: null,
       created_at: at,

@@ -7,9 +7,14 @@ import { sql } from 'kysely';
 import type { ChatsTable, Db } from '../db/schema.js';
 import type { ChatRequest, ChatTurn, GroundingPassage } from '../providers/llm/chat-model.js';
 import { rank } from '../text/relevance.js';
+import type { CitablePassage } from './citations.js';
 import { retrieve, type Retriever, type RetrievalStatus } from './retrieval.js';
 
 const MAX_NOTES = 5_000;
+/** How a model that writes plain text (OpenAI-compatible) is asked to cite the numbered excerpts. */
+export const CITE_INSTRUCTION =
+  'After each claim that rests on an excerpt, write the excerpt\'s number in square brackets, like [1] or [2][3]. ' +
+  'Cite only the numbers listed above.';
 const CHUNK_LIMIT = 8;
 
 export interface BuiltContext {
@@ -62,6 +67,8 @@ export async function buildContext(
   chat: Pick<ChatsTable, 'id' | 'board_id' | 'node_id' | 'memory_through'> & { memory: string[] },
   boardName: string,
   question: string,
+  /** The nodes this turn is limited to (the message's node_ids, else the chat's), or none. */
+  scope?: string[],
 ): Promise<BuiltContext> {
   const { countTokens } = deps;
   // Two round trips for everything the database holds about the reply: on the embedded database
@@ -85,7 +92,7 @@ export async function buildContext(
         row: row!,
         // No documents yet: the question is not even embedded.
         retrieved: row!.has_chunks
-          ? await retrieve(deps.retriever, chat.board_id, question, chat.node_id, CHUNK_LIMIT)
+          ? await retrieve(deps.retriever, chat.board_id, question, chat.node_id, CHUNK_LIMIT, scope)
           : { chunks: [], status: 'ok' as const },
       })),
     deps.db
@@ -94,6 +101,7 @@ export async function buildContext(
       .where('board_id', '=', chat.board_id)
       .where('node_type', 'in', ['note', 'document'])
       .where(sql<boolean>`coalesce(node_data->>'text', '') <> ''`)
+      .$if(scope !== undefined, (q) => q.where('id', 'in', scope!))
       .orderBy('created_at', 'desc')
       .limit(MAX_NOTES)
       .execute(),
@@ -127,6 +135,7 @@ export async function buildContext(
     `You are the assistant of a board named "${boardName}" in a visual workspace of notes, documents, links and files. ` +
       'Answer from the board content below when it is relevant, name the sources you use, and say so plainly when the board holds nothing relevant.',
   ];
+  if (scope) parts.push('The user asks about a selection of the board: answer from the selected content below.');
   if (node) {
     const data = node.node_data;
     parts.push(
@@ -137,16 +146,22 @@ export async function buildContext(
   }
   let groundingBudget = Math.floor(budget / 2) - countTokens(parts.join('\n\n'));
   const sources: string[] = [];
+  const citable: CitablePassage[] = [];
   const chunkLines: string[] = [];
   for (const c of retrieved.chunks) {
-    const line = `[${c.id}] (${c.source}) ${c.content}`;
+    const line = `[${citable.length + 1}] (${c.source}) ${c.content}`;
     const cost = countTokens(line);
     if (cost > groundingBudget) break;
     groundingBudget -= cost;
     chunkLines.push(line);
     sources.push(c.id);
+    citable.push({ chunkId: c.id, nodeId: c.node_id, source: c.source, content: c.content, metadata: c.metadata });
   }
-  if (chunkLines.length) parts.push(`Relevant document excerpts:\n${chunkLines.join('\n')}`);
+  const base = [...parts];
+  if (chunkLines.length)
+    parts.push(
+      `Relevant document excerpts, numbered:\n${chunkLines.join('\n')}\n\n${CITE_INSTRUCTION}`,
+    );
   const noteLines: string[] = [];
   for (const hit of rank(
     question,
@@ -171,6 +186,7 @@ export async function buildContext(
     if (kept.length) parts.push(`What you remember from earlier in this chat:\n${kept.map((f) => `- ${f}`).join('\n')}`);
   }
   const system = parts.join('\n\n');
+  const withoutExcerpts = chunkLines.length ? [...base, ...parts.slice(base.length + 1)] : parts;
   budget -= countTokens(system);
 
   // History, newest first, while it fits; the new question is always sent (cut if it alone is too long).
@@ -194,5 +210,18 @@ export async function buildContext(
     : undefined;
   const messages = alternate(kept.map((r) => ({ role: r.role, content: r.content })));
   if (messages.length === 0) messages.push({ role: 'user', content: question });
-  return { request: { system, messages, passages, memory: chat.memory, maxTokens: reply }, sources, retrieval: retrieved.status, overflow };
+  return {
+    request: {
+      system,
+      systemWithoutExcerpts: withoutExcerpts.join('\n\n'),
+      citable,
+      messages,
+      passages,
+      memory: chat.memory,
+      maxTokens: reply,
+    },
+    sources,
+    retrieval: retrieved.status,
+    overflow,
+  };
 }

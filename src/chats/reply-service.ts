@@ -11,7 +11,8 @@ import type { Db } from '../db/schema.js';
 import { ApiError, conflict } from '../errors.js';
 import { newId, now } from '../lib/ids.js';
 import type { ChatModel, Usage } from '../providers/llm/chat-model.js';
-import { findOwnChat } from './chat-service.js';
+import { findOwnChat, nodesOfBoard } from './chat-service.js';
+import { CitationMarkers, citationOf, resolveCitations } from './citations.js';
 import { Message } from '../contract/chats.js';
 import { pickShape } from '../contract/common.js';
 import { buildContext } from './context.js';
@@ -38,6 +39,8 @@ export interface PendingReply {
   userMessage: Message;
   /** The chat as the lease found it; its memory changes only under the lease. */
   chat: { node_id: string | null; memory: string[]; memory_through: Date | null };
+  /** The nodes this reply is limited to: the message's node_ids, else the chat's; none for the whole board. */
+  scope: string[] | undefined;
 }
 
 export interface CompletedReply {
@@ -59,13 +62,21 @@ export async function startReply(
   boardId: string,
   chatId: string,
   content: string,
+  nodeIds?: string[],
 ): Promise<PendingReply> {
+  let scope: string[] | undefined;
+  if (nodeIds) {
+    // Checked before anything is stored: a bad selection changes nothing.
+    await findOwnChat(deps.db, principal, boardId, chatId);
+    scope = await nodesOfBoard(deps.db, boardId, nodeIds, 'node_ids');
+  }
   const generationId = newId();
   const at = now();
   const until = new Date(at.getTime() + leaseMs(deps));
   const { rows } = await sql<{
     board_name: string;
     node_id: string | null;
+    node_ids: string[] | null;
     memory: string[];
     memory_through: Date | null;
     id: string;
@@ -82,13 +93,13 @@ export async function startReply(
       WHERE c.id = ${chatId} AND c.board_id = ${boardId} AND c.owner_id = ${principal.userId}
         AND b.id = c.board_id AND ${boardSeenBy(principal, 'b')}
         AND (c.generating_until IS NULL OR c.generating_until < ${at})
-      RETURNING c.id, c.node_id, c.memory, c.memory_through, b.name AS board_name
+      RETURNING c.id, c.node_id, c.node_ids, c.memory, c.memory_through, b.name AS board_name
     ), inserted AS (
       INSERT INTO messages (id, chat_id, role, content, model, metadata, created_at)
       SELECT ${newId()}, leased.id, 'user', ${content}, NULL, NULL, ${at} FROM leased
       RETURNING id, role, content, model, created_at, metadata
     )
-    SELECT l.board_name, l.node_id, l.memory, l.memory_through, i.id, i.role, i.content, i.model, i.created_at, i.metadata
+    SELECT l.board_name, l.node_id, l.node_ids, l.memory, l.memory_through, i.id, i.role, i.content, i.model, i.created_at, i.metadata
     FROM leased l CROSS JOIN inserted i
   `.execute(deps.db);
   const row = rows[0];
@@ -105,6 +116,7 @@ export async function startReply(
     question: content,
     userMessage: pickShape(Message, row),
     chat: { node_id: row.node_id, memory: row.memory, memory_through: row.memory_through },
+    scope: scope ?? row.node_ids ?? undefined,
   };
 }
 
@@ -164,7 +176,7 @@ export async function generateReply(
     const contextDeps = { ...deps, countTokens };
     arm();
     const chat = { id: pending.chatId, board_id: pending.boardId, ...pending.chat };
-    let context = await buildContext(contextDeps, chat, pending.boardName, pending.question);
+    let context = await buildContext(contextDeps, chat, pending.boardName, pending.question, pending.scope);
     if (context.overflow) {
       const facts = await condense(deps, context.overflow.turns, upstream.signal);
       const memory = [...chat.memory, ...facts].slice(-MEMORY_MAX);
@@ -179,6 +191,7 @@ export async function generateReply(
         { ...chat, memory, memory_through: context.overflow.through },
         pending.boardName,
         pending.question,
+        pending.scope,
       );
     }
     arm();
@@ -186,17 +199,26 @@ export async function generateReply(
     let usage: Usage | undefined;
     let finish = 'stop';
     let sources = context.sources;
+    const { citable } = context.request;
+    const markers = new CitationMarkers(citable.length);
+    const quotes = new Map<number, string>();
+    const show = (text: string) => {
+      if (!text) return;
+      content += text;
+      onDelta(text);
+    };
     for await (const event of deps.model.stream(context.request, upstream.signal)) {
       arm();
-      if (event.type === 'delta') {
-        content += event.content;
-        onDelta(event.content);
+      if (event.type === 'delta') show(markers.push(event.content));
+      else if (event.type === 'quote') {
+        if (!quotes.has(event.passage)) quotes.set(event.passage, event.quote);
       } else {
         usage = event.usage;
         finish = event.finish_reason;
         if (event.sources) sources = event.sources;
       }
     }
+    show(markers.end());
     clearTimeout(timer);
     // Some SDK streams end quietly when aborted instead of throwing.
     if (upstream.signal.aborted) throw new Error('aborted');
@@ -206,7 +228,16 @@ export async function generateReply(
       context.request.messages.map((m) => m.content),
       content,
     );
-    const metadata = { usage, finish_reason: finish, sources, retrieval: context.retrieval };
+    // Markers decide the sources; a reply without any keeps what it drew on, each cited by the
+    // sentence of its chunk closest to the reply.
+    let citations;
+    if (markers.cited.length) ({ sources, citations } = resolveCitations(markers, citable, quotes));
+    else
+      citations = sources.flatMap((id, i) => {
+        const passage = citable.find((c) => c.chunkId === id);
+        return passage ? [citationOf(i + 1, passage, undefined, content)] : [];
+      });
+    const metadata = { usage, finish_reason: finish, sources, citations, retrieval: context.retrieval };
     const message = await storeReply(deps, pending, content, metadata);
     stored = true;
     return { message, usage };

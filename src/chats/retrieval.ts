@@ -10,6 +10,8 @@ export interface RetrievedChunk {
   node_id: string | null;
   source: string;
   score: number;
+  /** The chunk's stored metadata (char_start, page, start_seconds… when present), for its citation. */
+  metadata: Record<string, unknown>;
 }
 
 export type RetrievalStatus = 'ok' | 'unavailable';
@@ -28,23 +30,30 @@ export function boardRetriever(db: Db, embedder: Embedder): Retriever {
         limit: options.limit,
         nodeIds: options.nodeIds,
       });
-      return hits.map((h) => ({ id: h.id, content: h.content, node_id: h.node_id, source: h.metadata.source, score: h.score }));
+      return hits.map((h) => ({ id: h.id, content: h.content, node_id: h.node_id, source: h.metadata.source, score: h.score, metadata: h.metadata }));
     },
   };
 }
 
-/** Best chunks for the question, the chat's node's own chunks first; never throws. */
+/**
+ * Best chunks for the question, the chat's node's own chunks first; with `scope` (the nodes a chat
+ * or a message is limited to), only chunks of those nodes. Never throws.
+ */
 export async function retrieve(
   retriever: Retriever,
   boardId: string,
   question: string,
   nodeId: string | null,
   limit: number,
+  scope?: string[],
 ): Promise<{ chunks: RetrievedChunk[]; status: RetrievalStatus }> {
   const query = question.slice(0, 2000);
   try {
-    const own = nodeId ? await retriever.search(boardId, query, { limit: Math.ceil(limit / 2), nodeIds: [nodeId] }) : [];
-    const all = await retriever.search(boardId, query, { limit });
+    const own =
+      nodeId && (!scope || scope.includes(nodeId))
+        ? await retriever.search(boardId, query, { limit: Math.ceil(limit / 2), nodeIds: [nodeId] })
+        : [];
+    const all = await retriever.search(boardId, query, { limit, nodeIds: scope });
     const seen = new Set<string>();
     const chunks = [...own, ...all].filter((c) => !seen.has(c.id) && seen.add(c.id)).slice(0, limit);
     return { chunks, status: 'ok' };

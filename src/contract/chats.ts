@@ -2,14 +2,24 @@
 // metadata) and the message as answered.
 import { type Static, Type } from '@sinclair/typebox';
 import { FreeObject, NullableTimestamp, Timestamp, Uuid } from './common.js';
-import { CHAT_MESSAGE_MAX_CHARS, CHAT_TITLE_MAX_CHARS } from './limits.js';
+import { CHAT_MESSAGE_MAX_CHARS, CHAT_TITLE_MAX_CHARS, IDS_MAX_ITEMS } from './limits.js';
 
 const Title = Type.String({ minLength: 1, maxLength: CHAT_TITLE_MAX_CHARS, description: `At most ${CHAT_TITLE_MAX_CHARS} characters` });
+
+/** The nodes a chat or one message is limited to: retrieval and the notes it reads look only at them. */
+const NodeIds = Type.Array(Uuid, {
+  minItems: 1,
+  maxItems: IDS_MAX_ITEMS,
+  description: `Nodes of this board (1..${IDS_MAX_ITEMS}): the reply draws only on their chunks and text`,
+});
 
 const ChatFields = {
   id: Uuid,
   title: Type.String(),
   node_id: Type.Union([Uuid, Type.Null()], { description: 'The node the chat is about, or null' }),
+  node_ids: Type.Union([Type.Array(Uuid), Type.Null()], {
+    description: 'The selection of nodes the chat is limited to, or null for the whole board',
+  }),
   created_at: Timestamp,
   updated_at: Timestamp,
   last_message_at: NullableTimestamp,
@@ -32,13 +42,19 @@ export const Message = Type.Object({
   model: Type.Union([Type.String(), Type.Null()]),
   created_at: Timestamp,
   metadata: Type.Union([FreeObject, Type.Null()], {
-    description: 'Assistant messages: usage, finish_reason, sources (chunk ids), retrieval',
+    description:
+      'Assistant messages: usage, finish_reason, sources (chunk ids; the marker `[n]` in content cites sources[n-1]), ' +
+      'citations (aligned with sources: {n, chunk_id, node_id, quote, char_start?, char_end?, page?, start_seconds?}), retrieval',
   }),
 });
 export type Message = Static<typeof Message>;
 
 export const CreateChatBody = Type.Object(
-  { title: Type.Optional(Title), node_id: Type.Optional(Type.Union([Uuid, Type.Null()], { description: 'A node of this board' })) },
+  {
+    title: Type.Optional(Title),
+    node_id: Type.Optional(Type.Union([Uuid, Type.Null()], { description: 'A node of this board' })),
+    node_ids: Type.Optional(Type.Union([NodeIds, Type.Null()])),
+  },
   { additionalProperties: false },
 );
 export type CreateChatBody = Static<typeof CreateChatBody>;
@@ -51,6 +67,13 @@ export const PostMessageBody = Type.Object(
       description: `The user message, 1..${CHAT_MESSAGE_MAX_CHARS.toLocaleString('en-US')} characters`,
     }),
     stream: Type.Optional(Type.Boolean({ default: false, description: 'true: answer as text/event-stream' })),
+    node_ids: Type.Optional(
+      Type.Array(Uuid, {
+        minItems: 1,
+        maxItems: IDS_MAX_ITEMS,
+        description: "For this reply only, instead of the chat's own node_ids: nodes of this board the reply draws on",
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -225,6 +225,8 @@ export interface ChatsTable {
   board_id: string;
   owner_id: string;
   node_id: string | null;
+  /** The nodes the chat is limited to (JSON array of ids), or null for the whole board. */
+  node_ids: ColumnType<string[] | null, string | null | undefined, string | null>;
   title: string;
   memory: ColumnType<string[], string | undefined, string>;
   /** Messages created up to this instant are condensed into memory. */

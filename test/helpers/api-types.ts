@@ -79,6 +79,17 @@ export type ReplyMetadata = {
   usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
   finish_reason: string;
   sources: string[];
+  /** Aligned with sources: the marker `[n]` in the content cites citations[n - 1]. */
+  citations: {
+    n: number;
+    chunk_id: string;
+    node_id: string | null;
+    quote: string;
+    char_start?: number;
+    char_end?: number;
+    page?: number;
+    start_seconds?: number;
+  }[];
   retrieval: 'ok' | 'unavailable';
 };
 

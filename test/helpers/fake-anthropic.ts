@@ -2,7 +2,11 @@
 // streamed, named SSE events (message_start, content_block_start, content_block_delta with
 // text_delta, content_block_stop, message_delta with usage, message_stop, `ping` keep-alives, and the
 // `error` event of a stream that fails after it began); not streamed, one `message` JSON object; and
-// HTTP errors as the `{type: "error", error: {type, message}}` envelope. Each request takes the
+// HTTP errors as the `{type: "error", error: {type, message}}` envelope. With `cited`, the answer
+// is text blocks as the citations feature streams them: a block citing a plain-text document gets
+// `citations_delta` events ({type: "char_location", cited_text, document_index, document_title,
+// start_char_index, end_char_index}, cited_text cut from the request's document as the API does)
+// before its text; the documents must carry `citations: {enabled: true}`, all or none. Each request takes the
 // next scripted behaviour. It records request bodies and headers, and requests its client hung up.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -23,7 +27,17 @@ export type AnthropicBehaviour =
   /** The response ends cleanly after these deltas but without message_delta / message_stop. */
   | { kind: 'truncated'; deltas: string[] }
   | { kind: 'status'; status: number; retryAfterMs?: number }
-  | { kind: 'stall'; deltas?: string[] };
+  | { kind: 'stall'; deltas?: string[] }
+  /** Text blocks; a block with `cite` cites that character range of the request's document `document`. */
+  | { kind: 'cited'; blocks: { text: string; cite?: { document: number; start: number; end: number } }[] };
+
+/** The documents of a request, in order, as the API indexes them (document blocks of every user turn). */
+function documentsOf(body: any): any[] {
+  const out: any[] = [];
+  for (const m of body.messages ?? [])
+    if (Array.isArray(m.content)) for (const block of m.content) if (block.type === 'document') out.push(block);
+  return out;
+}
 
 export interface RecordedRequest {
   body: any;
@@ -105,6 +119,10 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
       // and the version header.
       if (!apiKeyOf(req.headers)) return fail(401, 'an API key is required (x-api-key or Authorization: Bearer)');
       if (!req.headers['anthropic-version']) return fail(400, 'anthropic-version header is required');
+      const documents = documentsOf(body);
+      const enabled = documents.filter((d) => d.citations?.enabled === true).length;
+      if (enabled !== 0 && enabled !== documents.length)
+        return fail(400, 'citations must be enabled on all or none of the documents within a request');
       const behaviour = queue.shift() ?? fake.fallback;
       if (behaviour.kind === 'status') {
         return fail(
@@ -118,7 +136,7 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
       const usage =
         behaviour.kind === 'answer' && behaviour.usage
           ? behaviour.usage
-          : { input_tokens: 25, output_tokens: behaviour.deltas?.length ?? 1 };
+          : { input_tokens: 25, output_tokens: behaviour.kind === 'cited' ? behaviour.blocks.length : (behaviour.deltas?.length ?? 1) };
       if (!body.stream) {
         // Non-streamed messages (memory condensing): any non-error behaviour answers plainAnswer.
         res.writeHead(200, { 'content-type': 'application/json', 'request-id': `req_${fake.requests.length}` });
@@ -167,6 +185,49 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
           },
         }),
       );
+      if (behaviour.kind === 'cited') {
+        for (const [index, block] of behaviour.blocks.entries()) {
+          const document = block.cite ? documents[block.cite.document] : undefined;
+          if (block.cite && (!document || document.citations?.enabled !== true))
+            throw new Error(`the script cites document ${block.cite.document}, which the request does not enable`);
+          res.write(
+            sse('content_block_start', {
+              type: 'content_block_start',
+              index,
+              content_block: document ? { type: 'text', text: '', citations: [] } : { type: 'text', text: '' },
+            }),
+          );
+          if (block.cite && document)
+            res.write(
+              sse('content_block_delta', {
+                type: 'content_block_delta',
+                index,
+                delta: {
+                  type: 'citations_delta',
+                  citation: {
+                    type: 'char_location',
+                    cited_text: String(document.source.data).slice(block.cite.start, block.cite.end),
+                    document_index: block.cite.document,
+                    document_title: document.title ?? null,
+                    start_char_index: block.cite.start,
+                    end_char_index: block.cite.end,
+                  },
+                },
+              }),
+            );
+          res.write(sse('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: block.text } }));
+          res.write(sse('content_block_stop', { type: 'content_block_stop', index }));
+        }
+        res.write(
+          sse('message_delta', {
+            type: 'message_delta',
+            delta: { stop_reason: 'end_turn', stop_sequence: null },
+            usage: { output_tokens: usage.output_tokens },
+          }),
+        );
+        res.write(sse('message_stop', { type: 'message_stop' }));
+        return end();
+      }
       res.write(sse('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }));
       res.write(sse('ping', { type: 'ping' }));
       const deltas = behaviour.deltas ?? [];

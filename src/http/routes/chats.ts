@@ -18,7 +18,7 @@ import type { App, Services } from '../types.js';
 
 const ChatParams = Type.Object({ boardId: Uuid, chatId: Uuid });
 const streamDescription =
-  'With stream true: 200 text/event-stream of `message.delta` {content}, then `message.complete` {message, usage}; ' +
+  'With stream true: 200 text/event-stream of `message.delta` {content}, then `message.complete` {message (with its metadata: sources, citations), usage}; ' +
   'a failure is an `error` event {code: "stream_error", message}. Comment lines keep the connection alive.';
 
 export function chatRoutes(app: App, services: Services): void {
@@ -164,8 +164,8 @@ export function chatRoutes(app: App, services: Services): void {
     },
     async (request, reply) => {
       const { boardId, chatId } = request.params;
-      const { content, stream } = request.body;
-      const pending = await startReply(deps, principalOf(request), boardId, chatId, content);
+      const { content, stream, node_ids: nodeIds } = request.body;
+      const pending = await startReply(deps, principalOf(request), boardId, chatId, content, nodeIds);
       // A client that goes away cancels generation at once (the SDK gets the signal).
       const abort = new AbortController();
       reply.raw.on('close', () => {
@@ -183,9 +183,10 @@ export function chatRoutes(app: App, services: Services): void {
       const sse = new SseWriter(reply.raw, reply.getHeaders() as Record<string, string>, config.sseKeepAliveMs);
       try {
         const done = await generateReply(deps, pending, abort.signal, (delta) => sse.event('message.delta', { content: delta }));
-        const { id, role, content: text, model: modelId, created_at } = done.message;
+        const { id, role, content: text, model: modelId, created_at, metadata } = done.message;
         sse.event('message.complete', {
-          message: { id, role, content: text, model: modelId, created_at: created_at.toISOString() },
+          // The metadata (sources, citations) arrives here, once the reply is whole.
+          message: { id, role, content: text, model: modelId, created_at: created_at.toISOString(), metadata },
           usage: done.usage,
         });
       } catch (error) {

@@ -1,5 +1,6 @@
 // The one interface every chat model implements (local, openai, anthropic). Routes and the reply
 // orchestration only know this interface; create-chat-model.ts picks the implementation.
+import type { CitablePassage } from '../../chats/citations.js';
 import { ProviderError } from '../provider-error.js';
 
 export interface ChatTurn {
@@ -20,8 +21,12 @@ export interface GroundingPassage {
 }
 
 export interface ChatRequest {
-  /** Rendered system prompt: board, node, chunks, memory. */
+  /** Rendered system prompt: board, node, chunks (numbered as `citable`), memory. */
   system: string;
+  /** The same without the numbered chunks, for a provider that takes them as documents (Anthropic). */
+  systemWithoutExcerpts: string;
+  /** The chunks in the prompt: passage n is citable[n - 1], cited by a marker `[n]` in the reply. */
+  citable: CitablePassage[];
   /** History that fits the budget, oldest first, ending with the new user message. */
   messages: ChatTurn[];
   passages: GroundingPassage[];
@@ -37,6 +42,8 @@ export interface Usage {
 
 export type ChatEvent =
   | { type: 'delta'; content: string }
+  /** The exact text of passage `passage` (1-based, as in the prompt) a marker of the reply rests on. */
+  | { type: 'quote'; passage: number; quote: string }
   /** Last event: provider usage when it reported one, and why it stopped. */
   /** `sources`: chunk ids the model drew on, when it knows better than "all it was given". */
   | { type: 'done'; usage?: Usage; finish_reason: string; sources?: string[] };

@@ -4,6 +4,7 @@
 // says plainly when the board holds nothing relevant. Tokens are counted with a real tokenizer.
 import { tokenCounter } from '../../text/tokens.js';
 import { rank, sentences } from '../../text/relevance.js';
+import { type CitablePassage, locate } from '../../chats/citations.js';
 import type { ChatEvent, ChatModel, ChatRequest, ChatTurn, GroundingPassage } from './chat-model.js';
 
 export const LOCAL_MODEL_ID = 'local-extractive-1';
@@ -16,8 +17,17 @@ function abortError(): Error {
   return error;
 }
 
-/** The answer text and the chunk ids it quotes. */
-export function composeAnswer(question: string, passages: GroundingPassage[]): { text: string; sources: string[] } {
+/**
+ * The answer text, the chunk ids it quotes, and the quote behind each marker. A quoted sentence of
+ * a citable chunk (or of a note whose citable chunk holds it) ends with the chunk's marker `[n]`,
+ * n its number in the prompt (`citable`).
+ */
+export function composeAnswer(
+  question: string,
+  passages: GroundingPassage[],
+  citable: CitablePassage[] = [],
+): { text: string; sources: string[]; quotes: Map<number, string> } {
+  const quotes = new Map<number, string>();
   const candidates = passages.flatMap((passage, index) =>
     sentences(passage.text).map((sentence, position) => ({
       item: { passage, index, position },
@@ -26,17 +36,30 @@ export function composeAnswer(question: string, passages: GroundingPassage[]): {
     })),
   );
   const ranked = rank(question, candidates);
-  if (ranked.length === 0) return { text: NOTHING_RELEVANT, sources: [] };
+  if (ranked.length === 0) return { text: NOTHING_RELEVANT, sources: [], quotes };
   const best = ranked[0]!.score;
   const seen = new Set<string>();
   const picked = ranked.filter((r) => r.score >= best * 0.5 && !seen.has(r.text) && seen.add(r.text)).slice(0, MAX_QUOTES);
   // Quotes read in board order (source, then position), not in score order.
   picked.sort((a, b) => a.item.index - b.item.index || a.item.position - b.item.position);
-  const lines = picked.map((p) => `- "${p.text}" (${p.item.passage.source})`);
+  const lines = picked.map((p) => {
+    const n = passageNumber(p.item.passage, p.text, citable);
+    if (n !== undefined && !quotes.has(n)) quotes.set(n, p.text);
+    return `- "${p.text}" (${p.item.passage.source})${n === undefined ? '' : ` [${n}]`}`;
+  });
   const names = [...new Set(picked.map((p) => p.item.passage.source))];
   const sources = [...new Set(picked.map((p) => p.item.passage.chunkId).filter((id): id is string => id !== null))];
   const text = `From the board:\n${lines.join('\n')}\n\nSources: ${names.join('; ')}.`;
-  return { text, sources };
+  return { text, sources, quotes };
+}
+
+/** The prompt number of the chunk a quoted sentence stands in: its own, or a chunk of its note holding it. */
+function passageNumber(passage: GroundingPassage, sentence: string, citable: CitablePassage[]): number | undefined {
+  const index =
+    passage.chunkId !== null
+      ? citable.findIndex((c) => c.chunkId === passage.chunkId)
+      : citable.findIndex((c) => c.nodeId !== null && c.nodeId === passage.nodeId && locate(sentence, c.content) !== undefined);
+  return index >= 0 ? index + 1 : undefined;
 }
 
 /** Splits text into word-sized deltas that concatenate back to it exactly. */
@@ -49,7 +72,8 @@ export class LocalChatModel implements ChatModel {
 
   async *stream(request: ChatRequest, signal: AbortSignal): AsyncIterable<ChatEvent> {
     const question = request.messages.at(-1)?.content ?? '';
-    const answer = composeAnswer(question, request.passages);
+    const answer = composeAnswer(question, request.passages, request.citable);
+    for (const [passage, quote] of answer.quotes) yield { type: 'quote', passage, quote };
     for (const piece of deltas(answer.text)) {
       if (signal.aborted) throw abortError();
       yield { type: 'delta', content: piece };
