@@ -41,7 +41,7 @@ after(async () => {
   await fake.close();
 });
 
-const CHAT_FIELDS = ['created_at', 'id', 'last_message_at', 'node_id', 'title', 'updated_at'];
+const CHAT_FIELDS = ['created_at', 'id', 'last_message_at', 'node_id', 'node_ids', 'title', 'updated_at'];
 
 async function makeChat(user: TestUser, boardId: string, body: Record<string, unknown> = {}) {
   const res = await server.request<BodyOf<'/v1/boards/{boardId}/chats', 'post'>>('POST', `/v1/boards/${boardId}/chats`, {
@@ -272,7 +272,7 @@ describe('messages: replies', () => {
     assert.equal(text, deltas.join(''));
     const complete = events.at(-1)!.data;
     assert.deepEqual(Object.keys(complete).sort(), ['message', 'usage']);
-    assert.deepEqual(Object.keys(complete.message).sort(), ['content', 'created_at', 'id', 'model', 'role']);
+    assert.deepEqual(Object.keys(complete.message).sort(), ['content', 'created_at', 'id', 'metadata', 'model', 'role']);
     assert.equal(complete.message.content, text);
     assert.equal(complete.message.role, 'assistant');
     assert.match(complete.message.created_at, TIMESTAMP);

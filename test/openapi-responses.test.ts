@@ -220,6 +220,8 @@ test('documents, jobs and search', async () => {
   expect(await call('GET', `${b}/documents/nodes`, { token: bob.token }), 404);
   expect(await call('POST', `${b}/documents/search`, { body: { query: 'moon tides' } }), 200);
   expect(await call('POST', `${b}/documents/search`, { body: { query: 'moon', mode: 'telepathy' } }), 400);
+  expect(await call('POST', '/v1/documents/search', { body: { query: 'moon tides', board_ids: [board.body.data.id] } }), 200);
+  expect(await call('POST', '/v1/documents/search', { body: { query: 'moon', board_ids: [] } }), 400);
   expect(await call('DELETE', `${b}/documents?node_id=${note.body.data.id}`), 200);
   expect(await call('DELETE', `${b}/documents`), 400);
 });

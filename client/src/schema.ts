@@ -482,6 +482,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/documents/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search the chunks of every board the caller may read (or of board_ids), by descending score
+         * @description The board search's body and modes plus `board_ids`; each hit names its `board_id`. Without `board_ids`, the caller's own boards; a named board the caller may not read matches nothing, as a board without chunks does.
+         */
+        post: operations["searchAllDocuments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/jobs/{id}": {
         parameters: {
             query?: never;
@@ -603,7 +623,7 @@ export interface paths {
         put?: never;
         /**
          * Send a user message and get the assistant reply
-         * @description With stream true: 200 text/event-stream of `message.delta` {content}, then `message.complete` {message, usage}; a failure is an `error` event {code: "stream_error", message}. Comment lines keep the connection alive.
+         * @description With stream true: 200 text/event-stream of `message.delta` {content}, then `message.complete` {message (with its metadata: sources, citations), usage}; a failure is an `error` event {code: "stream_error", message}. Comment lines keep the connection alive.
          */
         post: operations["sendMessage"];
         delete?: never;
@@ -5569,6 +5589,151 @@ export interface operations {
             };
         };
     };
+    searchAllDocuments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    query: string;
+                    /** @default 10 */
+                    limit?: number;
+                    /**
+                     * @description `vector`: by meaning, the embedding model's cosine similarity; `keyword`: BM25-ranked full text, only chunks holding a query word; `hybrid`: reciprocal rank fusion of both (the first 200 chunks of each)
+                     * @default vector
+                     * @enum {string}
+                     */
+                    mode?: "vector" | "keyword" | "hybrid";
+                    /**
+                     * @description Minimum score (in the mode's own scale, see score)
+                     * @default 0
+                     */
+                    threshold?: number;
+                    /** @description Only chunks of these nodes */
+                    node_ids?: string[];
+                    /** @description Continues the ranking from the previous page */
+                    cursor?: string;
+                    /** @description Only these boards (each one the caller may read: its own, or public; any other id matches nothing). Default: the caller's own boards, the 100 most recently changed that have chunks */
+                    board_ids?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "list";
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            content: string;
+                            node_id: string | null;
+                            metadata: {
+                                source: string;
+                                page: number;
+                                chunkIndex: number;
+                                totalChunks: number;
+                                sourceType: string;
+                            };
+                            /** @description The ranking score, descending, in the request mode: `vector`, the cosine similarity between the query and the chunk (-1..1); `keyword`, the chunk's BM25 score as a share of the highest the query could reach on this board (0..1); `hybrid`, the reciprocal rank fusion (k = 60) of both rankings over its maximum (0..1, 1 when first in both) */
+                            score: number;
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            board_id: string;
+                        }[];
+                        has_more: boolean;
+                        cursor: string | null;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getJob: {
         parameters: {
             query?: never;
@@ -6157,6 +6322,8 @@ export interface operations {
                             title: string;
                             /** @description The node the chat is about, or null */
                             node_id: string | null;
+                            /** @description The selection of nodes the chat is limited to, or null for the whole board */
+                            node_ids: string[] | null;
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC with milliseconds
@@ -6256,6 +6423,7 @@ export interface operations {
                     title?: string;
                     /** @description A node of this board */
                     node_id?: string | null;
+                    node_ids?: string[] | null;
                 };
             };
         };
@@ -6278,6 +6446,8 @@ export interface operations {
                             title: string;
                             /** @description The node the chat is about, or null */
                             node_id: string | null;
+                            /** @description The selection of nodes the chat is limited to, or null for the whole board */
+                            node_ids: string[] | null;
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC with milliseconds
@@ -6396,6 +6566,8 @@ export interface operations {
                             title: string;
                             /** @description The node the chat is about, or null */
                             node_id: string | null;
+                            /** @description The selection of nodes the chat is limited to, or null for the whole board */
+                            node_ids: string[] | null;
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC with milliseconds
@@ -6621,6 +6793,8 @@ export interface operations {
                             title: string;
                             /** @description The node the chat is about, or null */
                             node_id: string | null;
+                            /** @description The selection of nodes the chat is limited to, or null for the whole board */
+                            node_ids: string[] | null;
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC with milliseconds
@@ -6752,7 +6926,7 @@ export interface operations {
                              * @description ISO 8601 UTC with milliseconds
                              */
                             created_at: string;
-                            /** @description Assistant messages: usage, finish_reason, sources (chunk ids), retrieval */
+                            /** @description Assistant messages: usage, finish_reason, sources (chunk ids; the marker `[n]` in content cites sources[n-1]), citations (aligned with sources: {n, chunk_id, node_id, quote, char_start?, char_end?, page?, start_seconds?}), retrieval */
                             metadata: {
                                 [key: string]: unknown;
                             } | null;
@@ -6849,11 +7023,13 @@ export interface operations {
                      * @default false
                      */
                     stream?: boolean;
+                    /** @description For this reply only, instead of the chat's own node_ids: nodes of this board the reply draws on */
+                    node_ids?: string[];
                 };
             };
         };
         responses: {
-            /** @description With stream true: 200 text/event-stream of `message.delta` {content}, then `message.complete` {message, usage}; a failure is an `error` event {code: "stream_error", message}. Comment lines keep the connection alive. */
+            /** @description With stream true: 200 text/event-stream of `message.delta` {content}, then `message.complete` {message (with its metadata: sources, citations), usage}; a failure is an `error` event {code: "stream_error", message}. Comment lines keep the connection alive. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6886,7 +7062,7 @@ export interface operations {
                              * @description ISO 8601 UTC with milliseconds
                              */
                             created_at: string;
-                            /** @description Assistant messages: usage, finish_reason, sources (chunk ids), retrieval */
+                            /** @description Assistant messages: usage, finish_reason, sources (chunk ids; the marker `[n]` in content cites sources[n-1]), citations (aligned with sources: {n, chunk_id, node_id, quote, char_start?, char_end?, page?, start_seconds?}), retrieval */
                             metadata: {
                                 [key: string]: unknown;
                             } | null;

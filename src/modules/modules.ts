@@ -3,6 +3,7 @@
 import { apiKeyRoutes } from '../http/routes/api-keys.js';
 import { boardRoutes } from '../http/routes/boards.js';
 import { chatRoutes } from '../http/routes/chats.js';
+import { crossBoardSearchRoutes } from '../http/routes/documents-search.js';
 import { edgeRoutes } from '../http/routes/edges.js';
 import { jobRoutes } from '../http/routes/jobs.js';
 import { meRoutes } from '../http/routes/me.js';
@@ -29,6 +30,7 @@ export const appModules: AppModule[] = [
   { routes: apiKeyRoutes },
   webhooksModule,
   documentsModule,
+  { routes: crossBoardSearchRoutes },
   { routes: jobRoutes },
   assetsModule,
   { routes: chatRoutes },
