@@ -22,7 +22,12 @@ before(async () => {
   [local, openai, anthropic] = await Promise.all([
     startServer(),
     startServer({ LLM_PROVIDER: 'openai', LLM_MODEL: 'gpt-fake', OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: `${fakeOpenAi.url}/v1` }),
-    startServer({ LLM_PROVIDER: 'anthropic', LLM_MODEL: 'claude-fake-1', ANTHROPIC_API_KEY: 'sk-ant-test', ANTHROPIC_BASE_URL: fakeAnthropic.url }),
+    startServer({
+      LLM_PROVIDER: 'anthropic',
+      LLM_MODEL: 'claude-fake-1',
+      ANTHROPIC_API_KEY: 'sk-ant-test',
+      ANTHROPIC_BASE_URL: fakeAnthropic.url,
+    }),
   ]);
 });
 after(async () => {
@@ -114,7 +119,10 @@ describe('local answerer', () => {
       body: JSON.stringify({ content: 'Do zinc lozenges shorten colds?', stream: true }),
     });
     const events = await readEvents(res);
-    const text = events.filter((e) => e.event === 'message.delta').map((e) => e.data.content).join('');
+    const text = events
+      .filter((e) => e.event === 'message.delta')
+      .map((e) => e.data.content)
+      .join('');
     const complete = events.at(-1)!;
     assert.equal(complete.event, 'message.complete');
     assert.equal(complete.data.message.content, text);
@@ -170,7 +178,9 @@ describe('chats limited to a selection (node_ids)', () => {
       const res = await newChat(local, alice, boardId, { node_ids });
       assert.ok(isErrorEnvelope(res.body, 400), res.text);
     }
-    const list = await local.request<BodyOf<'/v1/boards/{boardId}/chats', 'get'>>('GET', `/v1/boards/${boardId}/chats`, { token: alice.token });
+    const list = await local.request<BodyOf<'/v1/boards/{boardId}/chats', 'get'>>('GET', `/v1/boards/${boardId}/chats`, {
+      token: alice.token,
+    });
     assert.equal(list.body.data.length, 0);
 
     const chatId = (await newChat(local, alice, boardId, { node_ids: [mine] })).body.data.id;
@@ -193,7 +203,10 @@ describe('OpenAI-compatible model', () => {
     await searchableNote(openai, alice, boardId, 'Coolant pumps are inspected every 90 days by the night shift.', 'Pumps');
     await searchableNote(openai, alice, boardId, 'Inspection logs are filed with the safety office each Friday.', 'Logs');
     const chatId = (await newChat(openai, alice, boardId)).body.data.id;
-    fakeOpenAi.script({ kind: 'answer', deltas: ['Pumps are checked every 90 days ', '[', '2]', '[7]. Logs go to the safety', ' office [1].'] });
+    fakeOpenAi.script({
+      kind: 'answer',
+      deltas: ['Pumps are checked every 90 days ', '[', '2]', '[7]. Logs go to the safety', ' office [1].'],
+    });
     const from = fakeOpenAi.requests.length;
     const res = await fetch(`${openai.url}/v1/boards/${boardId}/chats/${chatId}/messages`, {
       method: 'POST',

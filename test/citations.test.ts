@@ -51,7 +51,12 @@ describe('quotes', () => {
 
   test("a citation's quote is a substring of its chunk, its offsets the chunk's char_start plus the quote's index", () => {
     const content = 'Zinc helps. Vitamin C shortens colds in athletes.\nSleep matters.';
-    const c = citationOf(2, passage(content, { char_start: 100, page: 4, sourceType: 'pdf', start_seconds: 12.5 }), undefined, 'colds athletes');
+    const c = citationOf(
+      2,
+      passage(content, { char_start: 100, page: 4, sourceType: 'pdf', start_seconds: 12.5 }),
+      undefined,
+      'colds athletes',
+    );
     assert.equal(c.quote, 'Vitamin C shortens colds in athletes.');
     assert.equal(content.indexOf(c.quote), 12);
     assert.equal(c.char_start, 112);

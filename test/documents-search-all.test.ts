@@ -50,7 +50,10 @@ describe('search across boards', () => {
     assert.deepEqual([...boards].sort(), [aliceA, aliceB].sort());
     assert.match(res.body.data[0]!.content, /tides/);
     const scores = res.body.data.map((h) => h.score);
-    assert.deepEqual(scores, [...scores].sort((a, b) => b - a));
+    assert.deepEqual(
+      scores,
+      [...scores].sort((a, b) => b - a),
+    );
     assert.ok(!res.body.data.some((h) => /Sourdough/.test(h.content)), 'keyword mode: only chunks holding a query word');
   });
 
@@ -87,7 +90,13 @@ describe('search across boards', () => {
   });
 
   test('bad input: the error envelope', async () => {
-    for (const body of [{}, { query: '' }, { query: 'moon', board_ids: [] }, { query: 'moon', board_ids: ['nope'] }, { query: 'moon', extra: 1 }]) {
+    for (const body of [
+      {},
+      { query: '' },
+      { query: 'moon', board_ids: [] },
+      { query: 'moon', board_ids: ['nope'] },
+      { query: 'moon', extra: 1 },
+    ]) {
       const res = await search(alice, body);
       assert.ok(isErrorEnvelope(res.body, 400), `${JSON.stringify(body)}: ${res.text}`);
     }

@@ -94,7 +94,7 @@ export class CitationMarkers {
   }
 }
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Where `quote` stands in `content`: exactly, else with any run of white space matching any other. */
 export function locate(quote: string, content: string): { index: number; text: string } | undefined {
@@ -102,7 +102,7 @@ export function locate(quote: string, content: string): { index: number; text: s
   if (!q) return undefined;
   const exact = content.indexOf(q);
   if (exact >= 0) return { index: exact, text: q };
-  const words = q.split(/\s+/).map(escape);
+  const words = q.split(/\s+/).map(escapeRegExp);
   if (words.length > 200) return undefined;
   const found = new RegExp(words.join('\\s+')).exec(content);
   return found ? { index: found.index, text: found[0] } : undefined;

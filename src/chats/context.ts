@@ -13,7 +13,7 @@ import { retrieve, type Retriever, type RetrievalStatus } from './retrieval.js';
 const MAX_NOTES = 5_000;
 /** How a model that writes plain text (OpenAI-compatible) is asked to cite the numbered excerpts. */
 export const CITE_INSTRUCTION =
-  'After each claim that rests on an excerpt, write the excerpt\'s number in square brackets, like [1] or [2][3]. ' +
+  "After each claim that rests on an excerpt, write the excerpt's number in square brackets, like [1] or [2][3]. " +
   'Cite only the numbers listed above.';
 const CHUNK_LIMIT = 8;
 
@@ -158,10 +158,7 @@ export async function buildContext(
     citable.push({ chunkId: c.id, nodeId: c.node_id, source: c.source, content: c.content, metadata: c.metadata });
   }
   const base = [...parts];
-  if (chunkLines.length)
-    parts.push(
-      `Relevant document excerpts, numbered:\n${chunkLines.join('\n')}\n\n${CITE_INSTRUCTION}`,
-    );
+  if (chunkLines.length) parts.push(`Relevant document excerpts, numbered:\n${chunkLines.join('\n')}\n\n${CITE_INSTRUCTION}`);
   const noteLines: string[] = [];
   for (const hit of rank(
     question,

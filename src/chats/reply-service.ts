@@ -12,7 +12,7 @@ import { ApiError, conflict } from '../errors.js';
 import { newId, now } from '../lib/ids.js';
 import type { ChatModel, Usage } from '../providers/llm/chat-model.js';
 import { findOwnChat, nodesOfBoard } from './chat-service.js';
-import { CitationMarkers, citationOf, resolveCitations } from './citations.js';
+import { type Citation, CitationMarkers, citationOf, resolveCitations } from './citations.js';
 import { Message } from '../contract/chats.js';
 import { pickShape } from '../contract/common.js';
 import { buildContext } from './context.js';
@@ -230,7 +230,7 @@ export async function generateReply(
     );
     // Markers decide the sources; a reply without any keeps what it drew on, each cited by the
     // sentence of its chunk closest to the reply.
-    let citations;
+    let citations: Citation[];
     if (markers.cited.length) ({ sources, citations } = resolveCitations(markers, citable, quotes));
     else
       citations = sources.flatMap((id, i) => {

@@ -30,7 +30,14 @@ export function boardRetriever(db: Db, embedder: Embedder): Retriever {
         limit: options.limit,
         nodeIds: options.nodeIds,
       });
-      return hits.map((h) => ({ id: h.id, content: h.content, node_id: h.node_id, source: h.metadata.source, score: h.score, metadata: h.metadata }));
+      return hits.map((h) => ({
+        id: h.id,
+        content: h.content,
+        node_id: h.node_id,
+        source: h.metadata.source,
+        score: h.score,
+        metadata: h.metadata,
+      }));
     },
   };
 }

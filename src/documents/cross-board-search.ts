@@ -40,9 +40,7 @@ export async function searchAcrossBoards(
   if (depth > CROSS_SEARCH_MAX_DEPTH) throw invalid(`a search across boards pages at most ${CROSS_SEARCH_MAX_DEPTH} hits deep`);
 
   // Boards the caller may read (the one access rule) that hold live chunks; named ones or its own.
-  const scope = board_ids
-    ? sql`b.id = ANY(${[...new Set(board_ids)]}::uuid[])`
-    : sql`b.owner_id = ${principal.userId}`;
+  const scope = board_ids ? sql`b.id = ANY(${[...new Set(board_ids)]}::uuid[])` : sql`b.owner_id = ${principal.userId}`;
   const { rows: boards } = await sql<{ id: string }>`
     SELECT b.id FROM boards b
     WHERE ${scope} AND ${boardSeenBy(principal, 'b')}

@@ -188,7 +188,7 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
       if (behaviour.kind === 'cited') {
         for (const [index, block] of behaviour.blocks.entries()) {
           const document = block.cite ? documents[block.cite.document] : undefined;
-          if (block.cite && (!document || document.citations?.enabled !== true))
+          if (block.cite && document?.citations?.enabled !== true)
             throw new Error(`the script cites document ${block.cite.document}, which the request does not enable`);
           res.write(
             sse('content_block_start', {

@@ -243,10 +243,14 @@ export async function listChats(boardId: string): Promise<Chat[]> {
   return page.data;
 }
 
-export async function createChat(boardId: string, title: string, nodeId: string | null): Promise<Chat> {
+/** A thread: about one node (`nodeId`), limited to a selection (`nodeIds`), or about the whole board. */
+export async function createChat(boardId: string, title: string, nodeId: string | null, nodeIds?: string[]): Promise<Chat> {
   return (
     await unwrap(
-      api.POST('/v1/boards/{boardId}/chats', { ...boardPath(boardId), body: { title, node_id: nodeId } }),
+      api.POST('/v1/boards/{boardId}/chats', {
+        ...boardPath(boardId),
+        body: { title, node_id: nodeId, ...(nodeIds?.length ? { node_ids: nodeIds } : {}) },
+      }),
       'Could not start a thread',
     )
   ).data;
@@ -285,7 +289,8 @@ export async function latestMessage(boardId: string, chatId: string): Promise<Me
 
 export interface StreamHandlers {
   onDelta(text: string): void;
-  onComplete(message: { id: string; content: string; model: string | null; created_at: string }): void;
+  /** The stored reply, with its metadata (sources, citations). */
+  onComplete(message: { id: string; content: string; model: string | null; created_at: string; metadata?: Message['metadata'] }): void;
   onError(message: string): void;
 }
 
@@ -322,7 +327,7 @@ export async function streamMessage(
     if (event === 'message.delta' && typeof payload.content === 'string') handlers.onDelta(payload.content);
     else if (event === 'message.complete') {
       outcome = 'complete';
-      handlers.onComplete(payload.message as { id: string; content: string; model: string | null; created_at: string });
+      handlers.onComplete(payload.message as Parameters<StreamHandlers['onComplete']>[0]);
     } else if (event === 'error') {
       outcome = 'error';
       handlers.onError(typeof payload.message === 'string' ? payload.message : 'The reply failed');

@@ -52,6 +52,7 @@ import { useVectorizeJobs } from './canvas/sync/use-vectorize-jobs';
 import { useViewCentre, useViewportPersistence } from './canvas/ui/use-viewport';
 import { useLiveDrags } from './canvas/sync/live-drags';
 import { ChatPanel } from './chat-panel';
+import { FocusPassageContext } from './citations';
 import { ChunkIndex } from './chunk-index';
 
 const MULTI_SELECT_KEYS = ['Shift', 'Meta', 'Control'];
@@ -346,6 +347,9 @@ export function BoardCanvas({
                     nodeLabel={nodeLabel}
                     onOpenNode={focus.focusNode}
                     chunks={chunks}
+                    selection={selectedNodes.map((n) => n.id)}
+                    onOpenCitation={focus.focusCitation}
+                    onAddToBoard={canEdit ? (text, nodeIds) => edits.addLinkedNote(text, nodeIds, viewCentre()) : undefined}
                     onClose={() => setChatOpen(false)}
                   />
                 )}
@@ -363,7 +367,9 @@ export function BoardCanvas({
   return (
     <IndexContext.Provider value={searchIndex.states}>
       <FocusPageContext.Provider value={focus.highlight === focus.highlightPage?.nodeId ? focus.highlightPage : undefined}>
-        {canvas}
+        <FocusPassageContext.Provider value={focus.highlight === focus.passage?.nodeId ? focus.passage : undefined}>
+          {canvas}
+        </FocusPassageContext.Provider>
       </FocusPageContext.Provider>
     </IndexContext.Provider>
   );

@@ -6,6 +6,7 @@ import { useCallback, useEffect, useState } from 'react';
 import { ReactFlowProvider, type Edge } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
 import './board.css';
+import './citations.css';
 import { ApiError } from '../lib/api-error';
 import { getBoard, listAllEdges, listAllNodes, type Board } from './board-api';
 import { forgetSharedBoard, rememberSharedBoard } from '../boards/shared-with-me';

@@ -3,10 +3,14 @@
 // `stream: true`, read as text/event-stream), with a Stop button that aborts the request. Each
 // answer lists its sources (the chunk ids in metadata.sources, resolved to their nodes) as
 // buttons that bring the node into view. A question that could not be sent goes back into the box.
+// The markers `[n]` of a reply are buttons that show the cited passage where it stands (citations.ts);
+// "Ask about this selection" starts a thread limited to the selected nodes (node_ids), and "Add to
+// board" makes a reply a note joined by edges to the nodes it cites.
 import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { ApiError } from '../lib/api-error';
 import { createChat, latestMessage, listChats, listMessages, streamMessage, updateChatTitle, type Chat, type Message } from './board-api';
 import type { ChunkIndex, ChunkInfo } from './chunk-index';
+import { type Citation, citationsOf, splitMarkers, withoutMarkers } from './citations';
 import { ChatIcon, PlusIcon } from './icons';
 import { CHAT_MESSAGE_MAX_CHARS } from '@board-workspace/limits';
 
@@ -17,6 +21,8 @@ interface UiMessage extends Message {
 }
 
 const DEFAULT_TITLE = 'New chat';
+/** The contract's bound on node_ids. */
+const CHAT_SELECTION_MAX = 100;
 
 function sourcesOf(message: Message): string[] {
   const sources = (message.metadata as { sources?: unknown } | null)?.sources;
@@ -37,11 +43,17 @@ export interface ChatPanelProps {
   /** Brings a node into view; a pdf source names its page (the card then opens the PDF there). */
   onOpenNode(id: string, page?: number): void;
   chunks: ChunkIndex;
+  /** The ids of the nodes selected on the canvas. */
+  selection: string[];
+  /** Shows a cited passage where it stands. */
+  onOpenCitation(citation: Citation): void;
+  /** Makes a reply a note joined to the nodes it cites; absent when the board is read-only. */
+  onAddToBoard?(text: string, nodeIds: string[]): void;
   onClose(): void;
 }
 
 export function ChatPanel(props: ChatPanelProps) {
-  const { boardId, selectedNode, nodeLabel, onOpenNode, chunks, onClose } = props;
+  const { boardId, selectedNode, nodeLabel, onOpenNode, chunks, selection, onOpenCitation, onAddToBoard, onClose } = props;
   const [scope, setScope] = useState<'board' | 'node'>(selectedNode ? 'node' : 'board');
   const [chats, setChats] = useState<Chat[]>();
   const [listError, setListError] = useState<string>();
@@ -70,11 +82,16 @@ export function ChatPanel(props: ChatPanelProps) {
   const nodeScope = scope === 'node' && selectedNode ? selectedNode : undefined;
   const shown = useMemo(() => (chats ?? []).filter((c) => !nodeScope || c.node_id === nodeScope.id), [chats, nodeScope]);
 
-  async function newThread() {
+  async function newThread(nodeIds?: string[]) {
     setCreating(true);
     setListError(undefined);
     try {
-      const chat = await createChat(boardId, nodeScope ? `About ${nodeScope.label}`.slice(0, 200) : DEFAULT_TITLE, nodeScope?.id ?? null);
+      const title = nodeIds
+        ? `About ${nodeIds.length} selected nodes`
+        : nodeScope
+          ? `About ${nodeScope.label}`.slice(0, 200)
+          : DEFAULT_TITLE;
+      const chat = await createChat(boardId, title, nodeIds ? null : (nodeScope?.id ?? null), nodeIds);
       setChats((list) => [chat, ...(list ?? [])]);
       setOpenChat(chat);
     } catch (error) {
@@ -100,6 +117,8 @@ export function ChatPanel(props: ChatPanelProps) {
           chat={openChat}
           nodeLabel={nodeLabel}
           onOpenNode={onOpenNode}
+          onOpenCitation={onOpenCitation}
+          onAddToBoard={onAddToBoard}
           chunks={chunks}
           onBack={() => {
             setOpenChat(undefined);
@@ -123,9 +142,20 @@ export function ChatPanel(props: ChatPanelProps) {
               {selectedNode ? selectedNode.label : 'Selected node'}
             </button>
           </div>
-          <button type="button" className="bw-button is-primary bw-chat__new" onClick={newThread} disabled={creating}>
+          <button type="button" className="bw-button is-primary bw-chat__new" onClick={() => void newThread()} disabled={creating}>
             <PlusIcon /> {nodeScope ? 'New thread about this node' : 'New thread'}
           </button>
+          {selection.length > 1 && (
+            <button
+              type="button"
+              className="bw-button bw-chat__new"
+              onClick={() => void newThread(selection.slice(0, CHAT_SELECTION_MAX))}
+              disabled={creating}
+              title={`A thread whose answers draw only on the ${selection.length} selected nodes`}
+            >
+              Ask about this selection ({Math.min(selection.length, CHAT_SELECTION_MAX)} nodes)
+            </button>
+          )}
           {listError && (
             <p className="bw-error" role="alert">
               {listError}{' '}
@@ -145,6 +175,7 @@ export function ChatPanel(props: ChatPanelProps) {
                   <span className="bw-thread__title">{chat.title}</span>
                   <span className="bw-thread__meta">
                     {chat.node_id && nodeLabel(chat.node_id) !== undefined ? `${nodeLabel(chat.node_id)} · ` : ''}
+                    {chat.node_ids ? `${chat.node_ids.length} selected nodes · ` : ''}
                     {when(chat.last_message_at)}
                   </span>
                 </button>
@@ -163,11 +194,13 @@ function Thread(props: {
   nodeLabel(id: string): string | undefined;
   /** Brings a node into view; a pdf source names its page (the card then opens the PDF there). */
   onOpenNode(id: string, page?: number): void;
+  onOpenCitation(citation: Citation): void;
+  onAddToBoard?(text: string, nodeIds: string[]): void;
   chunks: ChunkIndex;
   onBack(): void;
   onRenamed(title: string): void;
 }) {
-  const { boardId, chat, nodeLabel, onOpenNode, chunks, onBack, onRenamed } = props;
+  const { boardId, chat, nodeLabel, onOpenNode, onOpenCitation, onAddToBoard, chunks, onBack, onRenamed } = props;
   const [messages, setMessages] = useState<UiMessage[]>();
   const [loadError, setLoadError] = useState<string>();
   const [sendError, setSendError] = useState<string>();
@@ -236,21 +269,35 @@ function Thread(props: {
     const patch = (change: (m: UiMessage) => UiMessage) => setMessages((list) => list?.map((m) => (m.id === replyId ? change(m) : m)));
     const controller = new AbortController();
     setStreaming(controller);
+    let completed: Message['metadata'] | undefined;
     try {
       const outcome = await streamMessage(boardId, chat.id, content, controller.signal, {
         onDelta: (text) => patch((m) => ({ ...m, content: m.content + text })),
-        onComplete: (message) =>
-          patch((m) => ({ ...m, content: message.content, model: message.model, created_at: message.created_at, streaming: false })),
+        onComplete: (message) => {
+          completed = message.metadata ?? undefined;
+          patch((m) => ({
+            ...m,
+            content: message.content,
+            model: message.model,
+            created_at: message.created_at,
+            metadata: message.metadata ?? null,
+            streaming: false,
+          }));
+        },
         onError: (message) => patch((m) => ({ ...m, streaming: false, error: message })),
       });
       if (outcome === 'cut') patch((m) => ({ ...m, streaming: false, error: 'The reply ended before it was complete.' }));
       if (outcome === 'complete') {
-        // message.complete carries no metadata: the stored reply has the sources.
-        const stored = await latestMessage(boardId, chat.id).catch(() => undefined);
-        if (stored?.role === 'assistant') {
-          patch((m) => ({ ...m, metadata: stored.metadata }));
-          void resolveSources([stored]);
+        // message.complete carries the metadata; from a service without it, the stored reply's.
+        let metadata = completed;
+        if (!metadata) {
+          const stored = await latestMessage(boardId, chat.id).catch(() => undefined);
+          if (stored?.role === 'assistant' && stored.metadata) {
+            metadata = stored.metadata;
+            patch((m) => ({ ...m, metadata: stored.metadata }));
+          }
         }
+        if (metadata) void resolveSources([{ metadata } as Message]);
         if (first && title === DEFAULT_TITLE) {
           const named = content.replace(/\s+/g, ' ').slice(0, 60);
           updateChatTitle(boardId, chat.id, named).then(
@@ -294,6 +341,11 @@ function Thread(props: {
             {nodeLabel(chat.node_id)}
           </button>
         )}
+        {chat.node_ids && (
+          <span className="bw-chip" title={chat.node_ids.map((id) => nodeLabel(id) ?? 'a removed node').join(' · ')}>
+            {chat.node_ids.length} selected nodes
+          </span>
+        )}
       </div>
       {loadError && (
         <p className="bw-error" role="alert">
@@ -316,7 +368,7 @@ function Thread(props: {
             data-testid={message.role === 'assistant' ? 'assistant-message' : 'user-message'}
           >
             <div className="bw-message__text">
-              {message.content}
+              {message.role === 'assistant' ? <ReplyText message={message} onOpenCitation={onOpenCitation} /> : message.content}
               {message.streaming && <span className="bw-caret" role="img" aria-label="Writing" />}
             </div>
             {message.stopped && <div className="bw-message__note">Stopped. This partial reply was not saved.</div>}
@@ -328,6 +380,21 @@ function Thread(props: {
             {message.role === 'assistant' && (
               <Sources ids={sourcesOf(message)} known={sources} nodeLabel={nodeLabel} onOpenNode={onOpenNode} />
             )}
+            {message.role === 'assistant' &&
+              onAddToBoard &&
+              !message.streaming &&
+              !message.stopped &&
+              !message.error &&
+              message.content && (
+                <button
+                  type="button"
+                  className="bw-link-button bw-message__add"
+                  onClick={() => onAddToBoard(withoutMarkers(message.content), citedNodes(message, sources))}
+                  title="A note with this reply, joined to the nodes it cites"
+                >
+                  Add to board
+                </button>
+              )}
           </li>
         ))}
       </ol>
@@ -340,7 +407,11 @@ function Thread(props: {
         <textarea
           aria-label="Message"
           placeholder={
-            chat.node_id && nodeLabel(chat.node_id) !== undefined ? `Ask about “${nodeLabel(chat.node_id)}”…` : 'Ask about this board…'
+            chat.node_ids
+              ? 'Ask about the selected nodes…'
+              : chat.node_id && nodeLabel(chat.node_id) !== undefined
+                ? `Ask about “${nodeLabel(chat.node_id)}”…`
+                : 'Ask about this board…'
           }
           value={draft}
           maxLength={CHAT_MESSAGE_MAX_CHARS}
@@ -409,4 +480,41 @@ function Sources(props: {
       ))}
     </div>
   );
+}
+
+/** A reply's text with its markers as buttons that show the cited passage (plain text while it streams). */
+function ReplyText(props: { message: UiMessage; onOpenCitation(citation: Citation): void }) {
+  const { message, onOpenCitation } = props;
+  const citations = citationsOf(message);
+  if (citations.length === 0) return <>{message.content}</>;
+  return (
+    <>
+      {splitMarkers(message.content).map((part, i) => {
+        if (typeof part === 'string') return part;
+        const citation = citations[part - 1];
+        if (!citation) return `[${part}]`;
+        return (
+          <button
+            // biome-ignore lint/suspicious/noArrayIndexKey: the parts of one text, in a fixed order.
+            key={i}
+            type="button"
+            className="bw-cite"
+            aria-label={`Source ${part}: ${citation.quote.slice(0, 120)}`}
+            title={citation.quote}
+            disabled={!citation.node_id}
+            onClick={() => onOpenCitation(citation)}
+          >
+            {part}
+          </button>
+        );
+      })}
+    </>
+  );
+}
+
+/** The nodes a reply cites (by its citations, else by its sources), each once. */
+function citedNodes(message: Message, known: Map<string, ChunkInfo>): string[] {
+  const fromCitations = citationsOf(message).flatMap((c) => (c.node_id ? [c.node_id] : []));
+  const ids = fromCitations.length ? fromCitations : sourcesOf(message).flatMap((id) => known.get(id)?.nodeId ?? []);
+  return [...new Set(ids)];
 }

@@ -2,12 +2,13 @@
 // in a new tab), a video card (a YouTube or Vimeo video plays in the card, in the provider's
 // privacy-enhanced player, once its still is clicked: a board of many videos loads no players until
 // asked; any other address opens in a new tab) and a document with a preview of its text.
-import { useState } from 'react';
+import { useContext, useEffect, useState } from 'react';
 import type { NodeProps } from '@xyflow/react';
 import type { BoardFlowNode } from '../board-context';
 import { DocumentIcon, LinkIcon, VideoIcon } from '../icons';
 import { labelOf, NodeFrame, str } from './node-frame';
 import { addressParts, videoOf } from './web-links';
+import { findPassage, FocusPassageContext, playerAt } from '../citations';
 
 function hostOf(url: string): string {
   return addressParts(url).host;
@@ -42,13 +43,22 @@ export function VideoNode({ id, data, selected }: NodeProps<BoardFlowNode>) {
   const title = labelOf(data, 'Video');
   const [playing, setPlaying] = useState(false);
   const [thumbnailFailed, setThumbnailFailed] = useState(false);
+  // A chat citation of the transcript plays the video from the cited second.
+  const passage = useContext(FocusPassageContext);
+  const [startAt, setStartAt] = useState<{ seconds: number; at: number }>();
+  useEffect(() => {
+    if (passage?.nodeId !== id || passage.seconds === undefined) return;
+    setStartAt({ seconds: passage.seconds, at: passage.at });
+    setPlaying(true);
+  }, [passage, id]);
   const provider = video?.provider === 'vimeo' ? 'Vimeo' : video ? 'YouTube' : hostOf(url);
   return (
     <NodeFrame id={id} kind="video" icon={<VideoIcon />} title={title} selected={selected}>
       {video && playing ? (
         <iframe
+          key={startAt?.at}
           className="bw-video bw-video__player nodrag nowheel"
-          src={video.embedUrl}
+          src={playerAt(video.embedUrl, video.provider, startAt?.seconds)}
           title={`${title}: ${provider} player`}
           // As the providers' embed codes have it; the player needs scripts, its own origin and full screen.
           allow="accelerometer; autoplay; clipboard-write; encrypted-media; fullscreen; gyroscope; picture-in-picture; web-share"
@@ -79,9 +89,22 @@ export function VideoNode({ id, data, selected }: NodeProps<BoardFlowNode>) {
 export function DocumentNode({ id, data, selected }: NodeProps<BoardFlowNode>) {
   const text = str(data.text);
   const url = str(data.url);
+  // A chat citation shows the cited passage in place of the start of the text.
+  const passage = useContext(FocusPassageContext);
+  const cited = passage?.nodeId === id ? findPassage(text, passage) : undefined;
   return (
     <NodeFrame id={id} kind="document" icon={<DocumentIcon />} title={labelOf(data, 'Document')} selected={selected}>
-      <p className="bw-document__preview">{text.length > 600 ? `${text.slice(0, 600)}…` : text || 'Empty document'}</p>
+      {cited ? (
+        <p className="bw-document__preview">
+          {cited.start > 200 ? '…' : ''}
+          {text.slice(Math.max(0, cited.start - 200), cited.start)}
+          <mark className="bw-cited">{text.slice(cited.start, cited.end)}</mark>
+          {text.slice(cited.end, cited.end + 200)}
+          {cited.end + 200 < text.length ? '…' : ''}
+        </p>
+      ) : (
+        <p className="bw-document__preview">{text.length > 600 ? `${text.slice(0, 600)}…` : text || 'Empty document'}</p>
+      )}
       <div className="bw-document__meta">
         {text.length.toLocaleString()} characters
         {url && (

@@ -3,11 +3,12 @@
 // its own, with a Retry to send at once), a reload or the service being down loses nothing.
 // Someone else's text is merged into what is typed here (canvas/sync/text-sync.ts); the caret
 // stays by the words it was by when the text under it changes.
-import { useEffect, useLayoutEffect, useRef, useState, useSyncExternalStore } from 'react';
+import { useContext, useEffect, useLayoutEffect, useRef, useState, useSyncExternalStore } from 'react';
 import type { NodeProps } from '@xyflow/react';
 import { useBoardActions, type BoardFlowNode } from '../board-context';
 import { mapCaret } from '../canvas/sync/caret';
 import { useOutboxStatus } from '../canvas/sync/outbox';
+import { findPassage, FocusPassageContext } from '../citations';
 import { NoteIcon } from '../icons';
 import { labelOf, NodeFrame, str } from './node-frame';
 import { NODE_TEXT_MAX_CHARS as NOTE_MAX_CHARS } from '@board-workspace/limits';
@@ -98,6 +99,21 @@ export function NoteNode({ id, data, selected }: NodeProps<BoardFlowNode>) {
     };
     // Only a new note to focus restarts this (saveText is read when the focus is taken).
   }, [autoFocusId, id]);
+
+  // A chat citation of this note selects the cited passage in its text (found again if the text changed).
+  const passage = useContext(FocusPassageContext);
+  useEffect(() => {
+    const el = ref.current;
+    if (!el || passage?.nodeId !== id) return;
+    const range = findPassage(el.value, passage);
+    if (!range) return;
+    el.focus({ preventScroll: true });
+    el.setSelectionRange(range.start, range.end);
+    // Scrolls the text to the passage: the share of lines before it, of the text's height.
+    const lines = el.value.split('\n').length;
+    const before = el.value.slice(0, range.start).split('\n').length - 1;
+    el.scrollTop = Math.max(0, (before / lines) * el.scrollHeight - el.clientHeight / 3);
+  }, [passage, id]);
 
   const unsaved = draft !== saved;
   return (

@@ -87,6 +87,43 @@ export function useBoardEdits({ boardId, canEdit, graph, outbox, text, sync, not
     [create],
   );
 
+  /**
+   * A chat reply added to the board: a note holding `text`, right of the nodes it cites (else
+   * centred on `centre`), joined to each of them by an edge; one step of undo.
+   */
+  const addLinkedNote = useCallback(
+    (text: string, targets: string[], centre: XYPosition) => {
+      const cited = targets.flatMap((t) => graph.nodeById(t) ?? []);
+      const position = cited.length
+        ? {
+            x: Math.round(Math.max(...cited.map((n) => n.position.x + (n.measured?.width ?? n.width ?? 260))) + 80),
+            y: Math.round(cited.reduce((sum, n) => sum + n.position.y, 0) / cited.length),
+          }
+        : { x: Math.round(centre.x - 130), y: Math.round(centre.y - 70) };
+      const op: Extract<OutboxOp, { op: 'create_node' }> = { op: 'create_node', id: newId(), type: 'note', position, data: { text } };
+      const node = createdNode(op);
+      graph.addNode(node, { select: true });
+      outbox.enqueue(op);
+      const edges = cited.map((target) => {
+        const edgeOp: Extract<OutboxOp, { op: 'create_edge' }> = {
+          op: 'create_edge',
+          id: newId(),
+          source: node.id,
+          target: target.id,
+          data: {},
+        };
+        const edge = createdEdge(edgeOp);
+        graph.addEdge(edge);
+        outbox.enqueue(edgeOp);
+        return snapshotEdge(edge);
+      });
+      const snapshot = snapshotNode(node);
+      if (snapshot) history.record({ kind: 'create', nodes: [snapshot], edges });
+      return node.id;
+    },
+    [graph, outbox, history],
+  );
+
   /** Adds an empty note with its top-left corner at `position` (a double-click on the canvas). */
   const addNoteAt = useCallback((position: XYPosition) => addNote({ x: position.x + 130, y: position.y + 70 }), [addNote]);
 
@@ -441,6 +478,7 @@ export function useBoardEdits({ boardId, canEdit, graph, outbox, text, sync, not
     addingNote,
     addNote,
     addNoteAt,
+    addLinkedNote,
     placeFileNode,
     saveNoteText,
     typedText,

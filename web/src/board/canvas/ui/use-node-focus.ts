@@ -1,9 +1,11 @@
 // Bringing a node into view: a search result or a chat source centres the canvas on its node,
-// selects it and highlights it until the pane is clicked or the node is deleted.
+// selects it and highlights it until the pane is clicked or the node is deleted. A chat citation
+// also names the passage: its card shows it (a note selects it, a video plays from its second).
 import { useCallback, useState } from 'react';
 import { type Edge, useReactFlow } from '@xyflow/react';
 import type { BoardFlowNode } from '../../board-context';
 import type { CanvasGraph } from '../use-board-graph';
+import type { Citation, FocusedPassage } from '../../citations';
 
 export interface NodeFocus {
   /** The highlighted node's id. */
@@ -11,6 +13,9 @@ export interface NodeFocus {
   /** The page of the highlighted pdf node a search hit or chat source named. */
   highlightPage: { nodeId: string; page: number } | undefined;
   focusNode(id: string, page?: number): void;
+  /** The passage of the highlighted node a chat citation named. */
+  passage: FocusedPassage | undefined;
+  focusCitation(citation: Citation): void;
   clearHighlight(): void;
   /** Drops the highlight if its node is among `ids` (they were deleted). */
   forgetNodes(ids: Set<string>): void;
@@ -20,6 +25,7 @@ export function useNodeFocus(graph: CanvasGraph, notify: (message: string) => vo
   const flow = useReactFlow<BoardFlowNode, Edge>();
   const [highlight, setHighlight] = useState<string>();
   const [highlightPage, setHighlightPage] = useState<{ nodeId: string; page: number }>();
+  const [passage, setPassage] = useState<FocusedPassage>();
 
   const focusNode = useCallback(
     (id: string, page?: number) => {
@@ -34,13 +40,34 @@ export function useNodeFocus(graph: CanvasGraph, notify: (message: string) => vo
       void flow.setCenter(at.x + width / 2, at.y + height / 2, { zoom: Math.max(flow.getZoom(), 0.8), duration: 450 });
       setHighlight(id);
       setHighlightPage(page === undefined ? undefined : { nodeId: id, page });
+      setPassage(undefined);
       graph.selectOnly(id);
     },
     [flow, notify, graph],
   );
 
+  const focusCitation = useCallback(
+    (citation: Citation) => {
+      if (!citation.node_id) {
+        notify('That source is not a node of this board.');
+        return;
+      }
+      focusNode(citation.node_id, citation.page);
+      if (!flow.getInternalNode(citation.node_id)) return;
+      setPassage({
+        nodeId: citation.node_id,
+        quote: citation.quote,
+        start: citation.char_start,
+        end: citation.char_end,
+        seconds: citation.start_seconds,
+        at: Date.now(),
+      });
+    },
+    [flow, notify, focusNode],
+  );
+
   const clearHighlight = useCallback(() => setHighlight(undefined), []);
   const forgetNodes = useCallback((ids: Set<string>) => setHighlight((id) => (id && ids.has(id) ? undefined : id)), []);
 
-  return { highlight, highlightPage, focusNode, clearHighlight, forgetNodes };
+  return { highlight, highlightPage, focusNode, passage, focusCitation, clearHighlight, forgetNodes };
 }
