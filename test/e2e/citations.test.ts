@@ -78,7 +78,7 @@ test('a citation marker shows the cited passage selected in its note, found agai
     );
     const first = await eventually('the passage selected', async () => {
       const s = await noteSelection(page, tides);
-      return s && s.focused && s.end > s.start ? s : undefined;
+      return s?.focused && s.end > s.start ? s : undefined;
     });
     assert.equal(first.text.slice(first.start, first.end), quote);
     assert.equal(first.start, TIDES.indexOf(quote));
@@ -91,7 +91,7 @@ test('a citation marker shows the cited passage selected in its note, found agai
     await marker.click();
     const again = await eventually('the passage selected again', async () => {
       const s = await noteSelection(page, tides);
-      return s && s.focused && s.start === changed.indexOf(quote) ? s : undefined;
+      return s?.focused && s.start === changed.indexOf(quote) ? s : undefined;
     });
     assert.equal(again.text.slice(again.start, again.end), quote);
   } finally {
