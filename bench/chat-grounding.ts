@@ -76,7 +76,8 @@ const PROTOCOL = `BEIR relevance, ${claims.length} SciFact train claims`;
 console.log(`SciFact: ${corpus.length} abstracts; ${claims.length} train claims asked (${PROTOCOL})`);
 
 if (serverMode() === 'dist') buildServer();
-const server = await startServerChild({ env: { LLM_PROVIDER: 'local' } });
+// The board's 5,183 vectorize jobs are queued at once: above the default per-user bound (200).
+const server = await startServerChild({ env: { LLM_PROVIDER: 'local', JOB_MAX_QUEUED_PER_USER: '10000' } });
 try {
   const api = new ApiClient(server.url, await benchApiKey(server.url, 'bench-chat-grounding'));
   const board = await loadScifactBoard(api, corpus);

@@ -261,7 +261,7 @@ describe('Anthropic citations', () => {
     assert.doesNotMatch(body.system, /Relevant document excerpts/, 'the excerpts are not sent twice');
 
     const message = reply.body.data;
-    assert.equal(message.content, 'According to the board, pumps are inspected every 90 days[1].');
+    assert.equal(message.content, 'According to the board, pumps are inspected every 90 days [1].');
     const [citation] = meta(message).citations;
     assert.equal(citation!.quote, 'Coolant pumps are inspected every 90 days.');
     assert.equal(citation!.node_id, pumps);

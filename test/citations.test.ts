@@ -35,9 +35,9 @@ describe('citation markers', () => {
     assert.ok(!shown.slice(0, -1).some((s) => /\[\d*$/.test(s)), 'no piece ends inside a marker');
   });
 
-  test('a reply without markers passes through unchanged', () => {
-    const { text, markers } = run(2, ['Arrays [like this] and x[i] ', 'are plain.']);
-    assert.equal(text, 'Arrays [like this] and x[i] are plain.');
+  test('a reply without markers (an index after a word is not one) passes through unchanged', () => {
+    const { text, markers } = run(2, ['Arrays [like this] and x[i] ', 'and a', '[1] are plain.']);
+    assert.equal(text, 'Arrays [like this] and x[i] and a[1] are plain.');
     assert.deepEqual(markers.cited, []);
   });
 });

@@ -29,7 +29,10 @@ export interface Citation {
   start_seconds?: number;
 }
 
-/** `[1]`, `[2, 3]`: a marker group; anything else in brackets is plain text. */
+/**
+ * `[1]`, `[2, 3]`: a marker group, unless it follows a letter, digit or underscore (`x[1]` is an
+ * index in code, never a citation); anything else in brackets is plain text.
+ */
 const MARKER = /\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]/g;
 /** The tail of a text that may still become a marker when more text arrives (with the space before it). */
 const PARTIAL = /\s*\[[\d,\s]{0,20}$/;
@@ -46,6 +49,8 @@ export class CitationMarkers {
   private held = '';
   /** Shown text since the last marker, for the claim of the next one. */
   private claim = '';
+  /** The last character shown, for a marker at the start of the next piece. */
+  private last = '';
 
   constructor(private readonly count: number) {}
 
@@ -67,6 +72,8 @@ export class CitationMarkers {
     let out = '';
     let last = 0;
     for (const match of text.matchAll(MARKER)) {
+      const previous = match.index > 0 ? text[match.index - 1]! : this.last;
+      if (/\w/.test(previous)) continue;
       const before = text.slice(last, match.index);
       out += before;
       this.claim += before;
@@ -90,7 +97,9 @@ export class CitationMarkers {
     }
     const after = text.slice(last);
     this.claim += after;
-    return out + after;
+    out += after;
+    if (text) this.last = text.at(-1)!;
+    return out;
   }
 }
 

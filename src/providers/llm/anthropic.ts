@@ -64,6 +64,7 @@ export class AnthropicChatModel implements ChatModel {
     let complete = false;
     // Passages cited by the text block being streamed: its markers follow the block's text.
     let cited: number[] = [];
+    let blockText = '';
     try {
       const stream = await this.client.messages.create(
         { model: this.id, ...withDocuments(request), max_tokens: request.maxTokens, stream: true },
@@ -75,7 +76,9 @@ export class AnthropicChatModel implements ChatModel {
           output = event.message.usage.output_tokens;
         } else if (event.type === 'content_block_start') {
           cited = [];
+          blockText = '';
         } else if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') {
+          blockText += event.delta.text;
           if (event.delta.text) yield { type: 'delta', content: event.delta.text };
         } else if (event.type === 'content_block_delta' && event.delta.type === 'citations_delta') {
           const citation = event.delta.citation;
@@ -85,7 +88,9 @@ export class AnthropicChatModel implements ChatModel {
             yield { type: 'quote', passage, quote: citation.cited_text };
           }
         } else if (event.type === 'content_block_stop') {
-          if (cited.length) yield { type: 'delta', content: cited.map((n) => `[${n}]`).join('') };
+          // " [1]" after the claim (a marker right after a word would read as an index: citations.ts).
+          const space = blockText === '' || /\s$/.test(blockText) ? '' : ' ';
+          if (cited.length) yield { type: 'delta', content: space + cited.map((n) => `[${n}]`).join('') };
           cited = [];
         } else if (event.type === 'message_delta') {
           if (event.delta.stop_reason) stop = event.delta.stop_reason;

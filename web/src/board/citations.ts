@@ -38,11 +38,15 @@ export function citationsOf(message: Pick<Message, 'metadata'>): Citation[] {
   );
 }
 
+/** A marker `[n]` is not one right after a letter, digit or underscore (`x[1]` is an index), as the service reads it. */
+const isMarkerAt = (content: string, index: number) => index === 0 || !/\w/.test(content[index - 1]!);
+
 /** The reply's text and its markers, in order: a string is text, a number a marker `[n]`. */
 export function splitMarkers(content: string): (string | number)[] {
   const out: (string | number)[] = [];
   let last = 0;
   for (const match of content.matchAll(/\[(\d{1,3})\]/g)) {
+    if (!isMarkerAt(content, match.index)) continue;
     if (match.index > last) out.push(content.slice(last, match.index));
     out.push(Number(match[1]));
     last = match.index + match[0].length;
@@ -52,7 +56,8 @@ export function splitMarkers(content: string): (string | number)[] {
 }
 
 /** The reply as a note's text: its markers go (the note's edges name the sources instead). */
-export const withoutMarkers = (content: string): string => content.replace(/ ?\[\d{1,3}\]/g, '');
+export const withoutMarkers = (content: string): string =>
+  content.replace(/( ?)\[\d{1,3}\]/g, (marker, space: string, index: number) => (isMarkerAt(content, index + space.length) ? '' : marker));
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
