@@ -131,6 +131,13 @@ try {
     });
     if (relevant[0]) hit1++;
     if (relevant.includes(true)) hit5++;
+    const asked = latencies.length;
+    // Progress, so a run cut short still says where it stood.
+    if (asked % 50 === 0)
+      console.log(
+        `${asked} claims: hit@${TOP} ${(hit5 / asked).toFixed(4)}, hit@1 ${(hit1 / asked).toFixed(4)}; ` +
+          `${citationCount} citations, at their place ${citationCount ? (placed / citationCount).toFixed(4) : 'n/a'}, quoted ${citationCount ? (quoted / citationCount).toFixed(4) : 'n/a'}`,
+      );
   }
 
   const n = claims.length;

@@ -172,7 +172,7 @@ export async function startServerChild(options: ServerOptions = {}): Promise<Ser
 
   let output = '';
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the server did not start within 60 s:\n${output}`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`the server did not start within 180 s:\n${output}`)), 180_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
