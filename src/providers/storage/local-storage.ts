@@ -59,7 +59,7 @@ export class LocalStorage implements Storage {
         } catch (error) {
           // A body failing before the file has opened still lets the open finish and create the
           // file: wait for the stream to close, or the file would appear after its removal.
-          if (!file.closed) await new Promise((resolve) => file.once('close', resolve));
+          if (!file.closed) await new Promise<void>((resolve) => file.once('close', () => resolve()));
           await fs.rm(temp, { force: true });
           throw error;
         }
