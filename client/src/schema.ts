@@ -1028,6 +1028,8 @@ export interface operations {
                     viewport_x?: number;
                     viewport_y?: number;
                     viewport_zoom?: number;
+                    /** @description Whether the web app reads (vectorizes) each note, document, file, link and video automatically as it is added or its text changes (default true). A setting for clients: the service itself never vectorizes on its own */
+                    auto_read?: boolean;
                 };
             };
         };
@@ -1063,6 +1065,8 @@ export interface operations {
                             viewport_x: number;
                             viewport_y: number;
                             viewport_zoom: number;
+                            /** @description Whether the web app reads (vectorizes) each note, document, file, link and video automatically as it is added or its text changes (default true). A setting for clients: the service itself never vectorizes on its own */
+                            auto_read: boolean;
                         };
                     };
                 };
@@ -1175,6 +1179,8 @@ export interface operations {
                             viewport_x: number;
                             viewport_y: number;
                             viewport_zoom: number;
+                            /** @description Whether the web app reads (vectorizes) each note, document, file, link and video automatically as it is added or its text changes (default true). A setting for clients: the service itself never vectorizes on its own */
+                            auto_read: boolean;
                         } & {
                             flow_state?: {
                                 viewMode: string;
@@ -1414,6 +1420,8 @@ export interface operations {
                     viewport_x?: number;
                     viewport_y?: number;
                     viewport_zoom?: number;
+                    /** @description Whether the web app reads (vectorizes) each note, document, file, link and video automatically as it is added or its text changes (default true). A setting for clients: the service itself never vectorizes on its own */
+                    auto_read?: boolean;
                 };
             };
         };
@@ -1449,6 +1457,8 @@ export interface operations {
                             viewport_x: number;
                             viewport_y: number;
                             viewport_zoom: number;
+                            /** @description Whether the web app reads (vectorizes) each note, document, file, link and video automatically as it is added or its text changes (default true). A setting for clients: the service itself never vectorizes on its own */
+                            auto_read: boolean;
                         };
                     };
                 };
@@ -1561,6 +1571,8 @@ export interface operations {
                             viewport_x: number;
                             viewport_y: number;
                             viewport_zoom: number;
+                            /** @description Whether the web app reads (vectorizes) each note, document, file, link and video automatically as it is added or its text changes (default true). A setting for clients: the service itself never vectorizes on its own */
+                            auto_read: boolean;
                         };
                     };
                 };
@@ -7314,6 +7326,8 @@ export interface operations {
                                 viewport_x: number;
                                 viewport_y: number;
                                 viewport_zoom: number;
+                                /** @description Whether the web app reads (vectorizes) each note, document, file, link and video automatically as it is added or its text changes (default true). A setting for clients: the service itself never vectorizes on its own */
+                                auto_read: boolean;
                             };
                             /** @description Nodes created */
                             nodes: number;

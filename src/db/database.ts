@@ -29,6 +29,7 @@ import * as m0017 from './migrations/0017-presence-sessions.js';
 import * as m0018 from './migrations/0018-client-ids.js';
 import * as m0019 from './migrations/0019-user-usage.js';
 import * as m0020 from './migrations/0020-job-finished-index.js';
+import * as m0021 from './migrations/0021-board-auto-read.js';
 
 const migrations: Record<string, Migration> = {
   '0001-core': m0001,
@@ -51,6 +52,7 @@ const migrations: Record<string, Migration> = {
   '0018-client-ids': m0018,
   '0019-user-usage': m0019,
   '0020-job-finished-index': m0020,
+  '0021-board-auto-read': m0021,
 };
 
 // Keep int8 (counts) as numbers: our counts are far below 2^53.
