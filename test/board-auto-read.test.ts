@@ -47,7 +47,10 @@ test('auto_read is true by default, set by the owner, seen by a visitor, kept by
 
 test('auto_read of another type is a 400 that changes nothing', async () => {
   const id = await server.makeBoard(alice);
-  const bad = await server.request<ErrorBody>('PATCH', `/v1/boards/${id}`, { token: alice.token, body: { auto_read: 'no', name: 'Renamed' } });
+  const bad = await server.request<ErrorBody>('PATCH', `/v1/boards/${id}`, {
+    token: alice.token,
+    body: { auto_read: 'no', name: 'Renamed' },
+  });
   assert.equal(bad.status, 400);
   assert.ok(isErrorEnvelope(bad.body, 400));
   const board = (await server.request<BoardBody>('GET', `/v1/boards/${id}`, { token: alice.token })).body.data;

@@ -331,7 +331,13 @@ test("someone else's public view board opens read-only", async () => {
     assert.equal(await page.getByRole('button', { name: 'Delete selected' }).count(), 0);
     await page.getByRole('button', { name: 'Menu of Shared' }).click();
     // Reading writes chunks: a viewer is offered no Read on the card.
-    assert.equal(await page.getByTestId(`node-${id}`).getByRole('button', { name: /^Read( again)?$/ }).count(), 0);
+    assert.equal(
+      await page
+        .getByTestId(`node-${id}`)
+        .getByRole('button', { name: /^Read( again)?$/ })
+        .count(),
+      0,
+    );
     assert.equal(await page.getByRole('menuitem', { name: 'Delete' }).count(), 0);
     await page.getByRole('menuitem', { name: 'Chat about this' }).waitFor();
     // Nodes cannot be dragged: the node keeps its place on the canvas (its transform).

@@ -71,7 +71,9 @@ test('a scanned PDF read from its card shows the failed read with its reason (al
     await pdf.getByRole('alert').getByText(`Could not read it: ${NO_TEXT}`).waitFor({ timeout: 30_000 });
 
     // Read again asks the service once more: a new job, which fails the same way.
-    const again = page.waitForResponse((r) => r.url() === `${server.url}/v1/boards/${boardId}/documents` && r.request().method() === 'POST');
+    const again = page.waitForResponse(
+      (r) => r.url() === `${server.url}/v1/boards/${boardId}/documents` && r.request().method() === 'POST',
+    );
     await pdf.getByRole('alert').getByRole('button', { name: 'Read again' }).click();
     const second = ((await (await again).json()) as { data: { id: string } }).data.id;
     assert.notEqual(second, jobId);

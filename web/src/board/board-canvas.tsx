@@ -219,7 +219,22 @@ export function BoardCanvas({
       retryUpload,
       dismissUpload,
     }),
-    [boardId, canEdit, canUpload, autoRead, outbox, text, autoFocusId, saveNoteText, startVectorize, dismissJob, remove, graph, retryUpload, dismissUpload],
+    [
+      boardId,
+      canEdit,
+      canUpload,
+      autoRead,
+      outbox,
+      text,
+      autoFocusId,
+      saveNoteText,
+      startVectorize,
+      dismissJob,
+      remove,
+      graph,
+      retryUpload,
+      dismissUpload,
+    ],
   );
 
   // Size, colour, titles and edge labels (canvas/card-actions.ts) ride along with the node actions.

@@ -91,8 +91,8 @@ export function SearchBox(props: {
           )}
           {state.status === 'done' && state.hits.length === 0 && (
             <p className="bw-muted">
-              Nothing matches “{state.query}”. Notes, documents, PDFs, links and videos are found once read (a card says
-              “Searchable” when it is).
+              Nothing matches “{state.query}”. Notes, documents, PDFs, links and videos are found once read (a card says “Searchable” when
+              it is).
             </p>
           )}
           {state.status === 'done' && state.hits.length > 0 && (

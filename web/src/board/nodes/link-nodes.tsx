@@ -45,7 +45,9 @@ export function UrlNode({ id, data, selected }: NodeProps<BoardFlowNode>) {
           )}
           {siteName && <div className="bw-preview__site">{siteName}</div>}
           {pageTitle && <div className="bw-preview__title">{pageTitle}</div>}
-          {description && <p className="bw-preview__description">{description.length > 240 ? `${description.slice(0, 240)}…` : description}</p>}
+          {description && (
+            <p className="bw-preview__description">{description.length > 240 ? `${description.slice(0, 240)}…` : description}</p>
+          )}
         </div>
       )}
       <a className="bw-card-link nodrag" href={url} target="_blank" rel="noopener noreferrer" title={url} draggable={false}>

@@ -59,7 +59,7 @@ export function NodeFrame(props: {
           {icon}
         </span>
         <EditableTitle id={id} title={title} label={data.label} editing={renaming} onEditing={setRenaming} />
-        <NodeMenu id={id} kind={kind} title={title} color={look.color} onRename={() => setRenaming(true)} />
+        <NodeMenu id={id} title={title} color={look.color} onRename={() => setRenaming(true)} />
       </div>
       <div className="bw-node__body">{children}</div>
       <ReadBadge id={id} kind={kind} data={data} hasContent={hasContent(kind, data, actions.text.local(id))} />
@@ -68,8 +68,8 @@ export function NodeFrame(props: {
   );
 }
 
-function NodeMenu(props: { id: string; kind: string; title: string; color: string | undefined; onRename(): void }) {
-  const { id, kind, title, color, onRename } = props;
+function NodeMenu(props: { id: string; title: string; color: string | undefined; onRename(): void }) {
+  const { id, title, color, onRename } = props;
   const actions = useBoardActions();
   const cards = useCardActions();
   const [open, setOpen] = useState(false);

@@ -63,7 +63,11 @@ function ReadingBadge({ job, again }: { job: JobState; again: boolean }) {
   return (
     <div className="bw-job is-busy" role="status">
       <span className="bw-spinner" aria-hidden="true" />
-      {job.status === 'waiting' ? 'Waiting to be read…' : job.status === 'starting' ? 'Starting to read…' : `${again ? 'Reading again' : 'Reading'}… ${seconds} s`}
+      {job.status === 'waiting'
+        ? 'Waiting to be read…'
+        : job.status === 'starting'
+          ? 'Starting to read…'
+          : `${again ? 'Reading again' : 'Reading'}… ${seconds} s`}
     </div>
   );
 }

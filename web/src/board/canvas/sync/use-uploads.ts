@@ -65,7 +65,9 @@ export function useUploads({ boardId, graph, notify, placeFileNode }: UploadsOpt
     (file: File, position: XYPosition, existingId?: string) => {
       const kind = kindOfFile(file);
       if (!kind) {
-        notify(`${file.name}: only images (PNG, JPEG, GIF, WebP), PDFs and documents (.docx, .md, .txt, .html) can be placed on the board.`);
+        notify(
+          `${file.name}: only images (PNG, JPEG, GIF, WebP), PDFs and documents (.docx, .md, .txt, .html) can be placed on the board.`,
+        );
         return;
       }
       const tempId = existingId ?? `upload-${++counter.current}`;

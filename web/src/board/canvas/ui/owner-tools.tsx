@@ -61,7 +61,10 @@ function AutoReadSwitch({ board }: { board: Board }) {
     if (wanted === current) setWanted(undefined);
   }, [wanted, current]);
   return (
-    <label className="bw-check" title="Notes, documents, PDFs, links and videos are read as they are added or edited, so search and chat know them">
+    <label
+      className="bw-check"
+      title="Notes, documents, PDFs, links and videos are read as they are added or edited, so search and chat know them"
+    >
       <input
         type="checkbox"
         checked={wanted ?? current}

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
-import type { Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import type { TestServer } from '../helpers/harness.js';
 import { allSaved, eventually, openNewBoard, startWebServer } from './helpers/browser.js';
 
@@ -65,13 +65,14 @@ async function search(page: Page, query: string) {
   return results.getByRole('button');
 }
 
-/** The vectorize requests the page sends, by the node they name. */
-function watchReads(page: Page): string[] {
+/** The vectorize requests the browser sends (its service worker's too), by the node they name where known. */
+function watchReads(context: BrowserContext): string[] {
   const nodes: string[] = [];
-  page.on('request', (request) => {
+  context.on('request', (request) => {
     if (request.method() !== 'POST' || !/\/v1\/boards\/[^/]+\/documents$/.test(new URL(request.url()).pathname)) return;
-    const body = request.postDataJSON() as { node_id?: string };
-    if (body.node_id) nodes.push(body.node_id);
+    // A request the service worker forwards comes without its body here.
+    const body = request.postDataJSON() as { node_id?: string } | null;
+    nodes.push(body?.node_id ?? 'a node');
   });
   return nodes;
 }
@@ -113,8 +114,8 @@ test('a note typed is read with no click: found by search, read again after an e
 });
 
 test('with "Read automatically" off a typed note is not read: the card says so and Read reads it', async () => {
-  const { page, api, boardId, close } = await openNewBoard(server, 'Quiet board');
-  const reads = watchReads(page);
+  const { page, context, api, boardId, close } = await openNewBoard(server, 'Quiet board');
+  const reads = watchReads(context);
   try {
     // The owner turns it off in the header's More menu; the board says so.
     await page.getByRole('button', { name: 'More' }).click();
@@ -142,7 +143,7 @@ test('with "Read automatically" off a typed note is not read: the card says so a
     // Read on the card still reads it.
     await card.getByRole('button', { name: 'Read', exact: true }).click();
     await card.getByText('Searchable · 1 passage').waitFor({ timeout: 30_000 });
-    assert.deepEqual(reads, [id]);
+    assert.equal(reads.length, 1);
   } finally {
     await close();
   }
