@@ -1,10 +1,11 @@
 // End to end (Chromium): issue 29's automatic reading in the web app. A note typed is found by
 // search with no click, and read again after an edit; with the board's "Read automatically" off a
 // typed note is not read (its card says so and offers Read); an uploaded .md file becomes a
-// document that is read and found; a link's page is read and its card shows the page's preview.
-// The last two need the service's reading of files and pages (issue 29's service part, engineer
-// h3): the page server is on loopback, reached through OUTBOUND_ALLOWED_HOSTS. A failed read and
-// Read again are in jobs.test.ts.
+// document that is read and found; a link's page is read and its card shows the page's preview; a
+// video given a .vtt transcript on its card is read from it. The last three need the service's
+// reading of files, pages and transcripts (issue 29's service part, engineer h3): the page server
+// is on loopback, reached through OUTBOUND_ALLOWED_HOSTS. A failed read and Read again are in
+// jobs.test.ts.
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -195,6 +196,43 @@ test('a link added is read by itself: its card shows the page preview, and its w
 
     const hits = await search(page, 'middens of empty shells');
     await hits.filter({ hasText: 'How octopuses choose their dens' }).first().waitFor();
+  } finally {
+    await close();
+  }
+});
+
+// Needs the service's reading of transcripts and .vtt uploads (issue 29, engineer h3): run after merging.
+test("a video given a .vtt transcript on its card is read from it, and a hit names the passage's time", async () => {
+  const { page, api, boardId, close } = await openNewBoard(server, 'Reef videos');
+  try {
+    await page.getByRole('button', { name: 'Add link' }).click();
+    await page.getByLabel('Web address').fill('https://www.youtube.com/watch?v=dQw4w9WgXcQ');
+    await page.getByRole('dialog').getByRole('button', { name: 'Add link' }).click();
+    const node = await eventually('the video node', async () => (await api('GET', `/v1/boards/${boardId}/nodes?type=video`)).data[0]);
+    const card = page.getByTestId(`node-${node.id}`);
+    const vtt = [
+      'WEBVTT',
+      '',
+      '00:00:05.000 --> 00:00:09.000',
+      'Welcome to the reef, where parrotfish grind coral into sand.',
+      '',
+      '00:01:12.000 --> 00:01:16.000',
+      'A single parrotfish makes hundreds of kilos of white sand each year.',
+      '',
+    ].join('\n');
+    await card.getByLabel('Transcript of Video').setInputFiles({ name: 'reef.vtt', mimeType: 'text/vtt', buffer: Buffer.from(vtt) });
+    await card.getByText(/Searchable · \d+ passages?/).waitFor({ timeout: 30_000 });
+    await card.getByText('Transcript: reef.vtt').waitFor();
+    // The transcript is kept on the node, so Read again (anyone's) reads the same file.
+    const data = await eventually('the transcript named on the node', async () => {
+      const d = (await api('GET', `/v1/boards/${boardId}/nodes/${node.id}`)).data.node_data;
+      return typeof d.transcript_asset_id === 'string' ? d : undefined;
+    });
+    assert.equal(data.transcript_name, 'reef.vtt');
+    const hits = await search(page, 'parrotfish sand');
+    const hit = hits.filter({ hasText: 'parrotfish' }).first();
+    await hit.waitFor();
+    assert.match(await hit.locator('.bw-hit__page').innerText(), /^\d+:\d\d$/);
   } finally {
     await close();
   }
