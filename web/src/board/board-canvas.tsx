@@ -146,12 +146,13 @@ export function BoardCanvas({
     onCreated: (nodeId) => nodeCreated.current?.(nodeId),
   });
   useLastSeen(board, nodes, edges, isOwner, canEdit);
+  const whenCreated = useCallback((nodeId: string) => outbox.whenSent(`create:${nodeId}`), [outbox]);
   const reads = useVectorizeJobs({
     boardId,
     graph,
     typedText: edits.typedText,
     flushNoteText: edits.flushNoteText,
-    whenCreated: (nodeId) => outbox.whenSent(`create:${nodeId}`),
+    whenCreated,
     onCompleted: () => refreshIndex.current?.(),
   });
   const { jobs, startVectorize, dismissJob } = reads;

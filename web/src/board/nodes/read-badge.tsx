@@ -120,10 +120,10 @@ function FailedBadge({ id, job }: { id: string; job: JobState }) {
 }
 
 function UnreadBadge({ id }: { id: string }) {
-  const { autoRead } = useBoardActions();
+  const { autoRead, canVectorize } = useBoardActions();
   return (
     <div className="bw-job" role="status">
-      {autoRead ? 'Not read yet' : 'Not read (automatic reading is off)'}
+      {autoRead || !canVectorize ? 'Not read yet' : 'Not read (automatic reading is off)'}
       <ReadAgain id={id} label="Read" />
     </div>
   );

@@ -128,6 +128,11 @@ export function useVectorizeJobs({ boardId, graph, typedText, flushNoteText, whe
   useEffect(() => {
     alive.current = true;
     for (const [nodeId, jobId] of Object.entries(remembered(boardId))) {
+      // A node deleted since needs no word about its read.
+      if (!graph.nodeById(nodeId)) {
+        remember(boardId, nodeId, undefined);
+        continue;
+      }
       void getJob(jobId).then(
         (job) => {
           if (!alive.current) return;
@@ -145,7 +150,7 @@ export function useVectorizeJobs({ boardId, graph, typedText, flushNoteText, whe
     return () => {
       alive.current = false;
     };
-  }, [boardId, pollJob]);
+  }, [boardId, graph, pollJob]);
 
   const startVectorize = useCallback(
     async (nodeId: string, options: ReadOptions = {}) => {
