@@ -1048,6 +1048,8 @@ export interface operations {
                     viewport_x?: number;
                     viewport_y?: number;
                     viewport_zoom?: number;
+                    /** @description Whether the web app reads (vectorizes) each note, document, file, link and video automatically as it is added or its text changes (default true). A setting for clients: the service itself never vectorizes on its own */
+                    auto_read?: boolean;
                 };
             };
         };
@@ -1083,6 +1085,8 @@ export interface operations {
                             viewport_x: number;
                             viewport_y: number;
                             viewport_zoom: number;
+                            /** @description Whether the web app reads (vectorizes) each note, document, file, link and video automatically as it is added or its text changes (default true). A setting for clients: the service itself never vectorizes on its own */
+                            auto_read: boolean;
                         };
                     };
                 };
@@ -1195,6 +1199,8 @@ export interface operations {
                             viewport_x: number;
                             viewport_y: number;
                             viewport_zoom: number;
+                            /** @description Whether the web app reads (vectorizes) each note, document, file, link and video automatically as it is added or its text changes (default true). A setting for clients: the service itself never vectorizes on its own */
+                            auto_read: boolean;
                         } & {
                             flow_state?: {
                                 viewMode: string;
@@ -1434,6 +1440,8 @@ export interface operations {
                     viewport_x?: number;
                     viewport_y?: number;
                     viewport_zoom?: number;
+                    /** @description Whether the web app reads (vectorizes) each note, document, file, link and video automatically as it is added or its text changes (default true). A setting for clients: the service itself never vectorizes on its own */
+                    auto_read?: boolean;
                 };
             };
         };
@@ -1469,6 +1477,8 @@ export interface operations {
                             viewport_x: number;
                             viewport_y: number;
                             viewport_zoom: number;
+                            /** @description Whether the web app reads (vectorizes) each note, document, file, link and video automatically as it is added or its text changes (default true). A setting for clients: the service itself never vectorizes on its own */
+                            auto_read: boolean;
                         };
                     };
                 };
@@ -1581,6 +1591,8 @@ export interface operations {
                             viewport_x: number;
                             viewport_y: number;
                             viewport_zoom: number;
+                            /** @description Whether the web app reads (vectorizes) each note, document, file, link and video automatically as it is added or its text changes (default true). A setting for clients: the service itself never vectorizes on its own */
+                            auto_read: boolean;
                         };
                     };
                 };
@@ -7490,6 +7502,8 @@ export interface operations {
                                 viewport_x: number;
                                 viewport_y: number;
                                 viewport_zoom: number;
+                                /** @description Whether the web app reads (vectorizes) each note, document, file, link and video automatically as it is added or its text changes (default true). A setting for clients: the service itself never vectorizes on its own */
+                                auto_read: boolean;
                             };
                             /** @description Nodes created */
                             nodes: number;

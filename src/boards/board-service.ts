@@ -58,6 +58,7 @@ export async function createBoard(db: Executor, principal: Principal, input: Cre
       viewport_y: input.viewport_y ?? 0,
       viewport_zoom: input.viewport_zoom ?? 1,
       view_mode: 'canvas',
+      auto_read: input.auto_read ?? true,
       created_at: at,
       updated_at: at,
     })
@@ -153,6 +154,7 @@ export async function updateBoard(store: NodeStore, principal: Principal, boardI
           ...(input.viewport_x !== undefined ? { viewport_x: input.viewport_x } : {}),
           ...(input.viewport_y !== undefined ? { viewport_y: input.viewport_y } : {}),
           ...(input.viewport_zoom !== undefined ? { viewport_zoom: input.viewport_zoom } : {}),
+          ...(input.auto_read !== undefined ? { auto_read: input.auto_read } : {}),
           ...publicSettings(board, input),
           updated_at: at,
         })

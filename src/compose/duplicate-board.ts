@@ -37,6 +37,7 @@ export async function duplicateBoard(db: Db, principal: Principal, boardId: stri
         viewport_y: board.viewport_y,
         viewport_zoom: board.viewport_zoom,
         view_mode: board.view_mode,
+        auto_read: board.auto_read,
         created_at: at,
         updated_at: at,
       })

@@ -14,6 +14,12 @@ export type AccessLevel = Static<typeof AccessLevel>;
 const Coordinate = Type.Number({ minimum: -COORDINATE_MAX, maximum: COORDINATE_MAX });
 const Zoom = Type.Number({ exclusiveMinimum: 0, maximum: ZOOM_MAX });
 
+const AutoRead = Type.Boolean({
+  description:
+    'Whether the web app reads (vectorizes) each note, document, file, link and video automatically as it is added or its text ' +
+    'changes (default true). A setting for clients: the service itself never vectorizes on its own',
+});
+
 const BoardInputFields = {
   is_public: Type.Optional(Type.Boolean()),
   public_access_level: Type.Optional(
@@ -22,6 +28,7 @@ const BoardInputFields = {
   viewport_x: Type.Optional(Coordinate),
   viewport_y: Type.Optional(Coordinate),
   viewport_zoom: Type.Optional(Zoom),
+  auto_read: Type.Optional(AutoRead),
 };
 
 export const CreateBoardBody = Type.Object({ name: Name, ...BoardInputFields }, { additionalProperties: false });
@@ -50,6 +57,7 @@ export const Board = Type.Object({
   viewport_x: Type.Number(),
   viewport_y: Type.Number(),
   viewport_zoom: Type.Number(),
+  auto_read: AutoRead,
 });
 export type Board = Static<typeof Board>;
 const FlowState = Type.Object({

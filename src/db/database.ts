@@ -30,6 +30,7 @@ import * as m0018 from './migrations/0018-client-ids.js';
 import * as m0019 from './migrations/0019-user-usage.js';
 import * as m0020 from './migrations/0020-job-finished-index.js';
 import * as m0021 from './migrations/0021-chat-node-ids.js';
+import * as m0022 from './migrations/0022-board-auto-read.js';
 
 const migrations: Record<string, Migration> = {
   '0001-core': m0001,
@@ -53,6 +54,7 @@ const migrations: Record<string, Migration> = {
   '0019-user-usage': m0019,
   '0020-job-finished-index': m0020,
   '0021-chat-node-ids': m0021,
+  '0022-board-auto-read': m0022,
 };
 
 // Keep int8 (counts) as numbers: our counts are far below 2^53.

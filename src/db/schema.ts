@@ -38,6 +38,8 @@ export interface BoardsTable {
   viewport_y: number;
   viewport_zoom: number;
   view_mode: string;
+  /** The web app reads (vectorizes) what is added automatically (0022-board-auto-read.ts). */
+  auto_read: ColumnType<boolean, boolean | undefined, boolean>;
   /** Running totals kept by triggers (0010-board-totals.ts), checked against the board's bounds. */
   node_count: ColumnType<number, never, never>;
   edge_count: ColumnType<number, never, never>;

@@ -76,12 +76,12 @@ async function centred(page: Page, nodeId: string) {
   });
 }
 
-test('a note made searchable from its menu is found by search, and the result centres and highlights it', async () => {
+test('a note read from its card is found by search, and the result centres and highlights it', async () => {
   const { page, api, boardId, ids, close } = await boardWithNotes('Search board');
   try {
     const target = ids['Tide pools']!;
-    await page.getByRole('button', { name: 'Menu of Tide pools' }).click();
-    await page.getByRole('menuitem', { name: 'Make searchable' }).click();
+    // Made through the API, the notes were not read by a page: the card offers Read.
+    await page.getByTestId(`node-${target}`).getByRole('button', { name: 'Read', exact: true }).click();
     // The job is watched until it completes; the node says so.
     await page.getByTestId(`node-${target}`).getByText('Searchable · 1 passage').waitFor({ timeout: 30_000 });
     const chunks = (await api('GET', `/v1/boards/${boardId}/documents?node_id=${target}`)).data;
@@ -95,7 +95,9 @@ test('a note made searchable from its menu is found by search, and the result ce
     await hit.waitFor();
     assert.equal(await results.getByRole('button').count(), 1, 'only the vectorized note is found');
     assert.match(await hit.locator('.bw-hit__score').innerText(), /^(0|1)\.\d\d$/);
-    assert.equal(await hit.locator('.bw-hit__page').innerText(), 'p. 1');
+    // Named as its card is, with no page for a note.
+    assert.equal(await hit.locator('.bw-hit__source').innerText(), 'Tide pools');
+    assert.equal(await hit.locator('.bw-hit__page').count(), 0);
     await hit.click();
 
     const node = page.getByTestId(`node-${target}`);

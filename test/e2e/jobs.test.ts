@@ -1,7 +1,7 @@
-// End to end: a vectorize job that fails, seen on its node in Chromium against the real service. A
-// pdf node whose file is a "scanned" PDF (a page with a drawn rectangle and no text) is made
-// searchable from its menu; the job fails on the service, and the node shows the service's reason
-// in its failed badge until Dismiss removes it.
+// End to end: a read (vectorize job) that fails, seen on its node in Chromium against the real
+// service. A pdf node whose file is a "scanned" PDF (a page with a drawn rectangle and no text) is
+// read from its card; the job fails on the service, and the node shows the service's reason in its
+// failed badge (also after a reload), with Read again (a new job), until Dismiss removes it.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { TestServer } from '../helpers/harness.js';
@@ -20,7 +20,7 @@ after(async () => {
 
 const NO_TEXT = 'The PDF has no extractable text (a scanned PDF needs OCR first)';
 
-test('a scanned PDF made searchable from its menu shows the failed job on its node, with the reason, until dismissed', async () => {
+test('a scanned PDF read from its card shows the failed read with its reason (also after a reload) and Read again, until dismissed', async () => {
   const { page, api, account, boardId, close } = await openNewBoard(server, 'Scans board');
   try {
     // The scan is uploaded as an asset of the board and a pdf node names it (through the API).
@@ -44,15 +44,15 @@ test('a scanned PDF made searchable from its menu shows the failed job on its no
     const started = page.waitForResponse(
       (r) => r.url() === `${server.url}/v1/boards/${boardId}/documents` && r.request().method() === 'POST',
     );
-    await page.getByRole('button', { name: 'Menu of Receipt scan' }).click();
-    await page.getByRole('menuitem', { name: 'Make searchable' }).click();
+    // Made through the API, the node was not read by a page: its card offers Read.
+    await pdf.getByRole('button', { name: 'Read', exact: true }).click();
     const answer = await started;
     assert.equal(answer.status(), 202);
     const jobId = ((await answer.json()) as { data: { id: string } }).data.id;
 
     // The node shows the failure with the service's own message.
     const badge = pdf.getByRole('alert');
-    await badge.getByText(`Could not make it searchable: ${NO_TEXT}`).waitFor({ timeout: 30_000 });
+    await badge.getByText(`Could not read it: ${NO_TEXT}`).waitFor({ timeout: 30_000 });
     assert.equal(await badge.getAttribute('class'), 'bw-job is-failed');
     assert.equal(await pdf.locator('.bw-job.is-busy, .bw-job.is-done').count(), 0);
 
@@ -66,10 +66,25 @@ test('a scanned PDF made searchable from its menu shows the failed job on its no
     assert.equal(job.result, null);
     assert.equal((await api('GET', `/v1/boards/${boardId}/documents?node_id=${node.id}`)).data.length, 0);
 
-    // Dismiss removes the badge; the node stays.
-    await badge.getByRole('button', { name: 'Dismiss' }).click();
-    await pdf.locator('.bw-job').waitFor({ state: 'detached' });
+    // The failure is remembered in this browser: a reload shows it again, with its reason.
+    await page.reload();
+    await pdf.getByRole('alert').getByText(`Could not read it: ${NO_TEXT}`).waitFor({ timeout: 30_000 });
+
+    // Read again asks the service once more: a new job, which fails the same way.
+    const again = page.waitForResponse(
+      (r) => r.url() === `${server.url}/v1/boards/${boardId}/documents` && r.request().method() === 'POST',
+    );
+    await pdf.getByRole('alert').getByRole('button', { name: 'Read again' }).click();
+    const second = ((await (await again).json()) as { data: { id: string } }).data.id;
+    assert.notEqual(second, jobId);
+    await eventually('the second job failed', async () => (await api('GET', `/v1/jobs/${second}`)).data.status === 'failed');
+    await pdf.getByRole('alert').getByText(`Could not read it: ${NO_TEXT}`).waitFor({ timeout: 30_000 });
+
+    // Dismiss removes the failure (the card says it is not read); the node stays.
+    await pdf.getByRole('alert').getByRole('button', { name: 'Dismiss' }).click();
+    await pdf.locator('.bw-job.is-failed').waitFor({ state: 'detached' });
     assert.equal(await pdf.getByRole('alert').count(), 0);
+    await pdf.getByText('Not read yet').waitFor();
     await pdf.getByText('Receipt scan').first().waitFor();
     assert.equal((await api('GET', `/v1/boards/${boardId}/nodes?type=pdf`)).data.length, 1);
   } finally {

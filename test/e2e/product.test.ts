@@ -54,8 +54,8 @@ test('a searchable note keeps up with its text: re-indexed after edits, the badg
   try {
     const nodeId = (await api('GET', `/v1/boards/${boardId}/nodes`)).data[0].id as string;
     const card = page.getByTestId(`node-${nodeId}`);
-    await page.getByRole('button', { name: 'Menu of Beds' }).click();
-    await page.getByRole('menuitem', { name: 'Make searchable' }).click();
+    // Made through the API, the note was not read by a page: its card offers Read.
+    await card.getByRole('button', { name: 'Read', exact: true }).click();
     await card.getByText('Searchable · 1 passage').waitFor({ timeout: 30_000 });
     assert.ok(
       (await searchLabels(page, 'tomatoes')).some((t) => t.includes('Beds')),
@@ -82,10 +82,11 @@ test('a searchable note keeps up with its text: re-indexed after edits, the badg
     await page.reload();
     await card.getByText('Searchable · 1 passage').waitFor();
 
-    // Someone else changes the text: this page shows the index is behind, and Update redoes it.
+    // Someone else changes the text (through the API, which reads nothing): this page shows the
+    // index is behind, and Read again redoes it.
     await api('PATCH', `/v1/boards/${boardId}/nodes/${nodeId}`, { data: { text: 'Beans fix nitrogen.' } });
-    await card.getByText('Index behind the text').waitFor();
-    await card.getByRole('button', { name: 'Update' }).click();
+    await card.getByText('Changed since it was read').waitFor();
+    await card.getByRole('button', { name: 'Read again' }).click();
     await card.getByText('Searchable · 1 passage').waitFor({ timeout: 30_000 });
     assert.equal((await api('GET', `/v1/boards/${boardId}/documents/nodes`)).data[0].text_sha256, sha256('Beans fix nitrogen.'));
   } finally {

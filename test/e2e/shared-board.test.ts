@@ -34,7 +34,7 @@ test("a second account adds and writes a note on someone else's public edit boar
     const tools = page.getByRole('toolbar', { name: 'Board tools' });
     await tools.getByRole('button', { name: 'Add note' }).waitFor();
     assert.equal(await tools.getByRole('button', { name: 'Delete selected' }).count(), 1);
-    assert.equal(await page.getByLabel('Upload image or PDF').count(), 0);
+    assert.equal(await page.getByLabel('Upload image, PDF or document').count(), 0);
     assert.equal(await page.getByText('Upload file').count(), 0);
     assert.equal(await page.getByText('View only').count(), 0);
     assert.equal(await page.getByText('Public · edit').count(), 0);
@@ -69,9 +69,10 @@ test("a second account adds and writes a note on someone else's public edit boar
 
     // The visitor's node menu offers what edit access allows.
     await page.getByTestId(`node-${id}`).getByRole('button', { name: 'Menu of Agenda: budget, hiring, offsite' }).click();
-    await page.getByRole('menuitem', { name: 'Make searchable' }).waitFor();
     await page.getByRole('menuitem', { name: 'Delete' }).waitFor();
     await page.keyboard.press('Escape');
+    // What the visitor typed is read by itself (the board's auto_read), as the owner's typing would be.
+    await page.getByTestId(`node-${id}`).getByText('Searchable · 1 passage').waitFor({ timeout: 30_000 });
 
     // The owner sees the visitor's note on their canvas after a reload.
     await owner.page.reload();

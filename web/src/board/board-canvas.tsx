@@ -21,6 +21,7 @@ import {
   HighlightContext,
   IndexContext,
   JobsContext,
+  ReadSoonContext,
   RemoteSelectionContext,
 } from './board-context';
 import { AddLinkDialog } from './canvas/ui/add-link-dialog';
@@ -47,6 +48,9 @@ import { useLastSeen } from './canvas/sync/use-last-seen';
 import { useOutboxSync } from './canvas/sync/use-outbox-sync';
 import { useUrlPaste } from './canvas/ui/use-url-paste';
 import { useSearchIndex } from './canvas/sync/use-search-index';
+import { useAutoRead } from './canvas/sync/use-auto-read';
+import { apiTypeOf } from './flow-mapping';
+import { hasContent } from './nodes/node-frame';
 import { useUploads } from './canvas/sync/use-uploads';
 import { useVectorizeJobs } from './canvas/sync/use-vectorize-jobs';
 import { useViewCentre, useViewportPersistence } from './canvas/ui/use-viewport';
@@ -106,6 +110,9 @@ export function BoardCanvas({
   const { realNodes, selectedNodes, selectedEdges, selectedNode, nodeLabel } = useCanvasSelection(nodes, edges);
   // The search index is asked again when a vectorize job completes (here or elsewhere).
   const refreshIndex = useRef<() => void>(undefined);
+  const remoteOutcome = useRef<(nodeId: string, outcome: { failed: boolean; error?: string }) => void>(undefined);
+  // A node made here is on the service: automatic reading may start (use-auto-read.ts).
+  const nodeCreated = useRef<(nodeId: string) => void>(undefined);
   const live = useLiveBoard({
     board: openedBoard,
     graph,
@@ -114,7 +121,10 @@ export function BoardCanvas({
     selection: selectedNodes.map((n) => n.id),
     onConnected: () => outbox.retryNow(),
     notify,
-    onDocument: () => refreshIndex.current?.(),
+    onDocument: (nodeId, outcome) => {
+      refreshIndex.current?.();
+      if (nodeId) remoteOutcome.current?.(nodeId, outcome);
+    },
   });
   const { board, sync } = live;
   // Someone else's drag in progress shows on the nodes (not saved here: canvas/sync/live-drags.ts).
@@ -134,17 +144,35 @@ export function BoardCanvas({
     notify,
     onNodesDeleted: focus.forgetNodes,
     restoreDeleted: edits.restoreDeleted,
+    onCreated: (nodeId) => nodeCreated.current?.(nodeId),
   });
   useLastSeen(board, nodes, edges, isOwner, canEdit);
-  const { jobs, startVectorize, dismissJob } = useVectorizeJobs({
+  const whenCreated = useCallback((nodeId: string) => outbox.whenSent(`create:${nodeId}`), [outbox]);
+  const reads = useVectorizeJobs({
     boardId,
     graph,
     typedText: edits.typedText,
     flushNoteText: edits.flushNoteText,
+    whenCreated,
     onCompleted: () => refreshIndex.current?.(),
   });
-  const searchIndex = useSearchIndex({ boardId, nodes, canVectorize: canEdit, jobs, startVectorize: (id) => void startVectorize(id) });
+  const { jobs, startVectorize, dismissJob } = reads;
+  remoteOutcome.current = reads.remoteOutcome;
+  const searchIndex = useSearchIndex({ boardId, nodes });
   refreshIndex.current = () => void searchIndex.refresh();
+  // What is added or typed here is read by itself while the board's auto_read is on.
+  const autoRead = canEdit && board.auto_read !== false;
+  const reading = useAutoRead({
+    autoRead,
+    nodeById: graph.nodeById,
+    hasContent: (nodeId) => {
+      const node = graph.nodeById(nodeId);
+      return node !== undefined && hasContent(apiTypeOf(node.type) ?? '', node.data, edits.typedText(nodeId));
+    },
+    jobs,
+    read: (nodeId) => void startVectorize(nodeId),
+  });
+  nodeCreated.current = reading.created;
   const { placeFiles, retryUpload, dismissUpload } = useUploads({ boardId, graph, notify, placeFileNode: edits.placeFileNode });
   const drop = useFileDrop({ wrapper, canUpload, notify, placeFiles });
   const viewport = useViewportPersistence({ board: openedBoard, hasNodes: initialNodes.length > 0 });
@@ -164,7 +192,7 @@ export function BoardCanvas({
   });
 
   const { autoFocusId, remove } = edits;
-  const { noteEdited } = searchIndex;
+  const { noteEdited } = reading;
   const saveNoteText = useCallback(
     (id: string, text: string) => {
       edits.saveNoteText(id, text);
@@ -177,11 +205,13 @@ export function BoardCanvas({
       boardId,
       canEdit,
       canVectorize: canEdit,
+      canUpload,
+      autoRead,
       tracker: outbox,
       text,
       autoFocusId,
       saveNoteText,
-      vectorize: (id) => void startVectorize(id),
+      vectorize: (id, options) => void startVectorize(id, options),
       dismissJob,
       remove: (id) => remove({ nodes: [id] }),
       chatAbout: (id) => {
@@ -191,7 +221,22 @@ export function BoardCanvas({
       retryUpload,
       dismissUpload,
     }),
-    [boardId, canEdit, outbox, text, autoFocusId, saveNoteText, startVectorize, dismissJob, remove, graph, retryUpload, dismissUpload],
+    [
+      boardId,
+      canEdit,
+      canUpload,
+      autoRead,
+      outbox,
+      text,
+      autoFocusId,
+      saveNoteText,
+      startVectorize,
+      dismissJob,
+      remove,
+      graph,
+      retryUpload,
+      dismissUpload,
+    ],
   );
 
   // Size, colour, titles and edge labels (canvas/card-actions.ts) ride along with the node actions.
@@ -338,7 +383,7 @@ export function BoardCanvas({
                       </p>
                     </div>
                   )}
-                  {drop.dropping && <div className="bw-dropzone">Drop images or PDFs to place them here</div>}
+                  {drop.dropping && <div className="bw-dropzone">Drop images, PDFs or documents to place them here</div>}
                 </div>
                 {chatOpen && (
                   <ChatPanel
@@ -366,11 +411,13 @@ export function BoardCanvas({
   // The search index and a focused pdf page reach the node cards around the rest.
   return (
     <IndexContext.Provider value={searchIndex.states}>
-      <FocusPageContext.Provider value={focus.highlight === focus.highlightPage?.nodeId ? focus.highlightPage : undefined}>
-        <FocusPassageContext.Provider value={focus.highlight === focus.passage?.nodeId ? focus.passage : undefined}>
-          {canvas}
-        </FocusPassageContext.Provider>
-      </FocusPageContext.Provider>
+      <ReadSoonContext.Provider value={reading.soon}>
+        <FocusPageContext.Provider value={focus.highlight === focus.highlightPage?.nodeId ? focus.highlightPage : undefined}>
+          <FocusPassageContext.Provider value={focus.highlight === focus.passage?.nodeId ? focus.passage : undefined}>
+            {canvas}
+          </FocusPassageContext.Provider>
+        </FocusPageContext.Provider>
+      </ReadSoonContext.Provider>
     </IndexContext.Provider>
   );
 }

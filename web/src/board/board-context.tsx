@@ -8,8 +8,10 @@ import type { TextSync } from './canvas/sync/text-sync';
 
 export type { BoardFlowNode } from './flow-node';
 
+/** A node's reading (its vectorize job) as this page follows it (canvas/sync/use-vectorize-jobs.ts). */
 export interface JobState {
-  status: 'starting' | 'processing' | 'completed' | 'failed';
+  /** `waiting`: for a free slot, or for the service's Retry-After (a 429). */
+  status: 'waiting' | 'starting' | 'processing' | 'completed' | 'failed';
   startedAt: number;
   error?: string;
   chunks?: number;
@@ -18,7 +20,9 @@ export interface JobState {
 /** A node's search index as the service has it (canvas/sync/use-search-index.ts). */
 export interface IndexState {
   chunks: number;
-  /** The index was made from other text than the node has now (or an edit here is waiting to be indexed). */
+  /** When the node was last read (the index's `indexed_at`). */
+  indexedAt: string;
+  /** The index was made from other text than the node has now. */
   behind: boolean;
 }
 
@@ -45,6 +49,10 @@ export interface BoardActions {
   canEdit: boolean;
   /** Vectorizing writes chunks: the owner or a public `edit` board. */
   canVectorize: boolean;
+  /** Files may be added (the owner): a video's transcript. */
+  canUpload: boolean;
+  /** The board reads what is added and edited here by itself (its `auto_read`, and this person may vectorize). */
+  autoRead: boolean;
   /** The person's changes waiting to be saved (canvas/sync/outbox.ts). */
   tracker: Outbox;
   /** Notes' text as typed here while it waits (canvas/sync/text-sync.ts). */
@@ -53,7 +61,8 @@ export interface BoardActions {
   autoFocusId?: string;
   /** Saves a note's text (shown at once, kept in the outbox until the service has it). */
   saveNoteText(nodeId: string, text: string): void;
-  vectorize(nodeId: string): void;
+  /** Reads the node now (its vectorize job): "Read", "Read again". */
+  vectorize(nodeId: string, options?: { transcriptAssetId?: string }): void;
   dismissJob(nodeId: string): void;
   remove(nodeId: string): void;
   chatAbout(nodeId: string): void;
@@ -65,6 +74,8 @@ export interface BoardActions {
 
 export const ActionsContext = createContext<BoardActions | null>(null);
 export const JobsContext = createContext<Record<string, JobState>>({});
+/** Nodes whose automatic reading waits for the typing to settle (canvas/sync/use-auto-read.ts). */
+export const ReadSoonContext = createContext<ReadonlySet<string>>(new Set());
 /** Node id -> its search index, for the nodes that have one. */
 export const IndexContext = createContext<Record<string, IndexState>>({});
 /** The page a search hit or chat source named for a pdf node: its card opens the PDF there. */

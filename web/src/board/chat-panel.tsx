@@ -358,7 +358,7 @@ function Thread(props: {
       <ol className="bw-messages" ref={listRef} aria-label="Messages" aria-live="polite">
         {messages?.length === 0 && (
           <li className="bw-muted bw-messages__empty">
-            Ask anything about this board. Answers draw on the nodes made searchable and on its notes.
+            Ask anything about this board. Answers draw on what has been read on it: notes, documents, PDFs, links and videos.
           </li>
         )}
         {messages?.map((message) => (

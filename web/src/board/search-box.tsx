@@ -1,5 +1,6 @@
-// The board's search box: semantic search over the chunks of nodes made searchable. Each result
-// shows its score, source and page; choosing one centres the canvas on its node and highlights it.
+// The board's search box: semantic search over the chunks of the nodes read. Each result is named
+// as its card is (its title, or a note's first line), with the page of a PDF or the time of a
+// video and its score; choosing one centres the canvas on its node and highlights it.
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { search, type SearchHit } from './board-api';
 import type { ChunkIndex } from './chunk-index';
@@ -11,6 +12,22 @@ type SearchState =
   | { status: 'searching'; query: string }
   | { status: 'done'; query: string; hits: SearchHit[] }
   | { status: 'failed'; message: string };
+
+/** Where in its source a hit stands: a PDF's page, a video's time (issue 29's `start_seconds`). */
+function placeOf(hit: SearchHit): string | undefined {
+  if (hit.metadata.sourceType === 'pdf') return `p. ${hit.metadata.page}`;
+  const start = (hit.metadata as { start_seconds?: unknown }).start_seconds;
+  if (typeof start === 'number' && Number.isFinite(start)) return timeOf(start);
+  return undefined;
+}
+
+/** 75 -> "1:15", 3675 -> "1:01:15". */
+export function timeOf(seconds: number): string {
+  const s = Math.max(0, Math.floor(seconds));
+  const two = (n: number) => String(n).padStart(2, '0');
+  const hours = Math.floor(s / 3600);
+  return hours > 0 ? `${hours}:${two(Math.floor((s % 3600) / 60))}:${two(s % 60)}` : `${Math.floor(s / 60)}:${two(s % 60)}`;
+}
 
 export function SearchBox(props: {
   boardId: string;
@@ -73,13 +90,17 @@ export function SearchBox(props: {
             </p>
           )}
           {state.status === 'done' && state.hits.length === 0 && (
-            <p className="bw-muted">Nothing matches “{state.query}”. Only nodes made searchable (node menu → Make searchable) are found.</p>
+            <p className="bw-muted">
+              Nothing matches “{state.query}”. Notes, documents, PDFs, links and videos are found once read (a card says “Searchable” when
+              it is).
+            </p>
           )}
           {state.status === 'done' && state.hits.length > 0 && (
             <ol className="bw-hits">
               {state.hits.map((hit) => {
                 const label = hit.node_id ? nodeLabel(hit.node_id) : undefined;
                 const gone = !hit.node_id || label === undefined;
+                const where = placeOf(hit);
                 return (
                   <li key={hit.id}>
                     <button
@@ -94,13 +115,13 @@ export function SearchBox(props: {
                       }}
                     >
                       <span className="bw-hit__head">
-                        <span className="bw-hit__source">{hit.metadata.source}</span>
-                        <span className="bw-hit__page">p. {hit.metadata.page}</span>
+                        {/* Named as its card is: its title, or a note's first line. */}
+                        <span className="bw-hit__source">{label ?? hit.metadata.source}</span>
+                        {where && <span className="bw-hit__page">{where}</span>}
                         <span className="bw-hit__score" title="Cosine similarity">
                           {hit.score.toFixed(2)}
                         </span>
                       </span>
-                      {label !== undefined && label !== hit.metadata.source && <span className="bw-hit__node">in {label}</span>}
                       <span className="bw-hit__snippet">{hit.content.length > 220 ? `${hit.content.slice(0, 220)}…` : hit.content}</span>
                     </button>
                   </li>

@@ -15,7 +15,7 @@ export function formatBytes(bytes: number): string {
 }
 
 /** The original file name from a storage path (`<user>/<board>/<millis>-<name>`). */
-function fileNameOf(storagePath: string): string {
+export function fileNameOf(storagePath: string): string {
   const last = storagePath.split('/').pop() ?? '';
   return last.replace(/^\d+-/, '') || 'file';
 }

@@ -1,12 +1,15 @@
 // Nodes that point at the web: a url card (the site in bold and the rest of the address, opening
-// in a new tab), a video card (a YouTube or Vimeo video plays in the card, in the provider's
-// privacy-enhanced player, once its still is clicked: a board of many videos loads no players until
-// asked; any other address opens in a new tab) and a document with a preview of its text.
+// in a new tab, and the page's preview once it is read), a video card (a YouTube or Vimeo video
+// plays in the card, in the provider's privacy-enhanced player, once its still is clicked: a board
+// of many videos loads no players until asked; any other address opens in a new tab; a transcript
+// file can be given to it) and a document with a preview of its text (or its file's, once read).
 import { useContext, useEffect, useState } from 'react';
 import type { NodeProps } from '@xyflow/react';
 import type { BoardFlowNode } from '../board-context';
 import { DocumentIcon, LinkIcon, VideoIcon } from '../icons';
+import { formatBytes } from './file-nodes';
 import { labelOf, NodeFrame, str } from './node-frame';
+import { TranscriptUpload } from './transcript-upload';
 import { addressParts, videoOf } from './web-links';
 import { findPassage, FocusPassageContext, playerAt } from '../citations';
 
@@ -14,11 +17,40 @@ function hostOf(url: string): string {
   return addressParts(url).host;
 }
 
+/** Only http(s) addresses become links or images on the card (the page's data is the page's word). */
+const webAddress = (value: unknown): string | undefined => (typeof value === 'string' && /^https?:\/\//i.test(value) ? value : undefined);
+
 export function UrlNode({ id, data, selected }: NodeProps<BoardFlowNode>) {
   const url = str(data.url);
   const { host, rest } = addressParts(url);
+  // The page's preview, once the service has read it (issue 29: title, description, site name, image).
+  const pageTitle = str(data.title).trim();
+  const description = str(data.description).trim();
+  const siteName = str(data.site_name).trim();
+  const image = webAddress(data.image_url);
+  const [imageFailed, setImageFailed] = useState(false);
   return (
-    <NodeFrame id={id} kind="url" icon={<LinkIcon />} title={labelOf(data, host || 'Link')} selected={selected}>
+    <NodeFrame id={id} kind="url" icon={<LinkIcon />} title={labelOf(data, pageTitle || host || 'Link')} selected={selected}>
+      {(pageTitle || description || image) && (
+        <div className="bw-preview" data-testid={`preview-${id}`}>
+          {image && !imageFailed && (
+            <img
+              className="bw-preview__image"
+              src={image}
+              alt=""
+              loading="lazy"
+              draggable={false}
+              referrerPolicy="no-referrer"
+              onError={() => setImageFailed(true)}
+            />
+          )}
+          {siteName && <div className="bw-preview__site">{siteName}</div>}
+          {pageTitle && <div className="bw-preview__title">{pageTitle}</div>}
+          {description && (
+            <p className="bw-preview__description">{description.length > 240 ? `${description.slice(0, 240)}…` : description}</p>
+          )}
+        </div>
+      )}
       <a className="bw-card-link nodrag" href={url} target="_blank" rel="noopener noreferrer" title={url} draggable={false}>
         <span className="bw-card-link__address">
           <strong className="bw-card-link__host">{host}</strong>
@@ -82,6 +114,7 @@ export function VideoNode({ id, data, selected }: NodeProps<BoardFlowNode>) {
       <a className="bw-video__source nodrag" href={url} target="_blank" rel="noopener noreferrer" title={url} draggable={false}>
         {video ? `Open on ${provider}` : hostOf(url)}
       </a>
+      <TranscriptUpload id={id} data={data} title={title} />
     </NodeFrame>
   );
 }
@@ -89,6 +122,9 @@ export function VideoNode({ id, data, selected }: NodeProps<BoardFlowNode>) {
 export function DocumentNode({ id, data, selected }: NodeProps<BoardFlowNode>) {
   const text = str(data.text);
   const url = str(data.url);
+  // A document made from an uploaded file (.docx, .md, .txt, .html): its text comes when it is read.
+  const file = webAddress(data.publicUrl) ?? (str(data.publicUrl).startsWith('/') ? str(data.publicUrl) : undefined);
+  const empty = file ? 'Its text appears once the file is read' : 'Empty document';
   // A chat citation shows the cited passage in place of the start of the text.
   const passage = useContext(FocusPassageContext);
   const cited = passage?.nodeId === id ? findPassage(text, passage) : undefined;
@@ -103,10 +139,19 @@ export function DocumentNode({ id, data, selected }: NodeProps<BoardFlowNode>) {
           {cited.end + 200 < text.length ? '…' : ''}
         </p>
       ) : (
-        <p className="bw-document__preview">{text.length > 600 ? `${text.slice(0, 600)}…` : text || 'Empty document'}</p>
+        <p className="bw-document__preview">{text.length > 600 ? `${text.slice(0, 600)}…` : text || empty}</p>
       )}
       <div className="bw-document__meta">
         {text.length.toLocaleString()} characters
+        {typeof data.fileSize === 'number' && ` · ${formatBytes(data.fileSize)}`}
+        {file && (
+          <>
+            {' · '}
+            <a className="nodrag" href={file} target="_blank" rel="noopener noreferrer">
+              Open file
+            </a>
+          </>
+        )}
         {url && (
           <>
             {' · '}

@@ -1,24 +1,22 @@
 // The frame every canvas node shares: connection handles, a title bar with the node's menu
-// (make searchable, chat about it, delete), the vectorize job's progress, and the highlight a
+// (chat about it, rename, colour, delete), its reading state (read-badge.tsx), and the highlight a
 // search result or chat source gives it, and an outline in someone else's colour when they have it selected.
 // Its size, colour and editable title are card-parts.tsx's (stored in the node's data).
-import { type CSSProperties, useContext, useEffect, useRef, useState, type ReactNode } from 'react';
+import { type CSSProperties, useContext, useRef, useState, type ReactNode } from 'react';
 import { useDismiss } from '../../lib/use-dismiss';
 import { Handle, Position, useNodesData } from '@xyflow/react';
-import {
-  type BoardFlowNode,
-  HighlightContext,
-  IndexContext,
-  type IndexState,
-  JobsContext,
-  RemoteSelectionContext,
-  useBoardActions,
-  type JobState,
-} from '../board-context';
+import { type BoardFlowNode, HighlightContext, RemoteSelectionContext, useBoardActions } from '../board-context';
 import { useCardActions } from '../canvas/edits/card-actions';
 import { ColorSwatches, EditableTitle, useCardLook } from './card-parts';
+import { ReadBadge } from './read-badge';
+import { str } from '../../lib/str';
 
-const SEARCHABLE = new Set(['note', 'document', 'pdf']);
+/** Whether a card has something to read: a note or document its text (as typed here), a file-made document its file. */
+export function hasContent(kind: string, data: Record<string, unknown>, typed?: string): boolean {
+  if (kind === 'note') return (typed ?? str(data.text)).trim() !== '';
+  if (kind === 'document') return str(data.text).trim() !== '' || typeof data.storagePath === 'string';
+  return true;
+}
 
 export function NodeFrame(props: {
   id: string;
@@ -31,8 +29,7 @@ export function NodeFrame(props: {
 }) {
   const { id, kind, icon, title, selected, children, wide } = props;
   const highlighted = useContext(HighlightContext) === id;
-  const job = useContext(JobsContext)[id];
-  const index = useContext(IndexContext)[id];
+  const actions = useBoardActions();
   const remoteColor = useContext(RemoteSelectionContext)[id];
   const data = useNodesData<BoardFlowNode>(id)?.data ?? {};
   const look = useCardLook(id, data, selected);
@@ -62,21 +59,17 @@ export function NodeFrame(props: {
           {icon}
         </span>
         <EditableTitle id={id} title={title} label={data.label} editing={renaming} onEditing={setRenaming} />
-        <NodeMenu id={id} kind={kind} title={title} color={look.color} onRename={() => setRenaming(true)} />
+        <NodeMenu id={id} title={title} color={look.color} onRename={() => setRenaming(true)} />
       </div>
       <div className="bw-node__body">{children}</div>
-      {job && (job.status !== 'completed' || !index) ? (
-        <JobBadge id={id} job={job} reindexing={index !== undefined} />
-      ) : (
-        index && <IndexBadge id={id} index={index} />
-      )}
+      <ReadBadge id={id} kind={kind} data={data} hasContent={hasContent(kind, data, actions.text.local(id))} />
       <Handle type="source" position={Position.Bottom} className="bw-handle" />
     </div>
   );
 }
 
-function NodeMenu(props: { id: string; kind: string; title: string; color: string | undefined; onRename(): void }) {
-  const { id, kind, title, color, onRename } = props;
+function NodeMenu(props: { id: string; title: string; color: string | undefined; onRename(): void }) {
+  const { id, title, color, onRename } = props;
   const actions = useBoardActions();
   const cards = useCardActions();
   const [open, setOpen] = useState(false);
@@ -100,11 +93,6 @@ function NodeMenu(props: { id: string; kind: string; title: string; color: strin
       </button>
       {open && (
         <div className="bw-menu__list" role="menu">
-          {SEARCHABLE.has(kind) && actions.canVectorize && (
-            <button type="button" role="menuitem" onClick={run(() => actions.vectorize(id))}>
-              Make searchable
-            </button>
-          )}
           <button type="button" role="menuitem" onClick={run(() => actions.chatAbout(id))}>
             Chat about this
           </button>
@@ -123,66 +111,6 @@ function NodeMenu(props: { id: string; kind: string; title: string; color: strin
           )}
         </div>
       )}
-    </div>
-  );
-}
-
-/** A node the service has indexed: searchable, or behind its text (with a way to update it). */
-function IndexBadge({ id, index }: { id: string; index: IndexState }) {
-  const { vectorize, canVectorize } = useBoardActions();
-  if (index.behind) {
-    return (
-      <div className="bw-job is-behind" role="status">
-        Index behind the text
-        {canVectorize && (
-          <button type="button" className="bw-link-button nodrag" onClick={() => vectorize(id)}>
-            Update
-          </button>
-        )}
-      </div>
-    );
-  }
-  return (
-    <div className="bw-job is-done" role="status">
-      ✓ Searchable · {index.chunks} {index.chunks === 1 ? 'passage' : 'passages'}
-    </div>
-  );
-}
-
-function JobBadge({ id, job, reindexing }: { id: string; job: JobState; reindexing: boolean }) {
-  const { dismissJob } = useBoardActions();
-  const [now, setNow] = useState(Date.now());
-  const busy = job.status === 'starting' || job.status === 'processing';
-  useEffect(() => {
-    if (!busy) return;
-    const timer = setInterval(() => setNow(Date.now()), 1000);
-    return () => clearInterval(timer);
-  }, [busy]);
-  if (busy) {
-    const seconds = Math.max(0, Math.round((now - job.startedAt) / 1000));
-    return (
-      <div className="bw-job is-busy" role="status">
-        <span className="bw-spinner" aria-hidden="true" />
-        {job.status === 'starting' ? 'Starting…' : reindexing ? `Updating index… ${seconds} s` : `Making searchable… ${seconds} s`}
-      </div>
-    );
-  }
-  if (job.status === 'completed') {
-    return (
-      <div className="bw-job is-done" role="status">
-        ✓ Searchable{job.chunks !== undefined ? ` · ${job.chunks} ${job.chunks === 1 ? 'passage' : 'passages'}` : ''}
-        <button type="button" className="bw-link-button nodrag" onClick={() => dismissJob(id)} aria-label="Dismiss">
-          ×
-        </button>
-      </div>
-    );
-  }
-  return (
-    <div className="bw-job is-failed" role="alert">
-      Could not make it searchable: {job.error}
-      <button type="button" className="bw-link-button nodrag" onClick={() => dismissJob(id)} aria-label="Dismiss">
-        ×
-      </button>
     </div>
   );
 }

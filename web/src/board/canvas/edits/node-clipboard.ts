@@ -5,7 +5,8 @@
 // `create_node` with a client `ref` per node and `create_edge` naming both ends by ref.
 // PDF and image nodes point at a file of their own board (docs/assets.md): pasted into another
 // board they become link cards to the original file (its url works without signing in), with a
-// notice saying so; within the same board they stay file nodes.
+// notice saying so; within the same board they stay file nodes. A document made from a file keeps
+// its text and links to the file instead.
 import type { XYPosition } from '@xyflow/react';
 import type { ApiNodeType } from '../../board-api';
 import type { BatchOperation } from '../sync/batch-api';
@@ -101,6 +102,11 @@ export function pasteOperations(copy: NodeClipboard, boardId: string, at: XYPosi
       const { storagePath: _path, publicUrl, fileSize: _size, ...rest } = n.data;
       const name = typeof n.data.label === 'string' && n.data.label ? n.data.label : 'File';
       return { op: 'create_node', ref: n.id, type: 'url', position, data: { ...rest, url: publicUrl, label: name } };
+    }
+    // A document made from an uploaded file keeps its text (once read) and links to the file.
+    if (n.type === 'document' && !sameBoard && typeof n.data.storagePath === 'string') {
+      const { storagePath: _path, publicUrl, fileSize: _size, read_at: _read, ...rest } = n.data;
+      return { op: 'create_node', ref: n.id, type: 'document', position, data: { ...rest, url: publicUrl } };
     }
     return { op: 'create_node', ref: n.id, type: n.type, position, data: n.data };
   });

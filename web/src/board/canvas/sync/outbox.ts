@@ -56,6 +56,8 @@ export interface OutboxDeps {
   sending?(op: OutboxOp): void;
   /** The service refused `op` for good: the person is told what was not saved. */
   refused(op: OutboxOp, message: string, status: number | undefined): void;
+  /** A node made here is on the service now (automatic reading starts from it). */
+  created?(nodeId: string): void;
 }
 
 export class Outbox {
@@ -315,6 +317,7 @@ export class Outbox {
       const op = run[i]?.op;
       if (op?.op === 'update_node' && result.node) deps.savedNode(result.node);
       if (op?.op === 'update_edge' && result.edge) deps.savedEdge(result.edge);
+      if (op?.op === 'create_node') deps.created?.(op.id);
     });
   }
 

@@ -48,8 +48,8 @@ export interface BoardEventsOptions {
   /** Each time the stream (re)connects: presence is announced again, others' is sent afresh. */
   onConnected(): void;
   onStatus?(status: StreamStatus): void;
-  /** A node's vectorize job completed (its search index changed). */
-  onDocument?(nodeId: string | null): void;
+  /** A read (vectorize job) ended, here or elsewhere; `error` is a failed one's reason. */
+  onDocument?(nodeId: string | null, outcome: { failed: boolean; error?: string }): void;
   notify(message: string): void;
 }
 
@@ -88,7 +88,11 @@ export function useBoardEvents(options: BoardEventsOptions): void {
         case 'board.updated':
           return call().onBoard(data as unknown as Board);
         case 'document.completed':
-          return call().onDocument?.(typeof data.node_id === 'string' ? data.node_id : null);
+        case 'document.failed':
+          return call().onDocument?.(typeof data.node_id === 'string' ? data.node_id : null, {
+            failed: event.type === 'document.failed',
+            error: typeof data.error === 'string' ? data.error : undefined,
+          });
         default:
           // Assets and documents: nothing on the canvas shows them apart from their nodes.
           return;

@@ -22,7 +22,7 @@ export interface LiveBoardOptions {
   selection: string[];
   notify(message: string): void;
   /** A node's vectorize job completed, here or elsewhere. */
-  onDocument?(nodeId: string | null): void;
+  onDocument?(nodeId: string | null, outcome: { failed: boolean; error?: string }): void;
   /** The event stream (re)connected: the service is reachable again. */
   onConnected?(): void;
 }

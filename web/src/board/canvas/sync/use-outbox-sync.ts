@@ -24,6 +24,8 @@ export interface OutboxSyncOptions {
   onNodesDeleted(ids: Set<string>): void;
   /** Puts back a node or edge whose deletion the service refused; the node, if one. */
   restoreDeleted(id: string): BoardFlowNode | undefined;
+  /** A node made here is on the service now. */
+  onCreated?(nodeId: string): void;
 }
 
 /** What a refused operation was, in words. */
@@ -70,6 +72,7 @@ export function useOutboxSync(options: OutboxSyncOptions): void {
       text,
       savedNode: (record) => call().sync.saved(record),
       savedEdge: (record) => call().sync.edge(record),
+      created: (nodeId) => call().onCreated?.(nodeId),
       sending: (op) => {
         if (op.op === 'text') call().history.seal(noteKey(op.id));
       },

@@ -1,6 +1,7 @@
 // Files placed on the board: each shows as a placeholder node with its upload's progress, then
-// becomes an image or pdf node where it was put (a PDF with its page count, counted while it
-// uploads). A failed upload or placement stays as a placeholder with Retry, which reuses an
+// becomes an image, pdf or document node where it was put (a PDF with its page count, counted
+// while it uploads; a .docx, .md, .txt or .html file a document whose text the service reads from
+// the file when the node is read, docs/web.md). A failed upload or placement stays as a placeholder with Retry, which reuses an
 // asset already uploaded, and Dismiss.
 import { useCallback, useRef } from 'react';
 import { type Edge, useReactFlow, type XYPosition } from '@xyflow/react';
@@ -16,16 +17,33 @@ const FILE_CARD = { width: 280, height: 200 };
 
 const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
 
-function kindOfFile(file: File): 'image' | 'pdf' | undefined {
+/** Files whose text the service reads into a document node (issue 29): Word, Markdown, plain text, HTML. */
+const DOCUMENT_TYPES = new Set([
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  'text/markdown',
+  'text/x-markdown',
+  'text/plain',
+  'text/html',
+]);
+const DOCUMENT_NAME = /\.(docx|md|markdown|txt|html?)$/i;
+
+/** What the upload control and a drop take (the toolbar's `accept`). */
+export const UPLOAD_ACCEPT = 'image/png,image/jpeg,image/gif,image/webp,application/pdf,.docx,.md,.txt,.html';
+
+type FileKind = 'image' | 'pdf' | 'document';
+
+function kindOfFile(file: File): FileKind | undefined {
   if (file.type === 'application/pdf' || (!file.type && /\.pdf$/i.test(file.name))) return 'pdf';
   if (IMAGE_TYPES.has(file.type) || (!file.type && /\.(png|jpe?g|gif|webp)$/i.test(file.name))) return 'image';
+  // By its name first: browsers type .md as nothing or text/plain, and .txt may be anything.
+  if (DOCUMENT_NAME.test(file.name) || DOCUMENT_TYPES.has(file.type)) return 'document';
   return undefined;
 }
 
 interface Upload {
   file: File;
   position: XYPosition;
-  kind: 'image' | 'pdf';
+  kind: FileKind;
   asset?: Asset;
   pageCount?: number;
 }
@@ -47,7 +65,9 @@ export function useUploads({ boardId, graph, notify, placeFileNode }: UploadsOpt
     (file: File, position: XYPosition, existingId?: string) => {
       const kind = kindOfFile(file);
       if (!kind) {
-        notify(`${file.name}: only images (PNG, JPEG, GIF, WebP) and PDFs can be placed on the board.`);
+        notify(
+          `${file.name}: only images (PNG, JPEG, GIF, WebP), PDFs and documents (.docx, .md, .txt, .html) can be placed on the board.`,
+        );
         return;
       }
       const tempId = existingId ?? `upload-${++counter.current}`;

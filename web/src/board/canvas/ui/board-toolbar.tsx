@@ -2,6 +2,7 @@
 // (the owner only), and delete what is selected.
 import type { ChangeEvent } from 'react';
 import { LinkIcon, PlusIcon, TrashIcon, UploadIcon } from '../../icons';
+import { UPLOAD_ACCEPT } from '../sync/use-uploads';
 
 export interface BoardToolbarProps {
   canUpload: boolean;
@@ -37,8 +38,8 @@ export function BoardToolbar({ canUpload, addingNote, onAddNote, onAddLink, onUp
           <input
             type="file"
             className="bw-visually-hidden"
-            aria-label="Upload image or PDF"
-            accept="image/png,image/jpeg,image/gif,image/webp,application/pdf"
+            aria-label="Upload image, PDF or document"
+            accept={UPLOAD_ACCEPT}
             multiple
             onChange={onFileInput}
           />

@@ -1,9 +1,10 @@
-// The owner's items in the board's header: Share (the boards page's share dialog, here too) and
+// The owner's items in the board's header: Share (the boards page's share dialog, here too),
 // "Set as default view" (the one write of the board's stored viewport: where others, and this
-// person on a new device, first open it; each person's own view is kept in their browser).
-import { useState } from 'react';
+// person on a new device, first open it; each person's own view is kept in their browser), and
+// "Read automatically" (the board's `auto_read`: what is added and edited is read by itself).
+import { useEffect, useState } from 'react';
 import { ShareDialog } from '../../../boards/share-dialog';
-import type { Board } from '../../board-api';
+import { type Board, setAutoRead } from '../../board-api';
 
 const LABELS = {
   idle: 'Set as default view',
@@ -42,8 +43,53 @@ export function OwnerTools({ board, onSetDefaultView }: { board: Board; onSetDef
       <button type="button" className="bw-button" onClick={() => setSharing(true)}>
         Share
       </button>
+      <AutoReadSwitch board={board} />
       {/* The header follows the new settings through the board's event stream (board.updated). */}
       {sharing && <ShareDialog board={board} onSaved={() => undefined} onClose={() => setSharing(false)} />}
     </>
+  );
+}
+
+/** The board's `auto_read`; the page follows the change through the event stream (board.updated). */
+function AutoReadSwitch({ board }: { board: Board }) {
+  // What was chosen here, shown until the board (its board.updated event) says the same.
+  const [wanted, setWanted] = useState<boolean | undefined>(undefined);
+  const [busy, setBusy] = useState(false);
+  const [failed, setFailed] = useState<string | undefined>(undefined);
+  const current = board.auto_read !== false;
+  useEffect(() => {
+    if (wanted === current) setWanted(undefined);
+  }, [wanted, current]);
+  return (
+    <label
+      className="bw-check"
+      title="Notes, documents, PDFs, links and videos are read as they are added or edited, so search and chat know them"
+    >
+      <input
+        type="checkbox"
+        checked={wanted ?? current}
+        disabled={busy}
+        onChange={(event) => {
+          const next = event.target.checked;
+          setWanted(next);
+          setBusy(true);
+          setFailed(undefined);
+          setAutoRead(board.id, next).then(
+            () => setBusy(false),
+            (error: Error) => {
+              setBusy(false);
+              setWanted(undefined);
+              setFailed(error.message);
+            },
+          );
+        }}
+      />
+      Read automatically
+      {failed && (
+        <span className="bw-error" role="alert">
+          {failed}
+        </span>
+      )}
+    </label>
   );
 }

@@ -6,10 +6,30 @@ import type { BoardFlowNode } from '../../board-context';
 import { apiTypeOf } from '../../flow-mapping';
 import { labelOf, str } from '../../nodes/node-frame';
 import { noteTitle } from '../../nodes/note-node';
+import { fileNameOf } from '../../nodes/file-nodes';
+import { addressParts } from '../../nodes/web-links';
 
-// As the card is titled: a note without a title by its first line.
-const labelFrom = (type: string | undefined, data: BoardFlowNode['data']) =>
-  labelOf(data, type === 'noteNode' ? noteTitle(str(data.text)) : (apiTypeOf(type) ?? 'Node'));
+// As the card is titled: a note without a title by its first line, a link by its page's title
+// (once read) or its site, a file by its name.
+const labelFrom = (type: string | undefined, data: BoardFlowNode['data']) => labelOf(data, untitled(apiTypeOf(type), data));
+
+function untitled(kind: string | undefined, data: BoardFlowNode['data']): string {
+  switch (kind) {
+    case 'note':
+      return noteTitle(str(data.text));
+    case 'url':
+      return str(data.title).trim() || addressParts(str(data.url)).host || 'Link';
+    case 'video':
+      return 'Video';
+    case 'document':
+      return 'Document';
+    case 'pdf':
+    case 'image':
+      return fileNameOf(str(data.storagePath));
+    default:
+      return kind ?? 'Node';
+  }
+}
 const labelOfNode = (node: BoardFlowNode) => labelFrom(node.type, node.data);
 
 export function useCanvasSelection(nodes: BoardFlowNode[], edges: Edge[]) {
