@@ -55,9 +55,10 @@ function contentSecurityPolicy(config: Config, oidc: OidcProvider | undefined): 
     "default-src 'self'",
     "script-src 'self'",
     "style-src 'self' 'unsafe-inline'",
-    // Video nodes show YouTube's thumbnail, and play the video in the card once it is clicked,
-    // in YouTube's privacy-enhanced player or Vimeo's: those two players and no other frame.
-    `img-src ${list("'self'", 'data:', 'blob:', ...base, 'https://i.ytimg.com')}`,
+    // Link cards show the preview image their page names (any https address, as other whiteboards'
+    // bookmark cards do; the referrer is never sent), video cards YouTube's thumbnail. Videos play
+    // in the card once clicked, in YouTube's privacy-enhanced player or Vimeo's: no other frame.
+    `img-src ${list("'self'", 'data:', 'blob:', ...base, 'https:')}`,
     `frame-src ${VIDEO_PLAYERS.join(' ')}`,
     `connect-src ${list("'self'", ...base, ...idp)}`,
     "font-src 'self' data:",
