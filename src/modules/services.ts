@@ -1,0 +1,32 @@
+// The domains' service objects, built once per app by the app factory: each gets here what it needs
+// (the database, configuration values such as the board bounds and PUBLIC_BASE_URL, the app's
+// caches, file storage, the services it builds on), so that routes, MCP tools and job handlers
+// call `services.nodes.update(principal, ids, body, { ifMatch, origin })` with the request's values only.
+import { AssetService } from '../assets/asset-service.js';
+import { BoardService } from '../boards/board-service.js';
+import { BatchService } from '../compose/batch-service.js';
+import { DuplicateService } from '../compose/duplicate-board.js';
+import { EdgeService } from '../edges/edge-service.js';
+import type { DomainServices, Services } from '../http/types.js';
+import { CanvasService } from '../interchange/canvas-service.js';
+import { NodeService } from '../nodes/node-service.js';
+
+/** What the domain services are built from: the app's configuration, database, providers and state. */
+export type ServiceBase = Omit<Services, keyof DomainServices | 'jobs'>;
+
+export function buildDomainServices({ config, db, storage, nodeCache }: ServiceBase): DomainServices {
+  const bounds = config.boardBounds;
+  const assets = new AssetService({ db, storage, bounds, maxBytes: config.assetMaxBytes, publicBaseUrl: config.publicBaseUrl });
+  const boards = new BoardService({ db, nodeCache, quotas: config.userQuotas });
+  const nodes = new NodeService({ db, nodeCache, bounds, assets });
+  const edges = new EdgeService({ db, bounds });
+  return {
+    boards,
+    nodes,
+    edges,
+    assets,
+    batch: new BatchService({ db, nodeCache, bounds, nodes, edges }),
+    duplicate: new DuplicateService({ db, bounds }),
+    canvas: new CanvasService({ db, storage, bounds, boards, assets }),
+  };
+}
