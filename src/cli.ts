@@ -27,7 +27,7 @@ import {
   setPassword,
   signUp,
 } from './accounts/accounts.js';
-import { createApiKey, listAllApiKeys, revokeApiKeyById } from './auth/api-key-service.js';
+import { ApiKeyService } from './auth/api-key-service.js';
 import type { ApiKey } from './contract/api-keys.js';
 import { scopes as allScopes, type Scope } from './auth/principal.js';
 import { ensureUser, findUserBySubject, userExists } from './auth/users.js';
@@ -263,15 +263,12 @@ type Runnable = Exclude<Command, { kind: 'help' }>;
 
 async function run(command: Runnable, database: DatabaseHandle, config: Config, input: PasswordInput | undefined): Promise<number> {
   const { db } = database;
+  // The operator's tool: no cap on a user's live keys.
+  const apiKeys = new ApiKeyService({ db, env: config.apiKeyEnv });
   switch (command.kind) {
     case 'keys create': {
       const userId = await findOrCreateUser(db, command.who);
-      const key = await createApiKey(
-        db,
-        userId,
-        { name: command.name, scopes: command.scopes, expires_at: command.expiresAt },
-        config.apiKeyEnv,
-      );
+      const key = await apiKeys.create(userId, { name: command.name, scopes: command.scopes, expires_at: command.expiresAt });
       process.stdout.write(`${key.raw_key}\n`);
       process.stderr.write(
         `Created API key ${key.id} "${key.name}" for user ${userId} with scopes ${key.scopes.join(',')}` +
@@ -281,7 +278,7 @@ async function run(command: Runnable, database: DatabaseHandle, config: Config, 
     }
     case 'keys list': {
       const userId = await findUser(db, command.who);
-      const keys = userId ? await listAllApiKeys(db, userId) : [];
+      const keys = userId ? await apiKeys.listAll(userId) : [];
       process.stdout.write(`${['id', 'prefix', 'name', 'scopes', 'status', 'created_at', 'expires_at', 'last_used_at'].join('\t')}\n`);
       for (const k of keys) {
         process.stdout.write(
@@ -294,7 +291,7 @@ async function run(command: Runnable, database: DatabaseHandle, config: Config, 
     }
     case 'keys revoke': {
       const before = Date.now();
-      const key = await revokeApiKeyById(db, command.id);
+      const key = await apiKeys.revokeById(command.id);
       if (!key) {
         process.stderr.write(`Error: no API key with id ${command.id}\n`);
         return 1;

@@ -28,6 +28,9 @@ import type { BoardService } from '../boards/board-service.js';
 import type { BatchService } from '../compose/batch-service.js';
 import type { DuplicateService } from '../compose/duplicate-board.js';
 import type { CanvasService } from '../interchange/canvas-service.js';
+import type { ApiKeyService } from '../auth/api-key-service.js';
+import type { JobQueue } from '../jobs/job-service.js';
+import type { WebhookService } from '../webhooks/webhook-service.js';
 
 export type App = FastifyInstance<
   RawServerDefault,
@@ -53,6 +56,10 @@ export interface DomainServices {
   duplicate: DuplicateService;
   /** JSON Canvas export and import (src/interchange/canvas-service.ts). */
   canvas: CanvasService;
+  apiKeys: ApiKeyService;
+  webhooks: WebhookService;
+  /** The job queue as the API shows it (the worker that runs the jobs is `jobs`). */
+  jobQueue: JobQueue;
 }
 
 export interface Services extends DomainServices {

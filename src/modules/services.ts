@@ -10,6 +10,9 @@ import { EdgeService } from '../edges/edge-service.js';
 import type { DomainServices, Services } from '../http/types.js';
 import { CanvasService } from '../interchange/canvas-service.js';
 import { NodeService } from '../nodes/node-service.js';
+import { ApiKeyService } from '../auth/api-key-service.js';
+import { JobQueue } from '../jobs/job-service.js';
+import { WebhookService } from '../webhooks/webhook-service.js';
 
 /** What the domain services are built from: the app's configuration, database, providers and state. */
 export type ServiceBase = Omit<Services, keyof DomainServices | 'jobs'>;
@@ -28,5 +31,8 @@ export function buildDomainServices({ config, db, storage, nodeCache }: ServiceB
     batch: new BatchService({ db, nodeCache, bounds, nodes, edges }),
     duplicate: new DuplicateService({ db, bounds }),
     canvas: new CanvasService({ db, storage, bounds, boards, assets }),
+    apiKeys: new ApiKeyService({ db, env: config.apiKeyEnv, maxLive: config.apiKeysMaxPerUser }),
+    webhooks: new WebhookService({ db, config: config.webhooks }),
+    jobQueue: new JobQueue({ db }),
   };
 }
