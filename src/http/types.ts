@@ -31,6 +31,7 @@ import type { CanvasService } from '../interchange/canvas-service.js';
 import type { ApiKeyService } from '../auth/api-key-service.js';
 import type { JobQueue } from '../jobs/job-service.js';
 import type { WebhookService } from '../webhooks/webhook-service.js';
+import type { BoardEventService } from '../events/event-service.js';
 
 export type App = FastifyInstance<
   RawServerDefault,
@@ -60,6 +61,8 @@ export interface DomainServices {
   webhooks: WebhookService;
   /** The job queue as the API shows it (the worker that runs the jobs is `jobs`). */
   jobQueue: JobQueue;
+  /** Reading a board's change log, its streams, presence (the streams' hub is `events`). */
+  boardEvents: BoardEventService;
 }
 
 export interface Services extends DomainServices {
