@@ -32,6 +32,7 @@ import type { ApiKeyService } from '../auth/api-key-service.js';
 import type { JobQueue } from '../jobs/job-service.js';
 import type { WebhookService } from '../webhooks/webhook-service.js';
 import type { BoardEventService } from '../events/event-service.js';
+import type { AccountService } from '../accounts/accounts.js';
 
 export type App = FastifyInstance<
   RawServerDefault,
@@ -63,6 +64,8 @@ export interface DomainServices {
   jobQueue: JobQueue;
   /** Reading a board's change log, its streams, presence (the streams' hub is `events`). */
   boardEvents: BoardEventService;
+  /** Local accounts: sign-up, log-in, passwords (sessions are the sign-in's). */
+  accounts: AccountService;
 }
 
 export interface Services extends DomainServices {

@@ -14,6 +14,7 @@ import { ApiKeyService } from '../auth/api-key-service.js';
 import { JobQueue } from '../jobs/job-service.js';
 import { WebhookService } from '../webhooks/webhook-service.js';
 import { BoardEventService } from '../events/event-service.js';
+import { AccountService } from '../accounts/accounts.js';
 
 /** How often an open event stream checks again that its caller may still read the board. */
 const STREAM_RECHECK_MS = 60_000;
@@ -21,7 +22,7 @@ const STREAM_RECHECK_MS = 60_000;
 /** What the domain services are built from: the app's configuration, database, providers and state. */
 export type ServiceBase = Omit<Services, keyof DomainServices | 'jobs'>;
 
-export function buildDomainServices({ config, db, storage, nodeCache, events }: ServiceBase): DomainServices {
+export function buildDomainServices({ config, db, storage, nodeCache, events, signIn }: ServiceBase): DomainServices {
   const bounds = config.boardBounds;
   const assets = new AssetService({ db, storage, bounds, maxBytes: config.assetMaxBytes, publicBaseUrl: config.publicBaseUrl });
   const boards = new BoardService({ db, nodeCache, quotas: config.userQuotas });
@@ -38,6 +39,7 @@ export function buildDomainServices({ config, db, storage, nodeCache, events }: 
     apiKeys: new ApiKeyService({ db, env: config.apiKeyEnv, maxLive: config.apiKeysMaxPerUser }),
     webhooks: new WebhookService({ db, config: config.webhooks }),
     jobQueue: new JobQueue({ db }),
+    accounts: new AccountService({ db, dummy: signIn.mode === 'local' ? signIn.dummy : undefined }),
     boardEvents: new BoardEventService({ db, hub: events, streamsPerUser: config.eventStreamsPerUser, recheckMs: STREAM_RECHECK_MS }),
   };
 }
