@@ -146,7 +146,7 @@ export class EdgeService {
     throw notFound('Edge');
   }
 
-  /** Changes an edge (see insertEdge). */
+  /** Changes an edge (see insert). */
   async modify(trx: Executor, boardId: string, edgeId: string, input: UpdateEdgeBody, at: Date, ifMatch?: TagCondition): Promise<Edge> {
     const type = input.type === undefined ? undefined : storedType(input.type);
     const data = input.data === undefined ? undefined : toStoredJson(input.data, 'data');

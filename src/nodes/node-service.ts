@@ -176,7 +176,7 @@ export class NodeService {
     throw notFound('Node');
   }
 
-  /** Changes a node (see insertNode). */
+  /** Changes a node (see insert). */
   async modify(
     trx: Executor,
     boardId: string,
@@ -217,7 +217,7 @@ export class NodeService {
   /**
    * An update whose If-Match no longer holds but whose change the node already shows (a replay of an
    * update that landed, its answer lost): the node as it is, to answer with no write (RFC 9110
-   * §13.1.1; client-ids.ts). Undefined otherwise, for modifyNode to write or refuse.
+   * §13.1.1; client-ids.ts). Undefined otherwise, for modify to write or refuse.
    */
   async alreadyApplied(
     trx: Executor,
