@@ -28,6 +28,7 @@ import { HeavyWork } from './lib/heavy-work.js';
 import { JobWorker, releaseInterruptedJobs } from './jobs/worker.js';
 import type { JobDeps } from './modules/app-module.js';
 import { appModules } from './modules/modules.js';
+import { buildDomainServices, type ServiceBase } from './modules/services.js';
 import { NodeReadCache } from './nodes/node-cache.js';
 import { BoardListCache } from './boards/list-cache.js';
 import { BoardVersions } from './boards/board-versions.js';
@@ -70,7 +71,7 @@ export async function buildApp(config: Config, database: DatabaseHandle): Promis
   const signIn = await createSignIn(database.db, config, app.log);
   // Per-app state, never module-level: two apps in one process share none of it.
   const foreground = new Foreground(embedded);
-  const deps: JobDeps = {
+  const base: ServiceBase = {
     config,
     db: database.db,
     signIn,
@@ -89,6 +90,7 @@ export async function buildApp(config: Config, database: DatabaseHandle): Promis
     notifications: database.notifications,
     log: app.log,
   };
+  const deps: JobDeps = { ...base, ...buildDomainServices(base) };
   const jobs = new JobWorker(
     database.db,
     Object.assign({}, ...appModules.map((module) => module.jobs?.(deps) ?? {})),

@@ -18,16 +18,8 @@
 // input or configuration.
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import {
-  checkPassword,
-  listAccounts,
-  normaliseEmail,
-  PASSWORD_MAX_LENGTH,
-  PASSWORD_MIN_LENGTH,
-  setPassword,
-  signUp,
-} from './accounts/accounts.js';
-import { createApiKey, listAllApiKeys, revokeApiKeyById } from './auth/api-key-service.js';
+import { AccountService, checkPassword, normaliseEmail, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './accounts/accounts.js';
+import { ApiKeyService } from './auth/api-key-service.js';
 import type { ApiKey } from './contract/api-keys.js';
 import { scopes as allScopes, type Scope } from './auth/principal.js';
 import { ensureUser, findUserBySubject, userExists } from './auth/users.js';
@@ -263,15 +255,13 @@ type Runnable = Exclude<Command, { kind: 'help' }>;
 
 async function run(command: Runnable, database: DatabaseHandle, config: Config, input: PasswordInput | undefined): Promise<number> {
   const { db } = database;
+  // The operator's tool: no cap on a user's live keys.
+  const apiKeys = new ApiKeyService({ db, env: config.apiKeyEnv });
+  const accounts = new AccountService({ db });
   switch (command.kind) {
     case 'keys create': {
       const userId = await findOrCreateUser(db, command.who);
-      const key = await createApiKey(
-        db,
-        userId,
-        { name: command.name, scopes: command.scopes, expires_at: command.expiresAt },
-        config.apiKeyEnv,
-      );
+      const key = await apiKeys.create(userId, { name: command.name, scopes: command.scopes, expires_at: command.expiresAt });
       process.stdout.write(`${key.raw_key}\n`);
       process.stderr.write(
         `Created API key ${key.id} "${key.name}" for user ${userId} with scopes ${key.scopes.join(',')}` +
@@ -281,7 +271,7 @@ async function run(command: Runnable, database: DatabaseHandle, config: Config, 
     }
     case 'keys list': {
       const userId = await findUser(db, command.who);
-      const keys = userId ? await listAllApiKeys(db, userId) : [];
+      const keys = userId ? await apiKeys.listAll(userId) : [];
       process.stdout.write(`${['id', 'prefix', 'name', 'scopes', 'status', 'created_at', 'expires_at', 'last_used_at'].join('\t')}\n`);
       for (const k of keys) {
         process.stdout.write(
@@ -294,7 +284,7 @@ async function run(command: Runnable, database: DatabaseHandle, config: Config, 
     }
     case 'keys revoke': {
       const before = Date.now();
-      const key = await revokeApiKeyById(db, command.id);
+      const key = await apiKeys.revokeById(command.id);
       if (!key) {
         process.stderr.write(`Error: no API key with id ${command.id}\n`);
         return 1;
@@ -307,7 +297,7 @@ async function run(command: Runnable, database: DatabaseHandle, config: Config, 
     }
     case 'accounts create': {
       const { password, generated } = input!;
-      const account = await signUp(db, command.email, password);
+      const account = await accounts.signUp(command.email, password);
       process.stdout.write(`${[account.id, account.email, ...(generated ? [password] : [])].join('\t')}\n`);
       process.stderr.write(
         `Created local account ${account.id} for ${account.email}` +
@@ -317,7 +307,7 @@ async function run(command: Runnable, database: DatabaseHandle, config: Config, 
     }
     case 'accounts set-password': {
       const { password, generated } = input!;
-      const changed = await setPassword(db, command.email, password);
+      const changed = await accounts.setPassword(command.email, password);
       if (!changed) {
         process.stderr.write(`Error: no local account with email ${command.email}\n`);
         return 1;
@@ -331,10 +321,10 @@ async function run(command: Runnable, database: DatabaseHandle, config: Config, 
       return 0;
     }
     case 'accounts list': {
-      const accounts = await listAccounts(db);
+      const listed = await accounts.list();
       process.stdout.write(`${['id', 'email', 'created_at'].join('\t')}\n`);
-      for (const a of accounts) process.stdout.write(`${[a.id, a.email, iso(a.created_at)].join('\t')}\n`);
-      process.stderr.write(`${accounts.length} local account(s)\n`);
+      for (const a of listed) process.stdout.write(`${[a.id, a.email, iso(a.created_at)].join('\t')}\n`);
+      process.stderr.write(`${listed.length} local account(s)\n`);
       return 0;
     }
   }

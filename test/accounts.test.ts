@@ -7,7 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { generateKeyPair, importJWK, SignJWT, type JWK } from 'jose';
-import { signUp } from '../src/accounts/accounts.js';
+import { AccountService } from '../src/accounts/accounts.js';
 import { hashPassword } from '../src/accounts/password.js';
 import { loadConfig } from '../src/config.js';
 import { PNG, uploadFile } from './helpers/assets.js';
@@ -411,7 +411,7 @@ describe('login rate limit and sign-up switch', () => {
       session: false,
     });
     assertError(await server.request('POST', '/v1/auth/signup', { body: { email: email(), password: PASSWORD } }), 403, 'forbidden');
-    const account = await signUp(server.database.db, email('existing'), PASSWORD);
+    const account = await new AccountService({ db: server.database.db }).signUp(email('existing'), PASSWORD);
     // The public base URL is https: the cookie is Secure, and that origin is the server's own.
     const res = await server.request('POST', '/v1/auth/login', {
       body: { email: account.email, password: PASSWORD },

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { before, describe, test } from 'node:test';
-import { createApiKey } from '../src/auth/api-key-service.js';
+import { ApiKeyService } from '../src/auth/api-key-service.js';
 import type { ApiError } from '../src/errors.js';
 import { newId } from '../src/lib/ids.js';
 import type { ApiKey, ApiKeyCreated, ApiKeyList, Deleted, ErrorBody } from './helpers/api-types.js';
@@ -261,12 +261,16 @@ describe('api keys', () => {
     // Scopes: the route needs admin, which holds every scope; the rule itself, for a narrower key.
     const writer = await user.keyWith(['write']);
     await assert.rejects(
-      createApiKey(server.database.db, user.userId, { name: 'wider', scopes: ['admin'] }, 'test', undefined, {
-        userId: user.userId,
-        kind: 'api_key',
-        keyId: writer.id,
-        scopes: ['write'],
-      }),
+      new ApiKeyService({ db: server.database.db, env: 'test' }).create(
+        user.userId,
+        { name: 'wider', scopes: ['admin'] },
+        {
+          userId: user.userId,
+          kind: 'api_key',
+          keyId: writer.id,
+          scopes: ['write'],
+        },
+      ),
       (error: ApiError) => error.code === 'forbidden' && /scope admin/.test(error.message),
     );
     for (const key of [inherits, earlier, grandchild, free, viaJwt]) {

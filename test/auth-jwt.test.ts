@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { SignJWT, UnsecuredJWT, type JWTPayload } from 'jose';
-import { createApiKeyForSubject } from '../src/auth/api-key-service.js';
+import { ApiKeyService } from '../src/auth/api-key-service.js';
 import { newId } from '../src/lib/ids.js';
 import type { ApiKeyCreated, BoardBody, BoardList, ErrorBody } from './helpers/api-types.js';
 import { JWT_SECRET, startServer, type Response, type TestServer } from './helpers/harness.js';
@@ -78,7 +78,7 @@ describe('JWTs with AUTH_JWT_SECRET and AUTH_JWKS_URL', () => {
     assert.equal(board.status, 201, board.text);
     const users = await server.database.db.selectFrom('users').select(['id', 'subject']).where('subject', '=', sub).execute();
     assert.deepEqual(users, [{ id: sub, subject: sub }]);
-    const key = await createApiKeyForSubject(server.database.db, sub, { name: 'k', scopes: ['read'] }, 'test');
+    const key = await new ApiKeyService({ db: server.database.db, env: 'test' }).createForSubject(sub, { name: 'k', scopes: ['read'] });
     const seen = await server.request<BoardBody>('GET', `/v1/boards/${board.body.data.id}`, { token: key.raw_key });
     assert.equal(seen.status, 200, seen.text);
     assert.equal(seen.body.data.name, 'first sight');

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { createApiKeyForSubject } from '../src/auth/api-key-service.js';
+import { ApiKeyService } from '../src/auth/api-key-service.js';
 import { openDatabase } from '../src/db/database.js';
 import { chunkPages } from '../src/documents/chunker.js';
 import type { BoardBody, DocumentChunk, DocumentList, Job, JobBody, NodeBody, SearchBody } from './helpers/api-types.js';
@@ -70,7 +70,9 @@ test('kill -9 during a large vectorize job: after a restart it completes with th
   skip,
 }, async () => {
   const database = await openDatabase({ dataDir, databaseUrl: undefined, databasePoolMax: 1 });
-  const token = (await createApiKeyForSubject(database.db, 'crash-test', { name: 'crash', scopes: ['read', 'write'] }, 'test')).raw_key;
+  const token = (
+    await new ApiKeyService({ db: database.db, env: 'test' }).createForSubject('crash-test', { name: 'crash', scopes: ['read', 'write'] })
+  ).raw_key;
   await database.close();
   // A short lease so the restarted server takes the job up again quickly.
   const env = { DATA_DIR: dataDir, LOG_LEVEL: 'debug', JOB_LEASE_SECONDS: '5', JOB_POLL_MS: '100' };

@@ -9,7 +9,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { createApiKeyForSubject } from '../src/auth/api-key-service.js';
+import { ApiKeyService } from '../src/auth/api-key-service.js';
 import { openDatabase } from '../src/db/database.js';
 import type { BoardBody, BoardList, NodeBody } from './helpers/api-types.js';
 import { type ChildServer, startChildServer } from './helpers/child-server.js';
@@ -21,12 +21,10 @@ const skip = wireRun ? 'the child server always uses the embedded database' : fa
 async function makeKey(dataDir: string): Promise<string> {
   const database = await openDatabase({ dataDir, databaseUrl: undefined, databasePoolMax: 1 });
   try {
-    const key = await createApiKeyForSubject(
-      database.db,
-      `durability-${Date.now()}`,
-      { name: 'durability', scopes: ['read', 'write'] },
-      'test',
-    );
+    const key = await new ApiKeyService({ db: database.db, env: 'test' }).createForSubject(`durability-${Date.now()}`, {
+      name: 'durability',
+      scopes: ['read', 'write'],
+    });
     return key.raw_key;
   } finally {
     await database.close();

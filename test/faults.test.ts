@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test, type TestContext } from 'node:test';
-import { createApiKeyForSubject } from '../src/auth/api-key-service.js';
+import { ApiKeyService } from '../src/auth/api-key-service.js';
 import { openDatabase } from '../src/db/database.js';
 import { newId } from '../src/lib/ids.js';
 import type { BoardBody, ErrorBody, NodeBody } from './helpers/api-types.js';
@@ -151,7 +151,10 @@ describe('faults under load', { skip }, () => {
     });
     const database = await openDatabase({ databaseUrl: cluster.databaseUrl, databasePoolMax: 1, dataDir: '' });
     try {
-      ({ raw_key: token } = await createApiKeyForSubject(database.db, newId(), { name: 'faults', scopes: ['read', 'write'] }, 'test'));
+      ({ raw_key: token } = await new ApiKeyService({ db: database.db, env: 'test' }).createForSubject(newId(), {
+        name: 'faults',
+        scopes: ['read', 'write'],
+      }));
     } finally {
       await database.close();
     }

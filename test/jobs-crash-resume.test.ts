@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { createApiKeyForSubject } from '../src/auth/api-key-service.js';
+import { ApiKeyService } from '../src/auth/api-key-service.js';
 import { openDatabase } from '../src/db/database.js';
 import type { BoardBody, Job, JobBody } from './helpers/api-types.js';
 import { type ChildServer, startChildServer } from './helpers/child-server.js';
@@ -54,7 +54,9 @@ async function until(done: () => boolean | Promise<boolean>, message: string, ms
 
 test('kill -9 mid-job, restart: the job resumes at once, not after its lease', { skip }, async () => {
   const database = await openDatabase({ dataDir, databaseUrl: undefined, databasePoolMax: 1 });
-  const token = (await createApiKeyForSubject(database.db, 'resume-test', { name: 'resume', scopes: ['read', 'write'] }, 'test')).raw_key;
+  const token = (
+    await new ApiKeyService({ db: database.db, env: 'test' }).createForSubject('resume-test', { name: 'resume', scopes: ['read', 'write'] })
+  ).raw_key;
   await database.close();
   const env = { DATA_DIR: dataDir, LOG_LEVEL: 'debug', JOB_LEASE_SECONDS: '3600', JOB_POLL_MS: '100' };
 

@@ -162,3 +162,62 @@ test('the check sees a climb: imports the tree had before its floors are reporte
   assert.ok(!climbs(join('nodes', 'node-service.ts'), join('access', 'board-access.js')));
   assert.ok(!climbs(join('nodes', 'node-service.ts'), join('nodes', 'node-data.js')));
 });
+
+/**
+ * The values (not types) a file imports, each as `name <- module` with the module relative to src/:
+ * `import { a, type B } from './x.js'` gives `a`; `import type { … }` gives nothing.
+ */
+function valueImportsOf(file: string, text = fs.readFileSync(path.join(src, file), 'utf8')): { name: string; from: string }[] {
+  return [...text.matchAll(/(?:^|\n)import\s+(type\s+)?\{([^}]*)\}\s*from\s+'([^']+)'/g)]
+    .filter((m) => m[1] === undefined && m[3]!.startsWith('.'))
+    .flatMap((m) => {
+      const from = path.relative(src, path.resolve(path.dirname(path.join(src, file)), m[3]!));
+      return m[2]!
+        .split(',')
+        .map((name) => name.trim())
+        .filter((name) => name !== '' && !name.startsWith('type '))
+        .map((name) => ({ name: name.split(/\s+as\s+/)[0]!, from }));
+    });
+}
+
+/** A domain's service file: where its service class lives, beside the step functions it may still export. */
+const serviceFile = (target: string) =>
+  /^(boards|nodes|edges|assets|compose|interchange|events|webhooks|jobs|auth|accounts|documents|chats)\/[\w-]+-service\.js$/.test(
+    target.split(path.sep).join('/'),
+  ) ||
+  target === path.join('compose', 'duplicate-board.js') ||
+  target === path.join('accounts', 'accounts.js');
+/** What of a service file a route may take besides types: the entity tags, the password bounds (no database, no configuration). */
+const PURE_HELPERS = new Set(['nodeTag', 'edgeTag', 'PASSWORD_MIN_LENGTH', 'PASSWORD_MAX_LENGTH']);
+/**
+ * The domains not yet handed their dependencies as a service object (docs/architecture.md, "Not yet
+ * one way"): their routes and tools still call the service file's functions with `db` and the rest.
+ */
+const NOT_YET = [
+  path.join('documents', ''),
+  path.join('chats', ''),
+  path.join('jobs', 'job-service.js'), // insertJob/insertJobs, called with the documents' transaction
+];
+
+test("routes and MCP tools call the domains' services through `services`, never a service file's functions", () => {
+  const callers = files.filter((f) => f.startsWith(`http${path.sep}`) || f.startsWith(`mcp${path.sep}`));
+  const offenders = callers.flatMap((f) =>
+    valueImportsOf(f)
+      .filter(({ name, from }) => serviceFile(from) && !PURE_HELPERS.has(name) && !NOT_YET.some((todo) => from.startsWith(todo)))
+      .map(({ name, from }) => `${f}: ${name} from ${from}`),
+  );
+  assert.deepEqual(offenders, []);
+});
+
+test('the check sees a route calling a service function', () => {
+  const route = path.join('http', 'routes', 'nodes.ts');
+  const old =
+    "import { createNode, nodeTag, type CreateNodeInput } from '../../nodes/node-service.js';\nimport type { Node } from '../../contract/nodes.js';";
+  assert.deepEqual(valueImportsOf(route, old), [
+    { name: 'createNode', from: path.join('nodes', 'node-service.js') },
+    { name: 'nodeTag', from: path.join('nodes', 'node-service.js') },
+  ]);
+  assert.ok(serviceFile(path.join('nodes', 'node-service.js')));
+  assert.ok(serviceFile(path.join('compose', 'duplicate-board.js')));
+  assert.ok(!serviceFile(path.join('nodes', 'node-data.js')));
+});

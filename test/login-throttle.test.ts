@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { signUp } from '../src/accounts/accounts.js';
+import { AccountService } from '../src/accounts/accounts.js';
 import { throttledAddress } from '../src/lib/client-address.js';
 import { useServer } from './helpers/harness.js';
 
@@ -19,7 +19,7 @@ describe('login throttling per client address', () => {
     server.request('POST', '/v1/auth/login', { body: { email: address, password }, headers: { 'x-forwarded-for': from } });
 
   test('ten wrong passwords from one address do not lock the owner out from another; the guesser stays throttled', async () => {
-    const account = await signUp(server.database.db, email('owner'), PASSWORD);
+    const account = await new AccountService({ db: server.database.db }).signUp(email('owner'), PASSWORD);
     for (let i = 0; i < 10; i++) assert.equal((await login('203.0.113.10', account.email, `guess ${i}`)).status, 401);
     assert.equal((await login('203.0.113.10', account.email, `guess 10`)).status, 429);
     const owner = await login('198.51.100.20', account.email, PASSWORD);
@@ -31,7 +31,7 @@ describe('login throttling per client address', () => {
   });
 
   test('an IPv6 client is counted by its /64: another address in it is throttled, another network is not', async () => {
-    const account = await signUp(server.database.db, email('v6'), PASSWORD);
+    const account = await new AccountService({ db: server.database.db }).signUp(email('v6'), PASSWORD);
     for (let i = 0; i < 10; i++) assert.equal((await login(`2001:db8:1:2::${i + 1}`, account.email, 'guess')).status, 401);
     assert.equal((await login('2001:db8:1:2:ffff::1', account.email, PASSWORD)).status, 429);
     assert.equal((await login('2001:db8:1:3::1', account.email, PASSWORD)).status, 200);

@@ -315,7 +315,7 @@ test('an unexpected failure is logged and shown as "internal error"; an API erro
   const logged: object[] = [];
   const call: McpCall = {
     principal: { userId: MISSING_ID, kind: 'api_key', scopes: ['read'] },
-    assetBaseUrl: 'http://x',
+    origin: 'http://x',
     log: { error: (details) => logged.push(details) },
     errorOf: (error) => (error instanceof ApiError ? error : new ApiError('internal_error', 'An unexpected error occurred')),
   };

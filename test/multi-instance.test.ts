@@ -6,7 +6,7 @@
 // PostgreSQL (the wire run with TEST_POSTGRES_URL: CI starts one) and redis-server.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createApiKeyForSubject, revokeApiKeyById } from '../src/auth/api-key-service.js';
+import { ApiKeyService } from '../src/auth/api-key-service.js';
 import { openDatabase, type DatabaseHandle } from '../src/db/database.js';
 import { newId } from '../src/lib/ids.js';
 import type { BoardBody, ErrorBody, JobBody, NodeBody } from './helpers/api-types.js';
@@ -60,7 +60,8 @@ describe('two instances on one PostgreSQL and one Redis', { skip }, () => {
     await redis?.stop();
   });
 
-  const newKey = async () => createApiKeyForSubject(database.db, newId(), { name: 'multi', scopes: ['read', 'write', 'admin'] }, 'test');
+  const newKey = async () =>
+    new ApiKeyService({ db: database.db, env: 'test' }).createForSubject(newId(), { name: 'multi', scopes: ['read', 'write', 'admin'] });
 
   test('the rate limit is one count across both instances', async () => {
     const { raw_key: token } = await newKey();
@@ -90,7 +91,7 @@ describe('two instances on one PostgreSQL and one Redis', { skip }, () => {
     const key = await newKey();
     // Twice each: any cache an instance kept of the key would be filled.
     for (const server of [one, two, one, two]) assert.equal((await call(server, key.raw_key, 'GET', '/v1/boards')).status, 200);
-    await revokeApiKeyById(database.db, key.id);
+    await new ApiKeyService({ db: database.db, env: 'test' }).revokeById(key.id);
     for (const server of [one, two]) {
       const refused = await call(server, key.raw_key, 'GET', '/v1/boards');
       assert.equal(refused.status, 401, JSON.stringify(refused.body));
@@ -123,8 +124,11 @@ describe('two instances on one PostgreSQL and one Redis', { skip }, () => {
   test('the reads that check the key in their own statement refuse it at once after a revocation outside the instances', async () => {
     // The board is made with another key of the same user, so the read key's 20 a minute last the test.
     const subject = newId();
-    const writer = await createApiKeyForSubject(database.db, subject, { name: 'writer', scopes: ['write'] }, 'test');
-    const key = await createApiKeyForSubject(database.db, subject, { name: 'reader', scopes: ['read'] }, 'test');
+    const writer = await new ApiKeyService({ db: database.db, env: 'test' }).createForSubject(subject, {
+      name: 'writer',
+      scopes: ['write'],
+    });
+    const key = await new ApiKeyService({ db: database.db, env: 'test' }).createForSubject(subject, { name: 'reader', scopes: ['read'] });
     const board = await call<BoardBody>(one, writer.raw_key, 'POST', '/v1/boards', { name: 'confirmed in the statement' });
     const boardId = board.body.data.id;
     const note = { type: 'note', position: { x: 0, y: 0 }, data: { text: 'read' } };
@@ -152,7 +156,7 @@ describe('two instances on one PostgreSQL and one Redis', { skip }, () => {
       assert.equal((await call(server, stranger.raw_key, 'GET', `/v1/boards/${boardId}/nodes`)).status, 404);
       assert.equal((await call(server, key.raw_key, 'GET', `/v1/boards/${boardId}/nodes/${newId()}`)).status, 404);
     }
-    await revokeApiKeyById(database.db, key.id);
+    await new ApiKeyService({ db: database.db, env: 'test' }).revokeById(key.id);
     for (const server of [one, two]) {
       for (const path of reads) {
         const refused = await call<ErrorBody>(server, key.raw_key, 'GET', path);

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
-import { createApiKeyForSubject } from '../src/auth/api-key-service.js';
+import { ApiKeyService } from '../src/auth/api-key-service.js';
 import { openDatabase } from '../src/db/database.js';
 import { EndpointRefused, hostOf, isPublicAddress, resolveEndpoint } from '../src/webhooks/endpoint.js';
 import type { Db } from '../src/db/schema.js';
@@ -583,12 +583,10 @@ describe('a kill -9 between the change and the delivery', () => {
 
   test('every event queued before the kill arrives once, in order, after the restart', async () => {
     const handle = await openDatabase({ dataDir, databaseUrl, databasePoolMax: 1 });
-    const { raw_key: token } = await createApiKeyForSubject(
-      handle.db,
-      newId(),
-      { name: 'kill', scopes: ['read', 'write', 'admin'] },
-      'test',
-    );
+    const { raw_key: token } = await new ApiKeyService({ db: handle.db, env: 'test' }).createForSubject(newId(), {
+      name: 'kill',
+      scopes: ['read', 'write', 'admin'],
+    });
     await handle.close();
 
     const receiver = await startReceiver();

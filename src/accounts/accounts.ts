@@ -6,8 +6,15 @@
 import type { Db, Executor } from '../db/schema.js';
 import { conflict, invalid, unauthorized } from '../errors.js';
 import { newId, now } from '../lib/ids.js';
-import { type DummyHash, hashPassword, verifyPassword } from './password.js';
+import { DummyHash, hashPassword, verifyPassword } from './password.js';
 import type { Account } from '../contract/accounts.js';
+
+/** What the account service is built with. */
+export interface AccountDeps {
+  db: Db;
+  /** The sign-in's dummy hash (local accounts); made at the first login when none is given. */
+  dummy?: DummyHash | undefined;
+}
 
 /** A local account as the operator's CLI lists it (not served). */
 export type AccountListing = Account & { created_at: Date };
@@ -39,91 +46,114 @@ export function checkPassword(password: string): void {
   }
 }
 
-export async function signUp(db: Db, rawEmail: string, password: string): Promise<Account> {
-  const email = normaliseEmail(rawEmail);
-  checkPassword(password);
-  const passwordHash = await hashPassword(password);
-  return db.transaction().execute(async (trx) => {
-    const id = newId();
-    const created = now();
-    await trx.insertInto('users').values({ id, subject: id, created_at: created }).execute();
-    const inserted = await trx
-      .insertInto('accounts')
-      .values({ user_id: id, email, password_hash: passwordHash, created_at: created, updated_at: created })
-      .onConflict((oc) => oc.column('email').doNothing())
-      .returning('user_id')
-      .executeTakeFirst();
-    // Throwing rolls the user row back too.
-    if (!inserted) throw conflict('An account with this email already exists');
-    return { id, email };
-  });
-}
-
-/** `dummy` is verified against when the email has no account (sign-in.ts makes it). */
-export async function logIn(db: Db, dummy: DummyHash, rawEmail: string, password: string): Promise<Account> {
-  // Not normaliseEmail: a malformed address is simply unknown here, answered like any other.
-  const email = rawEmail.trim().toLowerCase();
-  const account = await db.selectFrom('accounts').select(['user_id', 'password_hash']).where('email', '=', email).executeTakeFirst();
-  if (!account) {
-    await dummy.verifyAgainst(password);
-    throw unauthorized(WRONG_CREDENTIALS);
-  }
-  const { ok, needsRehash } = await verifyPassword(password, account.password_hash);
-  if (!ok) throw unauthorized(WRONG_CREDENTIALS);
-  if (needsRehash) {
-    const passwordHash = await hashPassword(password);
-    await db
-      .updateTable('accounts')
-      .set({ password_hash: passwordHash, updated_at: now() })
-      .where('user_id', '=', account.user_id)
-      .execute();
-  }
-  return { id: account.user_id, email };
-}
-
 /** The local account's email of a user, if the user has one. */
 export async function accountEmail(db: Executor, userId: string): Promise<string | undefined> {
   const row = await db.selectFrom('accounts').select('email').where('user_id', '=', userId).executeTakeFirst();
   return row?.email;
 }
 
-/**
- * Sets a new password and ends every sign-in of the account (all its refresh tokens are revoked, so
- * refreshes fail; access tokens already issued live out their short TTL). Undefined when no
- * account has this email.
- */
-export async function setPassword(
-  db: Db,
-  rawEmail: string,
-  password: string,
-): Promise<{ account: Account; endedSignIns: number } | undefined> {
-  const email = normaliseEmail(rawEmail);
-  checkPassword(password);
-  // Hashed outside the transaction: it takes a while and needs no lock.
-  const passwordHash = await hashPassword(password);
-  return db.transaction().execute(async (trx) => {
-    const at = now();
-    const updated = await trx
-      .updateTable('accounts')
-      .set({ password_hash: passwordHash, updated_at: at })
-      .where('email', '=', email)
-      .returning('user_id')
-      .executeTakeFirst();
-    if (!updated) return undefined;
-    // The same revocation as a reused refresh token (sessions.ts), for every family of the user.
-    const revoked = await trx
-      .updateTable('refresh_tokens')
-      .set({ revoked_at: at })
-      .where('user_id', '=', updated.user_id)
-      .where('revoked_at', 'is', null)
-      .returning('family_id')
-      .execute();
-    return { account: { id: updated.user_id, email }, endedSignIns: new Set(revoked.map((r) => r.family_id)).size };
-  });
-}
-
 /** Every local account, oldest first. */
-export async function listAccounts(db: Executor): Promise<AccountListing[]> {
+async function listAccounts(db: Executor): Promise<AccountListing[]> {
   const rows = await db.selectFrom('accounts').select(['user_id', 'email', 'created_at']).orderBy('created_at').orderBy('email').execute();
   return rows.map((r) => ({ id: r.user_id, email: r.email, created_at: r.created_at }));
+}
+
+/**
+ * The app's local accounts, built once per app (src/modules/services.ts) with the database and the
+ * sign-in's dummy hash; the CLI builds its own.
+ */
+export class AccountService {
+  private dummy: DummyHash | undefined;
+
+  constructor(private readonly deps: AccountDeps) {
+    this.dummy = deps.dummy;
+  }
+
+  /** The local account's email of a user, if the user has one. */
+  email(userId: string): Promise<string | undefined> {
+    return accountEmail(this.deps.db, userId);
+  }
+
+  /** Every local account, oldest first (for the CLI). */
+  list(): Promise<AccountListing[]> {
+    return listAccounts(this.deps.db);
+  }
+
+  async signUp(rawEmail: string, password: string): Promise<Account> {
+    const { db } = this.deps;
+    const email = normaliseEmail(rawEmail);
+    checkPassword(password);
+    const passwordHash = await hashPassword(password);
+    return db.transaction().execute(async (trx) => {
+      const id = newId();
+      const created = now();
+      await trx.insertInto('users').values({ id, subject: id, created_at: created }).execute();
+      const inserted = await trx
+        .insertInto('accounts')
+        .values({ user_id: id, email, password_hash: passwordHash, created_at: created, updated_at: created })
+        .onConflict((oc) => oc.column('email').doNothing())
+        .returning('user_id')
+        .executeTakeFirst();
+      // Throwing rolls the user row back too.
+      if (!inserted) throw conflict('An account with this email already exists');
+      return { id, email };
+    });
+  }
+
+  /** The dummy hash is verified against when the email has no account (sign-in.ts makes it ahead of the first login). */
+  async logIn(rawEmail: string, password: string): Promise<Account> {
+    const { db } = this.deps;
+    this.dummy ??= new DummyHash();
+    const dummy = this.dummy;
+    // Not normaliseEmail: a malformed address is simply unknown here, answered like any other.
+    const email = rawEmail.trim().toLowerCase();
+    const account = await db.selectFrom('accounts').select(['user_id', 'password_hash']).where('email', '=', email).executeTakeFirst();
+    if (!account) {
+      await dummy.verifyAgainst(password);
+      throw unauthorized(WRONG_CREDENTIALS);
+    }
+    const { ok, needsRehash } = await verifyPassword(password, account.password_hash);
+    if (!ok) throw unauthorized(WRONG_CREDENTIALS);
+    if (needsRehash) {
+      const passwordHash = await hashPassword(password);
+      await db
+        .updateTable('accounts')
+        .set({ password_hash: passwordHash, updated_at: now() })
+        .where('user_id', '=', account.user_id)
+        .execute();
+    }
+    return { id: account.user_id, email };
+  }
+
+  /**
+   * Sets a new password and ends every sign-in of the account (all its refresh tokens are revoked, so
+   * refreshes fail; access tokens already issued live out their short TTL). Undefined when no
+   * account has this email.
+   */
+  async setPassword(rawEmail: string, password: string): Promise<{ account: Account; endedSignIns: number } | undefined> {
+    const { db } = this.deps;
+    const email = normaliseEmail(rawEmail);
+    checkPassword(password);
+    // Hashed outside the transaction: it takes a while and needs no lock.
+    const passwordHash = await hashPassword(password);
+    return db.transaction().execute(async (trx) => {
+      const at = now();
+      const updated = await trx
+        .updateTable('accounts')
+        .set({ password_hash: passwordHash, updated_at: at })
+        .where('email', '=', email)
+        .returning('user_id')
+        .executeTakeFirst();
+      if (!updated) return undefined;
+      // The same revocation as a reused refresh token (sessions.ts), for every family of the user.
+      const revoked = await trx
+        .updateTable('refresh_tokens')
+        .set({ revoked_at: at })
+        .where('user_id', '=', updated.user_id)
+        .where('revoked_at', 'is', null)
+        .returning('family_id')
+        .execute();
+      return { account: { id: updated.user_id, email }, endedSignIns: new Set(revoked.map((r) => r.family_id)).size };
+    });
+  }
 }

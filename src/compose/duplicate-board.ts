@@ -15,44 +15,50 @@ import { newId, now } from '../lib/ids.js';
 /** The board's columns, in the order of its schema. */
 const boardColumns = fieldsOf(Board);
 
-/**
- * Copies a visible board with its nodes, edges (and, once they exist, document chunks) under new
- * ids, every reference remapped. New ids are made in the original order, so lists keep their order.
- * The copy must fit the board bounds: a board over a bound lowered since is refused before copying.
- */
-export async function duplicateBoard(db: Db, principal: Principal, boardId: string, bounds: BoardBounds): Promise<Board> {
-  return db.transaction().execute(async (trx) => {
-    const board = await findVisibleBoard(trx, principal, boardId);
-    assertCopyFits(board, bounds);
-    const at = now();
-    const copy = await trx
-      .insertInto('boards')
-      .values({
-        id: newId(),
-        owner_id: principal.userId,
-        name: `${board.name} (Copy)`,
-        is_public: false,
-        public_access_level: null,
-        viewport_x: board.viewport_x,
-        viewport_y: board.viewport_y,
-        viewport_zoom: board.viewport_zoom,
-        view_mode: board.view_mode,
-        auto_read: board.auto_read,
-        created_at: at,
-        updated_at: at,
-      })
-      .returning(boardColumns)
-      .executeTakeFirstOrThrow();
-    await copyRows(trx, 'nodes', board.id, copy.id, at);
-    await copyRows(trx, 'edges', board.id, copy.id, at);
-    await copyBoardChunks(trx, board.id, copy.id);
-    // The original was read without a lock: a write that committed meanwhile is counted here.
-    await assertWithinBounds(trx, copy.id, bounds);
-    // The copy is the caller's: their boards and stored bytes (its data and chunks) grew.
-    await assertBoardQuota(trx, principal.userId, bounds.owner);
-    await assertStorageQuota(trx, { userId: principal.userId }, bounds.owner);
-    return copy;
-  });
+/** The app's duplicates of boards, built once per app with the database and the bounds (src/modules/services.ts). */
+export class DuplicateService {
+  constructor(private readonly deps: { db: Db; bounds: BoardBounds }) {}
+
+  /**
+   * Copies a visible board with its nodes, edges (and, once they exist, document chunks) under new
+   * ids, every reference remapped. New ids are made in the original order, so lists keep their order.
+   * The copy must fit the board bounds: a board over a bound lowered since is refused before copying.
+   */
+  async copy(principal: Principal, boardId: string): Promise<Board> {
+    const { db, bounds } = this.deps;
+    return db.transaction().execute(async (trx) => {
+      const board = await findVisibleBoard(trx, principal, boardId);
+      assertCopyFits(board, bounds);
+      const at = now();
+      const copy = await trx
+        .insertInto('boards')
+        .values({
+          id: newId(),
+          owner_id: principal.userId,
+          name: `${board.name} (Copy)`,
+          is_public: false,
+          public_access_level: null,
+          viewport_x: board.viewport_x,
+          viewport_y: board.viewport_y,
+          viewport_zoom: board.viewport_zoom,
+          view_mode: board.view_mode,
+          auto_read: board.auto_read,
+          created_at: at,
+          updated_at: at,
+        })
+        .returning(boardColumns)
+        .executeTakeFirstOrThrow();
+      await copyRows(trx, 'nodes', board.id, copy.id, at);
+      await copyRows(trx, 'edges', board.id, copy.id, at);
+      await copyBoardChunks(trx, board.id, copy.id);
+      // The original was read without a lock: a write that committed meanwhile is counted here.
+      await assertWithinBounds(trx, copy.id, bounds);
+      // The copy is the caller's: their boards and stored bytes (its data and chunks) grew.
+      await assertBoardQuota(trx, principal.userId, bounds.owner);
+      await assertStorageQuota(trx, { userId: principal.userId }, bounds.owner);
+      return copy;
+    });
+  }
 }
 
 async function copyRows(trx: Executor, table: 'nodes' | 'edges', from: string, to: string, at: Date): Promise<void> {

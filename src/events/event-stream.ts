@@ -7,8 +7,11 @@ import type { Principal } from '../auth/principal.js';
 import { boardSeenBy, isOwner, type BoardRow } from '../access/board-access.js';
 import type { Db } from '../db/schema.js';
 import type { SseWriter } from '../lib/sse.js';
-import type { BoardEventHub, Subscriber } from './event-hub.js';
-import { receives } from './event-service.js';
+import type { BoardEventHub, HubEvent, Subscriber } from './event-hub.js';
+
+/** Whether a reader of this board receives the event: only the owner gets owner-only ones. */
+export const receives = (event: HubEvent, board: BoardRow, principal: Principal): boolean =>
+  event.audience === 'all' || isOwner(board, principal);
 
 /** Events read per query while catching up. */
 const BATCH = 200;

@@ -21,6 +21,18 @@ import type { BoardVersions } from '../boards/board-versions.js';
 import type { Embedder } from '../providers/embeddings/embedder.js';
 import type { ChatModel } from '../providers/llm/chat-model.js';
 import type { Storage } from '../providers/storage/storage.js';
+import type { AssetService } from '../assets/asset-service.js';
+import type { NodeService } from '../nodes/node-service.js';
+import type { EdgeService } from '../edges/edge-service.js';
+import type { BoardService } from '../boards/board-service.js';
+import type { BatchService } from '../compose/batch-service.js';
+import type { DuplicateService } from '../compose/duplicate-board.js';
+import type { CanvasService } from '../interchange/canvas-service.js';
+import type { ApiKeyService } from '../auth/api-key-service.js';
+import type { JobQueue } from '../jobs/job-service.js';
+import type { WebhookService } from '../webhooks/webhook-service.js';
+import type { BoardEventService } from '../events/event-service.js';
+import type { AccountService } from '../accounts/accounts.js';
 
 export type App = FastifyInstance<
   RawServerDefault,
@@ -30,7 +42,33 @@ export type App = FastifyInstance<
   TypeBoxTypeProvider
 >;
 
-export interface Services {
+/**
+ * The domains' service objects, each built once per app with what it needs (the database, the board
+ * bounds, PUBLIC_BASE_URL, the caches, storage…) by src/modules/services.ts. Routes, MCP tools and
+ * the composing services call their methods with the request's values only.
+ */
+export interface DomainServices {
+  boards: BoardService;
+  nodes: NodeService;
+  edges: EdgeService;
+  assets: AssetService;
+  /** POST …/batch (src/compose/batch-service.ts). */
+  batch: BatchService;
+  /** POST /v1/boards/{id}/duplicate (src/compose/duplicate-board.ts). */
+  duplicate: DuplicateService;
+  /** JSON Canvas export and import (src/interchange/canvas-service.ts). */
+  canvas: CanvasService;
+  apiKeys: ApiKeyService;
+  webhooks: WebhookService;
+  /** The job queue as the API shows it (the worker that runs the jobs is `jobs`). */
+  jobQueue: JobQueue;
+  /** Reading a board's change log, its streams, presence (the streams' hub is `events`). */
+  boardEvents: BoardEventService;
+  /** Local accounts: sign-up, log-in, passwords (sessions are the sign-in's). */
+  accounts: AccountService;
+}
+
+export interface Services extends DomainServices {
   config: Config;
   db: Db;
   authenticator: Authenticator;

@@ -8,7 +8,7 @@ import type { Principal } from '../auth/principal.js';
 import { findVisibleBoard } from '../access/board-access.js';
 import { assertWithinBounds } from '../access/board-bounds.js';
 import { assertBoardQuota, assertStorageQuota } from '../access/user-quota.js';
-import { createBoard } from '../boards/board-service.js';
+import type { BoardService } from '../boards/board-service.js';
 import type { Board } from '../contract/boards.js';
 import { fieldsOf } from '../contract/common.js';
 import { Edge } from '../contract/edges.js';
@@ -20,7 +20,7 @@ import { newId, now } from '../lib/ids.js';
 import { storedNodeData } from '../nodes/node-data.js';
 import { toStoredJson } from '../nodes/json-data.js';
 import type { Storage } from '../providers/storage/storage.js';
-import { assetUrlPath } from '../assets/asset-service.js';
+import { type AssetService, assetUrlPath, type Origin } from '../assets/asset-service.js';
 import { CanvasError, canvasEdge, canvasNode, edgeExtension, nodeExtension, parseCanvas, planImport } from './json-canvas.js';
 import type { BoardBounds } from '../config.js';
 
@@ -42,7 +42,7 @@ const EXPORT_KEYS_PER_READ = 100;
  * export runs may or may not be in it, an edge is only written when both its nodes are, and the
  * extension describes exactly the nodes and edges written above it.
  */
-export async function exportCanvas(db: Db, principal: Principal, boardId: string): Promise<{ name: string; body: AsyncIterable<string> }> {
+async function exportCanvas(db: Db, principal: Principal, boardId: string): Promise<{ name: string; body: AsyncIterable<string> }> {
   const board = await findVisibleBoard(db, principal, boardId);
   return { name: board.name, body: canvasText(db, board.name, boardId) };
 }
@@ -171,10 +171,15 @@ async function* exportedEdges(db: Db, boardId: string): AsyncGenerator<Edge[]> {
   }
 }
 
-export interface ImportDeps {
+/** What JSON Canvas import and export are built with, once per app (src/modules/services.ts). */
+export interface CanvasDeps {
   db: Db;
   storage: Storage;
   bounds: BoardBounds;
+  /** The new board's row (BoardService.insert). */
+  boards: BoardService;
+  /** The copied files' urls (AssetService.baseUrl). */
+  assets: AssetService;
 }
 
 export interface ImportResult {
@@ -188,13 +193,14 @@ const asInvalid = (error: CanvasError) =>
   invalid(`The canvas is not valid JSON Canvas 1.0 at ${error.path || '/'}: ${error.message.slice(error.path.length + 2)}`);
 
 /** Creates a board from a canvas document; `name` overrides the name it carries. */
-export async function importCanvas(
-  deps: ImportDeps,
+async function importCanvas(
+  deps: CanvasDeps,
   principal: Principal,
   document: unknown,
   name: string | undefined,
-  baseUrl: string,
+  { origin }: Origin,
 ): Promise<ImportResult> {
+  const baseUrl = deps.assets.baseUrl(origin);
   let plan: ReturnType<typeof planImport>;
   let canvas: CanvasDocument;
   const assets = new Map<string, { content_type: string; size: number; filename: string }>();
@@ -299,7 +305,7 @@ export async function importCanvas(
     });
 
     const board = await deps.db.transaction().execute(async (trx) => {
-      const made = await createBoard(
+      const made = await deps.boards.insert(
         trx,
         principal,
         { name: (name ?? plan.name ?? 'Imported canvas').slice(0, 200) || 'Imported canvas' },
@@ -338,5 +344,20 @@ export async function importCanvas(
   } catch (error) {
     for (const { path } of copied) await deps.storage.delete(path).catch(() => {});
     throw error;
+  }
+}
+
+/** The app's JSON Canvas export and import. */
+export class CanvasService {
+  constructor(private readonly deps: CanvasDeps) {}
+
+  /** See exportCanvas: the board's name, and the document written in pieces as its rows are read. */
+  export(principal: Principal, boardId: string): Promise<{ name: string; body: AsyncIterable<string> }> {
+    return exportCanvas(this.deps.db, principal, boardId);
+  }
+
+  /** Creates a board from a canvas document; `name` overrides the name it carries. */
+  import(principal: Principal, document: unknown, name: string | undefined, origin: Origin): Promise<ImportResult> {
+    return importCanvas(this.deps, principal, document, name, origin);
   }
 }

@@ -2,7 +2,7 @@
 // Queueing is bounded per user (JOB_MAX_QUEUED_PER_USER), so no user can fill the queue.
 import { sql } from 'kysely';
 import type { Principal } from '../auth/principal.js';
-import type { Executor } from '../db/schema.js';
+import type { Db, Executor } from '../db/schema.js';
 import { ApiError, invalid, notFound } from '../errors.js';
 import { newId, now } from '../lib/ids.js';
 import { fieldsOf } from '../contract/common.js';
@@ -10,12 +10,6 @@ import { Job } from '../contract/jobs.js';
 
 /** The job's columns, in the order of its schema. */
 const columns = fieldsOf(Job);
-
-export async function getJob(db: Executor, principal: Principal, id: string): Promise<Job> {
-  const job = await db.selectFrom('jobs').select(columns).where('id', '=', id).where('user_id', '=', principal.userId).executeTakeFirst();
-  if (!job) throw notFound('Job');
-  return job;
-}
 
 /** How a refused caller's Retry-After is estimated (docs/documents.md, "Bounded queue"). */
 export const QUEUE_RETRY = {
@@ -134,4 +128,20 @@ export async function insertJobs(db: Executor, userId: string, jobs: NewJob[], m
   // In the order asked for, whatever order RETURNING gives.
   const byId = new Map(rows.map((row) => [row.id, row]));
   return ids.map((id) => byId.get(id)!);
+}
+
+/**
+ * The app's job queue as the API shows it, built once per app (src/modules/services.ts). (Queueing,
+ * insertJob and insertJobs above, is still called by the documents domain with its transaction.)
+ */
+export class JobQueue {
+  constructor(private readonly deps: { db: Db }) {}
+
+  /** One of the caller's jobs; another user's is "Job not found". */
+  async get(principal: Principal, id: string): Promise<Job> {
+    const { db } = this.deps;
+    const job = await db.selectFrom('jobs').select(columns).where('id', '=', id).where('user_id', '=', principal.userId).executeTakeFirst();
+    if (!job) throw notFound('Job');
+    return job;
+  }
 }

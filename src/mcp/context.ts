@@ -1,9 +1,12 @@
 // What the MCP tools work with: the app's services they call (a structural subset of the app's
 // Services, so the route hands its services over as they are) and, per request, the caller.
 import type { Principal } from '../auth/principal.js';
+import type { Origin } from '../assets/asset-service.js';
+import type { BoardService } from '../boards/board-service.js';
 import type { Db } from '../db/schema.js';
+import type { EdgeService } from '../edges/edge-service.js';
+import type { NodeService } from '../nodes/node-service.js';
 import type { ApiError } from '../errors.js';
-import type { NodeReadCache } from '../nodes/node-cache.js';
 import type { Embedder } from '../providers/embeddings/embedder.js';
 import type { ChatModel } from '../providers/llm/chat-model.js';
 import type { BoardBounds } from '../config.js';
@@ -11,7 +14,9 @@ import type { Logger } from '../lib/logger.js';
 
 export interface McpDeps {
   db: Db;
-  nodeCache?: NodeReadCache;
+  boards: BoardService;
+  nodes: NodeService;
+  edges: EdgeService;
   embedder: Embedder;
   chatModel: ChatModel;
   jobs: { wake(): void };
@@ -28,10 +33,8 @@ export interface McpDeps {
 }
 
 /** One MCP request: who calls, and what of the HTTP request the tools need, handed in by the route. */
-export interface McpCall {
+export interface McpCall extends Origin {
   principal: Principal;
-  /** The base of asset urls for this request (a pdf or image node's publicUrl must use it). */
-  assetBaseUrl: string;
   log: Pick<Logger, 'error'>;
   /** The API's reading of any error (the one mapping of src/http/plugins/errors.ts). */
   errorOf(error: Error): ApiError;

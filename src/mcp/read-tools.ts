@@ -3,7 +3,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { findVisibleBoard } from '../access/board-access.js';
-import { listBoards } from '../boards/board-service.js';
 import { createChat } from '../chats/chat-service.js';
 import { generateReply, type ReplyDeps, startReply } from '../chats/reply-service.js';
 import { boardRetriever } from '../chats/retrieval.js';
@@ -12,10 +11,8 @@ import { Board } from '../contract/boards.js';
 import type { Node } from '../contract/nodes.js';
 import { SEARCH_MODES } from '../contract/documents.js';
 import { searchChunksPage } from '../documents/search-service.js';
-import { listEdges } from '../edges/edge-service.js';
 import { invalid } from '../errors.js';
 import { type Page, pageRequest } from '../lib/pagination.js';
-import { getNode, listNodes } from '../nodes/node-service.js';
 import { compactEdge, compactNode, edgeLine, nodeLine, nodeText, snippet } from './compact.js';
 import type { McpCall, McpDeps } from './context.js';
 import { guarded, ok } from './results.js';
@@ -78,7 +75,7 @@ export function registerReadTools(server: McpServer, deps: McpDeps, call: McpCal
     ({ limit, cursor }) =>
       guarded(call, async () => {
         const list = `boards:${principal.userId}`;
-        const page = await listBoards(db, principal, pageRequest(list, { limit, cursor }, 'desc'), list);
+        const page = await deps.boards.list(principal, pageRequest(list, { limit, cursor }, 'desc'), list);
         const boards = page.data.map((b) => ({
           id: b.id,
           name: b.name,
@@ -117,13 +114,13 @@ export function registerReadTools(server: McpServer, deps: McpDeps, call: McpCal
           at.n === false
             ? { data: [], has_more: false, cursor: null }
             : await inSteps(limit, at.n ?? undefined, (step, after) =>
-                listNodes(db, principal, board_id, {}, pageRequest(nodeList, { limit: step, cursor: after }, 'asc'), nodeList),
+                deps.nodes.list(principal, board_id, {}, pageRequest(nodeList, { limit: step, cursor: after }, 'asc'), nodeList),
               );
         const edges =
           at.e === false
             ? { data: [], has_more: false, cursor: null }
             : await inSteps(limit, at.e ?? undefined, (step, after) =>
-                listEdges(db, principal, board_id, {}, pageRequest(edgeList, { limit: step, cursor: after }, 'asc'), edgeList),
+                deps.edges.list(principal, board_id, {}, pageRequest(edgeList, { limit: step, cursor: after }, 'asc'), edgeList),
               );
         const next: BoardCursor = { n: nodes.cursor ?? false, e: edges.cursor ?? false };
         const nextCursor = next.n || next.e ? Buffer.from(JSON.stringify(next)).toString('base64url') : null;
@@ -157,7 +154,7 @@ export function registerReadTools(server: McpServer, deps: McpDeps, call: McpCal
     ({ board_id, node_ids }) =>
       guarded(call, async () => {
         const nodes: Node[] = [];
-        for (const id of node_ids) nodes.push(await getNode(deps, principal, board_id, id));
+        for (const id of node_ids) nodes.push(await deps.nodes.get(principal, { boardId: board_id, id }));
         const shaped = nodes.map((n) => ({
           id: n.id,
           type: n.node_type,

@@ -5,10 +5,8 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { nodeTypeInputs, type NodeTypeInput, type UpdateNodeBody } from '../contract/nodes.js';
 import { enqueueVectorize } from '../documents/document-service.js';
-import { createEdge, deleteEdge, updateEdge } from '../edges/edge-service.js';
 import { invalid } from '../errors.js';
 import { toNodeType } from '../nodes/node-data.js';
-import { createNode, deleteNode, getNode, updateNode } from '../nodes/node-service.js';
 import { compactEdge, compactNode, edgeLine, nodeLine, nodeText } from './compact.js';
 import type { McpCall, McpDeps } from './context.js';
 import { BoardId, Id } from './read-tools.js';
@@ -41,7 +39,7 @@ const ClientId = Id.describe(
 const defaultPosition = (index: number) => ({ x: 0, y: index * 200 });
 
 export function registerWriteTools(server: McpServer, deps: McpDeps, call: McpCall): void {
-  const { db, config } = deps;
+  const { db, config, nodes: nodeService, edges: edgeService } = deps;
   const { principal } = call;
   const bounds = config.boardBounds;
 
@@ -76,8 +74,7 @@ export function registerWriteTools(server: McpServer, deps: McpDeps, call: McpCa
           if (item.label !== undefined) data.label = item.label;
           if (item.url !== undefined) data.url = item.url;
           if (item.type === 'note' && data.text === undefined) data.text = '';
-          const node = await createNode(
-            db,
+          const node = await nodeService.create(
             principal,
             board_id,
             {
@@ -87,8 +84,7 @@ export function registerWriteTools(server: McpServer, deps: McpDeps, call: McpCa
               data,
               parent_node_id: item.parent_node_id ?? null,
             },
-            bounds,
-            call.assetBaseUrl,
+            call,
           );
           return compactNode(node);
         });
@@ -131,7 +127,7 @@ export function registerWriteTools(server: McpServer, deps: McpDeps, call: McpCa
           if (item.position) body.position = item.position;
           if (item.parent_node_id !== undefined) body.parent_node_id = item.parent_node_id;
           if (Object.keys(body).length === 0) throw invalid('Nothing to update: give text, label, url, position, parent_node_id or data');
-          return compactNode(await updateNode(deps, principal, board_id, item.node_id, body, bounds, call.assetBaseUrl));
+          return compactNode(await nodeService.update(principal, { boardId: board_id, id: item.node_id }, body, call));
         });
         return bulkResult('Updated', outcomes, nodeLine, (node) => ({ node }));
       }),
@@ -148,7 +144,7 @@ export function registerWriteTools(server: McpServer, deps: McpDeps, call: McpCa
     ({ board_id, node_ids }) =>
       guarded(call, async () => {
         const outcomes = await eachItem(call, node_ids, async (id) => {
-          await deleteNode(deps, principal, board_id, id);
+          await nodeService.delete(principal, { boardId: board_id, id });
           return id;
         });
         return bulkResult(
@@ -184,13 +180,13 @@ export function registerWriteTools(server: McpServer, deps: McpDeps, call: McpCa
         const outcomes = await eachItem(call, edges, async (item) => {
           const data: Record<string, unknown> = { ...item.data };
           if (item.label !== undefined) data.label = item.label;
-          const edge = await createEdge(
-            db,
-            principal,
-            board_id,
-            { id: item.id, source_node_id: item.source_node_id, target_node_id: item.target_node_id, type: item.type, data },
-            bounds,
-          );
+          const edge = await edgeService.create(principal, board_id, {
+            id: item.id,
+            source_node_id: item.source_node_id,
+            target_node_id: item.target_node_id,
+            type: item.type,
+            data,
+          });
           return compactEdge(edge);
         });
         return bulkResult('Connected', outcomes, edgeLine, (edge) => ({ edge }));
@@ -221,7 +217,7 @@ export function registerWriteTools(server: McpServer, deps: McpDeps, call: McpCa
           const data = item.data || item.label !== undefined ? { ...item.data } : undefined;
           if (data && item.label !== undefined) data.label = item.label;
           if (item.type === undefined && data === undefined) throw invalid('Nothing to update: give type, label or data');
-          return compactEdge(await updateEdge(db, principal, board_id, item.edge_id, { type: item.type, data }, bounds));
+          return compactEdge(await edgeService.update(principal, { boardId: board_id, id: item.edge_id }, { type: item.type, data }));
         });
         return bulkResult('Updated', outcomes, edgeLine, (edge) => ({ edge }));
       }),
@@ -238,7 +234,7 @@ export function registerWriteTools(server: McpServer, deps: McpDeps, call: McpCa
     ({ board_id, edge_ids }) =>
       guarded(call, async () => {
         const outcomes = await eachItem(call, edge_ids, async (id) => {
-          await deleteEdge(db, principal, board_id, id);
+          await edgeService.delete(principal, { boardId: board_id, id });
           return id;
         });
         return bulkResult(
@@ -267,7 +263,7 @@ export function registerWriteTools(server: McpServer, deps: McpDeps, call: McpCa
       guarded(call, async () => {
         let body = text;
         if (body === undefined) {
-          const node = await getNode(deps, principal, board_id, node_id);
+          const node = await nodeService.get(principal, { boardId: board_id, id: node_id });
           const own = nodeText(node);
           if (node.node_type !== 'pdf') {
             if (own.trim() === '' || own === (node.node_data as Record<string, unknown>).url)

@@ -1,6 +1,5 @@
 // Assets: upload and file routes, and the hourly sweep of files a crash left behind (no asset row,
 // older than a few minutes).
-import { sweepAssetFiles } from '../assets/asset-service.js';
 import { assetRoutes } from '../http/routes/assets.js';
 import type { AppModule } from './app-module.js';
 
@@ -8,5 +7,5 @@ const HOUR_MS = 60 * 60 * 1000;
 
 export const assetsModule: AppModule = {
   routes: assetRoutes,
-  background: ({ background, db, storage }) => background.every('asset sweep', HOUR_MS, () => sweepAssetFiles({ db, storage })),
+  background: ({ background, assets }) => background.every('asset sweep', HOUR_MS, () => assets.sweep()),
 };

@@ -2,7 +2,6 @@
 // and edges) older than EVENT_RETENTION_DAYS and of presence sessions gone quiet, and ending every
 // open stream when the app closes.
 import { eventRoutes } from '../http/routes/events.js';
-import { sweepPresence } from '../events/presence.js';
 import type { AppModule } from './app-module.js';
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -15,12 +14,12 @@ export const eventsModule: AppModule = {
     app.addHook('preClose', async () => services.events.endAll());
   },
   // The ids of deleted nodes and edges (src/nodes/client-ids.ts) are kept as long as the events.
-  background: ({ background, db, config }) => {
+  background: ({ background, db, config, boardEvents }) => {
     background.every('board event sweep', HOUR_MS, async () => {
       const before = new Date(Date.now() - config.eventRetentionDays * DAY_MS);
       await db.deleteFrom('board_events').where('created_at', '<', before).execute();
       await db.deleteFrom('deleted_ids').where('deleted_at', '<', before).execute();
     });
-    background.every('presence session sweep', HOUR_MS, () => sweepPresence(db));
+    background.every('presence session sweep', HOUR_MS, () => boardEvents.sweepPresence());
   },
 };

@@ -8,10 +8,10 @@ import type { Db, Executor } from '../db/schema.js';
 import { invalid, notFound } from '../errors.js';
 import { newId, now } from '../lib/ids.js';
 import { applyPage, toPage, type Page, type PageRequest } from '../lib/pagination.js';
-import { assertNodeAsset } from '../assets/asset-service.js';
+import type { AssetService, Origin } from '../assets/asset-service.js';
 import { beginContentWrite } from '../access/content-write.js';
 import { type BoardChange, changeTransaction, recordChanges, recordWithinBounds } from '../events/record.js';
-import { invalidatingBoard, type NodeStore } from './node-cache.js';
+import { invalidatingBoard, type NodeReadCache } from './node-cache.js';
 import { mergeNodeData, storedNodeData } from './node-data.js';
 import { assertIfMatch, entityTag, ifMatchHolds, type TagCondition } from '../lib/etag.js';
 import { fieldsOf, pickShape } from '../contract/common.js';
@@ -21,6 +21,22 @@ import type { BoardBounds } from '../config.js';
 
 /** The route has read the type word (youtube is video) by the time the service sees it. */
 export type CreateNodeInput = Omit<CreateNodeBody, 'type'> & { type: NodeType };
+
+/** A node's address: its board and its id (a route's path parameters). */
+export interface NodeIds {
+  boardId: string;
+  id: string;
+}
+
+/** What the node service is built with, once per app (src/modules/services.ts). */
+export interface NodeDeps {
+  db: Db;
+  /** Only on the embedded database (node-cache.ts). */
+  nodeCache?: NodeReadCache | undefined;
+  bounds: BoardBounds;
+  /** The asset check of pdf and image nodes. */
+  assets: AssetService;
+}
 
 /** The node's columns, in the order of its schema. */
 const columns = fieldsOf(Node);
@@ -67,226 +83,220 @@ const digestOf = (input: CreateNodeInput): string =>
   });
 
 /**
- * The node a create with a client-chosen id made, when this create repeats it (same id, board and
- * body; client-ids.ts): it is answered as it is now, and nothing is written. Undefined when the
- * create is to run; a 409 when the id is used otherwise. Inside a content write.
+ * The app's nodes: reads need the board visible to the caller; writes (create, update, delete) run
+ * in one transaction behind the board lock. The steps (repeated, insert, alreadyApplied, modify,
+ * remove) run inside a content write the caller opened: the single writes here and the batch
+ * (src/compose/batch-service.ts) put the transaction, lock, bounds and events around them.
  */
-export async function repeatedNode(trx: Executor, boardId: string, input: CreateNodeInput): Promise<Node | undefined> {
-  if (input.id === undefined || !(await isRepeatedCreate(trx, 'node', boardId, input.id, digestOf(input)))) return undefined;
-  return trx.selectFrom('nodes').select(columns).where('id', '=', input.id).executeTakeFirstOrThrow();
-}
+export class NodeService {
+  constructor(private readonly deps: NodeDeps) {}
 
-/**
- * The steps of node writes inside a content write (the board locked by beginContentWrite), shared by
- * the single-node routes and the batch (batch-service.ts): each returns the changes to record.
- * `assetBaseUrl`: the base of asset urls for this request, which a pdf or image node's publicUrl must use.
- */
-export async function insertNode(trx: Executor, boardId: string, input: CreateNodeInput, assetBaseUrl: string, at: Date): Promise<Node> {
-  const data = storedNodeData(input.type, input.data);
-  if (input.parent_node_id) await assertParentOnBoard(trx, boardId, input.parent_node_id);
-  if (input.type === 'pdf' || input.type === 'image') await assertNodeAsset(trx, boardId, input.type, input.data, assetBaseUrl);
-  return trx
-    .insertInto('nodes')
-    .values({
-      id: input.id ?? newId(),
-      board_id: boardId,
-      node_type: input.type,
-      position_x: input.position.x,
-      position_y: input.position.y,
-      node_data: data,
-      parent_node_id: input.parent_node_id ?? null,
-      create_digest: input.id === undefined ? null : digestOf(input),
-      created_at: at,
-      updated_at: at,
-    })
-    .returning(columns)
-    .executeTakeFirstOrThrow()
-    .catch(idTaken);
-}
-
-export async function createNode(
-  db: Db,
-  principal: Principal,
-  boardId: string,
-  input: CreateNodeInput,
-  bounds: BoardBounds,
-  assetBaseUrl: string,
-): Promise<Node> {
-  storedNodeData(input.type, input.data); // refused before the board is locked
-  return changeTransaction(db, async (trx) => {
-    const at = now();
-    const board = await beginContentWrite(trx, principal, boardId);
-    const repeated = await repeatedNode(trx, boardId, input);
-    if (repeated) return repeated;
-    const row = await insertNode(trx, boardId, input, assetBaseUrl, at);
-    await recordWithinBounds(trx, boardId, principal.userId, [{ type: 'node.created', data: row }], at, bounds, board);
-    return row;
-  });
-}
-
-export async function listNodes(
-  db: Db,
-  principal: Principal,
-  boardId: string,
-  filter: { type?: NodeType },
-  page: PageRequest,
-  list: string,
-): Promise<Page<Node>> {
-  let query = db.selectFrom('nodes').select(columns).where('board_id', '=', boardId).where(boardVisibleTo(principal, boardId));
-  if (filter.type) query = query.where('node_type', '=', filter.type);
-  const rows = await applyPage(query, page, 'nodes').execute();
-  if (rows.length === 0) await findVisibleBoard(db, principal, boardId);
-  return toPage(rows, page, list);
-}
-
-export async function getNode(store: NodeStore, principal: Principal, boardId: string, nodeId: string): Promise<Node> {
-  const { db, nodeCache: cache } = store;
-  const cached = cache?.get(boardId, nodeId, principal);
-  if (cached) return cached;
-  const generation = cache?.generation(boardId) ?? 0;
-  const row = await db
-    .selectFrom('nodes')
-    .innerJoin('boards', 'boards.id', 'nodes.board_id')
-    .select(columns.map((c) => `nodes.${c}` as const))
-    .select(['boards.owner_id', 'boards.is_public'])
-    .where('nodes.id', '=', nodeId)
-    .where('nodes.board_id', '=', boardId)
-    .where(boardSeenBy(principal))
-    .executeTakeFirst();
-  if (row) {
-    const { owner_id, is_public, ...node } = row;
-    cache?.put(boardId, generation, { owner_id, is_public }, node);
-    return node;
+  /**
+   * The node a create with a client-chosen id made, when this create repeats it (same id, board and
+   * body; client-ids.ts): it is answered as it is now, and nothing is written. Undefined when the
+   * create is to run; a 409 when the id is used otherwise. Inside a content write.
+   */
+  async repeated(trx: Executor, boardId: string, input: CreateNodeInput): Promise<Node | undefined> {
+    if (input.id === undefined || !(await isRepeatedCreate(trx, 'node', boardId, input.id, digestOf(input)))) return undefined;
+    return trx.selectFrom('nodes').select(columns).where('id', '=', input.id).executeTakeFirstOrThrow();
   }
-  await findVisibleBoard(db, principal, boardId);
-  throw notFound('Node');
-}
 
-/** Changes a node (see insertNode). */
-export async function modifyNode(
-  trx: Executor,
-  boardId: string,
-  nodeId: string,
-  input: UpdateNodeBody,
-  assetBaseUrl: string,
-  at: Date,
-  ifMatch?: TagCondition,
-): Promise<Node> {
-  const node = await findNode(trx, boardId, nodeId);
-  // Behind the board lock: of two writers holding the same tag, the second sees the first's change.
-  assertIfMatch(ifMatch, nodeTag(node), 'node');
-  const merged = input.data === undefined ? undefined : mergeNodeData(node.node_data, input.data);
-  const data = merged === undefined ? undefined : storedNodeData(node.node_type as NodeType, merged);
-  // The asset reference is checked when it changes: a node may outlive its deleted asset.
-  const touchesAsset = input.data !== undefined && ['storagePath', 'publicUrl', 'fileSize'].some((key) => Object.hasOwn(input.data!, key));
-  if (merged && touchesAsset && (node.node_type === 'pdf' || node.node_type === 'image'))
-    await assertNodeAsset(trx, boardId, node.node_type, merged, assetBaseUrl);
-  if (input.parent_node_id) {
-    await assertParentOnBoard(trx, boardId, input.parent_node_id);
-    if (await wouldCycle(trx, nodeId, input.parent_node_id)) {
-      throw invalid('parent_node_id would make the node its own ancestor');
-    }
+  /**
+   * The steps of node writes inside a content write (the board locked by beginContentWrite), shared by
+   * the single-node routes and the batch (batch-service.ts): each returns the changes to record.
+   * `origin`: the address the caller used, from which a pdf or image node's publicUrl must be (without PUBLIC_BASE_URL).
+   */
+  async insert(trx: Executor, boardId: string, input: CreateNodeInput, at: Date, origin: Origin): Promise<Node> {
+    const data = storedNodeData(input.type, input.data);
+    if (input.parent_node_id) await assertParentOnBoard(trx, boardId, input.parent_node_id);
+    if (input.type === 'pdf' || input.type === 'image')
+      await this.deps.assets.assertNodeAsset(trx, boardId, input.type, input.data, origin);
+    return trx
+      .insertInto('nodes')
+      .values({
+        id: input.id ?? newId(),
+        board_id: boardId,
+        node_type: input.type,
+        position_x: input.position.x,
+        position_y: input.position.y,
+        node_data: data,
+        parent_node_id: input.parent_node_id ?? null,
+        create_digest: input.id === undefined ? null : digestOf(input),
+        created_at: at,
+        updated_at: at,
+      })
+      .returning(columns)
+      .executeTakeFirstOrThrow()
+      .catch(idTaken);
   }
-  return trx
-    .updateTable('nodes')
-    .set({
-      ...(input.position ? { position_x: input.position.x, position_y: input.position.y } : {}),
-      ...(data !== undefined ? { node_data: data } : {}),
-      ...(input.parent_node_id !== undefined ? { parent_node_id: input.parent_node_id } : {}),
-      updated_at: at,
-    })
-    .where('id', '=', nodeId)
-    .returning(columns)
-    .executeTakeFirstOrThrow();
-}
 
-/**
- * An update whose If-Match no longer holds but whose change the node already shows (a replay of an
- * update that landed, its answer lost): the node as it is, to answer with no write (RFC 9110
- * §13.1.1; client-ids.ts). Undefined otherwise, for modifyNode to write or refuse.
- */
-export async function updateAlreadyApplied(
-  trx: Executor,
-  boardId: string,
-  nodeId: string,
-  input: UpdateNodeBody,
-  ifMatch: TagCondition | undefined,
-): Promise<Node | undefined> {
-  if (ifMatch === undefined) return undefined;
-  const row = await trx.selectFrom('nodes').select(columns).where('id', '=', nodeId).where('board_id', '=', boardId).executeTakeFirst();
-  if (!row || ifMatchHolds(ifMatch, nodeTag(row))) return undefined;
-  const samePosition = !input.position || (input.position.x === row.position_x && input.position.y === row.position_y);
-  const sameParent = input.parent_node_id === undefined || (input.parent_node_id?.toLowerCase() ?? null) === row.parent_node_id;
-  const sameData = !input.data || canonicalJson(mergeNodeData(row.node_data, input.data)) === canonicalJson(row.node_data);
-  return samePosition && sameParent && sameData ? row : undefined;
-}
-
-export async function updateNode(
-  store: NodeStore,
-  principal: Principal,
-  boardId: string,
-  nodeId: string,
-  input: UpdateNodeBody,
-  bounds: BoardBounds,
-  assetBaseUrl: string,
-  ifMatch?: TagCondition,
-): Promise<Node> {
-  return invalidatingBoard(store, boardId, () =>
-    changeTransaction(store.db, async (trx) => {
+  async create(principal: Principal, boardId: string, input: CreateNodeInput, origin: Origin): Promise<Node> {
+    const { db, bounds } = this.deps;
+    storedNodeData(input.type, input.data); // refused before the board is locked
+    return changeTransaction(db, async (trx) => {
       const at = now();
       const board = await beginContentWrite(trx, principal, boardId);
-      const applied = await updateAlreadyApplied(trx, boardId, nodeId, input, ifMatch);
-      if (applied) return applied;
-      const node = await modifyNode(trx, boardId, nodeId, input, assetBaseUrl, at, ifMatch);
-      // Larger data may take the board past its bound on bytes.
-      await recordWithinBounds(trx, boardId, principal.userId, [{ type: 'node.updated', data: node }], at, bounds, board);
+      const repeated = await this.repeated(trx, boardId, input);
+      if (repeated) return repeated;
+      const row = await this.insert(trx, boardId, input, at, origin);
+      await recordWithinBounds(trx, boardId, principal.userId, [{ type: 'node.created', data: row }], at, bounds, board);
+      return row;
+    });
+  }
+
+  async list(principal: Principal, boardId: string, filter: { type?: NodeType }, page: PageRequest, list: string): Promise<Page<Node>> {
+    const { db } = this.deps;
+    let query = db.selectFrom('nodes').select(columns).where('board_id', '=', boardId).where(boardVisibleTo(principal, boardId));
+    if (filter.type) query = query.where('node_type', '=', filter.type);
+    const rows = await applyPage(query, page, 'nodes').execute();
+    if (rows.length === 0) await findVisibleBoard(db, principal, boardId);
+    return toPage(rows, page, list);
+  }
+
+  async get(principal: Principal, { boardId, id: nodeId }: NodeIds): Promise<Node> {
+    const { db, nodeCache: cache } = this.deps;
+    const cached = cache?.get(boardId, nodeId, principal);
+    if (cached) return cached;
+    const generation = cache?.generation(boardId) ?? 0;
+    const row = await db
+      .selectFrom('nodes')
+      .innerJoin('boards', 'boards.id', 'nodes.board_id')
+      .select(columns.map((c) => `nodes.${c}` as const))
+      .select(['boards.owner_id', 'boards.is_public'])
+      .where('nodes.id', '=', nodeId)
+      .where('nodes.board_id', '=', boardId)
+      .where(boardSeenBy(principal))
+      .executeTakeFirst();
+    if (row) {
+      const { owner_id, is_public, ...node } = row;
+      cache?.put(boardId, generation, { owner_id, is_public }, node);
       return node;
-    }),
-  );
-}
+    }
+    await findVisibleBoard(db, principal, boardId);
+    throw notFound('Node');
+  }
 
-/**
- * Deletes a node with its edges. Its children are detached here rather than by the foreign key's
- * SET NULL, and its edges deleted here rather than by the cascade, so that the change log records
- * each of them (and the children's updated_at the change).
- */
-export async function removeNode(trx: Executor, boardId: string, nodeId: string, at: Date, ifMatch?: TagCondition): Promise<BoardChange[]> {
-  const node = await findNode(trx, boardId, nodeId).catch((error) => deletedBefore(trx, 'node', boardId, nodeId, error));
-  if (Array.isArray(node)) return node; // deleted before: a repeated delete succeeds and changes nothing
-  assertIfMatch(ifMatch, nodeTag(node), 'node');
-  const children = await trx
-    .updateTable('nodes')
-    .set({ parent_node_id: null, updated_at: at })
-    .where('parent_node_id', '=', nodeId)
-    .returning(columns)
-    .execute();
-  const edges = await trx
-    .deleteFrom('edges')
-    .where('board_id', '=', boardId)
-    .where((eb) => eb.or([eb('source_node_id', '=', nodeId), eb('target_node_id', '=', nodeId)]))
-    .returning('id')
-    .execute();
-  await trx.deleteFrom('nodes').where('id', '=', nodeId).execute();
-  await rememberDeleted(trx, boardId, [...edges.map(({ id }) => ({ id, kind: 'edge' as const })), { id: nodeId, kind: 'node' }], at);
-  return [
-    ...edges.map(({ id }) => ({ type: 'edge.deleted' as const, data: { id } })),
-    ...children.map((child) => ({ type: 'node.updated' as const, data: child })),
-    { type: 'node.deleted', data: { id: nodeId } },
-  ];
-}
+  /** Changes a node (see insert). */
+  async modify(
+    trx: Executor,
+    boardId: string,
+    nodeId: string,
+    input: UpdateNodeBody,
+    at: Date,
+    { origin, ifMatch }: Origin & { ifMatch?: TagCondition | undefined },
+  ): Promise<Node> {
+    const node = await findNode(trx, boardId, nodeId);
+    // Behind the board lock: of two writers holding the same tag, the second sees the first's change.
+    assertIfMatch(ifMatch, nodeTag(node), 'node');
+    const merged = input.data === undefined ? undefined : mergeNodeData(node.node_data, input.data);
+    const data = merged === undefined ? undefined : storedNodeData(node.node_type as NodeType, merged);
+    // The asset reference is checked when it changes: a node may outlive its deleted asset.
+    const touchesAsset =
+      input.data !== undefined && ['storagePath', 'publicUrl', 'fileSize'].some((key) => Object.hasOwn(input.data!, key));
+    if (merged && touchesAsset && (node.node_type === 'pdf' || node.node_type === 'image'))
+      await this.deps.assets.assertNodeAsset(trx, boardId, node.node_type, merged, { origin });
+    if (input.parent_node_id) {
+      await assertParentOnBoard(trx, boardId, input.parent_node_id);
+      if (await wouldCycle(trx, nodeId, input.parent_node_id)) {
+        throw invalid('parent_node_id would make the node its own ancestor');
+      }
+    }
+    return trx
+      .updateTable('nodes')
+      .set({
+        ...(input.position ? { position_x: input.position.x, position_y: input.position.y } : {}),
+        ...(data !== undefined ? { node_data: data } : {}),
+        ...(input.parent_node_id !== undefined ? { parent_node_id: input.parent_node_id } : {}),
+        updated_at: at,
+      })
+      .where('id', '=', nodeId)
+      .returning(columns)
+      .executeTakeFirstOrThrow();
+  }
 
-export async function deleteNode(
-  store: NodeStore,
-  principal: Principal,
-  boardId: string,
-  nodeId: string,
-  ifMatch?: TagCondition,
-): Promise<void> {
-  await invalidatingBoard(store, boardId, () =>
-    changeTransaction(store.db, async (trx) => {
-      const at = now();
-      await beginContentWrite(trx, principal, boardId);
-      await recordChanges(trx, boardId, principal.userId, await removeNode(trx, boardId, nodeId, at, ifMatch), at, true);
-    }),
-  );
+  /**
+   * An update whose If-Match no longer holds but whose change the node already shows (a replay of an
+   * update that landed, its answer lost): the node as it is, to answer with no write (RFC 9110
+   * §13.1.1; client-ids.ts). Undefined otherwise, for modify to write or refuse.
+   */
+  async alreadyApplied(
+    trx: Executor,
+    boardId: string,
+    nodeId: string,
+    input: UpdateNodeBody,
+    ifMatch: TagCondition | undefined,
+  ): Promise<Node | undefined> {
+    if (ifMatch === undefined) return undefined;
+    const row = await trx.selectFrom('nodes').select(columns).where('id', '=', nodeId).where('board_id', '=', boardId).executeTakeFirst();
+    if (!row || ifMatchHolds(ifMatch, nodeTag(row))) return undefined;
+    const samePosition = !input.position || (input.position.x === row.position_x && input.position.y === row.position_y);
+    const sameParent = input.parent_node_id === undefined || (input.parent_node_id?.toLowerCase() ?? null) === row.parent_node_id;
+    const sameData = !input.data || canonicalJson(mergeNodeData(row.node_data, input.data)) === canonicalJson(row.node_data);
+    return samePosition && sameParent && sameData ? row : undefined;
+  }
+
+  async update(
+    principal: Principal,
+    { boardId, id: nodeId }: NodeIds,
+    input: UpdateNodeBody,
+    { origin, ifMatch }: Origin & { ifMatch?: TagCondition | undefined },
+  ): Promise<Node> {
+    const { db, bounds } = this.deps;
+    return invalidatingBoard(this.deps, boardId, () =>
+      changeTransaction(db, async (trx) => {
+        const at = now();
+        const board = await beginContentWrite(trx, principal, boardId);
+        const applied = await this.alreadyApplied(trx, boardId, nodeId, input, ifMatch);
+        if (applied) return applied;
+        const node = await this.modify(trx, boardId, nodeId, input, at, { origin, ifMatch });
+        // Larger data may take the board past its bound on bytes.
+        await recordWithinBounds(trx, boardId, principal.userId, [{ type: 'node.updated', data: node }], at, bounds, board);
+        return node;
+      }),
+    );
+  }
+
+  /**
+   * Deletes a node with its edges. Its children are detached here rather than by the foreign key's
+   * SET NULL, and its edges deleted here rather than by the cascade, so that the change log records
+   * each of them (and the children's updated_at the change).
+   */
+  async remove(trx: Executor, boardId: string, nodeId: string, at: Date, ifMatch?: TagCondition): Promise<BoardChange[]> {
+    const node = await findNode(trx, boardId, nodeId).catch((error) => deletedBefore(trx, 'node', boardId, nodeId, error));
+    if (Array.isArray(node)) return node; // deleted before: a repeated delete succeeds and changes nothing
+    assertIfMatch(ifMatch, nodeTag(node), 'node');
+    const children = await trx
+      .updateTable('nodes')
+      .set({ parent_node_id: null, updated_at: at })
+      .where('parent_node_id', '=', nodeId)
+      .returning(columns)
+      .execute();
+    const edges = await trx
+      .deleteFrom('edges')
+      .where('board_id', '=', boardId)
+      .where((eb) => eb.or([eb('source_node_id', '=', nodeId), eb('target_node_id', '=', nodeId)]))
+      .returning('id')
+      .execute();
+    await trx.deleteFrom('nodes').where('id', '=', nodeId).execute();
+    await rememberDeleted(trx, boardId, [...edges.map(({ id }) => ({ id, kind: 'edge' as const })), { id: nodeId, kind: 'node' }], at);
+    return [
+      ...edges.map(({ id }) => ({ type: 'edge.deleted' as const, data: { id } })),
+      ...children.map((child) => ({ type: 'node.updated' as const, data: child })),
+      { type: 'node.deleted', data: { id: nodeId } },
+    ];
+  }
+
+  async delete(
+    principal: Principal,
+    { boardId, id: nodeId }: NodeIds,
+    { ifMatch }: { ifMatch?: TagCondition | undefined } = {},
+  ): Promise<void> {
+    await invalidatingBoard(this.deps, boardId, () =>
+      changeTransaction(this.deps.db, async (trx) => {
+        const at = now();
+        await beginContentWrite(trx, principal, boardId);
+        await recordChanges(trx, boardId, principal.userId, await this.remove(trx, boardId, nodeId, at, ifMatch), at, true);
+      }),
+    );
+  }
 }

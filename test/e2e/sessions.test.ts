@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Request } from 'playwright-core';
-import { setPassword } from '../../src/accounts/accounts.js';
+import { AccountService } from '../../src/accounts/accounts.js';
 import type { TestServer } from '../helpers/harness.js';
 import { boardsVisible, eventually, signedInBrowser, startWebServer } from './helpers/browser.js';
 import type { BodyOf, BoardList } from '../helpers/api-types.js';
@@ -29,7 +29,7 @@ describe('a local sign-in revoked on the server', () => {
       assert.equal(await page.locator('.banner').count(), 0);
 
       // Changing the password ends every sign-in of the account (all refresh tokens revoked).
-      const changed = await setPassword(server.database.db, account.email, NEW_PASSWORD);
+      const changed = await new AccountService({ db: server.database.db }).setPassword(account.email, NEW_PASSWORD);
       assert.ok(changed && changed.endedSignIns >= 1, `ended sign-ins: ${changed?.endedSignIns}`);
       // Refreshes the page starts from now on (one started before may still have succeeded).
       const sentAfter = new Set<Request>();

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { after, before } from 'node:test';
 import { SignJWT } from 'jose';
 import { buildApp, type BuiltApp } from '../../src/app.js';
-import { createApiKeyForSubject } from '../../src/auth/api-key-service.js';
+import { ApiKeyService } from '../../src/auth/api-key-service.js';
 import type { Scope } from '../../src/auth/principal.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { openDatabase, type DatabaseHandle } from '../../src/db/database.js';
@@ -122,12 +122,11 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
   const user = async (): Promise<TestUser> => {
     const userId = newId();
     const keyWith: TestUser['keyWith'] = async (scopes, extra = {}) => {
-      const key = await createApiKeyForSubject(
-        database.db,
-        userId,
-        { name: extra.name ?? 'test', scopes, expires_at: extra.expires_at },
-        'test',
-      );
+      const key = await new ApiKeyService({ db: database.db, env: 'test' }).createForSubject(userId, {
+        name: extra.name ?? 'test',
+        scopes,
+        expires_at: extra.expires_at,
+      });
       return { id: key.id, raw_key: key.raw_key };
     };
     const full = await keyWith(['read', 'write', 'admin']);

@@ -1,13 +1,12 @@
 // /v1/me/api-keys (scope admin): create, list, revoke.
 import { Type } from '@sinclair/typebox';
-import { createApiKey, listApiKeys, revokeApiKey } from '../../auth/api-key-service.js';
 import { pageRequest } from '../../lib/pagination.js';
 import { principalOf } from '../plugins/auth.js';
 import { ApiKey, CreateApiKeyBody, CreatedApiKey } from '../../contract/api-keys.js';
 import { Deleted, errorResponses, IdParams, List, PageQuery, Single } from '../schemas/common.js';
 import type { App, Services } from '../types.js';
 
-export function apiKeyRoutes(app: App, { db, config, authenticator }: Services): void {
+export function apiKeyRoutes(app: App, { apiKeys, authenticator, config }: Services): void {
   const admin = { scope: 'admin' as const };
 
   app.post(
@@ -27,7 +26,7 @@ never) is 400; nor may it hold a scope that key lacks (403). Made with a signed-
     },
     async (request, reply) => {
       const principal = principalOf(request);
-      const key = await createApiKey(db, principal.userId, request.body, config.apiKeyEnv, config.apiKeysMaxPerUser, principal);
+      const key = await apiKeys.create(principal.userId, request.body, principal);
       return reply.code(201).send({ object: 'api_key', data: key });
     },
   );
@@ -47,7 +46,7 @@ never) is 400; nor may it hold a scope that key lacks (403). Made with a signed-
     async (request) => {
       const { userId } = principalOf(request);
       const list = `api_keys:${userId}`;
-      return { object: 'list' as const, ...(await listApiKeys(db, userId, pageRequest(list, request.query, 'desc'), list)) };
+      return { object: 'list' as const, ...(await apiKeys.list(userId, pageRequest(list, request.query, 'desc'), list)) };
     },
   );
 
@@ -64,7 +63,7 @@ never) is 400; nor may it hold a scope that key lacks (403). Made with a signed-
       },
     },
     async (request) => {
-      await revokeApiKey(db, principalOf(request).userId, request.params.id);
+      await apiKeys.revoke(principalOf(request).userId, request.params.id);
       authenticator.forgetKey(request.params.id);
       return { object: 'api_key' as const, data: { id: request.params.id, deleted: true as const } };
     },

@@ -6,17 +6,10 @@ import multipart from '@fastify/multipart';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import rangeParser from 'range-parser';
-import {
-  assertAssetOwner,
-  deleteAsset,
-  discardAsset,
-  findServedAsset,
-  listAssets,
-  removeStoredFiles,
-  uploadAsset,
-} from '../../assets/asset-service.js';
+import type { UploadedFile } from '../../assets/asset-service.js';
 import { ApiError, invalid, notFound } from '../../errors.js';
 import type { ByteRange } from '../../providers/storage/storage.js';
+import { originOf } from '../origin.js';
 import { principalOf } from '../plugins/auth.js';
 import { Asset } from '../../contract/assets.js';
 import { allowedTypes } from '../../assets/file-names.js';
@@ -36,10 +29,6 @@ const uploadErrors = {
   413: Type.Ref('Error'),
   415: Type.Ref('Error'),
 };
-
-/** Asset URLs are absolute: PUBLIC_BASE_URL when set, else the address the caller used. */
-export const assetBaseUrl = (services: Services, request: FastifyRequest): string =>
-  services.config.publicBaseUrl ?? `${request.protocol}://${request.host}`;
 
 /**
  * `inline; filename="…"`, always quoted; a name outside printable ASCII also gets the exact UTF-8
@@ -67,7 +56,7 @@ function multipartError(error: unknown): ApiError {
 const FILE_TYPES = Object.keys(allowedTypes);
 
 export function assetRoutes(app: App, services: Services): void {
-  const { db, storage, config } = services;
+  const { assets, storage, config } = services;
 
   // Multipart is parsed only in this scope: every other route still answers 415 to it.
   app.register(async (scope) => {
@@ -97,7 +86,7 @@ export function assetRoutes(app: App, services: Services): void {
         if (!request.isMultipart())
           throw new ApiError('unsupported_media_type', 'Content-Type must be multipart/form-data with the file in the field "file"');
         // Ownership first: a refused caller's file is never read.
-        await assertAssetOwner(db, principal, boardId);
+        await assets.assertOwner(principal, boardId);
         let asset: Asset | undefined;
         try {
           let parts: AsyncIterator<import('@fastify/multipart').Multipart>;
@@ -127,18 +116,11 @@ export function assetRoutes(app: App, services: Services): void {
               part.file.resume();
               throw invalid('Send exactly one file, in the field "file"');
             }
-            asset = await uploadAsset(
-              { db, storage },
-              principal,
-              boardId,
-              { stream: part.file, filename: part.filename, mimetype: part.mimetype },
-              config.assetMaxBytes,
-              config.boardBounds,
-              assetBaseUrl(services, request),
-            );
+            const file: UploadedFile = { stream: part.file, filename: part.filename, mimetype: part.mimetype };
+            asset = await assets.upload(principal, boardId, file, originOf(request));
           }
         } catch (error) {
-          if (asset) await discardAsset({ db, storage }, asset.storage_path);
+          if (asset) await assets.discard(asset.storage_path);
           throw error;
         }
         if (!asset) throw invalid('file is required: a multipart/form-data part named "file"');
@@ -160,7 +142,7 @@ export function assetRoutes(app: App, services: Services): void {
     },
     async (request) => ({
       object: 'list' as const,
-      data: await listAssets(db, principalOf(request), request.params.boardId, assetBaseUrl(services, request)),
+      data: await assets.list(principalOf(request), request.params.boardId, originOf(request)),
       has_more: false,
       cursor: null,
     }),
@@ -178,8 +160,8 @@ export function assetRoutes(app: App, services: Services): void {
       },
     },
     async (request) => {
-      const path = await deleteAsset(db, principalOf(request), request.params.boardId, request.params.id);
-      await removeStoredFiles(storage, [path], request.log);
+      const path = await assets.delete(principalOf(request), request.params);
+      await assets.removeStoredFiles([path], request.log);
       return { object: 'asset' as const, data: { id: request.params.id, deleted: true as const } };
     },
   );
@@ -217,7 +199,7 @@ export function assetRoutes(app: App, services: Services): void {
       const storagePath = request.params['*'];
       const token = request.query.token;
       // A wrong or missing token looks exactly like a missing file.
-      const asset = token ? await findServedAsset(db, storagePath, token) : undefined;
+      const asset = token ? await assets.findServed(storagePath, token) : undefined;
       if (!asset) throw notFound('File');
       const size = asset.size!;
       const range = requestedRange(request, size);

@@ -11,7 +11,7 @@
 import cookie from '@fastify/cookie';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { logIn, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, signUp } from '../../accounts/accounts.js';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../accounts/accounts.js';
 import { OidcUnavailableError } from '../../accounts/oidc.js';
 import type { IssuedSession } from '../../accounts/sessions.js';
 import type { SignIn } from '../../accounts/sign-in.js';
@@ -100,7 +100,7 @@ function assertSameOrigin(request: FastifyRequest, config: Config): void {
   if (!ownOrigins(request, config).has(normalised)) throw forbidden('Cross-origin requests to /v1/auth are refused');
 }
 
-export async function authRoutes(app: App, { db, config }: Pick<Services, 'db' | 'config'>, signIn: SignIn): Promise<void> {
+export async function authRoutes(app: App, { accounts, config }: Pick<Services, 'accounts' | 'config'>, signIn: SignIn): Promise<void> {
   // Counted per client address only (an IPv6 client by its /64), never per account: a per-account
   // count lets anyone lock the owner out by failing on purpose from elsewhere (OWASP, Authentication
   // Cheat Sheet). So an attacker slows only their own address; guessing spread over many addresses
@@ -128,7 +128,6 @@ export async function authRoutes(app: App, { db, config }: Pick<Services, 'db' |
     secure: secure(request),
   });
   const sessions = signIn.mode === 'local' ? signIn.sessions : undefined;
-  const dummy = signIn.mode === 'local' ? signIn.dummy : undefined;
 
   /** Local-account routes: 404 when an identity provider is configured; same-origin only. */
   const localOnly = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -208,7 +207,7 @@ export async function authRoutes(app: App, { db, config }: Pick<Services, 'db' |
         },
       },
       async (request, reply) => {
-        const account = await signUp(db, request.body.email, request.body.password);
+        const account = await accounts.signUp(request.body.email, request.body.password);
         return sendSession(request, reply, await sessions!.start(account), 201);
       },
     );
@@ -231,7 +230,7 @@ export async function authRoutes(app: App, { db, config }: Pick<Services, 'db' |
         },
       },
       async (request, reply) => {
-        const account = await logIn(db, dummy!, request.body.email, request.body.password);
+        const account = await accounts.logIn(request.body.email, request.body.password);
         return sendSession(request, reply, await sessions!.start(account), 200);
       },
     );

@@ -1,12 +1,11 @@
 // POST /v1/boards/{boardId}/batch: many node and edge writes in one transaction (batch-service.ts).
 import { Type } from '@sinclair/typebox';
-import { runBatch } from '../../compose/batch-service.js';
 import { BatchBody, BatchResult } from '../../contract/batch.js';
 import { BATCH_MAX_OPERATIONS } from '../../contract/limits.js';
+import { originOf } from '../origin.js';
 import { principalOf } from '../plugins/auth.js';
 import { BoardParams, errorResponses, Single } from '../schemas/common.js';
 import type { App, Services } from '../types.js';
-import { assetBaseUrl } from './assets.js';
 
 export function batchRoutes(app: App, services: Services): void {
   app.post(
@@ -29,14 +28,7 @@ export function batchRoutes(app: App, services: Services): void {
       },
     },
     async (request) => {
-      const results = await runBatch(
-        services,
-        principalOf(request),
-        request.params.boardId,
-        request.body.operations,
-        services.config.boardBounds,
-        assetBaseUrl(services, request),
-      );
+      const results = await services.batch.run(principalOf(request), request.params.boardId, request.body.operations, originOf(request));
       return { object: 'batch' as const, data: { results } };
     },
   );

@@ -1,8 +1,5 @@
 // /v1/boards: create, list, get, update, duplicate, delete.
 import { Type } from '@sinclair/typebox';
-import { removeStoredFiles } from '../../assets/asset-service.js';
-import { createOwnBoard, deleteBoard, listBoards, readBoardJson, updateBoard } from '../../boards/board-service.js';
-import { duplicateBoard } from '../../compose/duplicate-board.js';
 import { pageRequest } from '../../lib/pagination.js';
 import { principalOf } from '../plugins/auth.js';
 import { streamedText } from '../streamed-text.js';
@@ -10,7 +7,7 @@ import { Board, BoardListItem, CreateBoardBody, FullBoard, UpdateBoardBody } fro
 import { Deleted, errorResponses, IdParams, List, PageQuery, Single } from '../schemas/common.js';
 import type { App, Services } from '../types.js';
 
-export function boardRoutes(app: App, { db, storage, config, nodeCache }: Services): void {
+export function boardRoutes(app: App, { boards, duplicate, assets }: Services): void {
   app.post(
     '/v1/boards',
     {
@@ -23,7 +20,7 @@ export function boardRoutes(app: App, { db, storage, config, nodeCache }: Servic
       },
     },
     async (request, reply) => {
-      const board = await createOwnBoard(db, principalOf(request), request.body, config.userQuotas);
+      const board = await boards.create(principalOf(request), request.body);
       return reply.code(201).send({ object: 'board', data: board });
     },
   );
@@ -42,7 +39,7 @@ export function boardRoutes(app: App, { db, storage, config, nodeCache }: Servic
     async (request) => {
       const principal = principalOf(request);
       const list = `boards:${principal.userId}`;
-      const page = await listBoards(db, principal, pageRequest(list, request.query, 'desc'), list);
+      const page = await boards.list(principal, pageRequest(list, request.query, 'desc'), list);
       return { object: 'list' as const, ...page };
     },
   );
@@ -61,7 +58,7 @@ export function boardRoutes(app: App, { db, storage, config, nodeCache }: Servic
       },
     },
     async (request, reply) => {
-      const body = await readBoardJson(db, principalOf(request), request.params.id);
+      const body = await boards.readJson(principalOf(request), request.params.id);
       // The lightweight view is sent whole; the owner's full read is streamed as its pages are read.
       return reply.type('application/json; charset=utf-8').send(typeof body === 'string' ? body : streamedText(body));
     },
@@ -81,7 +78,7 @@ export function boardRoutes(app: App, { db, storage, config, nodeCache }: Servic
     },
     async (request) => ({
       object: 'board' as const,
-      data: await updateBoard({ db, nodeCache }, principalOf(request), request.params.id, request.body),
+      data: await boards.update(principalOf(request), request.params.id, request.body),
     }),
   );
 
@@ -98,7 +95,7 @@ export function boardRoutes(app: App, { db, storage, config, nodeCache }: Servic
       },
     },
     async (request, reply) => {
-      const board = await duplicateBoard(db, principalOf(request), request.params.id, config.boardBounds);
+      const board = await duplicate.copy(principalOf(request), request.params.id);
       return reply.code(201).send({ object: 'board', data: board });
     },
   );
@@ -115,8 +112,8 @@ export function boardRoutes(app: App, { db, storage, config, nodeCache }: Servic
       },
     },
     async (request) => {
-      const files = await deleteBoard({ db, nodeCache }, principalOf(request), request.params.id);
-      await removeStoredFiles(storage, files, request.log);
+      const files = await boards.delete(principalOf(request), request.params.id);
+      await assets.removeStoredFiles(files, request.log);
       return { object: 'board' as const, data: { id: request.params.id, deleted: true as const } };
     },
   );

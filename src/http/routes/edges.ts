@@ -1,6 +1,6 @@
 // /v1/boards/{boardId}/edges: create, list (optionally those touching a node), get, update, delete.
 import { Type } from '@sinclair/typebox';
-import { createEdge, deleteEdge, edgeTag, getEdge, listEdges, updateEdge } from '../../edges/edge-service.js';
+import { edgeTag } from '../../edges/edge-service.js';
 import { pageRequest } from '../../lib/pagination.js';
 import { principalOf } from '../plugins/auth.js';
 import { sendBoardList } from '../board-lists.js';
@@ -16,7 +16,7 @@ const EdgeListQuery = Type.Object(
 );
 
 export function edgeRoutes(app: App, services: Services): void {
-  const { db, config } = services;
+  const { edges } = services;
   app.post(
     '/v1/boards/:boardId/edges',
     {
@@ -32,7 +32,7 @@ export function edgeRoutes(app: App, services: Services): void {
       },
     },
     async (request, reply) => {
-      const edge = await createEdge(db, principalOf(request), request.params.boardId, request.body, config.boardBounds);
+      const edge = await edges.create(principalOf(request), request.params.boardId, request.body);
       tagged(request, reply, edgeTag(edge));
       return reply.code(201).send({ object: 'edge', data: edge });
     },
@@ -60,7 +60,7 @@ export function edgeRoutes(app: App, services: Services): void {
       const page = pageRequest(list, request.query, 'desc');
       const principal = principalOf(request);
       return sendBoardList(services, reply, principal, boardId, list, page, () =>
-        listEdges(db, principal, boardId, { node_id: nodeId }, page, list),
+        edges.list(principal, boardId, { node_id: nodeId }, page, list),
       );
     },
   );
@@ -80,7 +80,7 @@ export function edgeRoutes(app: App, services: Services): void {
       },
     },
     async (request, reply) => {
-      const edge = await getEdge(db, principalOf(request), request.params.boardId, request.params.id);
+      const edge = await edges.get(principalOf(request), request.params);
       if (tagged(request, reply, edgeTag(edge))) return reply.code(304).send();
       return { object: 'edge' as const, data: edge };
     },
@@ -102,8 +102,7 @@ export function edgeRoutes(app: App, services: Services): void {
       },
     },
     async (request, reply) => {
-      const { boardId, id } = request.params;
-      const edge = await updateEdge(db, principalOf(request), boardId, id, request.body, config.boardBounds, ifMatchOf(request));
+      const edge = await edges.update(principalOf(request), request.params, request.body, { ifMatch: ifMatchOf(request) });
       tagged(request, reply, edgeTag(edge));
       return { object: 'edge' as const, data: edge };
     },
@@ -124,7 +123,7 @@ export function edgeRoutes(app: App, services: Services): void {
       },
     },
     async (request) => {
-      await deleteEdge(db, principalOf(request), request.params.boardId, request.params.id, ifMatchOf(request));
+      await edges.delete(principalOf(request), request.params, { ifMatch: ifMatchOf(request) });
       return { object: 'edge' as const, data: { id: request.params.id, deleted: true as const } };
     },
   );

@@ -1,20 +1,16 @@
 // /v1/boards/{boardId}/events: the board's change log, as a server-sent event stream (Accept:
 // text/event-stream) or as a list to poll.
-import { ApiError, invalid } from '../../errors.js';
+import { invalid } from '../../errors.js';
 import { BoardEventPage, BoardEventQuery } from '../../contract/events.js';
 import { Presence, PresenceBody, PresenceSessionId } from '../../contract/presence.js';
-import { findVisibleBoard } from '../../access/board-access.js';
-import { announcePresence } from '../../events/presence.js';
 import { Type } from '@sinclair/typebox';
-import { listEvents, startPoint } from '../../events/event-service.js';
-import { BoardEventStream } from '../../events/event-stream.js';
+import type { StartPoint } from '../../events/event-service.js';
+import type { BoardEventStream } from '../../events/event-stream.js';
 import { SseWriter } from '../../lib/sse.js';
 import { principalOf } from '../plugins/auth.js';
 import { BoardParams, errorResponses, Single } from '../schemas/common.js';
 import type { App, Services } from '../types.js';
 
-/** How often an open stream checks again that its caller may still read the board. */
-const RECHECK_MS = 60_000;
 /** Presence announcements per user per minute: a budget of their own, apart from the API's. */
 const PRESENCE_PER_MINUTE = 1200;
 
@@ -33,7 +29,7 @@ function lastEventId(header: string | string[] | undefined): number | undefined 
 }
 
 export function eventRoutes(app: App, services: Services): void {
-  const { db, config, events: hub, foreground } = services;
+  const { config, boardEvents, foreground } = services;
   app.get(
     '/v1/boards/:boardId/events',
     {
@@ -60,16 +56,14 @@ export function eventRoutes(app: App, services: Services): void {
       const principal = principalOf(request);
       const { boardId } = request.params;
       if (!request.headers.accept?.includes('text/event-stream')) {
-        return listEvents(hub, db, principal, boardId, request.query.after, request.query.limit ?? 100);
+        return boardEvents.list(principal, boardId, request.query.after, request.query.limit ?? 100);
       }
-      if (hub.streamsOf(principal.userId) >= config.eventStreamsPerUser) {
-        throw new ApiError('rate_limited', `At most ${config.eventStreamsPerUser} event streams may be open at once; close one first`);
-      }
+      boardEvents.assertStreamRoom(principal);
       const after = lastEventId(request.headers['last-event-id']) ?? request.query.after;
       const sessionId = request.query.session_id;
       // The tab is gone: its session leaves at once rather than when it would have expired.
       const leaveSession = () => {
-        if (sessionId) void leave(principal, boardId, sessionId).catch(() => {});
+        if (sessionId) void boardEvents.endSession(principal, boardId, sessionId).catch(() => {});
       };
       // Heard from before the first await: a client that leaves while the start point is read has
       // its 'close' emitted then, and a listener added later would never hear it (the slot would
@@ -83,10 +77,10 @@ export function eventRoutes(app: App, services: Services): void {
         leaveSession();
       });
       // The place is taken before the first await and given back once the stream holds its own.
-      const reservation = hub.reserve(principal.userId);
-      let start: Awaited<ReturnType<typeof startPoint>>;
+      const reservation = boardEvents.reserveStream(principal);
+      let start: StartPoint;
       try {
-        start = await startPoint(db, principal, boardId, after);
+        start = await boardEvents.startPoint(principal, boardId, after);
       } finally {
         reservation();
       }
@@ -105,13 +99,10 @@ export function eventRoutes(app: App, services: Services): void {
           start.latest,
         );
       else if (after === undefined) sse.event('ready', { latest_seq: start.latest }, start.latest);
-      stream = new BoardEventStream(hub, db, principal, start.board, start.from, sse, { recheckMs: RECHECK_MS });
+      stream = boardEvents.stream(principal, start, sse);
       stream.start();
     },
   );
-
-  const leave = async (principal: Parameters<typeof announcePresence>[1], boardId: string, session_id: string) =>
-    announcePresence(db, principal, boardId, { session_id, left: true }, await hub.initialOf(principal.userId));
 
   const presenceLimit = {
     rateLimit: {
@@ -144,9 +135,7 @@ the user who first announced it until it leaves or goes quiet: another user nami
     async (request) => {
       const principal = principalOf(request);
       const { boardId } = request.params;
-      await findVisibleBoard(db, principal, boardId);
-      const data = await announcePresence(db, principal, boardId, request.body, await hub.initialOf(principal.userId));
-      return { object: 'presence' as const, data };
+      return { object: 'presence' as const, data: await boardEvents.announce(principal, boardId, request.body) };
     },
   );
 
@@ -166,8 +155,7 @@ the user who first announced it until it leaves or goes quiet: another user nami
     async (request) => {
       const principal = principalOf(request);
       const { boardId, sessionId } = request.params;
-      await findVisibleBoard(db, principal, boardId);
-      return { object: 'presence' as const, data: await leave(principal, boardId, sessionId) };
+      return { object: 'presence' as const, data: await boardEvents.leave(principal, boardId, sessionId) };
     },
   );
 }

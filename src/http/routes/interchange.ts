@@ -7,13 +7,12 @@ import { create as contentDisposition } from 'content-disposition';
 import { Board } from '../../contract/boards.js';
 import { CanvasDocument, ImportWarning } from '../../contract/json-canvas.js';
 import { ApiError, invalid } from '../../errors.js';
-import { exportCanvas, importCanvas } from '../../interchange/canvas-service.js';
+import { originOf } from '../origin.js';
 import { principalOf } from '../plugins/auth.js';
 import { streamedText } from '../streamed-text.js';
 import { BoardParams, errorResponses, Single } from '../schemas/common.js';
 import type { App, Services } from '../types.js';
 import { validatorCompiler } from '../validation.js';
-import { assetBaseUrl } from './assets.js';
 import { BOARD_NAME_MAX_CHARS } from '../../contract/limits.js';
 
 const ImportResult = Type.Object({
@@ -43,7 +42,7 @@ async function readPart(stream: NodeJS.ReadableStream, max: number): Promise<str
 }
 
 export function interchangeRoutes(app: App, services: Services): void {
-  const { db, storage, config } = services;
+  const { canvas, config } = services;
 
   app.get(
     '/v1/boards/:boardId/export',
@@ -65,7 +64,7 @@ export function interchangeRoutes(app: App, services: Services): void {
       },
     },
     async (request, reply) => {
-      const { name, body } = await exportCanvas(db, principalOf(request), request.params.boardId);
+      const { name, body } = await canvas.export(principalOf(request), request.params.boardId);
       reply.header('content-disposition', contentDisposition(`${name}.canvas`));
       // Streamed as its rows are read (the document's text as the schema would write it).
       return reply.type('application/json; charset=utf-8').send(streamedText(body));
@@ -127,13 +126,7 @@ export function interchangeRoutes(app: App, services: Services): void {
           }
           if (document === undefined) throw invalid('Send the .canvas file in the field "file"');
         }
-        const data = await importCanvas(
-          { db, storage, bounds: config.boardBounds },
-          principalOf(request),
-          document,
-          name,
-          assetBaseUrl(services, request),
-        );
+        const data = await canvas.import(principalOf(request), document, name, originOf(request));
         return reply.code(201).send({ object: 'board_import', data });
       },
     );

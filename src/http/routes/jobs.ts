@@ -1,11 +1,10 @@
 // /v1/jobs/{id}: a background job, polled by its creator until completed or failed.
-import { getJob } from '../../jobs/job-service.js';
 import { principalOf } from '../plugins/auth.js';
 import { Job } from '../../contract/jobs.js';
 import { errorResponses, IdParams, Single } from '../schemas/common.js';
 import type { App, Services } from '../types.js';
 
-export function jobRoutes(app: App, { db }: Services): void {
+export function jobRoutes(app: App, { jobQueue }: Services): void {
   app.get(
     '/v1/jobs/:id',
     {
@@ -17,6 +16,6 @@ export function jobRoutes(app: App, { db }: Services): void {
         response: { 200: Single('job', Job), ...errorResponses },
       },
     },
-    async (request) => ({ object: 'job' as const, data: await getJob(db, principalOf(request), request.params.id) }),
+    async (request) => ({ object: 'job' as const, data: await jobQueue.get(principalOf(request), request.params.id) }),
   );
 }

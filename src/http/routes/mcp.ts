@@ -11,11 +11,11 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { McpCall } from '../../mcp/context.js';
 import { assertMcpBounds, MCP_MAX_BATCH_MESSAGES, MCP_MAX_ITEMS_PER_REQUEST, mcpLoad } from '../../mcp/limits.js';
+import { originOf } from '../origin.js';
 import { principalOf } from '../plugins/auth.js';
 import { toApiError } from '../plugins/errors.js';
 import { errorResponses } from '../schemas/common.js';
 import type { App, Services } from '../types.js';
-import { assetBaseUrl } from './assets.js';
 
 /** The MCP server's version as it introduces itself (the API's version). */
 const MCP_VERSION = '1.0.0';
@@ -87,7 +87,7 @@ export function mcpRoutes(app: App, services: Services): void {
       );
       const call: McpCall = {
         principal: principalOf(request),
-        assetBaseUrl: assetBaseUrl(services, request),
+        ...originOf(request),
         log: request.log,
         errorOf: toApiError,
       };

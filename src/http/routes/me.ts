@@ -2,7 +2,6 @@
 // `email` claim of an identity provider's JWT, or null. GET /v1/me/usage: what the caller stores
 // against each of their quotas (src/access/user-quota.ts).
 import { decodeJwt } from 'jose';
-import { accountEmail } from '../../accounts/accounts.js';
 import { principalOf } from '../plugins/auth.js';
 import { Me } from '../../contract/accounts.js';
 import { Usage } from '../../contract/usage.js';
@@ -22,7 +21,7 @@ function emailClaim(authorization: string | undefined): string | null {
   }
 }
 
-export function meRoutes(app: App, { db, config }: Services): void {
+export function meRoutes(app: App, { db, config, accounts }: Services): void {
   app.get(
     '/v1/me',
     {
@@ -36,7 +35,7 @@ export function meRoutes(app: App, { db, config }: Services): void {
     async (request) => {
       const principal = principalOf(request);
       const email =
-        (await accountEmail(db, principal.userId)) ?? (principal.kind === 'jwt' ? emailClaim(request.headers.authorization) : null);
+        (await accounts.email(principal.userId)) ?? (principal.kind === 'jwt' ? emailClaim(request.headers.authorization) : null);
       return { id: principal.userId, email, auth: principal.kind, scopes: [...principal.scopes] };
     },
   );

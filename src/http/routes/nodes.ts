@@ -3,9 +3,9 @@ import { Type } from '@sinclair/typebox';
 import { pageRequest } from '../../lib/pagination.js';
 import { CreateNodeBody, Node, nodeTypeInput, type NodeTypeInput, UpdateNodeBody } from '../../contract/nodes.js';
 import { toNodeType } from '../../nodes/node-data.js';
-import { createNode, deleteNode, getNode, listNodes, nodeTag, updateNode } from '../../nodes/node-service.js';
-import { assetBaseUrl } from './assets.js';
+import { nodeTag } from '../../nodes/node-service.js';
 import { sendBoardList } from '../board-lists.js';
+import { originOf } from '../origin.js';
 import { principalOf } from '../plugins/auth.js';
 import { ifMatchOf, IfMatchHeaders, IfNoneMatchHeaders, NotModified, tagged, withETag } from '../conditional.js';
 import { BoardChildParams, BoardParams, Deleted, errorResponses, List, PageQuery, Single } from '../schemas/common.js';
@@ -20,7 +20,7 @@ const NodeListQuery = Type.Object(
 );
 
 export function nodeRoutes(app: App, services: Services): void {
-  const { db, config } = services;
+  const { nodes } = services;
   app.post(
     '/v1/boards/:boardId/nodes',
     {
@@ -37,14 +37,7 @@ export function nodeRoutes(app: App, services: Services): void {
     },
     async (request, reply) => {
       const { type, ...rest } = request.body;
-      const node = await createNode(
-        db,
-        principalOf(request),
-        request.params.boardId,
-        { ...rest, type: asNodeType(type) },
-        config.boardBounds,
-        assetBaseUrl(services, request),
-      );
+      const node = await nodes.create(principalOf(request), request.params.boardId, { ...rest, type: asNodeType(type) }, originOf(request));
       tagged(request, reply, nodeTag(node));
       return reply.code(201).send({ object: 'node', data: node });
     },
@@ -71,7 +64,7 @@ export function nodeRoutes(app: App, services: Services): void {
       const list = `nodes:${boardId}:${type ?? '*'}`;
       const page = pageRequest(list, request.query, 'desc');
       const principal = principalOf(request);
-      return sendBoardList(services, reply, principal, boardId, list, page, () => listNodes(db, principal, boardId, { type }, page, list));
+      return sendBoardList(services, reply, principal, boardId, list, page, () => nodes.list(principal, boardId, { type }, page, list));
     },
   );
 
@@ -90,7 +83,7 @@ export function nodeRoutes(app: App, services: Services): void {
       },
     },
     async (request, reply) => {
-      const node = await getNode(services, principalOf(request), request.params.boardId, request.params.id);
+      const node = await nodes.get(principalOf(request), request.params);
       if (tagged(request, reply, nodeTag(node))) return reply.code(304).send();
       return { object: 'node' as const, data: node };
     },
@@ -112,16 +105,10 @@ export function nodeRoutes(app: App, services: Services): void {
       },
     },
     async (request, reply) => {
-      const node = await updateNode(
-        services,
-        principalOf(request),
-        request.params.boardId,
-        request.params.id,
-        request.body,
-        config.boardBounds,
-        assetBaseUrl(services, request),
-        ifMatchOf(request),
-      );
+      const node = await nodes.update(principalOf(request), request.params, request.body, {
+        ...originOf(request),
+        ifMatch: ifMatchOf(request),
+      });
       tagged(request, reply, nodeTag(node));
       return { object: 'node' as const, data: node };
     },
@@ -142,7 +129,7 @@ export function nodeRoutes(app: App, services: Services): void {
       },
     },
     async (request) => {
-      await deleteNode(services, principalOf(request), request.params.boardId, request.params.id, ifMatchOf(request));
+      await nodes.delete(principalOf(request), request.params, { ifMatch: ifMatchOf(request) });
       return { object: 'node' as const, data: { id: request.params.id, deleted: true as const } };
     },
   );

@@ -3,7 +3,6 @@
 import { Type } from '@sinclair/typebox';
 import { CreatedWebhook, CreateWebhookBody, Webhook, WebhookDelivery } from '../../contract/webhooks.js';
 import { pageRequest } from '../../lib/pagination.js';
-import { createWebhook, deleteWebhook, getWebhook, listDeliveries, listWebhooks } from '../../webhooks/webhook-service.js';
 import { principalOf } from '../plugins/auth.js';
 import { Deleted, errorResponses, IdParams, List, PageQuery, Single } from '../schemas/common.js';
 import type { App, Services } from '../types.js';
@@ -18,7 +17,7 @@ delivery is retried for about a day (WEBHOOK_RETRY_SCHEDULE), holding the later 
 disabled, as it is at once when the endpoint answers 410. A user may have at most ${max} webhooks (WEBHOOKS_MAX_PER_USER):
 one more is 409 conflict.`;
 
-export function webhookRoutes(app: App, { db, config }: Services): void {
+export function webhookRoutes(app: App, { webhooks, config }: Services): void {
   const admin = { scope: 'admin' as const };
 
   app.post(
@@ -35,7 +34,7 @@ export function webhookRoutes(app: App, { db, config }: Services): void {
       },
     },
     async (request, reply) => {
-      const webhook = await createWebhook(db, principalOf(request), request.body, config.webhooks);
+      const webhook = await webhooks.create(principalOf(request), request.body);
       return reply.code(201).send({ object: 'webhook', data: webhook });
     },
   );
@@ -55,7 +54,7 @@ export function webhookRoutes(app: App, { db, config }: Services): void {
     async (request) => {
       const { userId } = principalOf(request);
       const list = `webhooks:${userId}`;
-      return { object: 'list' as const, ...(await listWebhooks(db, userId, pageRequest(list, request.query, 'desc'), list)) };
+      return { object: 'list' as const, ...(await webhooks.list(userId, pageRequest(list, request.query, 'desc'), list)) };
     },
   );
 
@@ -71,7 +70,7 @@ export function webhookRoutes(app: App, { db, config }: Services): void {
         response: { 200: Single('webhook', Webhook), ...errorResponses },
       },
     },
-    async (request) => ({ object: 'webhook' as const, data: await getWebhook(db, principalOf(request).userId, request.params.id) }),
+    async (request) => ({ object: 'webhook' as const, data: await webhooks.get(principalOf(request).userId, request.params.id) }),
   );
 
   app.delete(
@@ -87,7 +86,7 @@ export function webhookRoutes(app: App, { db, config }: Services): void {
       },
     },
     async (request) => {
-      await deleteWebhook(db, principalOf(request).userId, request.params.id);
+      await webhooks.delete(principalOf(request).userId, request.params.id);
       return { object: 'webhook' as const, data: { id: request.params.id, deleted: true as const } };
     },
   );
@@ -113,7 +112,7 @@ export function webhookRoutes(app: App, { db, config }: Services): void {
     },
     async (request) => ({
       object: 'list' as const,
-      ...(await listDeliveries(db, principalOf(request).userId, request.params.id, request.query)),
+      ...(await webhooks.listDeliveries(principalOf(request).userId, request.params.id, request.query)),
     }),
   );
 }
