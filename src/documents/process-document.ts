@@ -104,6 +104,8 @@ export function documentJobHandler(deps: DocumentJobDeps): JobHandler {
             chunkIndex: c.chunkIndex,
             totalChunks: c.totalChunks,
             sourceType: payload.sourceType,
+            char_start: c.charStart,
+            char_end: c.charEnd,
           },
           ...vectors[k]!,
         }));
