@@ -83,7 +83,7 @@ describe('chunkPages', () => {
   });
 
   test('each chunk is the passage between its char_start and char_end, whitespace collapsed', () => {
-    const text = 'Intro  line.\n\n\tFirst sentence here.  Second one!\nThird?\n \nLast paragraph with ' + 'y'.repeat(70) + ' tail.';
+    const text = `Intro  line.\n\n\tFirst sentence here.  Second one!\nThird?\n \nLast paragraph with ${'y'.repeat(70)} tail.`;
     const chunks = chunkPages([{ page: 1, text }], { size: 30, overlap: 12 });
     assert.ok(chunks.length > 4);
     for (const c of chunks) assertPassage([{ page: 1, text }], c);

@@ -84,7 +84,12 @@ export async function repeatedNode(trx: Executor, boardId: string, input: Create
 export async function insertNode(trx: Executor, boardId: string, input: CreateNodeInput, assetBaseUrl: string, at: Date): Promise<Node> {
   const data = storedNodeData(input.type, input.data);
   if (input.parent_node_id) await assertParentOnBoard(trx, boardId, input.parent_node_id);
-  if (input.type === 'pdf' || input.type === 'image') await assertNodeAsset(trx, boardId, input.type, input.data, assetBaseUrl);
+  if (
+    input.type === 'pdf' ||
+    input.type === 'image' ||
+    (input.type === 'document' && (input.data as Record<string, unknown>).storagePath !== undefined)
+  )
+    await assertNodeAsset(trx, boardId, input.type, input.data, assetBaseUrl);
   return trx
     .insertInto('nodes')
     .values({
@@ -179,8 +184,10 @@ export async function modifyNode(
   const data = merged === undefined ? undefined : storedNodeData(node.node_type as NodeType, merged);
   // The asset reference is checked when it changes: a node may outlive its deleted asset.
   const touchesAsset = input.data !== undefined && ['storagePath', 'publicUrl', 'fileSize'].some((key) => Object.hasOwn(input.data!, key));
-  if (merged && touchesAsset && (node.node_type === 'pdf' || node.node_type === 'image'))
-    await assertNodeAsset(trx, boardId, node.node_type, merged, assetBaseUrl);
+  const fileNode =
+    node.node_type === 'pdf' || node.node_type === 'image' || (node.node_type === 'document' && merged?.storagePath !== undefined);
+  if (merged && touchesAsset && fileNode)
+    await assertNodeAsset(trx, boardId, node.node_type as 'pdf' | 'image' | 'document', merged, assetBaseUrl);
   if (input.parent_node_id) {
     await assertParentOnBoard(trx, boardId, input.parent_node_id);
     if (await wouldCycle(trx, nodeId, input.parent_node_id)) {
