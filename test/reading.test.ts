@@ -281,7 +281,7 @@ describe('video transcripts', () => {
     assertPassages(cues.map((c) => c[2]).join('\n'), chunks);
     for (const c of chunks) {
       const first = cues.find(([, , text]) => text.includes(c.content.slice(0, 20)))!;
-      const last = cues.findLast(([, , text]) => text.includes(c.content.slice(-20)))!;
+      const last = [...cues].reverse().find(([, , text]) => text.includes(c.content.slice(-20)))!;
       assert.deepEqual([c.metadata.start_seconds, c.metadata.end_seconds], [first[0], last[1]], c.content);
     }
   });
