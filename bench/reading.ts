@@ -26,16 +26,16 @@ const ROUNDS = Number(process.env.BENCH_READING_ROUNDS ?? 3);
 const databaseUrl = process.env.BENCH_DATABASE_URL || undefined;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 function articleHtml(title: string, sentences: string[]): string {
   const paragraphs: string[] = [];
   for (let i = 0; i < sentences.length; i += 3) paragraphs.push(sentences.slice(i, i + 3).join(' '));
-  return `<!doctype html><html><head><title>${escape(title)} | Bench Journal</title>
-<meta property="og:title" content="${escape(title)}"><meta property="og:site_name" content="Bench Journal">
-<meta name="description" content="${escape(sentences[0] ?? '')}"><meta property="og:image" content="/cover.png"></head>
+  return `<!doctype html><html><head><title>${escapeHtml(title)} | Bench Journal</title>
+<meta property="og:title" content="${escapeHtml(title)}"><meta property="og:site_name" content="Bench Journal">
+<meta name="description" content="${escapeHtml(sentences[0] ?? '')}"><meta property="og:image" content="/cover.png"></head>
 <body><nav><a href="/">Home</a> <a href="/archive">Archive</a> <a href="/about">About</a></nav>
-<main><article><h1>${escape(title)}</h1>${paragraphs.map((p) => `<p>${escape(p)}</p>`).join('\n')}</article></main>
+<main><article><h1>${escapeHtml(title)}</h1>${paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`).join('\n')}</article></main>
 <footer>© Bench Journal. All rights reserved.</footer><script>window.analytics = true;</script></body></html>`;
 }
 
