@@ -8,6 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { Document, Packer, Paragraph, TextRun } from 'docx';
+import { ConfigError, loadConfig } from '../src/config.js';
 import { postParts, uploadFile } from './helpers/assets.js';
 import type { DocumentList, JobBody, Node, NodeBody, SearchBody } from './helpers/api-types.js';
 import { type TestUser, isErrorEnvelope, useServer } from './helpers/harness.js';
@@ -346,6 +347,19 @@ describe('document uploads', () => {
     });
   }
 
+  test('a document node names a document asset of its board, or has text (400 otherwise)', async () => {
+    const board = await server.makeBoard(user);
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+    const { nodeData } = await uploadFile(server, user, board, png, 'pixel.png', 'image/png');
+    for (const data of [nodeData, { label: 'no text, no file' }, { storagePath: 'x/y/z.md', publicUrl: 'http://a/b', fileSize: 1 }]) {
+      const res = await server.request('POST', `/v1/boards/${board}/nodes`, {
+        token: user.token,
+        body: { type: 'document', position: { x: 0, y: 0 }, data },
+      });
+      assert.ok(isErrorEnvelope(res.body, 400), res.text);
+    }
+  });
+
   test('text files are judged by their bytes: a binary .txt, an .srt without cues and an .html without markup are refused (415)', async () => {
     const board = await server.makeBoard(user);
     for (const [filename, data] of [
@@ -394,4 +408,14 @@ describe('images and notes', () => {
     assertPassages(text, await chunksOf(board, node.id));
     assert.deepEqual((await getNode(board, node.id)).updated_at, node.updated_at);
   });
+});
+
+test('OUTBOUND_ALLOWED_HOSTS and its alias WEBHOOK_ALLOWED_HOSTS are one list, for pages and webhooks alike', () => {
+  const both = loadConfig({ OUTBOUND_ALLOWED_HOSTS: 'Intranet.local, 10.0.0.5', WEBHOOK_ALLOWED_HOSTS: '[::1],10.0.0.5' });
+  assert.deepEqual(both.reading.allowedHosts, ['intranet.local', '10.0.0.5', '::1']);
+  assert.deepEqual(both.webhooks.allowedHosts, both.reading.allowedHosts);
+  assert.deepEqual(loadConfig({ WEBHOOK_ALLOWED_HOSTS: 'hooks.local' }).reading.allowedHosts, ['hooks.local']);
+  assert.deepEqual(loadConfig({}).reading, { allowedHosts: [], timeoutMs: 15_000 });
+  assert.throws(() => loadConfig({ OUTBOUND_ALLOWED_HOSTS: 'a b' }), ConfigError);
+  assert.throws(() => loadConfig({ READ_PAGE_TIMEOUT_MS: '5' }), ConfigError);
 });
