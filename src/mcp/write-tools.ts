@@ -256,7 +256,8 @@ export function registerWriteTools(server: McpServer, deps: McpDeps, call: McpCa
       title: 'Vectorize a node',
       description:
         "Make a node's text searchable (search_board, ask_board): queues a job that chunks and embeds it, replacing the node's " +
-        "earlier chunks. Without text, the node's own text (a pdf node: its file) is used.",
+        "earlier chunks. Without text, the service reads the node: a note's or document's text, a pdf's file, a url node's page, " +
+        "an uploaded document's file, an image's label and description (a video needs its transcript: use the REST route).",
       inputSchema: {
         board_id: BoardId,
         node_id: Id,
@@ -265,17 +266,8 @@ export function registerWriteTools(server: McpServer, deps: McpDeps, call: McpCa
     },
     ({ board_id, node_id, text }) =>
       guarded(call, async () => {
-        let body = text;
-        if (body === undefined) {
-          const node = await getNode(deps, principal, board_id, node_id);
-          const own = nodeText(node);
-          if (node.node_type !== 'pdf') {
-            if (own.trim() === '' || own === (node.node_data as Record<string, unknown>).url)
-              throw invalid('The node has no text to vectorize; pass text');
-            body = own;
-          }
-        }
-        const job = await enqueueVectorize(db, principal, board_id, { node_id, text: body }, config.jobMaxQueuedPerUser, bounds.owner);
+        // Without text the service reads the node by its type (src/reading/read-node.ts).
+        const job = await enqueueVectorize(db, principal, board_id, { node_id, text }, config.jobMaxQueuedPerUser, bounds.owner);
         deps.jobs.wake();
         return ok(`Queued job ${job.id} (${job.status}) to vectorize node ${node_id}.`, {
           job: { id: job.id, type: job.type, status: job.status, board_id, node_id },
