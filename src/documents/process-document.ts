@@ -258,7 +258,17 @@ async function openSet(
       FROM document_chunks WHERE set_id = ${job.id}`.execute(db);
     const { n, last, total } = rows[0]!;
     if (n === 0) return 0;
-    if (last === n - 1 && total === chunks.length && n <= chunks.length) return n;
+    if (last === n - 1 && total === chunks.length && n <= chunks.length) {
+      // A read source (a page) may have changed since the interrupted attempt read it: its rows are
+      // kept only when the last one written is this reading's chunk at that place.
+      const lastRow = await db
+        .selectFrom('document_chunks')
+        .select('content')
+        .where('set_id', '=', job.id)
+        .where(sql<boolean>`(metadata->>'chunkIndex')::int = ${n - 1}`)
+        .executeTakeFirst();
+      if (lastRow?.content === chunks[n - 1]!.content) return n;
+    }
   }
   // Start over in the same set: delete what the earlier attempt wrote.
   await deleteSetChunks(db, foreground, job.id);
