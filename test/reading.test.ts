@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { Document, Packer, Paragraph, TextRun } from 'docx';
 import { ConfigError, loadConfig } from '../src/config.js';
+import { readHtml } from '../src/reading/page-text.js';
 import { postParts, uploadFile } from './helpers/assets.js';
 import type { DocumentList, JobBody, Node, NodeBody, SearchBody } from './helpers/api-types.js';
 import { type TestUser, isErrorEnvelope, useServer } from './helpers/harness.js';
@@ -143,9 +144,8 @@ describe('url nodes', () => {
     assert.equal(read.node_data.url, `${base}/article`);
     assert.notEqual(read.updated_at, node.updated_at);
     assert.ok(userAgents.every((ua) => ua.startsWith('board-workspace-reader/')));
-    // The passages: the page's text as read holds each chunk, where its offsets say.
-    const text = chunks.map((c) => c.content).join('\n\n');
-    for (const c of chunks) assert.ok((c.metadata.char_end ?? 0) > (c.metadata.char_start ?? 0), text);
+    // The passages: the page's text as read (the same extraction, run here) holds each chunk where its offsets say.
+    assertPassages(readHtml(article('Volcanoes', paragraphs('volcano', 8)), `${base}/article`).text, chunks);
     const hit = await server.request<SearchBody>('POST', `/v1/boards/${board}/documents/search`, {
       token: user.token,
       body: { query: 'Paragraph 5 of the volcano article', limit: 1, mode: 'keyword' },
