@@ -111,6 +111,8 @@ export interface Config {
   s3: S3Config | undefined;
   /** Webhooks' endpoints and their sender (WEBHOOK_*, WEBHOOKS_MAX_PER_USER). */
   webhooks: WebhookConfig;
+  /** Reading what a url node points at (src/reading/). */
+  reading: ReadingConfig;
   /** External sign-in (OpenID Connect) for the web app; when set, local accounts are off. */
   oidc: OidcConfig | undefined;
   /** Whether POST /v1/auth/signup creates local accounts (local mode only). */
@@ -170,6 +172,13 @@ export interface WebhookConfig {
   concurrency: number;
   /** Most webhooks one user may have; creating another is 409 (WEBHOOKS_MAX_PER_USER). */
   maxPerUser: number;
+}
+
+export interface ReadingConfig {
+  /** Hosts a page may be fetched from although private or loopback, or over http (OUTBOUND_ALLOWED_HOSTS, alias WEBHOOK_ALLOWED_HOSTS). */
+  allowedHosts: string[];
+  /** How long reading one page may take, redirects and body included (READ_PAGE_TIMEOUT_MS). */
+  timeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -357,6 +366,7 @@ export function loadConfig(env: Env = process.env): Config {
     eventRetentionDays: int(env, 'EVENT_RETENTION_DAYS', 7, 1, 3650),
     eventStreamsPerUser: int(env, 'EVENT_STREAMS_PER_USER', 100, 1, 100_000),
     webhooks: webhookConfig(env),
+    reading: { allowedHosts: outboundAllowedHosts(env), timeoutMs: int(env, 'READ_PAGE_TIMEOUT_MS', 15_000, 100, 120_000) },
     ...llmConfig(env),
     ...authConfig(env),
   };
@@ -426,6 +436,29 @@ function llmConfig(env: Env) {
 const DEFAULT_RETRY_SCHEDULE = '5s,30s,2m,10m,30m,1h,2h,4h,8h,8h';
 const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
+/**
+ * Hosts the service may reach although private or loopback, and over http: webhooks' endpoints and
+ * read pages alike. OUTBOUND_ALLOWED_HOSTS and its older name WEBHOOK_ALLOWED_HOSTS are one list
+ * (both set: their union).
+ */
+function outboundAllowedHosts(env: Env): string[] {
+  const hosts = [str(env, 'OUTBOUND_ALLOWED_HOSTS'), str(env, 'WEBHOOK_ALLOWED_HOSTS')]
+    .flatMap((list) => (list ?? '').split(','))
+    .map((host) =>
+      host
+        .trim()
+        .toLowerCase()
+        .replace(/^\[(.*)\]$/, '$1'),
+    )
+    .filter((host) => host !== '');
+  for (const host of hosts) {
+    if (!/^[a-z0-9.:-]+$/.test(host)) {
+      throw new ConfigError(`OUTBOUND_ALLOWED_HOSTS must be a comma-separated list of host names or addresses; "${host}" is not one`);
+    }
+  }
+  return [...new Set(hosts)];
+}
+
 function webhookConfig(env: Env): WebhookConfig {
   const raw = str(env, 'WEBHOOK_RETRY_SCHEDULE') ?? DEFAULT_RETRY_SCHEDULE;
   const retryScheduleMs = raw.split(',').map((part) => {
@@ -438,20 +471,7 @@ function webhookConfig(env: Env): WebhookConfig {
     return Number(match[1]) * DURATION_UNITS_MS[match[2]!]!;
   });
   if (retryScheduleMs.length > 30) throw new ConfigError('WEBHOOK_RETRY_SCHEDULE may list at most 30 waits');
-  const allowedHosts = (str(env, 'WEBHOOK_ALLOWED_HOSTS') ?? '')
-    .split(',')
-    .map((host) =>
-      host
-        .trim()
-        .toLowerCase()
-        .replace(/^\[(.*)\]$/, '$1'),
-    )
-    .filter((host) => host !== '');
-  for (const host of allowedHosts) {
-    if (!/^[a-z0-9.:-]+$/.test(host)) {
-      throw new ConfigError(`WEBHOOK_ALLOWED_HOSTS must be a comma-separated list of host names or addresses; "${host}" is not one`);
-    }
-  }
+  const allowedHosts = outboundAllowedHosts(env);
   return {
     allowedHosts,
     retryScheduleMs,

@@ -249,7 +249,8 @@ for (const backend of [localBackend(), s3Backend()]) {
       const boardId = await server.makeBoard(alice);
       const cases: [string, Buffer | string, string][] = [
         ['notes.png', 'just some text, not an image', 'image/png'],
-        ['page.html', '<html><script>alert(1)</script></html>', 'text/html'],
+        ['page.svg', '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>', 'image/svg+xml'],
+        ['page.html', 'no markup at all', 'text/html'],
         ['pixel.png', PNG, 'image/jpeg'],
         ['pixel.png', PNG, 'application/pdf'],
         ['pixel.png', PNG, 'text/html'],

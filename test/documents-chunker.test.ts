@@ -1,14 +1,17 @@
 // Chunking: boundaries follow paragraphs and sentences, size and overlap hold, pages are kept.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { chunkPages } from '../src/documents/chunker.js';
+import fc from 'fast-check';
+import { chunkPages, type PageText, type TextChunk } from '../src/documents/chunker.js';
 
 const sentence = (i: number) => `Sentence number ${i} talks about topic ${i}.`;
 
 describe('chunkPages', () => {
   test('short text is one chunk, whitespace tidied', () => {
     const chunks = chunkPages([{ page: 1, text: '  Hello   world.\n\n\nSecond  paragraph. ' }], { size: 1000, overlap: 100 });
-    assert.deepEqual(chunks, [{ content: 'Hello world.\n\nSecond paragraph.', page: 1, chunkIndex: 0, totalChunks: 1 }]);
+    assert.deepEqual(chunks, [
+      { content: 'Hello world.\n\nSecond paragraph.', page: 1, charStart: 2, charEnd: 37, chunkIndex: 0, totalChunks: 1 },
+    ]);
   });
 
   test('blank text gives no chunks', () => {
@@ -78,4 +81,32 @@ describe('chunkPages', () => {
       chunks.map((_, i) => i),
     );
   });
+
+  test('each chunk is the passage between its char_start and char_end, whitespace collapsed', () => {
+    const text = `Intro  line.\n\n\tFirst sentence here.  Second one!\nThird?\n \nLast paragraph with ${'y'.repeat(70)} tail.`;
+    const chunks = chunkPages([{ page: 1, text }], { size: 30, overlap: 12 });
+    assert.ok(chunks.length > 4);
+    for (const c of chunks) assertPassage([{ page: 1, text }], c);
+    assert.equal(text.slice(chunks[0]!.charStart, chunks[0]!.charEnd), 'Intro  line.');
+  });
+
+  test('offsets hold for any text: pages, paragraphs, odd whitespace, long words, astral characters', () => {
+    const word = fc.stringMatching(/^[a-zé😀.!?]{1,40}$/u);
+    const gap = fc.constantFrom(' ', '  ', '\n', '\n\n', ' \n \n\t', '\u00a0', '. ');
+    const pageText = fc.array(fc.tuple(word, gap), { maxLength: 60 }).map((parts) => parts.map(([w, g]) => w + g).join(''));
+    fc.assert(
+      fc.property(fc.array(pageText, { minLength: 1, maxLength: 3 }), fc.integer({ min: 20, max: 120 }), (texts, size) => {
+        const pages = texts.map((text, i) => ({ page: i + 1, text }));
+        for (const c of chunkPages(pages, { size, overlap: Math.floor(size / 3) })) assertPassage(pages, c);
+      }),
+    );
+  });
 });
+
+/** The chunk's passage, its whitespace runs collapsed, is the chunk's content with paragraph breaks as spaces. */
+function assertPassage(pages: PageText[], c: TextChunk): void {
+  const text = pages.find((p) => p.page === c.page)!.text;
+  const passage = text.slice(c.charStart, c.charEnd);
+  assert.equal(passage.replace(/\s+/g, ' '), c.content.replace(/\s+/g, ' '), JSON.stringify({ text, c }));
+  assert.equal(passage, passage.trim());
+}

@@ -61,7 +61,15 @@ describe('vectorize and jobs', () => {
     assert.ok(chunk);
     assert.equal(chunk.node_id, node);
     assert.equal(chunk.content, corpus.bread);
-    assert.deepEqual(chunk.metadata, { source: 'Bread notes', page: 1, chunkIndex: 0, totalChunks: 1, sourceType: 'note' });
+    assert.deepEqual(chunk.metadata, {
+      source: 'Bread notes',
+      page: 1,
+      chunkIndex: 0,
+      totalChunks: 1,
+      sourceType: 'note',
+      char_start: 0,
+      char_end: chunk.content.length,
+    });
     assert.match(chunk.model, /^local-/);
   });
 
@@ -107,9 +115,9 @@ describe('vectorize and jobs', () => {
     assert.ok(seen.every((c) => c.metadata.totalChunks === n));
   });
 
-  test('bad requests: no text for a note node, blank text, unknown node, unknown field', async () => {
+  test('bad requests: no text for a blank note node, blank text, unknown node, unknown field', async () => {
     const board = await server.makeBoard(alice);
-    const node = await note(board, 'x');
+    const node = await note(board, '  ');
     for (const body of [{ node_id: node }, { text: '   ' }, { text: '' }, { text: 'a', extra: 1 }, {}]) {
       const res = await server.request<JobBody>('POST', `/v1/boards/${board}/documents`, { token: alice.token, body });
       assert.equal(res.status, 400, `${JSON.stringify(body)}: ${res.text}`);

@@ -235,7 +235,9 @@ test('assets', async () => {
   const uploaded = await postParts(server, alice.token, boardId, [{ filename: 'page.pdf', type: 'application/pdf', data: bytes }]);
   assert.equal(uploaded.status, 201, uploaded.text);
   record('POST', `/v1/boards/${boardId}/assets`, uploaded.status, uploaded.headers, uploaded.text);
-  const refused = await postParts(server, alice.token, boardId, [{ filename: 'x.txt', type: 'text/plain', data: Buffer.from('hello') }]);
+  const refused = await postParts(server, alice.token, boardId, [
+    { filename: 'x.svg', type: 'image/svg+xml', data: Buffer.from('<svg/>') },
+  ]);
   record('POST', `/v1/boards/${boardId}/assets`, refused.status, refused.headers, refused.text);
   assert.equal(refused.status, 415, refused.text);
   const asset = (uploaded.body as AssetBody).data;

@@ -52,7 +52,8 @@ function assertIndex(res: Response, label: string): void {
   assert.deepEqual(policy.get('frame-ancestors'), ["'none'"], label);
   // Video nodes play in YouTube's privacy-enhanced player or Vimeo's, and nothing else is framed.
   assert.deepEqual(policy.get('frame-src'), ['https://www.youtube-nocookie.com', 'https://player.vimeo.com'], label);
-  for (const source of ["'self'", 'data:', 'blob:', 'https:']) assert.ok(policy.get('img-src')?.includes(source), `${label}: img-src ${source}`);
+  for (const source of ["'self'", 'data:', 'blob:', 'https:'])
+    assert.ok(policy.get('img-src')?.includes(source), `${label}: img-src ${source}`);
 }
 
 function assertJson404(res: Response, label: string): void {

@@ -530,7 +530,7 @@ export interface paths {
         get: operations["listAssets"];
         put?: never;
         /**
-         * Upload a file (PDF, PNG, JPEG, GIF or WebP) to a board
+         * Upload a file (PDF, PNG, JPEG, GIF, WebP, .docx, .md, .txt, .html, .vtt or .srt) to a board
          * @description multipart/form-data with one part, the field "file". The type is judged by the bytes and must match the part's declared type. At most 52428800 bytes (ASSET_MAX_BYTES). Only the board's owner may upload.
          */
         post: operations["uploadAsset"];
@@ -4893,10 +4893,19 @@ export interface operations {
                             node_id: string | null;
                             metadata: {
                                 source: string;
+                                /** @description 1-based: a pdf's page; 1 for every other source */
                                 page: number;
                                 chunkIndex: number;
                                 totalChunks: number;
                                 sourceType: string;
+                                /** @description Where the chunk's passage starts in the text it was read from (a UTF-16 index, as JavaScript strings count): the node's data.text for a note or document, the page's extracted text for a url node, the text of page `page` for a pdf, the transcript for a video, the given text otherwise. `text.slice(char_start, char_end)` is the passage; the chunk's content is that passage with each run of whitespace made one space and each paragraph break (blank line) made "\n\n". Absent on chunks written before offsets were recorded */
+                                char_start?: number;
+                                /** @description Where the passage ends (exclusive), in the same text as char_start */
+                                char_end?: number;
+                                /** @description A video transcript's chunk: when its first cue starts, in seconds from the start of the video */
+                                start_seconds?: number;
+                                /** @description A video transcript's chunk: when its last cue ends, in seconds */
+                                end_seconds?: number;
                             };
                             /** @description The embedding model that embedded the chunk */
                             model: string;
@@ -4989,8 +4998,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Text to chunk and embed; optional only for a pdf node */
+                    /** @description Text to chunk and embed. Without it, node_id names the node to read: a note its text, a document its text (or, made from an uploaded file, that file's text), a pdf its file's pages, a url node the page it links to, a video its transcript (transcript_asset_id), an image its label, title, alt, description and text (docs/api.md "Reading a node") */
                     text?: string;
+                    /** @description For a video node read without text: the id of a .vtt or .srt asset of this board, its transcript */
+                    transcript_asset_id?: string;
                     /** @description A node of this board: its earlier chunks are replaced when the job completes */
                     node_id?: string | null;
                     /** @description Default: the node's label or url, else "text" */
@@ -5228,8 +5239,10 @@ export interface operations {
                 "application/json": {
                     /** @description Each as the body of `POST …/documents`; one job per document, answered in this order. All or nothing: one invalid document (named `documents[i]` in the error) refuses the batch and queues nothing; the jobs count against the per-user job bound together */
                     documents: {
-                        /** @description Text to chunk and embed; optional only for a pdf node */
+                        /** @description Text to chunk and embed. Without it, node_id names the node to read: a note its text, a document its text (or, made from an uploaded file, that file's text), a pdf its file's pages, a url node the page it links to, a video its transcript (transcript_asset_id), an image its label, title, alt, description and text (docs/api.md "Reading a node") */
                         text?: string;
+                        /** @description For a video node read without text: the id of a .vtt or .srt asset of this board, its transcript */
+                        transcript_asset_id?: string;
                         /** @description A node of this board: its earlier chunks are replaced when the job completes */
                         node_id?: string | null;
                         /** @description Default: the node's label or url, else "text" */
@@ -5514,10 +5527,19 @@ export interface operations {
                             node_id: string | null;
                             metadata: {
                                 source: string;
+                                /** @description 1-based: a pdf's page; 1 for every other source */
                                 page: number;
                                 chunkIndex: number;
                                 totalChunks: number;
                                 sourceType: string;
+                                /** @description Where the chunk's passage starts in the text it was read from (a UTF-16 index, as JavaScript strings count): the node's data.text for a note or document, the page's extracted text for a url node, the text of page `page` for a pdf, the transcript for a video, the given text otherwise. `text.slice(char_start, char_end)` is the passage; the chunk's content is that passage with each run of whitespace made one space and each paragraph break (blank line) made "\n\n". Absent on chunks written before offsets were recorded */
+                                char_start?: number;
+                                /** @description Where the passage ends (exclusive), in the same text as char_start */
+                                char_end?: number;
+                                /** @description A video transcript's chunk: when its first cue starts, in seconds from the start of the video */
+                                start_seconds?: number;
+                                /** @description A video transcript's chunk: when its last cue ends, in seconds */
+                                end_seconds?: number;
                             };
                             /** @description The ranking score, descending, in the request mode: `vector`, the cosine similarity between the query and the chunk (-1..1); `keyword`, the chunk's BM25 score as a share of the highest the query could reach on this board (0..1); `hybrid`, the reciprocal rank fusion (k = 60) of both rankings over its maximum (0..1, 1 when first in both) */
                             score: number;
@@ -5654,10 +5676,19 @@ export interface operations {
                             node_id: string | null;
                             metadata: {
                                 source: string;
+                                /** @description 1-based: a pdf's page; 1 for every other source */
                                 page: number;
                                 chunkIndex: number;
                                 totalChunks: number;
                                 sourceType: string;
+                                /** @description Where the chunk's passage starts in the text it was read from (a UTF-16 index, as JavaScript strings count): the node's data.text for a note or document, the page's extracted text for a url node, the text of page `page` for a pdf, the transcript for a video, the given text otherwise. `text.slice(char_start, char_end)` is the passage; the chunk's content is that passage with each run of whitespace made one space and each paragraph break (blank line) made "\n\n". Absent on chunks written before offsets were recorded */
+                                char_start?: number;
+                                /** @description Where the passage ends (exclusive), in the same text as char_start */
+                                char_end?: number;
+                                /** @description A video transcript's chunk: when its first cue starts, in seconds from the start of the video */
+                                start_seconds?: number;
+                                /** @description A video transcript's chunk: when its last cue ends, in seconds */
+                                end_seconds?: number;
                             };
                             /** @description The ranking score, descending, in the request mode: `vector`, the cosine similarity between the query and the chunk (-1..1); `keyword`, the chunk's BM25 score as a share of the highest the query could reach on this board (0..1); `hybrid`, the reciprocal rank fusion (k = 60) of both rankings over its maximum (0..1, 1 when first in both) */
                             score: number;
@@ -5891,7 +5922,7 @@ export interface operations {
                             storage_path: string;
                             /** @description Bytes */
                             size: number;
-                            /** @description application/pdf, image/png, image/jpeg, image/gif or image/webp, judged by the bytes */
+                            /** @description application/pdf, image/png, image/jpeg, image/gif or image/webp, judged by the bytes; for text files, which carry no signature, the extension and the first bytes together: text/vtt (.vtt beginning WEBVTT), application/x-subrip (.srt beginning with a numbered cue), text/html (.html beginning with a doctype or <html>), text/markdown (.md), text/plain (.txt), all UTF-8; application/vnd.openxmlformats-officedocument.wordprocessingml.document (.docx, by its bytes) */
                             content_type: string;
                             /**
                              * Format: date-time
@@ -6011,7 +6042,7 @@ export interface operations {
                             storage_path: string;
                             /** @description Bytes */
                             size: number;
-                            /** @description application/pdf, image/png, image/jpeg, image/gif or image/webp, judged by the bytes */
+                            /** @description application/pdf, image/png, image/jpeg, image/gif or image/webp, judged by the bytes; for text files, which carry no signature, the extension and the first bytes together: text/vtt (.vtt beginning WEBVTT), application/x-subrip (.srt beginning with a numbered cue), text/html (.html beginning with a doctype or <html>), text/markdown (.md), text/plain (.txt), all UTF-8; application/vnd.openxmlformats-officedocument.wordprocessingml.document (.docx, by its bytes) */
                             content_type: string;
                             /**
                              * Format: date-time
@@ -6235,6 +6266,12 @@ export interface operations {
                     "image/jpeg": string;
                     "image/gif": string;
                     "image/webp": string;
+                    "application/vnd.openxmlformats-officedocument.wordprocessingml.document": string;
+                    "text/markdown": string;
+                    "text/plain": string;
+                    "text/html": string;
+                    "text/vtt": string;
+                    "application/x-subrip": string;
                 };
             };
             /** @description The bytes a `Range: bytes=…` header asked for (one range), with Content-Range */
@@ -6248,6 +6285,12 @@ export interface operations {
                     "image/jpeg": string;
                     "image/gif": string;
                     "image/webp": string;
+                    "application/vnd.openxmlformats-officedocument.wordprocessingml.document": string;
+                    "text/markdown": string;
+                    "text/plain": string;
+                    "text/html": string;
+                    "text/vtt": string;
+                    "application/x-subrip": string;
                 };
             };
             /** @description Error envelope */

@@ -11,7 +11,7 @@ import type { AssetsTable, Db, Executor } from '../db/schema.js';
 import { ApiError, invalid, notFound } from '../errors.js';
 import { now } from '../lib/ids.js';
 import { assertSafePath, type Storage } from '../providers/storage/storage.js';
-import { allowedTypes, declaredType, safeOriginalName } from './file-names.js';
+import { allowedTypes, DOCUMENT_TYPES, declaredType, safeOriginalName, textFileType } from './file-names.js';
 import type { Asset } from '../contract/assets.js';
 import { type BoardChange, changeTransaction, recordChanges } from '../events/record.js';
 import type { BoardBounds } from '../config.js';
@@ -86,6 +86,8 @@ const SNIFF_BYTES = 4100;
 interface Sniffed {
   /** The MIME type file-type reads from the first bytes, if any. */
   type: string | undefined;
+  /** The first bytes, for a text file's check (textFileType). */
+  head: Buffer;
   /** The whole file again, first bytes included. */
   body: Readable;
   /** Reads what is left of a refused file so the connection stays usable, without keeping it. */
@@ -123,6 +125,7 @@ async function sniff(stream: Readable): Promise<Sniffed> {
   }
   return {
     type,
+    head: first,
     body: Readable.from(all(), { objectMode: false }),
     discard: () =>
       void (async () => {
@@ -163,11 +166,15 @@ export class AssetService {
     } catch {
       throw invalid('The upload ended before the file was complete');
     }
-    // An animated PNG is a PNG to every client that shows PNGs.
-    const detected = sniffed.type === 'image/apng' ? 'image/png' : sniffed.type;
+    // An animated PNG is a PNG to every client that shows PNGs. Text has no signature: its
+    // extension and its first bytes decide (textFileType).
+    const detected = sniffed.type === 'image/apng' ? 'image/png' : (sniffed.type ?? textFileType(sniffed.head, file.filename));
     if (!detected || !(detected in allowedTypes)) {
       sniffed.discard();
-      throw new ApiError('unsupported_media_type', 'The file is not an allowed type: PDF, PNG, JPEG, GIF or WebP (judged by its contents)');
+      throw new ApiError(
+        'unsupported_media_type',
+        'The file is not an allowed type: PDF, PNG, JPEG, GIF, WebP, Word (.docx), Markdown (.md), text (.txt), HTML (.html), WebVTT (.vtt) or SubRip (.srt) (judged by its contents)',
+      );
     }
     const declared = declaredType(file.mimetype);
     if (declared !== undefined && declared !== detected) {
@@ -311,7 +318,7 @@ export class AssetService {
   }
 
   /**
-   * A pdf or image node's data must name a finished asset of the same board (DECISIONS "Nodes"):
+   * A pdf or image node's data (or a document node's made from a file) must name a finished asset of the same board (DECISIONS "Nodes"):
    * storagePath its storage path, fileSize its size, publicUrl exactly its url as the service gives it
    * to this request (PUBLIC_BASE_URL, else the address the caller used), host included,
    * since the web app links the file from there (an editor of a public board must not be able to
@@ -320,7 +327,7 @@ export class AssetService {
   async assertNodeAsset(
     trx: Executor,
     boardId: string,
-    nodeType: 'pdf' | 'image',
+    nodeType: 'pdf' | 'image' | 'document',
     data: Record<string, unknown>,
     { origin }: Origin,
   ): Promise<void> {
@@ -333,7 +340,12 @@ export class AssetService {
       .where('size', 'is not', null)
       .executeTakeFirst();
     if (!row) throw invalid('data.storagePath is not the storage_path of an asset of this board');
-    const fits = nodeType === 'pdf' ? row.content_type === 'application/pdf' : row.content_type.startsWith('image/');
+    const fits =
+      nodeType === 'pdf'
+        ? row.content_type === 'application/pdf'
+        : nodeType === 'image'
+          ? row.content_type.startsWith('image/')
+          : DOCUMENT_TYPES.includes(row.content_type);
     if (!fits) throw invalid(`data.storagePath names a ${row.content_type} asset, which a ${nodeType} node cannot show`);
     if (data.fileSize !== row.size) throw invalid(`data.fileSize does not match the asset's size (${row.size} bytes)`);
     const expected = new URL(`${baseUrl}${assetUrlPath(row)}`).href;

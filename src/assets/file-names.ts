@@ -8,10 +8,34 @@ export const allowedTypes: Record<string, readonly string[]> = {
   'image/jpeg': ['jpg', 'jpeg'],
   'image/gif': ['gif'],
   'image/webp': ['webp'],
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': ['docx'],
+  'text/markdown': ['md', 'markdown'],
+  'text/plain': ['txt', 'text'],
+  'text/html': ['html', 'htm'],
+  'text/vtt': ['vtt'],
+  'application/x-subrip': ['srt'],
 };
 
+/** Files a document node is read from (src/reading/document-text.ts). */
+export const DOCUMENT_TYPES: readonly string[] = [
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  'text/markdown',
+  'text/plain',
+  'text/html',
+];
+
+/** A video's transcript files (src/reading/transcript.ts). */
+export const TRANSCRIPT_TYPES: readonly string[] = ['text/vtt', 'application/x-subrip'];
+
 /** Declared types read as another allowed type. */
-const aliases: Record<string, string> = { 'image/jpg': 'image/jpeg', 'image/pjpeg': 'image/jpeg' };
+const aliases: Record<string, string> = {
+  'image/jpg': 'image/jpeg',
+  'image/pjpeg': 'image/jpeg',
+  'text/x-markdown': 'text/markdown',
+  'application/xhtml+xml': 'text/html',
+  'text/srt': 'application/x-subrip',
+  'application/srt': 'application/x-subrip',
+};
 
 /**
  * Declared types that say nothing about a file: application/octet-stream, which curl sends for
@@ -88,4 +112,48 @@ export function safeOriginalName(original: string | undefined, contentType: stri
   const cut = cutName(stem, MAX_NAME_CHARS - suffix.length, MAX_NAME_BYTES - suffix.length);
   if (cut !== stem) stem = cut.replace(/[.\s]+$/u, '') || 'file';
   return `${stem}${suffix}`;
+}
+
+const extensionOf = (name: string | undefined): string => {
+  const base = (name ?? '').split(/[/\\]/).pop() ?? '';
+  const dot = base.lastIndexOf('.');
+  return dot > 0 ? base.slice(dot + 1).toLowerCase() : '';
+};
+
+const WEBVTT = /^WEBVTT(?:[ \t].*)?(?:\r?\n|$)/;
+const SRT_START = /^\s*\d+[ \t]*\r?\n[ \t]*\d{1,2}:\d{2}:\d{2}[,.]\d{1,3}[ \t]*-->[ \t]*\d{1,2}:\d{2}:\d{2}[,.]\d{1,3}/;
+const HTML_START = /^\s*(?:<!--[\s\S]*?-->\s*)*<(?:!doctype\s+html|html|head|body|meta|title)\b/i;
+
+/**
+ * The type of a text file, which file-type cannot tell (it reads binary signatures only): its first
+ * bytes must be UTF-8 text without NUL, and then what they hold decides among the types its
+ * extension may have. WebVTT begins with "WEBVTT", SubRip with a numbered cue and its times, HTML
+ * with a doctype or an <html>, <head> or <body> tag; Markdown and plain text are any other text.
+ * Undefined when the bytes are not text or do not fit the extension.
+ */
+export function textFileType(head: Buffer, filename: string | undefined): string | undefined {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(head, { stream: true }).replace(/^\ufeff/, '');
+  } catch {
+    return undefined;
+  }
+  if (text.includes('\u0000') || text.trim() === '') return undefined;
+  switch (extensionOf(filename)) {
+    case 'vtt':
+      return WEBVTT.test(text) ? 'text/vtt' : undefined;
+    case 'srt':
+      return SRT_START.test(text) ? 'application/x-subrip' : undefined;
+    case 'html':
+    case 'htm':
+      return HTML_START.test(text) ? 'text/html' : undefined;
+    case 'md':
+    case 'markdown':
+      return 'text/markdown';
+    case 'txt':
+    case 'text':
+      return 'text/plain';
+    default:
+      return undefined;
+  }
 }

@@ -6,12 +6,25 @@ import { IDS_MAX_ITEMS, PAGE_MAX_ITEMS, SEARCH_QUERY_MAX_CHARS, VECTORIZE_TEXT_M
 export const SEARCH_MODES = ['vector', 'keyword', 'hybrid'] as const;
 export type SearchMode = (typeof SEARCH_MODES)[number];
 
+const Offset = (description: string) => Type.Optional(Type.Integer({ minimum: 0, description }));
+const Seconds = (description: string) => Type.Optional(Type.Number({ minimum: 0, description }));
+
 export const ChunkMetadata = Type.Object({
   source: Type.String(),
-  page: Type.Integer(),
+  page: Type.Integer({ description: "1-based: a pdf's page; 1 for every other source" }),
   chunkIndex: Type.Integer(),
   totalChunks: Type.Integer(),
   sourceType: Type.String(),
+  char_start: Offset(
+    "Where the chunk's passage starts in the text it was read from (a UTF-16 index, as JavaScript strings count): the node's " +
+      "data.text for a note or document, the page's extracted text for a url node, the text of page `page` for a pdf, the " +
+      "transcript for a video, the given text otherwise. `text.slice(char_start, char_end)` is the passage; the chunk's content " +
+      'is that passage with each run of whitespace made one space and each paragraph break (blank line) made "\\n\\n". ' +
+      'Absent on chunks written before offsets were recorded',
+  ),
+  char_end: Offset('Where the passage ends (exclusive), in the same text as char_start'),
+  start_seconds: Seconds("A video transcript's chunk: when its first cue starts, in seconds from the start of the video"),
+  end_seconds: Seconds("A video transcript's chunk: when its last cue ends, in seconds"),
 });
 export type ChunkMetadata = Static<typeof ChunkMetadata>;
 
@@ -58,7 +71,17 @@ export const VectorizeBody = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: VECTORIZE_TEXT_MAX_CHARS,
-        description: 'Text to chunk and embed; optional only for a pdf node',
+        description:
+          'Text to chunk and embed. Without it, node_id names the node to read: a note its text, a document its text (or, made ' +
+          "from an uploaded file, that file's text), a pdf its file's pages, a url node the page it links to, a video its " +
+          'transcript (transcript_asset_id), an image its label, title, alt, description and text (docs/api.md "Reading a node")',
+      }),
+    ),
+    transcript_asset_id: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 300,
+        description: 'For a video node read without text: the id of a .vtt or .srt asset of this board, its transcript',
       }),
     ),
     node_id: Type.Optional(

@@ -13,6 +13,7 @@ import type { PurgeRequests } from './chunk-purge.js';
 import { visibleChunk } from './chunk-store.js';
 import type { Chunk, NodeIndex, VectorizeBody } from '../contract/documents.js';
 import type { UserQuotas } from '../config.js';
+import { TRANSCRIPT_TYPES } from '../assets/file-names.js';
 
 export const DOCUMENT_JOB = 'document_process';
 
@@ -20,9 +21,16 @@ export const DOCUMENT_JOB = 'document_process';
 export interface DocumentJobPayload {
   boardId: string;
   nodeId: string | null;
-  /** Absent for a pdf node: the text is extracted from its stored file. */
+  /** Absent when the service reads the node (src/reading/read-node.ts). */
   text?: string;
+  /** What to read when no text is given: absent for a pdf node's file (jobs queued before the others existed). */
+  read?: 'url' | 'document' | 'video';
+  /** The pdf's or the document's stored file. */
   storagePath?: string;
+  /** The page a url node links to. */
+  url?: string;
+  /** A video's transcript file (a .vtt or .srt asset of the board). */
+  transcriptPath?: string;
   source: string;
   sourceType: string;
 }
@@ -49,7 +57,8 @@ export async function enqueueVectorize(
   assertCanEditContent(board, principal);
   await assertStorageRoom(db, board.owner_id, quotas, textBytes([input]));
   const nodes = await boardNodes(db, boardId, input.node_id ? [input.node_id] : []);
-  const payload = documentPayload(boardId, input, nodes);
+  const transcripts = await transcriptAssets(db, boardId, [input]);
+  const payload = documentPayload(boardId, input, nodes, transcripts);
   return insertJob(db, vectorizeJob(principal, boardId, payload), maxQueued);
 }
 
@@ -74,9 +83,10 @@ export async function enqueueVectorizeBatch(
     boardId,
     documents.flatMap((d) => (d.node_id ? [d.node_id] : [])),
   );
+  const transcripts = await transcriptAssets(db, boardId, documents);
   const payloads = documents.map((input, i) => {
     try {
-      return documentPayload(boardId, input, nodes);
+      return documentPayload(boardId, input, nodes, transcripts);
     } catch (error) {
       if (error instanceof ApiError) throw new ApiError(error.code, `documents[${i}]: ${error.message}`, error.headers);
       throw error;
@@ -110,8 +120,67 @@ async function boardNodes(db: Db, boardId: string, ids: string[]): Promise<Map<s
   return new Map(rows.map((row) => [row.id, row]));
 }
 
-/** What a document's job carries, or the reason it cannot be queued (404 for a node not on the board, 400 for no text). */
-function documentPayload(boardId: string, input: VectorizeBody, nodes: Map<string, BoardNode>): DocumentJobPayload {
+/** The transcript files the documents name (transcript_asset_id), by asset id: .vtt and .srt assets of the board only. */
+async function transcriptAssets(db: Db, boardId: string, documents: VectorizeBody[]): Promise<Map<string, string>> {
+  const ids = documents.flatMap((d) => (d.transcript_asset_id ? [d.transcript_asset_id] : []));
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('assets')
+    .select(['filename', 'storage_path'])
+    .where('board_id', '=', boardId)
+    .where('filename', 'in', [...new Set(ids)])
+    .where('content_type', 'in', [...TRANSCRIPT_TYPES])
+    .where('size', 'is not', null)
+    .execute();
+  return new Map(rows.map((row) => [row.filename, row.storage_path]));
+}
+
+/** What a node gives to read when the request gives no text: its own text, or what the job fetches (read-node.ts). */
+function nodeSource(node: BoardNode, input: VectorizeBody, transcripts: Map<string, string>): Partial<DocumentJobPayload> {
+  const data = node.node_data;
+  const str = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
+  if (input.transcript_asset_id !== undefined && node.node_type !== 'video') throw invalid('transcript_asset_id is only for a video node');
+  switch (node.node_type) {
+    case 'pdf':
+      if (str(data.storagePath)) return { storagePath: data.storagePath as string };
+      break;
+    case 'url':
+      if (str(data.url)) return { read: 'url', url: data.url as string };
+      break;
+    case 'video': {
+      if (input.transcript_asset_id === undefined)
+        throw invalid(
+          'transcript_asset_id is required to read a video node: upload its transcript (.vtt or .srt) as an asset of the board',
+        );
+      const transcriptPath = transcripts.get(input.transcript_asset_id);
+      if (!transcriptPath) throw invalid('transcript_asset_id does not name a .vtt or .srt asset of this board');
+      return { read: 'video', transcriptPath };
+    }
+    case 'document':
+      // A document made from an uploaded file is read from it until its text is filled in.
+      if (str(data.text)) return { text: data.text as string };
+      if (str(data.storagePath)) return { read: 'document', storagePath: data.storagePath as string };
+      break;
+    case 'note':
+      if (str(data.text)) return { text: data.text as string };
+      break;
+    case 'image': {
+      // The words the image was given; the pixels are not read (no OCR: docs/api.md).
+      const parts = [data.label, data.title, data.alt, data.description, data.text].map(str).filter((part) => part !== undefined);
+      if (parts.length > 0) return { text: [...new Set(parts)].join('\n\n') };
+      throw invalid('The image node has no label, title, alt, description or text to read (text inside the image is not read)');
+    }
+  }
+  throw invalid(`text is required: the ${node.node_type} node has nothing to read`);
+}
+
+/** What a document's job carries, or the reason it cannot be queued (404 for a node not on the board, 400 for nothing to read). */
+function documentPayload(
+  boardId: string,
+  input: VectorizeBody,
+  nodes: Map<string, BoardNode>,
+  transcripts: Map<string, string>,
+): DocumentJobPayload {
   let node: BoardNode | undefined;
   if (input.node_id) {
     node = nodes.get(input.node_id);
@@ -126,15 +195,15 @@ function documentPayload(boardId: string, input: VectorizeBody, nodes: Map<strin
     sourceType: cleanText(input.source_type ?? node?.node_type ?? 'text'),
   };
   if (input.text !== undefined) {
+    if (input.transcript_asset_id !== undefined) throw invalid('transcript_asset_id is for reading a video node; give it without text');
     const text = cleanText(input.text);
     if (text.trim() === '') throw invalid('text must contain some non-blank characters');
     payload.text = text;
-  } else if (node?.node_type === 'pdf' && typeof data.storagePath === 'string') {
-    payload.storagePath = data.storagePath;
-  } else {
-    throw invalid('text is required, unless node_id names a pdf node (its file is then read)');
+    return payload;
   }
-  return payload;
+  if (!node) throw invalid('text is required, unless node_id names a node to read');
+  const source = nodeSource(node, input, transcripts);
+  return { ...payload, ...source, ...(source.text !== undefined ? { text: cleanText(source.text) } : {}) };
 }
 
 const vectorizeJob = (principal: Principal, boardId: string, payload: DocumentJobPayload): NewJob => ({

@@ -9,25 +9,21 @@
 // resumes: the rows already written are whole (each statement is atomic) and in chunk order, so
 // the next attempt counts them and continues with the next chunk.
 import { createHash } from 'node:crypto';
-import type { Readable } from 'node:stream';
-import { sql } from 'kysely';
-import type { Db, Executor } from '../db/schema.js';
+import { sql, type Transaction } from 'kysely';
+import type { Database, Db, Executor } from '../db/schema.js';
 import { JobError, type ClaimedJob, type JobHandler, type JobOutcome } from '../jobs/worker.js';
 import type { Embedder } from '../providers/embeddings/embedder.js';
-import { chunkPagesAsync, type ChunkOptions, type PageText, type TextChunk } from './chunker.js';
+import { chunkPagesAsync, type ChunkOptions, type TextChunk } from './chunker.js';
 import type { PurgeRequests } from './chunk-purge.js';
 import type { Foreground } from '../jobs/foreground.js';
 import { chunkVectors, deleteSetChunks, insertChunks, Pacer } from './chunk-store.js';
 import type { DocumentJobPayload } from './document-service.js';
-import { pdfPages } from './pdf-text.js';
+import { type FileReader, readSource, writeReadData } from '../reading/read-node.js';
+import { chunkTimes } from '../reading/transcript.js';
+import type { NodeReadCache } from '../nodes/node-cache.js';
 import { assertStorageQuota } from '../access/user-quota.js';
 import { setTermCounts } from './term-stats.js';
-import type { UserQuotas } from '../config.js';
-
-/** The part of the storage provider this job reads pdf files with. */
-export interface FileReader {
-  get(path: string): Promise<{ body: Readable; size: number; contentType: string } | undefined>;
-}
+import type { ReadingConfig, UserQuotas } from '../config.js';
 
 export interface DocumentJobDeps {
   db: Db;
@@ -40,9 +36,11 @@ export interface DocumentJobDeps {
   purger: PurgeRequests;
   /** The users' quotas: the chunks written count against the board owner's stored bytes. */
   quotas: UserQuotas;
+  /** Reading pages (OUTBOUND_ALLOWED_HOSTS, READ_PAGE_TIMEOUT_MS). */
+  reading: ReadingConfig;
+  /** The app's node cache (embedded database), invalidated when a read writes into its node. */
+  nodeCache?: NodeReadCache;
 }
-
-const MAX_PDF_BYTES = 200 * 1024 * 1024;
 /** Chunks embedded at a time: enough to keep the writer busy while the next batch is embedded. */
 const EMBED_BATCH = 64;
 const PROGRESS_LOG_MS = 1000;
@@ -67,12 +65,15 @@ export function documentJobHandler(deps: DocumentJobDeps): JobHandler {
       if (!job.board_id) throw new JobError('The board was deleted');
       const gone = await deletedTarget(db, payload);
       if (gone) throw gone;
-      const pages: PageText[] =
-        payload.text !== undefined ? [{ page: 1, text: payload.text }] : await readPdf(deps, payload.storagePath ?? '');
-      const chunks = await chunkPagesAsync(pages, deps.chunking, signal);
+      const read = await readSource(
+        { db, storage: deps.storage, allowedHosts: deps.reading.allowedHosts, pageTimeoutMs: deps.reading.timeoutMs },
+        payload,
+        signal,
+      );
+      const chunks = await chunkPagesAsync(read.pages, deps.chunking, signal);
       if (chunks.length === 0)
         throw new JobError(
-          payload.text !== undefined
+          payload.text !== undefined || payload.read !== undefined
             ? 'The text has no content to vectorize'
             : 'The PDF has no extractable text (a scanned PDF needs OCR first)',
         );
@@ -104,6 +105,9 @@ export function documentJobHandler(deps: DocumentJobDeps): JobHandler {
             chunkIndex: c.chunkIndex,
             totalChunks: c.totalChunks,
             sourceType: payload.sourceType,
+            char_start: c.charStart,
+            char_end: c.charEnd,
+            ...(read.cues ? chunkTimes(read.cues, c.charStart, c.charEnd) : {}),
           },
           ...vectors[k]!,
         }));
@@ -180,8 +184,14 @@ export function documentJobHandler(deps: DocumentJobDeps): JobHandler {
           // The set went with its board or node (ON DELETE CASCADE).
           if (Number(live.numUpdatedRows) !== 1)
             throw (await deletedTarget(trx, payload)) ?? new JobError("The job's chunks were removed while it ran; submit it again");
+          // The worker completes inside a changeTransaction, so the node's update records its event.
+          if (payload.nodeId && read.nodeData)
+            await writeReadData(trx as Transaction<Database>, payload.boardId, payload.nodeId, job.user_id, read.nodeData);
         },
-        committed: deps.purger.kick,
+        committed: () => {
+          deps.purger.kick();
+          if (read.nodeData) deps.nodeCache?.invalidate(payload.boardId);
+        },
       };
     },
   };
@@ -248,28 +258,20 @@ async function openSet(
       FROM document_chunks WHERE set_id = ${job.id}`.execute(db);
     const { n, last, total } = rows[0]!;
     if (n === 0) return 0;
-    if (last === n - 1 && total === chunks.length && n <= chunks.length) return n;
+    if (last === n - 1 && total === chunks.length && n <= chunks.length) {
+      // A read source (a page) may have changed since the interrupted attempt read it: its rows are
+      // kept only when the last one written is this reading's chunk at that place.
+      const lastRow = await db
+        .selectFrom('document_chunks')
+        .select('content')
+        .where('set_id', '=', job.id)
+        .where(sql<boolean>`(metadata->>'chunkIndex')::int = ${n - 1}`)
+        .executeTakeFirst();
+      if (lastRow?.content === chunks[n - 1]!.content) return n;
+    }
   }
   // Start over in the same set: delete what the earlier attempt wrote.
   await deleteSetChunks(db, foreground, job.id);
   await db.updateTable('chunk_sets').set({ model, state: 'writing', chunks: 0 }).where('id', '=', job.id).execute();
   return 0;
-}
-
-async function readPdf(deps: DocumentJobDeps, path: string): Promise<PageText[]> {
-  if (!deps.storage) throw new JobError('Reading pdf files is not available on this server (no file storage)');
-  const file = await deps.storage.get(path);
-  if (!file) throw new JobError("The pdf node's file was not found in storage");
-  const parts: Buffer[] = [];
-  let size = 0;
-  for await (const part of file.body) {
-    size += (part as Buffer).length;
-    if (size > MAX_PDF_BYTES) throw new JobError('The pdf file is too large to extract');
-    parts.push(part as Buffer);
-  }
-  try {
-    return await pdfPages(Buffer.concat(parts));
-  } catch {
-    throw new JobError('The file could not be read as a PDF');
-  }
 }

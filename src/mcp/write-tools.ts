@@ -7,7 +7,7 @@ import { nodeTypeInputs, type NodeTypeInput, type UpdateNodeBody } from '../cont
 import { enqueueVectorize } from '../documents/document-service.js';
 import { invalid } from '../errors.js';
 import { toNodeType } from '../nodes/node-data.js';
-import { compactEdge, compactNode, edgeLine, nodeLine, nodeText } from './compact.js';
+import { compactEdge, compactNode, edgeLine, nodeLine } from './compact.js';
 import type { McpCall, McpDeps } from './context.js';
 import { BoardId, Id } from './read-tools.js';
 import { bulkResult, eachItem, guarded, ok } from './results.js';
@@ -252,7 +252,8 @@ export function registerWriteTools(server: McpServer, deps: McpDeps, call: McpCa
       title: 'Vectorize a node',
       description:
         "Make a node's text searchable (search_board, ask_board): queues a job that chunks and embeds it, replacing the node's " +
-        "earlier chunks. Without text, the node's own text (a pdf node: its file) is used.",
+        "earlier chunks. Without text, the service reads the node: a note's or document's text, a pdf's file, a url node's page, " +
+        "an uploaded document's file, an image's label and description (a video needs its transcript: use the REST route).",
       inputSchema: {
         board_id: BoardId,
         node_id: Id,
@@ -261,17 +262,8 @@ export function registerWriteTools(server: McpServer, deps: McpDeps, call: McpCa
     },
     ({ board_id, node_id, text }) =>
       guarded(call, async () => {
-        let body = text;
-        if (body === undefined) {
-          const node = await nodeService.get(principal, { boardId: board_id, id: node_id });
-          const own = nodeText(node);
-          if (node.node_type !== 'pdf') {
-            if (own.trim() === '' || own === (node.node_data as Record<string, unknown>).url)
-              throw invalid('The node has no text to vectorize; pass text');
-            body = own;
-          }
-        }
-        const job = await enqueueVectorize(db, principal, board_id, { node_id, text: body }, config.jobMaxQueuedPerUser, bounds.owner);
+        // Without text the service reads the node by its type (src/reading/read-node.ts).
+        const job = await enqueueVectorize(db, principal, board_id, { node_id, text }, config.jobMaxQueuedPerUser, bounds.owner);
         deps.jobs.wake();
         return ok(`Queued job ${job.id} (${job.status}) to vectorize node ${node_id}.`, {
           job: { id: job.id, type: job.type, status: job.status, board_id, node_id },

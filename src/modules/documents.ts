@@ -9,7 +9,7 @@ import type { AppModule } from './app-module.js';
 
 export const documentsModule: AppModule = {
   routes: documentRoutes,
-  jobs: ({ db, embedder, storage, config, foreground, purger }) => ({
+  jobs: ({ db, embedder, storage, config, foreground, purger, nodeCache }) => ({
     [DOCUMENT_JOB]: documentJobHandler({
       db,
       embedder,
@@ -18,6 +18,8 @@ export const documentsModule: AppModule = {
       foreground,
       purger,
       quotas: config.userQuotas,
+      reading: config.reading,
+      nodeCache,
     }),
     [REEMBED_JOB]: reembedJobHandler({ db, embedder, foreground }),
   }),

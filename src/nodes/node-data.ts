@@ -61,22 +61,29 @@ export function storedNodeData(type: NodeType, data: NodeData): string {
       checkText(data);
       break;
     case 'document':
-      checkText(data);
+      // A document made from an uploaded file has no text until the file is read (src/reading/).
+      if (data.storagePath === undefined || data.text !== undefined) checkText(data);
       checkUrl(data, 'url', false);
+      if (data.storagePath === undefined) break;
+      checkFile(data);
       break;
     case 'pdf':
-    case 'image': {
-      checkNonEmptyString(data, 'storagePath', PATH_MAX_CHARS);
-      checkNonEmptyString(data, 'publicUrl', URL_MAX_CHARS);
-      const size = data.fileSize;
-      if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) {
-        throw invalid('data.fileSize is required and must be a non-negative integer (bytes)');
-      }
+    case 'image':
+      checkFile(data);
       break;
-    }
   }
   const { text: _text, ...rest } = data;
   return toStoredJson(data, 'data', type === 'note' || type === 'document' ? rest : data);
+}
+
+/** The keys naming an uploaded asset: checked for shape here, against the asset in node-service.ts. */
+function checkFile(data: NodeData): void {
+  checkNonEmptyString(data, 'storagePath', PATH_MAX_CHARS);
+  checkNonEmptyString(data, 'publicUrl', URL_MAX_CHARS);
+  const size = data.fileSize;
+  if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) {
+    throw invalid('data.fileSize is required and must be a non-negative integer (bytes)');
+  }
 }
 
 /** PATCH semantics: given keys replace, a key set to null is removed. */

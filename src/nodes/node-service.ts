@@ -109,7 +109,11 @@ export class NodeService {
   async insert(trx: Executor, boardId: string, input: CreateNodeInput, at: Date, origin: Origin): Promise<Node> {
     const data = storedNodeData(input.type, input.data);
     if (input.parent_node_id) await assertParentOnBoard(trx, boardId, input.parent_node_id);
-    if (input.type === 'pdf' || input.type === 'image')
+    if (
+      input.type === 'pdf' ||
+      input.type === 'image' ||
+      (input.type === 'document' && (input.data as Record<string, unknown>).storagePath !== undefined)
+    )
       await this.deps.assets.assertNodeAsset(trx, boardId, input.type, input.data, origin);
     return trx
       .insertInto('nodes')
@@ -193,8 +197,10 @@ export class NodeService {
     // The asset reference is checked when it changes: a node may outlive its deleted asset.
     const touchesAsset =
       input.data !== undefined && ['storagePath', 'publicUrl', 'fileSize'].some((key) => Object.hasOwn(input.data!, key));
-    if (merged && touchesAsset && (node.node_type === 'pdf' || node.node_type === 'image'))
-      await this.deps.assets.assertNodeAsset(trx, boardId, node.node_type, merged, { origin });
+    const fileNode =
+      node.node_type === 'pdf' || node.node_type === 'image' || (node.node_type === 'document' && merged?.storagePath !== undefined);
+    if (merged && touchesAsset && fileNode)
+      await this.deps.assets.assertNodeAsset(trx, boardId, node.node_type as 'pdf' | 'image' | 'document', merged, { origin });
     if (input.parent_node_id) {
       await assertParentOnBoard(trx, boardId, input.parent_node_id);
       if (await wouldCycle(trx, nodeId, input.parent_node_id)) {

@@ -5,10 +5,12 @@
 // an IPv4 address (mapped, NAT64, 6to4, Teredo) are judged by the IPv4 address they carry
 // (isPublicAddress), on ipaddr.js's classification. The sender
 // connects to the very addresses checked here (no second lookup a DNS answer could change between
-// the check and the connection) and follows no redirects. Hosts named in WEBHOOK_ALLOWED_HOSTS are
-// exempt and may use http: a receiver beside the service, or the tests' one on loopback.
+// the check and the connection) and follows no redirects. Hosts named in OUTBOUND_ALLOWED_HOSTS
+// (alias WEBHOOK_ALLOWED_HOSTS) are exempt and may use http: a receiver beside the service, or the
+// tests' one on loopback. The service's page reader (src/reading/fetch-page.ts) goes by the same
+// rules, checked again at every redirect it follows.
 import dns from 'node:dns/promises';
-import { isIP } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { invalid } from '../errors.js';
 
@@ -20,7 +22,7 @@ export interface ResolvedAddress {
 /** A refusal to send to an endpoint: the delivery's error, retried like any failure. */
 export class EndpointRefused extends Error {}
 
-/** The URL's host as compared with WEBHOOK_ALLOWED_HOSTS: lower-case, an IPv6 address without brackets. */
+/** The URL's host as compared with OUTBOUND_ALLOWED_HOSTS: lower-case, an IPv6 address without brackets. */
 export function hostOf(url: URL): string {
   return url.hostname.toLowerCase().replace(/^\[(.*)\]$/, '$1');
 }
@@ -105,7 +107,7 @@ export function checkEndpointUrl(raw: string, allowedHosts: readonly string[]): 
 export async function resolveEndpoint(url: URL, allowedHosts: readonly string[]): Promise<ResolvedAddress[] | undefined> {
   const host = hostOf(url);
   if (allowedHosts.includes(host)) return undefined;
-  if (url.protocol !== 'https:') throw new EndpointRefused(`Refused: ${host} is not in WEBHOOK_ALLOWED_HOSTS, so the url must use https`);
+  if (url.protocol !== 'https:') throw new EndpointRefused(`Refused: ${host} is not in OUTBOUND_ALLOWED_HOSTS, so the url must use https`);
   const family = isIP(host);
   let addresses: ResolvedAddress[];
   if (family !== 0) {
@@ -125,4 +127,12 @@ export async function resolveEndpoint(url: URL, allowedHosts: readonly string[])
     );
   }
   return addresses;
+}
+
+/** A connection's lookup that answers with the checked addresses, whatever form the caller asks in. */
+export function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
+  return (_hostname, options, callback) => {
+    if (options.all) (callback as (err: null, all: ResolvedAddress[]) => void)(null, addresses);
+    else callback(null, addresses[0]!.address, addresses[0]!.family);
+  };
 }

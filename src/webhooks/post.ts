@@ -5,8 +5,7 @@
 // are read, for the delivery's error.
 import http from 'node:http';
 import https from 'node:https';
-import type { LookupFunction } from 'node:net';
-import { EndpointRefused, resolveEndpoint, type ResolvedAddress } from './endpoint.js';
+import { EndpointRefused, pinnedLookup, resolveEndpoint } from './endpoint.js';
 
 /** The most of an answer's body read (and kept, cut shorter, as the delivery's error). */
 const MAX_ANSWER_BYTES = 4096;
@@ -24,14 +23,6 @@ export interface PostOptions {
   timeoutMs: number;
   /** Aborted when the app stops. */
   signal: AbortSignal;
-}
-
-/** A lookup that answers with the checked addresses, whatever form the caller asks in. */
-function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
-  return (_hostname, options, callback) => {
-    if (options.all) (callback as (err: null, all: ResolvedAddress[]) => void)(null, addresses);
-    else callback(null, addresses[0]!.address, addresses[0]!.family);
-  };
 }
 
 export async function postDelivery(

@@ -70,7 +70,7 @@ export function assetRoutes(app: App, services: Services): void {
         schema: {
           tags: ['assets'],
           operationId: 'uploadAsset',
-          summary: 'Upload a file (PDF, PNG, JPEG, GIF or WebP) to a board',
+          summary: 'Upload a file (PDF, PNG, JPEG, GIF, WebP, .docx, .md, .txt, .html, .vtt or .srt) to a board',
           description: `multipart/form-data with one part, the field "file". The type is judged by the bytes and must match the part's declared type. At most ${config.assetMaxBytes} bytes (ASSET_MAX_BYTES). Only the board's owner may upload.`,
           consumes: ['multipart/form-data'],
           params: BoardParams,
