@@ -45,7 +45,9 @@ if (postgresUrl) {
   await admin.connect();
   const { rows } = await admin.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE 'bwk\\_test\\_%'");
   for (const { datname } of rows) {
-    if (!processAlive(Number(/^bwk_test_(\d+)_/.exec(datname)?.[1]))) await admin.query(`DROP DATABASE "${datname}" WITH (FORCE)`);
+    // IF EXISTS: another run starting on the same server may have dropped it a moment ago.
+    if (!processAlive(Number(/^bwk_test_(\d+)_/.exec(datname)?.[1])))
+      await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
   }
   const { rows: version } = await admin.query<{ server_version: string }>('SHOW server_version');
   await admin.end();
