@@ -115,9 +115,25 @@ function scratchDir(): string | undefined {
   const parent = process.env.TEST_TMPDIR ?? '/dev/shm';
   try {
     fs.accessSync(parent, fs.constants.W_OK);
-    return fs.mkdtempSync(path.join(parent, 'bwk-tests-'));
   } catch {
     return undefined;
+  }
+  // A run interrupted (Ctrl-C, killed) never removed its folder, which in memory stays until a
+  // reboot: each is named after its run's process, and one whose process is gone is removed here.
+  for (const name of fs.readdirSync(parent)) {
+    const pid = Number(/^bwk-tests-(\d+)-/.exec(name)?.[1]);
+    if (pid && !processAlive(pid)) fs.rmSync(path.join(parent, name), { recursive: true, force: true });
+  }
+  return fs.mkdtempSync(path.join(parent, `bwk-tests-${process.pid}-`));
+}
+
+/** Whether process `pid` runs on this machine (signal 0 checks without sending anything). */
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
