@@ -2,16 +2,18 @@
 // exactly as it reaches a production PostgreSQL: through DATABASE_URL.
 //
 // With TEST_POSTGRES_URL (an admin url of a PostgreSQL 15+ server with pgvector; CI starts one with
-// scripts/postgres-test-server.sh) each test file gets a database of its own on that server, the
-// service a pool of several connections, and the files run side by side. Without it, the run goes
-// to PGlite served over the wire protocol by @electric-sql/pglite-socket on a TCP port: one
-// connection, one shared database, one file at a time.
+// scripts/postgres-test-server.sh) each test file gets a database of its own on that server (a copy
+// of a migrated template: test/helpers/wire-template.ts), the service a pool of several connections,
+// and the files run side by side. Without it, the run goes to PGlite served over the wire protocol
+// by @electric-sql/pglite-socket on a TCP port: one connection, one shared database, one file at a
+// time.
 import fs from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import pg from 'pg';
 import { runTests } from '../test/helpers/compiled.js';
+import { wireTemplate } from '../test/helpers/wire-template.js';
 
 const named = process.argv.slice(2);
 const files =
@@ -43,14 +45,21 @@ if (postgresUrl) {
   await admin.connect();
   const { rows } = await admin.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE 'bwk\\_test\\_%'");
   for (const { datname } of rows) {
-    if (!processAlive(Number(/^bwk_test_(\d+)_/.exec(datname)?.[1]))) await admin.query(`DROP DATABASE "${datname}" WITH (FORCE)`);
+    // IF EXISTS: another run starting on the same server may have dropped it a moment ago.
+    if (!processAlive(Number(/^bwk_test_(\d+)_/.exec(datname)?.[1])))
+      await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
   }
   const { rows: version } = await admin.query<{ server_version: string }>('SHOW server_version');
   await admin.end();
   console.log(`wire-protocol run against PostgreSQL ${version[0]?.server_version} (${files.length} files, a database each)`);
   // Under its own name, so the embedded run of `npm test` never goes there even when TEST_POSTGRES_URL
   // is exported in the shell that runs both.
-  code = await runTests(files, { TEST_WIRE_POSTGRES_URL: postgresUrl }, Number(process.env.TEST_CONCURRENCY ?? 2));
+  const template = await wireTemplate(postgresUrl);
+  code = await runTests(
+    files,
+    { TEST_WIRE_POSTGRES_URL: postgresUrl, TEST_WIRE_TEMPLATE: template },
+    Number(process.env.TEST_CONCURRENCY ?? 2),
+  );
 } else {
   const db = await PGlite.create({ extensions: { vector } });
   const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 1 });

@@ -20,6 +20,7 @@ import { ErrorEnvelope } from './contract/errors.js';
 import type { App, Services } from './http/types.js';
 import { addSharedSchema, validatorCompiler } from './http/validation.js';
 import { jsonBodyParser } from './http/json-body.js';
+import { lazySerializers } from './http/lazy-serializers.js';
 import { Background } from './jobs/background.js';
 import { announcerOf } from './events/announcer.js';
 import { BoardEventHub } from './events/event-hub.js';
@@ -60,6 +61,7 @@ export async function buildApp(config: Config, database: DatabaseHandle): Promis
     clientErrorHandler,
     // Errors raised before routing (a malformed URL) get the envelope too.
     frameworkErrors: (error, _request, reply) => void sendError(reply, toApiError(error)),
+    schemaController: { compilersFactory: { buildSerializer: lazySerializers } },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
   // Embedded-only behaviour is switched here and only here, from the database handle's one flag:

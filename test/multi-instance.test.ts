@@ -49,8 +49,9 @@ describe('two instances on one PostgreSQL and one Redis', { skip }, () => {
       RATE_LIMIT_API_KEY_PER_MINUTE: String(RATE_LIMIT),
       JOB_POLL_MS: '50',
     };
-    // One after the other: the first runs the migrations. The second also takes the opt-in named
-    // prepared statements, so every test here runs them against a real PostgreSQL too.
+    // One after the other: the first checks the migrations (on a migrated copy, helpers/wire-template.ts).
+    // The second also takes the opt-in named prepared statements, so every test here runs them
+    // against a real PostgreSQL too.
     one = await startChildServer(env);
     two = await startChildServer({ ...env, DATABASE_PREPARED_STATEMENTS: 'true' });
     database = await openDatabase({ databaseUrl: process.env.TEST_DATABASE_URL, databasePoolMax: 1, dataDir: '' });

@@ -46,6 +46,11 @@ function sourceKey(root: string): string {
   return hash.digest('hex').slice(0, 16);
 }
 
+/** With TEST_TIMINGS=file, every test's time goes there too, a JSON line each (docs/testing.md). */
+const TIMING_REPORTER = path.join(TEST, 'helpers', 'timing-reporter.mjs');
+
+const PROCESS_TIMER = path.join(TEST, 'helpers', 'process-timer.mjs');
+
 const esbuildBase = { bundle: true, packages: 'external', platform: 'node', format: 'esm', target: 'node20', logLevel: 'warning' } as const;
 // Out of the project's package scope (node_modules), so say these are ES modules.
 const PACKAGE_JSON = '{ "type": "module" }\n';
@@ -100,6 +105,39 @@ const sourceLocations: Plugin = {
 };
 
 /**
+ * The temporary directory of a run's test processes (TMPDIR: their DATA_DIRs, S3 folders, Chromium
+ * profiles), in memory when the machine has a tmpfs at /dev/shm: each embedded server starts on a
+ * 40 MB copy of the template database and removes it when closed, and on CI's disk, shared with
+ * everything else, copying and removing those files cost more than starting PostgreSQL. Removed
+ * when the run ends, with whatever a killed test left there. TEST_TMPDIR names another parent.
+ */
+function scratchDir(): string | undefined {
+  const parent = process.env.TEST_TMPDIR ?? '/dev/shm';
+  try {
+    fs.accessSync(parent, fs.constants.W_OK);
+  } catch {
+    return undefined;
+  }
+  // A run interrupted (Ctrl-C, killed) never removed its folder, which in memory stays until a
+  // reboot: each is named after its run's process, and one whose process is gone is removed here.
+  for (const name of fs.readdirSync(parent)) {
+    const pid = Number(/^bwk-tests-(\d+)-/.exec(name)?.[1]);
+    if (pid && !processAlive(pid)) fs.rmSync(path.join(parent, name), { recursive: true, force: true });
+  }
+  return fs.mkdtempSync(path.join(parent, `bwk-tests-${process.pid}-`));
+}
+
+/** Whether process `pid` runs on this machine (signal 0 checks without sending anything). */
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
  * Runs test files (paths under test/) with Node's test runner, with `env` added to the environment
  * and `concurrency` files at a time; resolves with the runner's exit code. The files are bundled
  * first, with everything of the project they import (half a second), into a folder of this run's.
@@ -109,6 +147,7 @@ export async function runTests(files: string[], env: Record<string, string>, con
   const outName = (file: string) => path.relative(TEST, path.resolve(ROOT, file)).replace(/\.ts$/, '').replaceAll(path.sep, '-');
   fs.mkdirSync(CACHE, { recursive: true });
   const dir = fs.mkdtempSync(path.join(CACHE, 'tests-'));
+  const scratch = scratchDir();
   try {
     const { build } = await import('esbuild');
     await build({
@@ -129,15 +168,25 @@ export async function runTests(files: string[], env: Record<string, string>, con
       [
         ...NODE_FLAGS,
         '--enable-source-maps',
+        ...(process.env.TEST_TIMINGS ? [`--import=${pathToFileURL(PROCESS_TIMER).href}`] : []),
         '--test',
         `--test-concurrency=${concurrency}`,
         '--test-timeout=600000',
+        ...(process.env.TEST_TIMINGS
+          ? [
+              '--test-reporter=spec',
+              '--test-reporter-destination=stdout',
+              `--test-reporter=${TIMING_REPORTER}`,
+              `--test-reporter-destination=${process.env.TEST_TIMINGS}.tests`,
+            ]
+          : []),
         ...files.map((file) => path.join(dir, `${outName(file)}.js`)),
       ],
-      { stdio: 'inherit', env: { ...process.env, ...env } },
+      { stdio: 'inherit', env: { ...process.env, ...(scratch ? { TMPDIR: scratch } : {}), ...env } },
     );
     return await new Promise((resolve) => child.on('exit', (code) => resolve(code ?? 1)));
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
+    if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
   }
 }

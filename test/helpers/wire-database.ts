@@ -18,7 +18,9 @@ if (adminUrl && !process.env.TEST_DATABASE_URL) {
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {
-    await admin.query(`CREATE DATABASE "${name}"`);
+    // A copy of the migrated template scripts/test-wire.ts names (wire-template.ts), else empty.
+    const template = process.env.TEST_WIRE_TEMPLATE;
+    await admin.query(`CREATE DATABASE "${name}"${template ? ` TEMPLATE "${template}"` : ''}`);
   } finally {
     await admin.end();
   }
