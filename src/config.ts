@@ -111,7 +111,7 @@ export interface Config {
   s3: S3Config | undefined;
   /** Webhooks' endpoints and their sender (WEBHOOK_*, WEBHOOKS_MAX_PER_USER). */
   webhooks: WebhookConfig;
-  /** Reading what a url node points at (src/reading/). */
+  /** Reading what a url node points at (src/documents/reading/). */
   reading: ReadingConfig;
   /** External sign-in (OpenID Connect) for the web app; when set, local accounts are off. */
   oidc: OidcConfig | undefined;

@@ -1,9 +1,9 @@
-// The citation markers filter and the quote's place (src/chats/citations.ts), as a pure module:
+// The citation markers filter and the quote's place (src/text/citations.ts), as a pure module:
 // markers split across deltas, markers naming no passage dropped, renumbering in first-cited order,
 // and a quote's character offsets from the chunk's char_start.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { type CitablePassage, CitationMarkers, citationOf, locate, resolveCitations } from '../src/chats/citations.js';
+import { type CitablePassage, CitationMarkers, citationOf, locate, resolveCitations } from '../src/text/citations.js';
 
 const passage = (content: string, metadata: Record<string, unknown> = {}, n = 1): CitablePassage => ({
   chunkId: `chunk-${n}`,

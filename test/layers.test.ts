@@ -47,8 +47,9 @@ const FLOORS: string[][] = [
   ['access'], // who may see and change a board, its bounds, the user's quotas: what every domain uses
   ['events', 'accounts'], // the change log; local accounts
   ['jobs', 'assets'], // the job queue; asset files
-  ['nodes', 'documents', 'webhooks'], // content domains
-  ['edges', 'chats', 'boards'], // content domains on those below (an edge joins nodes, a chat reads documents)
+  ['nodes', 'webhooks'], // content domains
+  ['documents', 'edges'], // content domains on nodes (a document reads a node; an edge joins nodes)
+  ['chats', 'boards'], // content domains on those below (a chat reads documents)
   ['compose', 'interchange'], // what combines the domains: the batch, the duplicate, JSON Canvas import and export
   ['mcp'], // the tools for AI assistants
   ['http'], // routes and plugins

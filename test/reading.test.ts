@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { Document, Packer, Paragraph, TextRun } from 'docx';
 import { ConfigError, loadConfig } from '../src/config.js';
-import { readHtml } from '../src/reading/page-text.js';
+import { readHtml } from '../src/documents/reading/page-text.js';
 import { postParts, uploadFile } from './helpers/assets.js';
 import type { DocumentList, JobBody, Node, NodeBody, SearchBody } from './helpers/api-types.js';
 import { type TestUser, isErrorEnvelope, useServer } from './helpers/harness.js';

@@ -12,7 +12,7 @@ import { after, describe, test } from 'node:test';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { ApiKeyService } from '../src/auth/api-key-service.js';
 import { openDatabase } from '../src/db/database.js';
-import { EndpointRefused, hostOf, isPublicAddress, resolveEndpoint } from '../src/webhooks/endpoint.js';
+import { EndpointRefused, hostOf, isPublicAddress, resolveEndpoint } from '../src/lib/outbound-address.js';
 import type { Db } from '../src/db/schema.js';
 import { newId } from '../src/lib/ids.js';
 import type {

@@ -16,7 +16,7 @@ export const allowedTypes: Record<string, readonly string[]> = {
   'application/x-subrip': ['srt'],
 };
 
-/** Files a document node is read from (src/reading/document-text.ts). */
+/** Files a document node is read from (src/documents/reading/document-text.ts). */
 export const DOCUMENT_TYPES: readonly string[] = [
   'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
   'text/markdown',
@@ -24,7 +24,7 @@ export const DOCUMENT_TYPES: readonly string[] = [
   'text/html',
 ];
 
-/** A video's transcript files (src/reading/transcript.ts). */
+/** A video's transcript files (src/documents/reading/transcript.ts). */
 export const TRANSCRIPT_TYPES: readonly string[] = ['text/vtt', 'application/x-subrip'];
 
 /** Declared types read as another allowed type. */

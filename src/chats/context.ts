@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import type { ChatsTable, Db } from '../db/schema.js';
 import type { ChatRequest, ChatTurn, GroundingPassage } from '../providers/llm/chat-model.js';
 import { rank } from '../text/relevance.js';
-import type { CitablePassage } from './citations.js';
+import type { CitablePassage } from '../text/citations.js';
 import { retrieve, type Retriever, type RetrievalStatus } from './retrieval.js';
 
 const MAX_NOTES = 5_000;

@@ -12,7 +12,7 @@ import { ApiError, conflict } from '../errors.js';
 import { newId, now } from '../lib/ids.js';
 import type { ChatModel, Usage } from '../providers/llm/chat-model.js';
 import { findOwnChat, nodesOfBoard } from './chat-service.js';
-import { type Citation, CitationMarkers, citationOf, resolveCitations } from './citations.js';
+import { type Citation, CitationMarkers, citationOf, resolveCitations } from '../text/citations.js';
 import { Message } from '../contract/chats.js';
 import { pickShape } from '../contract/common.js';
 import { buildContext } from './context.js';

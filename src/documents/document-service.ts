@@ -21,7 +21,7 @@ export const DOCUMENT_JOB = 'document_process';
 export interface DocumentJobPayload {
   boardId: string;
   nodeId: string | null;
-  /** Absent when the service reads the node (src/reading/read-node.ts). */
+  /** Absent when the service reads the node (src/documents/reading/read-node.ts). */
   text?: string;
   /** What to read when no text is given: absent for a pdf node's file (jobs queued before the others existed). */
   read?: 'url' | 'document' | 'video';

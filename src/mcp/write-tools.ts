@@ -262,7 +262,7 @@ export function registerWriteTools(server: McpServer, deps: McpDeps, call: McpCa
     },
     ({ board_id, node_id, text }) =>
       guarded(call, async () => {
-        // Without text the service reads the node by its type (src/reading/read-node.ts).
+        // Without text the service reads the node by its type (src/documents/reading/read-node.ts).
         const job = await enqueueVectorize(db, principal, board_id, { node_id, text }, config.jobMaxQueuedPerUser, bounds.owner);
         deps.jobs.wake();
         return ok(`Queued job ${job.id} (${job.status}) to vectorize node ${node_id}.`, {

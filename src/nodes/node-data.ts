@@ -61,7 +61,7 @@ export function storedNodeData(type: NodeType, data: NodeData): string {
       checkText(data);
       break;
     case 'document':
-      // A document made from an uploaded file has no text until the file is read (src/reading/).
+      // A document made from an uploaded file has no text until the file is read (src/documents/reading/).
       if (data.storagePath === undefined || data.text !== undefined) checkText(data);
       checkUrl(data, 'url', false);
       if (data.storagePath === undefined) break;

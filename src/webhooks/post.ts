@@ -5,7 +5,7 @@
 // are read, for the delivery's error.
 import http from 'node:http';
 import https from 'node:https';
-import { EndpointRefused, pinnedLookup, resolveEndpoint } from './endpoint.js';
+import { EndpointRefused, pinnedLookup, resolveEndpoint } from '../lib/outbound-address.js';
 
 /** The most of an answer's body read (and kept, cut shorter, as the delivery's error). */
 const MAX_ANSWER_BYTES = 4096;

@@ -11,7 +11,7 @@ import type { Db } from '../db/schema.js';
 import { conflict, invalid, notFound } from '../errors.js';
 import { newId, now } from '../lib/ids.js';
 import { applyPage, type Page, type PageRequest, toPage } from '../lib/pagination.js';
-import { checkEndpointUrl } from './endpoint.js';
+import { checkEndpointUrl } from '../lib/outbound-address.js';
 import { messageId } from './sender.js';
 
 /** The webhook's columns, in the order of its schema. */

@@ -1,6 +1,6 @@
 // The one interface every chat model implements (local, openai, anthropic). Routes and the reply
 // orchestration only know this interface; create-chat-model.ts picks the implementation.
-import type { CitablePassage } from '../../chats/citations.js';
+import type { CitablePassage } from '../../text/citations.js';
 import { ProviderError } from '../provider-error.js';
 
 export interface ChatTurn {

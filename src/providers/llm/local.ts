@@ -4,7 +4,7 @@
 // says plainly when the board holds nothing relevant. Tokens are counted with a real tokenizer.
 import { tokenCounter } from '../../text/tokens.js';
 import { rank, sentences } from '../../text/relevance.js';
-import { type CitablePassage, locate } from '../../chats/citations.js';
+import { type CitablePassage, locate } from '../../text/citations.js';
 import type { ChatEvent, ChatModel, ChatRequest, ChatTurn, GroundingPassage } from './chat-model.js';
 
 export const LOCAL_MODEL_ID = 'local-extractive-1';

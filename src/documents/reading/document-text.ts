@@ -1,7 +1,7 @@
 // The text of an uploaded document file: .docx by mammoth (its raw text, a blank line between
 // paragraphs), .md and .txt as they are, .html by Readability (page-text.ts).
 import mammoth from 'mammoth';
-import { JobError } from '../jobs/worker.js';
+import { JobError } from '../../jobs/worker.js';
 import { readHtml } from './page-text.js';
 
 export const DOCX_TYPE = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';

@@ -5,8 +5,8 @@
 // bounded in time and in bytes. Every failure is a ReadError in plain words, the job's error.
 import http from 'node:http';
 import https from 'node:https';
-import { EndpointRefused, pinnedLookup, resolveEndpoint } from '../webhooks/endpoint.js';
-import { JobError as ReadError } from '../jobs/worker.js';
+import { EndpointRefused, pinnedLookup, resolveEndpoint } from '../../lib/outbound-address.js';
+import { JobError as ReadError } from '../../jobs/worker.js';
 
 export const MAX_REDIRECTS = 5;
 export const MAX_PAGE_BYTES = 5 * 1024 * 1024;

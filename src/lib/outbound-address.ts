@@ -7,7 +7,7 @@
 // connects to the very addresses checked here (no second lookup a DNS answer could change between
 // the check and the connection) and follows no redirects. Hosts named in OUTBOUND_ALLOWED_HOSTS
 // (alias WEBHOOK_ALLOWED_HOSTS) are exempt and may use http: a receiver beside the service, or the
-// tests' one on loopback. The service's page reader (src/reading/fetch-page.ts) goes by the same
+// tests' one on loopback. The service's page reader (src/documents/reading/fetch-page.ts) goes by the same
 // rules, checked again at every redirect it follows.
 import dns from 'node:dns/promises';
 import { isIP, type LookupFunction } from 'node:net';

@@ -5,17 +5,17 @@
 // node.updated event, touching only those keys).
 import type { Readable } from 'node:stream';
 import type { Transaction } from 'kysely';
-import type { Database, Db } from '../db/schema.js';
-import { JobError } from '../jobs/worker.js';
-import { now } from '../lib/ids.js';
-import { fieldsOf } from '../contract/common.js';
-import { Node, type NodeType } from '../contract/nodes.js';
-import { NODE_TEXT_MAX_CHARS } from '../contract/limits.js';
-import { recordChanges } from '../events/record.js';
-import { mergeNodeData, storedNodeData } from '../nodes/node-data.js';
-import type { PageText } from '../documents/chunker.js';
-import { pdfPages } from '../documents/pdf-text.js';
-import type { DocumentJobPayload } from '../documents/document-service.js';
+import type { Database, Db } from '../../db/schema.js';
+import { JobError } from '../../jobs/worker.js';
+import { now } from '../../lib/ids.js';
+import { fieldsOf } from '../../contract/common.js';
+import { Node, type NodeType } from '../../contract/nodes.js';
+import { NODE_TEXT_MAX_CHARS } from '../../contract/limits.js';
+import { recordChanges } from '../../events/record.js';
+import { mergeNodeData, storedNodeData } from '../../nodes/node-data.js';
+import type { PageText } from '../chunker.js';
+import { pdfPages } from '../pdf-text.js';
+import type { DocumentJobPayload } from '../document-service.js';
 import { documentText } from './document-text.js';
 import { fetchPage } from './fetch-page.js';
 import { readHtml } from './page-text.js';

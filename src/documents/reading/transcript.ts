@@ -3,7 +3,7 @@
 // <v Speaker>, <i> or {\an8} removed); each cue keeps where it stands in that text, so a chunk's
 // char_start/char_end give the time it starts and ends (chunkTimes).
 import { parse } from '@plussub/srt-vtt-parser';
-import { JobError } from '../jobs/worker.js';
+import { JobError } from '../../jobs/worker.js';
 
 export interface Cue {
   startSeconds: number;

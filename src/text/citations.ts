@@ -6,7 +6,7 @@
 // `quote` is always an exact substring of its chunk's content: the model's own quote when it is
 // found there (Anthropic's cited_text, the local answerer's sentence), else the chunk's sentence
 // closest to the claim the marker ends.
-import { rank, sentences } from '../text/relevance.js';
+import { rank, sentences } from './relevance.js';
 
 /** A chunk placed in the prompt as passage number (index + 1). */
 export interface CitablePassage {
