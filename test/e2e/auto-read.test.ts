@@ -18,13 +18,18 @@ let server: TestServer;
 let pages: http.Server;
 let pagesUrl: string;
 
+const ONE_PIXEL_PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==',
+  'base64',
+);
+
 const ARTICLE = `<!doctype html>
 <html lang="en"><head>
   <title>Octopus dens | Reef Notes</title>
   <meta property="og:title" content="How octopuses choose their dens">
   <meta property="og:description" content="Octopuses pick crevices near food and stack shells at the door.">
   <meta property="og:site_name" content="Reef Notes">
-  <meta property="og:image" content="/den.png">
+  <meta property="og:image" content="https://images.reef.example/den.png">
 </head><body>
   <header><nav>Home · About</nav></header>
   <article>
@@ -178,6 +183,9 @@ test('an uploaded .md file becomes a document that is read by itself and found b
 test('a link added is read by itself: its card shows the page preview, and its words are found', async () => {
   const { page, api, boardId, close } = await openNewBoard(server, 'Reef links');
   try {
+    // The preview image is on another site, over https (the app's Content-Security-Policy shows no
+    // plain http images): the browser's request for it is answered here, with a 1 × 1 PNG.
+    await page.route('https://images.reef.example/**', (route) => route.fulfill({ contentType: 'image/png', body: ONE_PIXEL_PNG }));
     await page.getByRole('button', { name: 'Add link' }).click();
     await page.getByLabel('Web address').fill(`${pagesUrl}/octopus`);
     await page.getByRole('dialog').getByRole('button', { name: 'Add link' }).click();
@@ -188,7 +196,9 @@ test('a link added is read by itself: its card shows the page preview, and its w
     await preview.getByText('How octopuses choose their dens').first().waitFor();
     await preview.getByText('Octopuses pick crevices near food and stack shells at the door.').waitFor();
     await preview.getByText('Reef Notes').waitFor();
-    assert.equal(await preview.locator('img').getAttribute('src'), `${pagesUrl}/den.png`);
+    const image = preview.locator('img');
+    assert.equal(await image.getAttribute('src'), 'https://images.reef.example/den.png');
+    await eventually('the preview image loaded', () => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0));
     // The card says when it was read (the read_at the service wrote).
     const read = (await api('GET', `/v1/boards/${boardId}/nodes/${node.id}`)).data.node_data;
     assert.equal(typeof read.read_at, 'string');
