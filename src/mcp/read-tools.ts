@@ -38,7 +38,7 @@ function readBoardCursor(cursor: string | undefined): BoardCursor {
 }
 
 /** Rows per statement of read_board: a page of up to 500 is read in steps, so others' statements go in between. */
-const READ_STEP = 50;
+const READ_STEP = 20;
 
 /** One page of `limit` rows read in statements of at most READ_STEP (the same rows as one statement). */
 async function inSteps<T>(
