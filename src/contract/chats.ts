@@ -35,6 +35,19 @@ export const Chat = Type.Object({
 });
 export type Chat = Static<typeof Chat>;
 
+/** One entry of an assistant message's `metadata.citations`: the marker `[n]` in its content cites citations[n - 1]. */
+export const Citation = Type.Object({
+  n: Type.Integer({ minimum: 1 }),
+  chunk_id: Uuid,
+  node_id: Type.Union([Uuid, Type.Null()]),
+  quote: Type.String({ description: "The cited passage's exact text, a substring of the chunk's content" }),
+  char_start: Type.Optional(Type.Integer()),
+  char_end: Type.Optional(Type.Integer()),
+  page: Type.Optional(Type.Integer()),
+  start_seconds: Type.Optional(Type.Number()),
+});
+export type Citation = Static<typeof Citation>;
+
 export const Message = Type.Object({
   id: Uuid,
   role: Type.String({ enum: ['user', 'assistant'] }),

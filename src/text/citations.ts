@@ -6,6 +6,7 @@
 // `quote` is always an exact substring of its chunk's content: the model's own quote when it is
 // found there (Anthropic's cited_text, the local answerer's sentence), else the chunk's sentence
 // closest to the claim the marker ends.
+import type { Citation } from '../contract/chats.js';
 import { rank, sentences } from './relevance.js';
 
 /** A chunk placed in the prompt as passage number (index + 1). */
@@ -16,17 +17,6 @@ export interface CitablePassage {
   content: string;
   /** The chunk's stored metadata: char_start, page, sourceType, start_seconds when present. */
   metadata: Record<string, unknown>;
-}
-
-export interface Citation {
-  n: number;
-  chunk_id: string;
-  node_id: string | null;
-  quote: string;
-  char_start?: number;
-  char_end?: number;
-  page?: number;
-  start_seconds?: number;
 }
 
 /**

@@ -3,6 +3,7 @@
 // is stale). Tests type what they read from the same document the service is checked against,
 // rather than writing a second description of each resource by hand.
 import type { components, paths } from '../../client/src/index.js';
+import type { Citation } from '../../src/contract/chats.js';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type Json<R> = R extends { content: { 'application/json': infer B } } ? B : never;
@@ -80,16 +81,7 @@ export type ReplyMetadata = {
   finish_reason: string;
   sources: string[];
   /** Aligned with sources: the marker `[n]` in the content cites citations[n - 1]. */
-  citations: {
-    n: number;
-    chunk_id: string;
-    node_id: string | null;
-    quote: string;
-    char_start?: number;
-    char_end?: number;
-    page?: number;
-    start_seconds?: number;
-  }[];
+  citations: Citation[];
   retrieval: 'ok' | 'unavailable';
 };
 
