@@ -71,12 +71,12 @@ async function search(page: Page, query: string) {
   return results.getByRole('button');
 }
 
-/** The vectorize requests the browser sends, by the node they name where known. */
+/** The vectorize requests the browser sends (its service worker's too), by the node they name where known. */
 function watchReads(context: BrowserContext): string[] {
   const nodes: string[] = [];
   context.on('request', (request) => {
     if (request.method() !== 'POST' || !/\/v1\/boards\/[^/]+\/documents$/.test(new URL(request.url()).pathname)) return;
-    // A request whose body the browser does not pass on comes without it here.
+    // A request the service worker forwards comes without its body here.
     const body = request.postDataJSON() as { node_id?: string } | null;
     nodes.push(body?.node_id ?? 'a node');
   });

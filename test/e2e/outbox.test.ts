@@ -198,9 +198,8 @@ test('edits made while the service is down, and a reload meanwhile, reach the se
   const doomed = await make('To be deleted', 0, 260);
   const target = await make('Connect to me', 420, 0);
 
-  // The service worker serves the app during the outage.
-  const a = await launchBrowser({ serviceWorkers: 'allow' });
-  const b = await launchBrowser({ serviceWorkers: 'allow' });
+  const a = await launchBrowser();
+  const b = await launchBrowser();
   try {
     await a.context.addCookies([
       { name: 'bw_refresh', value: owner.refreshCookie, url: `${child.url}/v1/auth`, httpOnly: true, sameSite: 'Strict' },

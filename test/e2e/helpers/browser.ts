@@ -35,13 +35,6 @@ export interface Device {
   viewport?: { width: number; height: number };
   isMobile?: boolean;
   hasTouch?: boolean;
-  /**
-   * `block` unless a test asks: requests the app's service worker sends pass by `page.route`
-   * (Playwright's documented limit), so a test that fakes an answer would race the worker's taking
-   * control of the page. The tests of what the worker is for (the app opened while the service is
-   * down) ask for `allow`.
-   */
-  serviceWorkers?: 'allow' | 'block';
 }
 
 /** A phone-sized screen (an iPhone 12/13/14's CSS pixels), touch and mobile viewport. */
@@ -65,7 +58,6 @@ export async function launchBrowser(device: Device = {}): Promise<Browser> {
     viewport: device.viewport ?? { width: 1280, height: 800 },
     isMobile: device.isMobile,
     hasTouch: device.hasTouch,
-    serviceWorkers: device.serviceWorkers ?? 'block',
   });
   context.setDefaultTimeout(15_000);
   const page = await context.newPage();
