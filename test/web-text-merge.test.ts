@@ -3,7 +3,7 @@
 // tests (test/e2e/editing.test.ts) type into one note from two pages; these are the cases one by one.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { mergeText, revertText } from '../web/src/board/canvas/edits/text-merge.js';
+import { lastTyped, mergeText, revertText } from '../web/src/board/canvas/edits/text-merge.js';
 
 test('changes to different words both survive', () => {
   const base = 'The quick brown fox jumps over the lazy dog.';
@@ -22,6 +22,32 @@ test('two sentences typed at one place are both kept, theirs first', () => {
     text: 'List\n- theirs\n- mine',
     clean: true,
   });
+});
+
+test("a person's typing sent in two parts stays whole when another person's sentence came between the parts", () => {
+  // Alice's first part is on the service; Bob's sentence (typed at the end of "Plan:") was merged
+  // after it; Alice's second part goes on from her first, not after Bob's sentence.
+  const typed = lastTyped('Plan:', 'Plan: Alice brings the');
+  assert.equal(typed, ' Alice brings the');
+  const base = 'Plan: Alice brings the';
+  const mine = 'Plan: Alice brings the maps.';
+  const theirs = 'Plan: Alice brings the Bob brings the food.';
+  assert.deepEqual(mergeText(base, mine, theirs, typed), { text: 'Plan: Alice brings the maps. Bob brings the food.', clean: true });
+  // Without knowing what this person typed last, theirs goes first (the order two people starting
+  // at one place get).
+  assert.equal(mergeText(base, mine, theirs).text, 'Plan: Alice brings the Bob brings the food. maps.');
+  // What this person typed last is elsewhere: theirs first.
+  assert.equal(mergeText(base, mine, theirs, ' Carol').text, 'Plan: Alice brings the Bob brings the food. maps.');
+  // A send that ended inside a word: the rest of the word goes on from it.
+  assert.deepEqual(
+    mergeText('Plan: Alice brings th', 'Plan: Alice brings the maps.', 'Plan: Alice brings th Bob brings the food.', ' Alice brings th'),
+    {
+      text: 'Plan: Alice brings the maps. Bob brings the food.',
+      clean: true,
+    },
+  );
+  assert.equal(lastTyped('a b c', 'a x b c y'), ' y');
+  assert.equal(lastTyped('a b c', 'a c'), '');
 });
 
 test('one side unchanged, or both the same: no merge needed', () => {

@@ -268,8 +268,9 @@ test('a note whose save fails keeps its text (even across a reload), says why, a
   try {
     // The service refuses every save of this node for now.
     const nodeUrl = `**/v1/boards/${boardId}/nodes/${id}`;
+    let refusals = 0;
     await page.route(nodeUrl, (route) =>
-      route.request().method() === 'PATCH'
+      route.request().method() === 'PATCH' && ++refusals
         ? route.fulfill({
             status: 503,
             contentType: 'application/json',
@@ -283,7 +284,20 @@ test('a note whose save fails keeps its text (even across a reload), says why, a
     await page.keyboard.press('End');
     await page.keyboard.type(' and a second thought');
     const failure = note.getByRole('alert');
-    await failure.getByText('Not saved: The service is briefly unavailable').waitFor();
+    await failure
+      .getByText('Not saved: The service is briefly unavailable')
+      .waitFor()
+      .catch(async (error: Error) => {
+        // What the page showed instead, for a failure seen only on a loaded machine.
+        const shown = {
+          text: await text.inputValue(),
+          focused: await page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.tagName),
+          alerts: await page.getByRole('alert').allTextContents(),
+          header: await page.locator('.bw-save').allTextContents(),
+          refused: refusals,
+        };
+        throw new Error(`${error.message}\nThe page showed: ${JSON.stringify(shown)}`);
+      });
     await page.getByRole('banner').getByRole('alert').or(page.locator('.bw-save.is-failed')).first().waitFor();
 
     // A reload while the service still refuses: the text typed is still there, and still not saved.

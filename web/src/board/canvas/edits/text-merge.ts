@@ -1,11 +1,13 @@
 // Three-way merge of a note's text, for two people (or a person and an API client) who changed the
 // same note from the same starting text, and for an undo applied to a text that others changed
-// since. Each side's change from the base is diffed word by word (jsdiff's Myers diff: words, runs
-// of spaces and punctuation kept as they are) into edits of the base's ranges; edits to different
-// ranges both apply; two insertions at one place are both kept, theirs first; two edits of the same
-// words cannot both be kept, so theirs wins and the caller keeps this person's text aside (a merge
-// never drops either person's words in silence).
-import { diffWordsWithSpace } from 'diff';
+// since. Each side's change from the base is diffed character by character (jsdiff's Myers diff)
+// into edits of the base's ranges, each widened to the whole words it changes; edits to different
+// ranges both apply; two insertions at one place are both kept, theirs first, unless this person's
+// insertion goes on from their own last typing, which ends at that place (two people appending to
+// one note each keep their sentence whole, however their typing was cut into sends); two edits of
+// the same words cannot both be kept, so theirs wins and the caller keeps this person's text aside
+// (a merge never drops either person's words in silence).
+import { diffChars } from 'diff';
 
 export type TextMerge =
   /** Both changes are in `text`. */
@@ -24,9 +26,9 @@ interface Edit {
 const MAX_EDITS = 2_000;
 const DIFF_TIMEOUT_MS = 500;
 
-/** The edits that turn `base` into `changed`, in order; null if the diff gave up. */
-function editsOf(base: string, changed: string): Edit[] | null {
-  const parts = diffWordsWithSpace(base, changed, { maxEditLength: MAX_EDITS, timeout: DIFF_TIMEOUT_MS });
+/** The character edits that turn `base` into `changed`, in order; null if the diff gave up. */
+function charEditsOf(base: string, changed: string): Edit[] | null {
+  const parts = diffChars(base, changed, { maxEditLength: MAX_EDITS, timeout: DIFF_TIMEOUT_MS });
   if (!parts) return null;
   const edits: Edit[] = [];
   let at = 0;
@@ -50,13 +52,57 @@ function editsOf(base: string, changed: string): Edit[] | null {
   return edits;
 }
 
+const inWord = (text: string, at: number) => at >= 0 && at < text.length && !/\s/.test(text[at]!);
+
+/**
+ * The edits that turn `base` into `changed`, in order; null if the diff gave up. An insertion
+ * between words (typing goes on at a word's end, or a new word) stays where it is typed; any other
+ * change takes in the whole words it touches, so two people's changes of one word meet as a clash
+ * rather than as a mix of their letters.
+ */
+function editsOf(base: string, changed: string): Edit[] | null {
+  const chars = charEditsOf(base, changed);
+  if (!chars) return null;
+  const edits: Edit[] = [];
+  // Each edit in the making: its widened range and the character edits in it.
+  let group: { start: number; end: number; parts: Edit[] } | undefined;
+  const close = () => {
+    if (!group) return;
+    let insert = '';
+    let at = group.start;
+    for (const part of group.parts) {
+      insert += base.slice(at, part.start) + part.insert;
+      at = part.end;
+    }
+    edits.push({ start: group.start, end: group.end, insert: insert + base.slice(at, group.end) });
+    group = undefined;
+  };
+  for (const edit of chars) {
+    let { start, end } = edit;
+    const between = start === end && !(inWord(base, start - 1) && inWord(base, start));
+    if (!between) {
+      while (inWord(base, start - 1)) start--;
+      while (inWord(base, end)) end++;
+    }
+    if (group && start < group.end) {
+      group.end = Math.max(group.end, end);
+      group.parts.push(edit);
+      continue;
+    }
+    close();
+    group = { start, end, parts: [edit] };
+  }
+  close();
+  return edits;
+}
+
 /**
  * Joins two insertions made at one place: on separate lines where they are lines (at a line's
  * start, or holding line breaks), else with a space.
  */
-function joinInsertions(theirs: string, mine: string, atLineStart: boolean): string {
-  if (theirs === '' || mine === '' || /\s$/.test(theirs) || /^\s/.test(mine)) return theirs + mine;
-  return theirs + (atLineStart || /\n/.test(theirs + mine) ? '\n' : ' ') + mine;
+function joinInsertions(first: string, second: string, atLineStart: boolean): string {
+  if (first === '' || second === '' || /\s$/.test(first) || /^\s/.test(second)) return first + second;
+  return first + (atLineStart || /\n/.test(first + second) ? '\n' : ' ') + second;
 }
 
 const overlap = (a: Edit, b: Edit) =>
@@ -66,12 +112,25 @@ const overlap = (a: Edit, b: Edit) =>
   (b.start === b.end && a.start < b.start && b.start < a.end);
 
 /**
- * Merges `mine` and `theirs`, both changed from `base`. With `strict`, any clash of the two
- * changes (even two insertions at one place) makes it return null instead of choosing.
+ * What this person typed last, from `before` to `after` (their text as sent): the last insertion,
+ * which the next merge keeps their typing attached to.
  */
-export function mergeText(base: string, mine: string, theirs: string): TextMerge;
-export function mergeText(base: string, mine: string, theirs: string, strict: true): string | null;
-export function mergeText(base: string, mine: string, theirs: string, strict = false): TextMerge | string | null {
+export function lastTyped(before: string, after: string): string {
+  const edits = charEditsOf(before, after) ?? [];
+  for (let i = edits.length - 1; i >= 0; i--) if (edits[i]!.insert !== '') return edits[i]!.insert;
+  return '';
+}
+
+/**
+ * Merges `mine` and `theirs`, both changed from `base`. `typed` is what this person typed last
+ * (lastTyped): where the base has it just before a place both insert at, their insertion goes first.
+ */
+export function mergeText(base: string, mine: string, theirs: string, typed = ''): TextMerge {
+  return merge(base, mine, theirs, false, typed) as TextMerge;
+}
+
+/** With `strict`, any clash of the two changes (even two insertions at one place) gives null. */
+function merge(base: string, mine: string, theirs: string, strict: boolean, typed: string): TextMerge | string | null {
   const done = (text: string) => (strict ? text : { text, clean: true as const });
   if (mine === base || mine === theirs) return done(theirs);
   if (theirs === base) return done(mine);
@@ -92,7 +151,10 @@ export function mergeText(base: string, mine: string, theirs: string, strict = f
     if (a && b && overlap(a, b)) return clash();
     if (a && b && a.start === b.start && a.start === a.end && b.start === b.end) {
       if (strict) return null;
-      next = { start: a.start, end: a.start, insert: joinInsertions(b.insert, a.insert, base[a.start - 1] === '\n') };
+      const atLineStart = base[a.start - 1] === '\n';
+      const goesOn = typed !== '' && base.slice(0, a.start).endsWith(typed);
+      const insert = goesOn ? joinInsertions(a.insert, b.insert, atLineStart) : joinInsertions(b.insert, a.insert, atLineStart);
+      next = { start: a.start, end: a.start, insert };
       i++;
       j++;
     } else if (a && (!b || a.start < b.start || (a.start === b.start && a.start === a.end))) {
@@ -116,5 +178,5 @@ export function mergeText(base: string, mine: string, theirs: string, strict = f
  * erase their change, so it is refused).
  */
 export function revertText(from: string, to: string, current: string): string | null {
-  return mergeText(to, from, current, true);
+  return merge(to, from, current, true, '') as string | null;
 }

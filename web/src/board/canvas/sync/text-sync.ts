@@ -10,7 +10,7 @@
 import { ApiError } from '../../../lib/api-error';
 import type { NodeRecord } from '../../board-api';
 import { str } from '../../../lib/str';
-import { mergeText } from '../edits/text-merge';
+import { lastTyped, mergeText } from '../edits/text-merge';
 import { readNode, type TaggedNode, writeText } from './send';
 
 interface Draft {
@@ -44,6 +44,8 @@ export class TextSync {
   private readonly unconfirmed = new Map<string, Unconfirmed>();
   /** The ETag of a note's state as last answered, and that state's text. */
   private readonly tags = new Map<string, { etag: string; text: string }>();
+  /** What this person last typed into a note that the service has (mergeText keeps typing after it). */
+  private readonly lastTyping = new Map<string, string>();
   private readonly listeners = new Set<() => void>();
   deps?: TextSyncDeps;
 
@@ -76,6 +78,7 @@ export class TextSync {
   forget(id: string): void {
     this.drafts.delete(id);
     this.unconfirmed.delete(id);
+    this.lastTyping.delete(id);
     this.emit();
   }
 
@@ -107,7 +110,7 @@ export class TextSync {
       draft.baseAt = Math.max(draft.baseAt, at);
       return;
     }
-    const merge = mergeText(draft.base, draft.local, theirs);
+    const merge = mergeText(draft.base, draft.local, theirs, this.lastTyping.get(id));
     if (!merge.clean) this.deps?.keptAside(id, merge.mine);
     draft.local = merge.text;
     draft.base = theirs;
@@ -133,24 +136,30 @@ export class TextSync {
     let etag = known && known.text === base ? known.etag : undefined;
     let mine = text;
     let from = base;
+    // What the person typed (as they typed it, whatever it is merged with): later merges keep their
+    // typing after it.
+    const typing = lastTyped(base, text);
+    const landed = (answer: TaggedNode) => {
+      if (typing !== '') this.lastTyping.set(id, typing);
+      return this.confirm(id, text, answer);
+    };
     for (let attempt = 0; ; attempt++) {
       if (!etag) {
         const current = await readNode(boardId, id);
         etag = current.etag;
         const theirs = str(current.node.node_data.text);
         // Already there (a resend of what landed): nothing to merge, nothing to send.
-        if (theirs === mine) return this.confirm(id, text, current);
+        if (theirs === mine) return landed(current);
         if (theirs !== from) {
-          const merge = mergeText(from, mine, theirs);
+          const merge = mergeText(from, mine, theirs, this.lastTyping.get(id));
           if (!merge.clean) this.deps?.keptAside(id, merge.mine);
           mine = merge.text;
           from = theirs;
         }
-        if (mine === theirs) return this.confirm(id, text, current);
+        if (mine === theirs) return landed(current);
       }
       try {
-        const written = await writeText(boardId, id, mine, etag);
-        return this.confirm(id, text, written);
+        return landed(await writeText(boardId, id, mine, etag));
       } catch (error) {
         // Changed since it was read: read it again and merge (a few times at most, then retried later).
         if (!(error instanceof ApiError) || error.status !== 412 || attempt >= 4) throw error;
@@ -177,7 +186,7 @@ export class TextSync {
     if (draft) {
       if (text !== sent) {
         // Merged with another person's text: what was typed since goes on top of the merge.
-        const merge = mergeText(sent, draft.local, text);
+        const merge = mergeText(sent, draft.local, text, this.lastTyping.get(id));
         if (!merge.clean) this.deps?.keptAside(id, merge.mine);
         draft.local = merge.text;
         this.deps?.retext(id, merge.text, text);
