@@ -15,6 +15,30 @@ import pg from 'pg';
 import { runTests } from '../test/helpers/compiled.js';
 import { wireTemplate } from '../test/helpers/wire-template.js';
 
+/**
+ * Files the whole run leaves to the embedded run, each with its reason: they prove nothing of the
+ * database (docs/testing.md, "What runs on one database only", says why each is here). A file with
+ * SQL, transactions, concurrency, faults, search or jobs does not belong here. Named on the command
+ * line, a file runs all the same.
+ */
+const EMBEDDED_ONLY: ReadonlyMap<string, string> = new Map([
+  // No database at all: pure modules, the web app's modules, the import rules.
+  ['test/citations.test.ts', 'a pure module (src/text/citations.ts)'],
+  ['test/documents-chunker.test.ts', 'a pure module (the chunker)'],
+  ['test/layers.test.ts', "the source files' imports"],
+  ['test/storage.test.ts', 'file storage on disk and S3 (s3rver), no database'],
+  ['test/web-citations.test.ts', "the web app's module, no service"],
+  ['test/web-links.test.ts', "the web app's module, no service"],
+  ['test/web-node-clipboard.test.ts', "the web app's module, no service"],
+  ['test/web-outbox.test.ts', "the web app's module, no service"],
+  ['test/web-reapply.test.ts', "the web app's module, no service"],
+  ['test/web-text-merge.test.ts', "the web app's module, no service"],
+  // A service, but what they check is not the database's: the OpenAPI document and the client
+  // generated from it, the built web app's files and headers.
+  ['test/client.test.ts', 'the generated client against the served OpenAPI document'],
+  ['test/web-app-serving.test.ts', "the web app's files, caching and security headers"],
+]);
+
 const named = process.argv.slice(2);
 const files =
   named.length > 0
@@ -22,7 +46,15 @@ const files =
     : fs
         .readdirSync('test')
         .filter((f) => f.endsWith('.test.ts'))
-        .map((f) => `test/${f}`);
+        .map((f) => `test/${f}`)
+        .filter((f) => !EMBEDDED_ONLY.has(f));
+// A file renamed or removed must leave the list too, so the list stays the one reviewed.
+const stale = [...EMBEDDED_ONLY.keys()].filter((f) => !fs.existsSync(f));
+if (stale.length > 0) {
+  console.error(`scripts/test-wire.ts: EMBEDDED_ONLY names files that do not exist: ${stale.join(', ')}`);
+  process.exit(2);
+}
+if (named.length === 0) console.log(`${EMBEDDED_ONLY.size} files left to the embedded run (docs/testing.md)`);
 
 /** Whether process `pid` runs on this machine (signal 0 checks without sending anything). */
 function processAlive(pid: number): boolean {

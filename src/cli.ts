@@ -19,15 +19,16 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { AccountService, checkPassword, normaliseEmail, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './accounts/accounts.js';
-import { ApiKeyService } from './auth/api-key-service.js';
+import { scryptParams } from './accounts/password.js';
 import type { ApiKey } from './contract/api-keys.js';
 import { scopes as allScopes, type Scope } from './auth/principal.js';
-import { ensureUser, findUserBySubject, userExists } from './auth/users.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { openDatabase, type DatabaseHandle } from './db/database.js';
+import type { DatabaseHandle } from './db/database.js';
 import type { Db } from './db/schema.js';
 import { ApiError } from './errors.js';
 import { isUuid } from './lib/ids.js';
+// The database's modules (PGlite, node-postgres, Kysely), the API keys' and users' are imported when
+// a command runs: help and argument errors load none of them (the CLI tests run dozens such calls).
 
 const USAGE = `Usage:
   npm run cli -- keys create --user <uuid> --name <name> --scopes <read,write,admin> [--expires-at <ISO 8601>]
@@ -234,12 +235,14 @@ async function passwordInput(): Promise<PasswordInput> {
 
 /** The user's id, or undefined for a user never seen. */
 async function findUser(db: Db, who: Who): Promise<string | undefined> {
+  const { findUserBySubject, userExists } = await import('./auth/users.js');
   if ('id' in who) return (await userExists(db, who.id)) ? who.id : undefined;
   return findUserBySubject(db, who.subject);
 }
 
 /** The user's id; a user seen for the first time is created. */
 async function findOrCreateUser(db: Db, who: Who): Promise<string> {
+  const { ensureUser } = await import('./auth/users.js');
   return (await findUser(db, who)) ?? ensureUser(db, 'id' in who ? who.id : who.subject);
 }
 
@@ -255,9 +258,10 @@ type Runnable = Exclude<Command, { kind: 'help' }>;
 
 async function run(command: Runnable, database: DatabaseHandle, config: Config, input: PasswordInput | undefined): Promise<number> {
   const { db } = database;
+  const { ApiKeyService } = await import('./auth/api-key-service.js');
   // The operator's tool: no cap on a user's live keys.
   const apiKeys = new ApiKeyService({ db, env: config.apiKeyEnv });
-  const accounts = new AccountService({ db });
+  const accounts = new AccountService({ db, passwordParams: scryptParams(config.scryptCost) });
   switch (command.kind) {
     case 'keys create': {
       const userId = await findOrCreateUser(db, command.who);
@@ -359,6 +363,7 @@ async function main(argv: string[]): Promise<number> {
 
   let database: DatabaseHandle;
   try {
+    const { openDatabase } = await import('./db/database.js');
     database = await openDatabase(config);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);

@@ -119,6 +119,8 @@ export interface Config {
   localSignup: boolean;
   /** Lifetime of the service's own access tokens (local accounts). */
   accessTokenTtlSeconds: number;
+  /** log2 of scrypt's cost N for new password hashes (AUTH_SCRYPT_COST; src/accounts/password.ts). */
+  scryptCost: number;
   /** Lifetime of a refresh token (renewed with each rotation). */
   refreshTokenTtlDays: number;
   /** Login and sign-up attempts per minute per client IP. */
@@ -398,6 +400,9 @@ function authConfig(env: Env) {
         : undefined,
     localSignup: bool(env, 'AUTH_LOCAL_SIGNUP', true),
     accessTokenTtlSeconds: int(env, 'AUTH_ACCESS_TOKEN_TTL_SECONDS', 900, 10, 86_400),
+    // log2 of scrypt's N for new password hashes: 15 is OWASP's minimum at p=3; below is for tests
+    // (a hash carries its parameters, so one made at any setting verifies at any other).
+    scryptCost: int(env, 'AUTH_SCRYPT_COST', 15, 10, 18),
     refreshTokenTtlDays: int(env, 'AUTH_REFRESH_TOKEN_TTL_DAYS', 30, 1, 3650),
     authLoginPerMinute: int(env, 'AUTH_LOGIN_PER_MINUTE', 10, 1, 10_000_000),
     // Relative to the package root whether this runs from src/ (tsx) or dist/ (built).

@@ -101,7 +101,9 @@ describe('local accounts', () => {
       .selectAll()
       .where('user_id', '=', res.body.user.id)
       .executeTakeFirstOrThrow();
-    assert.match(account.password_hash, /^\$scrypt\$ln=15,r=8,p=3\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{43}$/);
+    // At the cost the suite runs with (AUTH_SCRYPT_COST, helpers/compiled.ts); production's is checked below.
+    const ln = server.config.scryptCost;
+    assert.match(account.password_hash, new RegExp(`^\\$scrypt\\$ln=${ln},r=8,p=3\\$[A-Za-z0-9+/]{22}\\$[A-Za-z0-9+/]{43}$`));
     assert.ok(!account.password_hash.includes(PASSWORD));
     const raw = refreshCookie(res)!.value;
     const rows = await server.database.db
@@ -174,7 +176,8 @@ describe('local accounts', () => {
   test('a login with a hash of older (weaker) parameters upgrades the stored hash', async () => {
     const address = email('rehash');
     const created = await signup({ email: address, password: PASSWORD });
-    const weak = await hashPassword(PASSWORD, { ln: 14, r: 8, p: 1 });
+    const ln = server.config.scryptCost;
+    const weak = await hashPassword(PASSWORD, { ln: ln - 1, r: 8, p: 1 });
     await server.database.db.updateTable('accounts').set({ password_hash: weak }).where('user_id', '=', created.body.user.id).execute();
     assert.equal((await login({ email: address, password: PASSWORD })).status, 200);
     const row = await server.database.db
@@ -182,8 +185,23 @@ describe('local accounts', () => {
       .select('password_hash')
       .where('user_id', '=', created.body.user.id)
       .executeTakeFirstOrThrow();
-    assert.match(row.password_hash, /^\$scrypt\$ln=15,r=8,p=3\$/);
+    assert.match(row.password_hash, new RegExp(`^\\$scrypt\\$ln=${ln},r=8,p=3\\$`));
     assert.equal((await login({ email: address, password: PASSWORD })).status, 200);
+  });
+
+  test('a hash of stronger parameters than the setting signs in and is kept as it is', async () => {
+    const address = email('strong');
+    const created = await signup({ email: address, password: PASSWORD });
+    const strong = await hashPassword(PASSWORD, { ln: server.config.scryptCost + 1, r: 8, p: 3 });
+    await server.database.db.updateTable('accounts').set({ password_hash: strong }).where('user_id', '=', created.body.user.id).execute();
+    assert.equal((await login({ email: address, password: PASSWORD })).status, 200);
+    assertError(await login({ email: address, password: `${PASSWORD}!` }), 401, 'unauthorized');
+    const row = await server.database.db
+      .selectFrom('accounts')
+      .select('password_hash')
+      .where('user_id', '=', created.body.user.id)
+      .executeTakeFirstOrThrow();
+    assert.equal(row.password_hash, strong);
   });
 
   test('the access token works on /v1/boards and /v1/me; users see only their own boards', async () => {
@@ -394,6 +412,34 @@ function requestFrom(
 
 const postFrom = (localAddress: string, url: string, body: unknown, headers?: Record<string, string>) =>
   requestFrom(localAddress, url, { method: 'POST', body, headers });
+
+describe('password hashes at the production cost (AUTH_SCRYPT_COST unset)', () => {
+  // The suite's servers hash at a low cost (helpers/compiled.ts); this one at the default.
+  const server = useServer({ AUTH_SCRYPT_COST: '' });
+
+  test('sign-up stores N=2^15, r=8, p=3; a hash of the lower cost the suite uses signs in and is upgraded', async () => {
+    assert.equal(server.config.scryptCost, 15);
+    const address = email('production');
+    const res = await server.request<Session>('POST', '/v1/auth/signup', { body: { email: address, password: PASSWORD } });
+    assert.equal(res.status, 201, res.text);
+    const stored = () =>
+      server.database.db.selectFrom('accounts').select('password_hash').where('user_id', '=', res.body.user.id).executeTakeFirstOrThrow();
+    assert.match((await stored()).password_hash, /^\$scrypt\$ln=15,r=8,p=3\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{43}$/);
+    const low = await hashPassword(PASSWORD, { ln: 10, r: 8, p: 3 });
+    await server.database.db.updateTable('accounts').set({ password_hash: low }).where('user_id', '=', res.body.user.id).execute();
+    const login = await server.request('POST', '/v1/auth/login', { body: { email: address, password: PASSWORD } });
+    assert.equal(login.status, 200, login.text);
+    assert.match((await stored()).password_hash, /^\$scrypt\$ln=15,r=8,p=3\$/);
+  });
+
+  test('AUTH_SCRYPT_COST is validated: a whole number from 10 to 18', () => {
+    assert.equal(loadConfig({}).scryptCost, 15);
+    assert.equal(loadConfig({ AUTH_SCRYPT_COST: '10' }).scryptCost, 10);
+    for (const bad of ['9', '19', '12.5', 'high', '-1']) {
+      assert.throws(() => loadConfig({ AUTH_SCRYPT_COST: bad }), /AUTH_SCRYPT_COST must be/, bad);
+    }
+  });
+});
 
 describe('login rate limit and sign-up switch', () => {
   // Its own embedded database in the wire run (one connection to the shared one at a time).

@@ -6,7 +6,7 @@
 import type { Db, Executor } from '../db/schema.js';
 import { conflict, invalid, unauthorized } from '../errors.js';
 import { newId, now } from '../lib/ids.js';
-import { DummyHash, hashPassword, verifyPassword } from './password.js';
+import { CURRENT_PARAMS, DummyHash, hashPassword, type Params, verifyPassword } from './password.js';
 import type { Account } from '../contract/accounts.js';
 
 /** What the account service is built with. */
@@ -14,6 +14,8 @@ export interface AccountDeps {
   db: Db;
   /** The sign-in's dummy hash (local accounts); made at the first login when none is given. */
   dummy?: DummyHash | undefined;
+  /** scrypt's parameters of new hashes (AUTH_SCRYPT_COST); production's when not given. */
+  passwordParams?: Params | undefined;
 }
 
 /** A local account as the operator's CLI lists it (not served). */
@@ -64,9 +66,11 @@ async function listAccounts(db: Executor): Promise<AccountListing[]> {
  */
 export class AccountService {
   private dummy: DummyHash | undefined;
+  private readonly params: Params;
 
   constructor(private readonly deps: AccountDeps) {
     this.dummy = deps.dummy;
+    this.params = deps.passwordParams ?? CURRENT_PARAMS;
   }
 
   /** The local account's email of a user, if the user has one. */
@@ -83,7 +87,7 @@ export class AccountService {
     const { db } = this.deps;
     const email = normaliseEmail(rawEmail);
     checkPassword(password);
-    const passwordHash = await hashPassword(password);
+    const passwordHash = await hashPassword(password, this.params);
     return db.transaction().execute(async (trx) => {
       const id = newId();
       const created = now();
@@ -103,7 +107,7 @@ export class AccountService {
   /** The dummy hash is verified against when the email has no account (sign-in.ts makes it ahead of the first login). */
   async logIn(rawEmail: string, password: string): Promise<Account> {
     const { db } = this.deps;
-    this.dummy ??= new DummyHash();
+    this.dummy ??= new DummyHash(this.params);
     const dummy = this.dummy;
     // Not normaliseEmail: a malformed address is simply unknown here, answered like any other.
     const email = rawEmail.trim().toLowerCase();
@@ -112,10 +116,10 @@ export class AccountService {
       await dummy.verifyAgainst(password);
       throw unauthorized(WRONG_CREDENTIALS);
     }
-    const { ok, needsRehash } = await verifyPassword(password, account.password_hash);
+    const { ok, needsRehash } = await verifyPassword(password, account.password_hash, this.params);
     if (!ok) throw unauthorized(WRONG_CREDENTIALS);
     if (needsRehash) {
-      const passwordHash = await hashPassword(password);
+      const passwordHash = await hashPassword(password, this.params);
       await db
         .updateTable('accounts')
         .set({ password_hash: passwordHash, updated_at: now() })
@@ -135,7 +139,7 @@ export class AccountService {
     const email = normaliseEmail(rawEmail);
     checkPassword(password);
     // Hashed outside the transaction: it takes a while and needs no lock.
-    const passwordHash = await hashPassword(password);
+    const passwordHash = await hashPassword(password, this.params);
     return db.transaction().execute(async (trx) => {
       const at = now();
       const updated = await trx

@@ -1,9 +1,11 @@
 // Password hashing with Node's built-in scrypt: a random 16-byte salt per password, the cost
 // parameters stored with the hash (PHC-style `$scrypt$ln=15,r=8,p=1$<salt>$<hash>`) so they can be
-// raised later (a login with older parameters rehashes), and a constant-time comparison.
+// raised later (a login with older parameters rehashes) and a hash made at one cost verifies at any
+// setting, and a constant-time comparison. The cost N is AUTH_SCRYPT_COST (src/config.ts): 2^15 in
+// production, lower in the test suite, whose servers sign up hundreds of accounts.
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
-interface Params {
+export interface Params {
   /** log2 of the CPU/memory cost N */
   ln: number;
   r: number;
@@ -15,6 +17,9 @@ interface Params {
  * than the 128 MiB of N=2^17 p=1, so concurrent logins stay light on memory.
  */
 export const CURRENT_PARAMS: Params = { ln: 15, r: 8, p: 3 };
+
+/** The parameters of new hashes at a cost of 2^`ln` (AUTH_SCRYPT_COST): r and p stay OWASP's. */
+export const scryptParams = (ln: number): Params => ({ ...CURRENT_PARAMS, ln });
 const KEY_LENGTH = 32;
 const SALT_LENGTH = 16;
 const FORMAT = /^\$scrypt\$ln=(\d{1,2}),r=(\d{1,2}),p=(\d{1,2})\$([A-Za-z0-9+/]+)\$([A-Za-z0-9+/]+)$/;
@@ -45,7 +50,8 @@ export interface Verification {
   needsRehash: boolean;
 }
 
-export async function verifyPassword(password: string, stored: string): Promise<Verification> {
+/** Verifies `stored` with the parameters it carries; `current` are those new hashes are made with. */
+export async function verifyPassword(password: string, stored: string, current: Params = CURRENT_PARAMS): Promise<Verification> {
   const match = FORMAT.exec(stored);
   if (!match) return { ok: false, needsRehash: false };
   const params: Params = { ln: Number(match[1]), r: Number(match[2]), p: Number(match[3]) };
@@ -53,7 +59,7 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const expected = Buffer.from(match[5]!, 'base64');
   const actual = await scrypt(password, Buffer.from(match[4]!, 'base64'), params);
   const ok = expected.length === actual.length && timingSafeEqual(expected, actual);
-  const needsRehash = params.ln < CURRENT_PARAMS.ln || params.r < CURRENT_PARAMS.r || params.p < CURRENT_PARAMS.p;
+  const needsRehash = params.ln < current.ln || params.r < current.r || params.p < current.p;
   return { ok, needsRehash };
 }
 
@@ -64,13 +70,14 @@ export async function verifyPassword(password: string, stored: string): Promise<
 export class DummyHash {
   private readonly hash: Promise<string>;
 
-  constructor() {
+  /** `params`: those of the app's new hashes, so a verification against it costs what a real one does. */
+  constructor(private readonly params: Params = CURRENT_PARAMS) {
     // Made ahead of the first login, so that login is not slower than the rest.
-    this.hash = hashPassword(randomBytes(16).toString('hex'));
+    this.hash = hashPassword(randomBytes(16).toString('hex'), params);
   }
 
   /** Spends the time of one verification. */
   async verifyAgainst(password: string): Promise<void> {
-    await verifyPassword(password, await this.hash);
+    await verifyPassword(password, await this.hash, this.params);
   }
 }

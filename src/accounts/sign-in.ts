@@ -7,7 +7,7 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/schema.js';
 import { createLocalTokens } from './local-tokens.js';
 import { OidcProvider } from './oidc.js';
-import { DummyHash } from './password.js';
+import { DummyHash, scryptParams } from './password.js';
 import { Sessions } from './sessions.js';
 import type { Logger } from '../lib/logger.js';
 
@@ -29,5 +29,10 @@ export async function createSignIn(db: Db, config: Config, log: Pick<Logger, 'wa
   }
   const tokens = await createLocalTokens(db, config.accessTokenTtlSeconds);
   const sessions = new Sessions(db, tokens, config.refreshTokenTtlDays);
-  return { mode: 'local', sessions, verifier: combineVerifiers({ external, local: tokens.verify }), dummy: new DummyHash() };
+  return {
+    mode: 'local',
+    sessions,
+    verifier: combineVerifiers({ external, local: tokens.verify }),
+    dummy: new DummyHash(scryptParams(config.scryptCost)),
+  };
 }

@@ -15,6 +15,7 @@ import { JobQueue } from '../jobs/job-service.js';
 import { WebhookService } from '../webhooks/webhook-service.js';
 import { BoardEventService } from '../events/event-service.js';
 import { AccountService } from '../accounts/accounts.js';
+import { scryptParams } from '../accounts/password.js';
 
 /** How often an open event stream checks again that its caller may still read the board. */
 const STREAM_RECHECK_MS = 60_000;
@@ -39,7 +40,11 @@ export function buildDomainServices({ config, db, storage, nodeCache, events, si
     apiKeys: new ApiKeyService({ db, env: config.apiKeyEnv, maxLive: config.apiKeysMaxPerUser }),
     webhooks: new WebhookService({ db, config: config.webhooks }),
     jobQueue: new JobQueue({ db }),
-    accounts: new AccountService({ db, dummy: signIn.mode === 'local' ? signIn.dummy : undefined }),
+    accounts: new AccountService({
+      db,
+      dummy: signIn.mode === 'local' ? signIn.dummy : undefined,
+      passwordParams: scryptParams(config.scryptCost),
+    }),
     boardEvents: new BoardEventService({ db, hub: events, streamsPerUser: config.eventStreamsPerUser, recheckMs: STREAM_RECHECK_MS }),
   };
 }

@@ -22,8 +22,15 @@ const SRC = path.join(ROOT, 'src');
 const TEST = path.join(ROOT, 'test');
 const CACHE = path.join(ROOT, 'node_modules', '.cache', 'bwk-test-build');
 
-/** What a compiled entry needs beside its path: the built web app, which src/config.ts finds relative to itself. */
-export const compiledEnv = { WEB_DIST_DIR: path.join(ROOT, 'web', 'dist') };
+/**
+ * The settings every service the tests start gets, in process (harness.ts) or compiled (child
+ * servers, CLI calls), before its own:
+ * - the built web app, which src/config.ts finds relative to itself;
+ * - password hashes at scrypt's N=2^10 rather than production's 2^15 (AUTH_SCRYPT_COST): the suite
+ *   signs up and logs in hundreds of accounts, each hash about 0.3 s of CPU at 2^15. A hash carries
+ *   its parameters, and test/accounts.test.ts checks production's cost on a server of its own.
+ */
+export const compiledEnv = { WEB_DIST_DIR: path.join(ROOT, 'web', 'dist'), AUTH_SCRYPT_COST: '10' };
 
 /**
  * V8 flags for test processes. PGlite's PostgreSQL is WebAssembly that V8 first compiles quickly
@@ -70,6 +77,9 @@ async function compileEntries(): Promise<string> {
     entryPoints: ['server.ts', 'cli.ts', 'db/embedded-worker.ts'].map((f) => path.join(SRC, f)),
     entryNames: '[name]',
     outdir: building,
+    // What an entry imports dynamically is a chunk of its own, loaded (with the npm packages it
+    // imports) only when reached: the CLI's argument checks load no database (src/cli.ts).
+    splitting: true,
     sourcemap: 'inline',
   });
   fs.writeFileSync(path.join(building, 'package.json'), PACKAGE_JSON);
