@@ -6,7 +6,6 @@ import { z } from 'zod';
 import { CROSS_SEARCH_MAX_BOARDS } from '../contract/documents-search.js';
 import { SEARCH_MODES } from '../contract/documents.js';
 import { IDS_MAX_ITEMS, PAGE_MAX_ITEMS, SEARCH_QUERY_MAX_CHARS } from '../contract/limits.js';
-import { searchAcrossBoards } from '../documents/cross-board-search.js';
 import { snippet } from './compact.js';
 import type { McpCall, McpDeps } from './context.js';
 import { Id } from './read-tools.js';
@@ -37,11 +36,15 @@ export function registerCrossBoardTools(server: McpServer, deps: McpDeps, call: 
     },
     ({ query, mode, limit, threshold, board_ids, node_ids, cursor }) =>
       guarded(call, async () => {
-        const page = await searchAcrossBoards(
-          { db: deps.db, embedder: deps.embedder, exactMaxChunks: deps.config.searchExactMaxChunks },
-          call.principal,
-          { query, mode, limit, threshold, board_ids, node_ids, cursor },
-        );
+        const page = await deps.documents.searchAcrossBoards(call.principal, {
+          query,
+          mode,
+          limit,
+          threshold,
+          board_ids,
+          node_ids,
+          cursor,
+        });
         const hits = page.data.map((h) => ({
           board_id: h.board_id,
           chunk_id: h.id,

@@ -3,15 +3,11 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { findVisibleBoard } from '../access/board-access.js';
-import { createChat } from '../chats/chat-service.js';
-import { generateReply, type ReplyDeps, startReply } from '../chats/reply-service.js';
-import { boardRetriever } from '../chats/retrieval.js';
 import { pickShape } from '../contract/common.js';
 import { Board } from '../contract/boards.js';
 import type { Node } from '../contract/nodes.js';
 import type { Citation } from '../contract/chats.js';
 import { SEARCH_MODES } from '../contract/documents.js';
-import { searchChunksPage } from '../documents/search-service.js';
 import { invalid } from '../errors.js';
 import { type Page, pageRequest } from '../lib/pagination.js';
 import { compactEdge, compactNode, edgeLine, nodeLine, nodeText, snippet } from './compact.js';
@@ -190,13 +186,7 @@ export function registerReadTools(server: McpServer, deps: McpDeps, call: McpCal
     },
     ({ board_id, query, mode, limit, threshold, node_ids, cursor }) =>
       guarded(call, async () => {
-        const page = await searchChunksPage(
-          { db, embedder: deps.embedder, exactMaxChunks: deps.config.searchExactMaxChunks },
-          board_id,
-          query,
-          { mode, limit, threshold, nodeIds: node_ids, cursor },
-          principal,
-        );
+        const page = await deps.documents.searchBoard(principal, board_id, query, { mode, limit, threshold, nodeIds: node_ids, cursor });
         const hits = page.data.map((h) => ({
           chunk_id: h.id,
           node_id: h.node_id,
@@ -214,15 +204,6 @@ export function registerReadTools(server: McpServer, deps: McpDeps, call: McpCal
         return ok(lines.join('\n'), { hits, next_cursor: page.cursor });
       }),
   );
-
-  const replyDeps: ReplyDeps = {
-    db,
-    model: deps.chatModel,
-    retriever: boardRetriever(db, deps.embedder),
-    contextTokens: deps.config.llmContextTokens,
-    maxTokens: deps.config.llmMaxTokens,
-    timeoutMs: deps.config.llmTimeoutMs,
-  };
 
   server.registerTool(
     'ask_board',
@@ -251,9 +232,10 @@ export function registerReadTools(server: McpServer, deps: McpDeps, call: McpCal
       guarded(call, async () => {
         const chatId =
           chat_id ??
-          (await createChat(db, principal, board_id, { title: `MCP: ${snippet(question, 190)}`, node_id: node_id ?? null, node_ids })).id;
-        const pending = await startReply(replyDeps, principal, board_id, chatId, question, chat_id ? node_ids : undefined);
-        const done = await generateReply(replyDeps, pending, extra.signal, () => {});
+          (await deps.chats.create(principal, board_id, { title: `MCP: ${snippet(question, 190)}`, node_id: node_id ?? null, node_ids }))
+            .id;
+        const pending = await deps.chats.startReply(principal, board_id, chatId, question, chat_id ? node_ids : undefined);
+        const done = await deps.chats.generateReply(pending, extra.signal, () => {});
         const metadata: Record<string, unknown> = done.message.metadata ?? {};
         const sources = Array.isArray(metadata.sources) ? (metadata.sources as string[]) : [];
         const citations = Array.isArray(metadata.citations) ? (metadata.citations as Citation[]) : [];
