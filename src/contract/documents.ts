@@ -26,7 +26,7 @@ export const ChunkMetadata = Type.Object({
   start_seconds: Seconds("A video transcript's chunk: when its first cue starts, in seconds from the start of the video"),
   end_seconds: Seconds("A video transcript's chunk: when its last cue ends, in seconds"),
   cues: Type.Optional(
-    Type.Array(Type.Tuple([Type.Integer({ minimum: 0 }), Type.Number({ minimum: 0 })]), {
+    Type.Array(Type.Array(Type.Number({ minimum: 0 }), { minItems: 2, maxItems: 2 }), {
       description:
         "A video transcript's chunk: where each of its cues starts, as [character offset in the transcript (as char_start counts), " +
         'seconds from the start of the video], in order; a citation of a passage inside the chunk starts at its own cue',
