@@ -66,6 +66,27 @@ describe('quotes', () => {
     assert.equal(c.n, 2);
   });
 
+  test("a transcript chunk's citation starts at the cue its quote stands in, else at the chunk's start", () => {
+    // Two cues in one chunk (char_start 40 in the transcript): the second starts at offset 61, 72 s.
+    const content = 'Welcome to the reef.\nA parrotfish makes white sand.';
+    const metadata = {
+      char_start: 40,
+      start_seconds: 5,
+      end_seconds: 76,
+      cues: [
+        [40, 5],
+        [61, 72],
+      ],
+    };
+    const c = citationOf(1, passage(content, metadata), undefined, 'parrotfish sand');
+    assert.equal(c.quote, 'A parrotfish makes white sand.');
+    assert.equal(c.char_start, 61);
+    assert.equal(c.start_seconds, 72);
+    assert.equal(citationOf(1, passage(content, metadata), undefined, 'welcome reef').start_seconds, 5);
+    const { cues: _, ...older } = metadata;
+    assert.equal(citationOf(1, passage(content, older), undefined, 'parrotfish sand').start_seconds, 5);
+  });
+
   test("the model's own quote is used when the chunk holds it; chunks without offsets give none", () => {
     const c = citationOf(1, passage('One two three. Four five six.'), 'Four  five six.', 'one');
     assert.equal(c.quote, 'Four five six.');

@@ -16,7 +16,16 @@ import type { McpCall } from '../src/mcp/context.js';
 import { guarded } from '../src/mcp/results.js';
 
 const READ_TOOLS = ['ask_board', 'get_nodes', 'list_boards', 'read_board', 'search_board'];
-const WRITE_TOOLS = ['connect_nodes', 'create_nodes', 'delete_edges', 'delete_nodes', 'update_edges', 'update_nodes', 'vectorize_node'];
+const WRITE_TOOLS = [
+  'connect_nodes',
+  'create_nodes',
+  'delete_edges',
+  'delete_nodes',
+  'search_boards',
+  'update_edges',
+  'update_nodes',
+  'vectorize_node',
+];
 
 const server = useServer({ JOB_POLL_MS: '50' });
 let alice: TestUser;
@@ -330,6 +339,116 @@ test('an unexpected failure is logged and shown as "internal error"; an API erro
   });
   assert.deepEqual(known.content, [{ type: 'text', text: 'Board not found' }]);
   assert.equal(logged.length, 1);
+});
+
+describe('across boards and selections', () => {
+  let client: Client;
+  const TIDES = 'Sea anemones eat plankton and small fish with stinging tentacles.';
+  const PACKING = 'Pack boots, a waterproof notebook and a hand lens for the rock pools.';
+  const GARDEN = 'The garden snails eat lettuce leaves at night.';
+  let shore: string;
+  let garden: string;
+  let notes: Record<'tides' | 'packing' | 'garden', string>;
+
+  /** A note on the board, vectorized through the REST API. */
+  async function note(user: TestUser, boardId: string, text: string): Promise<string> {
+    const id = (await server.makeNode(user, boardId, { data: { text } })).id;
+    const job = await server.request<{ data: { id: string } }>('POST', `/v1/boards/${boardId}/documents`, {
+      token: user.token,
+      body: { node_id: id, text },
+    });
+    assert.equal(job.status, 202, job.text);
+    assert.equal((await server.waitForJob(job.body.data.id, user.token)).status, 'completed');
+    return id;
+  }
+
+  before(async () => {
+    client = await connect(alice.token);
+    shore = await server.makeBoard(alice, { name: 'Shore trip' });
+    garden = await server.makeBoard(alice, { name: 'Garden' });
+    notes = {
+      tides: await note(alice, shore, TIDES),
+      packing: await note(alice, shore, PACKING),
+      garden: await note(alice, garden, GARDEN),
+    };
+  });
+
+  test('search_boards finds passages on every board, naming each board, as POST /v1/documents/search does; board_ids narrows it', async () => {
+    const query = 'what eats plankton, lettuce or leaves';
+    const result = await ok(client, 'search_boards', { query, mode: 'keyword' });
+    const rest = await server.request<{ data: { id: string; board_id: string; node_id: string }[] }>('POST', '/v1/documents/search', {
+      token: alice.token,
+      body: { query, mode: 'keyword' },
+    });
+    assert.equal(rest.status, 200, rest.text);
+    assert.deepEqual(
+      result.structured.hits.map((h: { chunk_id: string; board_id: string }) => [h.chunk_id, h.board_id]),
+      rest.body.data.map((h) => [h.id, h.board_id]),
+    );
+    const found = new Map(result.structured.hits.map((h: { node_id: string; board_id: string }) => [h.node_id, h.board_id]));
+    assert.equal(found.get(notes.tides), shore);
+    assert.equal(found.get(notes.garden), garden);
+    const first = result.structured.hits[0];
+    assert.match(result.text, new RegExp(`^1\\. score [0-9.]+ board ${first.board_id} chunk ${first.chunk_id} node ${first.node_id}`));
+
+    const narrowed = await ok(client, 'search_boards', { query, mode: 'keyword', board_ids: [garden] });
+    assert.deepEqual(
+      narrowed.structured.hits.map((h: { node_id: string }) => h.node_id),
+      [notes.garden],
+    );
+    // Another user's private board named in board_ids matches nothing; their passage never shows.
+    const hidden = await server.makeBoard(bob);
+    await note(bob, hidden, 'The okapi lighthouse keeps a secret lantern of plankton.');
+    const theirs = await ok(client, 'search_boards', { query: 'okapi lighthouse lantern', mode: 'keyword', board_ids: [hidden] });
+    assert.equal(theirs.text, 'No matches.');
+    const bad = await callTool(client, 'search_boards', { query, cursor: 'nonsense' });
+    assert.equal(bad.isError, true);
+    assert.equal(bad.text, 'cursor is not a valid cursor');
+  });
+
+  test('ask_board with node_ids answers only from those nodes, and the chat keeps them as "Ask about this selection" does', async () => {
+    const shoreGarden = await note(alice, shore, GARDEN);
+    const question = 'What do the garden snails eat at night? What do anemones eat?';
+    const result = await ok(client, 'ask_board', { board_id: shore, question, node_ids: [notes.tides, notes.packing] });
+    const cited: string[] = result.structured.citations.map((c: { node_id: string }) => c.node_id);
+    assert.ok(cited.length > 0, result.text);
+    assert.ok(
+      cited.every((id) => id === notes.tides || id === notes.packing),
+      `cited ${cited}`,
+    );
+    assert.doesNotMatch(result.structured.answer, /snails/);
+    assert.match(result.text, /\[1\] node [0-9a-f-]{36} chunk [0-9a-f-]{36}: "/);
+    const chat = await server.request<{ data: { node_ids: string[] | null } }>(
+      'GET',
+      `/v1/boards/${shore}/chats/${result.structured.chat_id}`,
+      { token: alice.token },
+    );
+    assert.equal(chat.status, 200, chat.text);
+    assert.deepEqual([...(chat.body.data.node_ids ?? [])].sort(), [notes.tides, notes.packing].sort());
+    const messages = await server.request<MessageList>('GET', `/v1/boards/${shore}/chats/${result.structured.chat_id}/messages`, {
+      token: alice.token,
+    });
+    const reply = messages.body.data.find((m) => m.id === result.structured.message_id)!;
+    assert.deepEqual((reply.metadata as { citations: unknown[] }).citations, result.structured.citations);
+
+    // In the same chat, node_ids narrows one question to other nodes.
+    const again = await ok(client, 'ask_board', {
+      board_id: shore,
+      question: 'What do the garden snails eat?',
+      chat_id: result.structured.chat_id,
+      node_ids: [shoreGarden],
+    });
+    assert.ok(again.structured.citations.length > 0, again.text);
+    assert.ok(again.structured.citations.every((c: { node_id: string }) => c.node_id === shoreGarden));
+
+    // A node of another board is refused before anything is stored.
+    const chats = async () => (await server.request('GET', `/v1/boards/${shore}/chats`, { token: alice.token })).text;
+    const before = await chats();
+    const bad = await callTool(client, 'ask_board', { board_id: shore, question, node_ids: [notes.garden] });
+    assert.equal(bad.isError, true);
+    assert.equal(bad.text, 'node_ids names a node that is not on this board');
+    assert.equal(await chats(), before);
+  });
 });
 
 describe("another user's board", () => {

@@ -4906,6 +4906,8 @@ export interface operations {
                                 start_seconds?: number;
                                 /** @description A video transcript's chunk: when its last cue ends, in seconds */
                                 end_seconds?: number;
+                                /** @description A video transcript's chunk: where each of its cues starts, as [character offset in the transcript (as char_start counts), seconds from the start of the video], in order; a citation of a passage inside the chunk starts at its own cue */
+                                cues?: number[][];
                             };
                             /** @description The embedding model that embedded the chunk */
                             model: string;
@@ -5540,6 +5542,8 @@ export interface operations {
                                 start_seconds?: number;
                                 /** @description A video transcript's chunk: when its last cue ends, in seconds */
                                 end_seconds?: number;
+                                /** @description A video transcript's chunk: where each of its cues starts, as [character offset in the transcript (as char_start counts), seconds from the start of the video], in order; a citation of a passage inside the chunk starts at its own cue */
+                                cues?: number[][];
                             };
                             /** @description The ranking score, descending, in the request mode: `vector`, the cosine similarity between the query and the chunk (-1..1); `keyword`, the chunk's BM25 score as a share of the highest the query could reach on this board (0..1); `hybrid`, the reciprocal rank fusion (k = 60) of both rankings over its maximum (0..1, 1 when first in both) */
                             score: number;
@@ -5689,6 +5693,8 @@ export interface operations {
                                 start_seconds?: number;
                                 /** @description A video transcript's chunk: when its last cue ends, in seconds */
                                 end_seconds?: number;
+                                /** @description A video transcript's chunk: where each of its cues starts, as [character offset in the transcript (as char_start counts), seconds from the start of the video], in order; a citation of a passage inside the chunk starts at its own cue */
+                                cues?: number[][];
                             };
                             /** @description The ranking score, descending, in the request mode: `vector`, the cosine similarity between the query and the chunk (-1..1); `keyword`, the chunk's BM25 score as a share of the highest the query could reach on this board (0..1); `hybrid`, the reciprocal rank fusion (k = 60) of both rankings over its maximum (0..1, 1 when first in both) */
                             score: number;

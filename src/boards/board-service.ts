@@ -7,7 +7,8 @@ import { invalid, notFound } from '../errors.js';
 import { newId, now } from '../lib/ids.js';
 import { applyPage, toPage, type Page, type PageRequest } from '../lib/pagination.js';
 import { assertOwner, findVisibleBoard, isOwner } from '../access/board-access.js';
-import { assertBoardQuota } from '../access/user-quota.js';
+import { assertBoardQuota, usageOf } from '../access/user-quota.js';
+import type { Usage } from '../contract/usage.js';
 import { invalidatingBoard, type NodeReadCache } from '../nodes/node-cache.js';
 import { changeTransaction, recordChanges } from '../events/record.js';
 import { type AccessLevel, Board, type BoardListItem, type CreateBoardBody, type UpdateBoardBody } from '../contract/boards.js';
@@ -83,6 +84,11 @@ async function* aggregated(db: Db, boardId: string, table: 'nodes' | 'edges', pe
 /** The app's boards: create, list, read (with the derived flow_state), update and delete. */
 export class BoardService {
   constructor(private readonly deps: BoardDeps) {}
+
+  /** What the caller's boards use of its quotas (GET /v1/me/usage). */
+  usage(principal: Principal): Promise<Usage> {
+    return usageOf(this.deps.db, principal.userId, this.deps.quotas);
+  }
 
   /** POST /v1/boards: a new board of the caller's, within their boards quota (user-quota.ts). */
   async create(principal: Principal, input: CreateBoardBody): Promise<Board> {

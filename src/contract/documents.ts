@@ -25,6 +25,13 @@ export const ChunkMetadata = Type.Object({
   char_end: Offset('Where the passage ends (exclusive), in the same text as char_start'),
   start_seconds: Seconds("A video transcript's chunk: when its first cue starts, in seconds from the start of the video"),
   end_seconds: Seconds("A video transcript's chunk: when its last cue ends, in seconds"),
+  cues: Type.Optional(
+    Type.Array(Type.Array(Type.Number({ minimum: 0 }), { minItems: 2, maxItems: 2 }), {
+      description:
+        "A video transcript's chunk: where each of its cues starts, as [character offset in the transcript (as char_start counts), " +
+        'seconds from the start of the video], in order; a citation of a passage inside the chunk starts at its own cue',
+    }),
+  ),
 });
 export type ChunkMetadata = Static<typeof ChunkMetadata>;
 

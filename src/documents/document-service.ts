@@ -1,5 +1,6 @@
 // Vectorizing requests (queued as `document_process` jobs), and listing and deleting a board's
 // stored chunks. Writing needs content-edit rights on the board; listing needs the board visible.
+// DocumentService (at the end) is how routes and MCP tools reach all of it and the searches.
 import { sql } from 'kysely';
 import type { Principal } from '../auth/principal.js';
 import { assertCanEditContent, boardVisibleTo, findVisibleBoard } from '../access/board-access.js';
@@ -11,7 +12,11 @@ import type { Job } from '../contract/jobs.js';
 import { applyPage, toPage, type Page, type PageRequest } from '../lib/pagination.js';
 import type { PurgeRequests } from './chunk-purge.js';
 import { visibleChunk } from './chunk-store.js';
-import type { Chunk, NodeIndex, VectorizeBody } from '../contract/documents.js';
+import type { Chunk, Hit, NodeIndex, VectorizeBody } from '../contract/documents.js';
+import type { CrossBoardHit, CrossBoardSearchBody } from '../contract/documents-search.js';
+import type { Embedder } from '../providers/embeddings/embedder.js';
+import { searchAcrossBoards } from './cross-board-search.js';
+import { searchChunksPage, type SearchDeps, type SearchOptions } from './search-service.js';
 import type { UserQuotas } from '../config.js';
 import { TRANSCRIPT_TYPES } from '../assets/file-names.js';
 
@@ -273,4 +278,60 @@ export async function deleteNodeChunks(
     .execute();
   if (retired.length > 0) deps.purger.kick();
   return retired.reduce((n, r) => n + r.chunks, 0);
+}
+
+/** What the documents' service is built with, once per app (src/modules/services.ts). */
+export interface DocumentDeps {
+  db: Db;
+  embedder: Embedder;
+  /** Retired chunk sets' purger: kicked after a node's chunks are retired. */
+  purger: PurgeRequests;
+  /** The bound on a user's unfinished jobs (JOB_MAX_QUEUED_PER_USER). */
+  maxQueued: number;
+  quotas: UserQuotas;
+  /** SEARCH_EXACT_MAX_CHUNKS: up to how many candidate chunks a vector search scans exactly. */
+  exactMaxChunks: number;
+}
+
+/**
+ * The documents' service: vectorizing (queued jobs; the caller wakes the worker), listing and
+ * deleting a board's chunks, the board search and the search across boards. Routes and MCP tools
+ * call it with the request's values only.
+ */
+export class DocumentService {
+  constructor(private readonly deps: DocumentDeps) {}
+
+  private get search(): SearchDeps {
+    return { db: this.deps.db, embedder: this.deps.embedder, exactMaxChunks: this.deps.exactMaxChunks };
+  }
+
+  vectorize(principal: Principal, boardId: string, input: VectorizeBody): Promise<Job> {
+    return enqueueVectorize(this.deps.db, principal, boardId, input, this.deps.maxQueued, this.deps.quotas);
+  }
+
+  vectorizeBatch(principal: Principal, boardId: string, documents: VectorizeBody[]): Promise<Job[]> {
+    return enqueueVectorizeBatch(this.deps.db, principal, boardId, documents, this.deps.maxQueued, this.deps.quotas);
+  }
+
+  listChunks(principal: Principal, boardId: string, nodeId: string | undefined, page: PageRequest, list: string): Promise<Page<Chunk>> {
+    return listChunks(this.deps.db, principal, boardId, nodeId, page, list);
+  }
+
+  listNodeIndexes(principal: Principal, boardId: string): Promise<NodeIndex[]> {
+    return listNodeIndexes(this.deps.db, principal, boardId);
+  }
+
+  deleteNodeChunks(principal: Principal, boardId: string, nodeId: string): Promise<number> {
+    return deleteNodeChunks(this.deps, principal, boardId, nodeId);
+  }
+
+  /** One page of the board search; the board must be one the caller may read (404 otherwise). */
+  searchBoard(principal: Principal, boardId: string, query: string, options: SearchOptions): Promise<Page<Hit>> {
+    return searchChunksPage(this.search, boardId, query, options, principal);
+  }
+
+  /** One page of the search across the boards the caller may read. */
+  searchAcrossBoards(principal: Principal, body: CrossBoardSearchBody): Promise<Page<CrossBoardHit>> {
+    return searchAcrossBoards(this.search, principal, body);
+  }
 }

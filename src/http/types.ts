@@ -33,6 +33,8 @@ import type { JobQueue } from '../jobs/job-service.js';
 import type { WebhookService } from '../webhooks/webhook-service.js';
 import type { BoardEventService } from '../events/event-service.js';
 import type { AccountService } from '../accounts/accounts.js';
+import type { DocumentService } from '../documents/document-service.js';
+import type { ChatService } from '../chats/chats.js';
 
 export type App = FastifyInstance<
   RawServerDefault,
@@ -66,6 +68,10 @@ export interface DomainServices {
   boardEvents: BoardEventService;
   /** Local accounts: sign-up, log-in, passwords (sessions are the sign-in's). */
   accounts: AccountService;
+  /** Vectorizing, a board's chunks, the board search and the search across boards (the caller wakes `jobs` after queueing). */
+  documents: DocumentService;
+  /** A board's chats and their replies (src/chats/chats.ts). */
+  chats: ChatService;
 }
 
 export interface Services extends DomainServices {

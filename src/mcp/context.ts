@@ -6,10 +6,9 @@ import type { BoardService } from '../boards/board-service.js';
 import type { Db } from '../db/schema.js';
 import type { EdgeService } from '../edges/edge-service.js';
 import type { NodeService } from '../nodes/node-service.js';
+import type { DocumentService } from '../documents/document-service.js';
+import type { ChatService } from '../chats/chats.js';
 import type { ApiError } from '../errors.js';
-import type { Embedder } from '../providers/embeddings/embedder.js';
-import type { ChatModel } from '../providers/llm/chat-model.js';
-import type { BoardBounds } from '../config.js';
 import type { Logger } from '../lib/logger.js';
 
 export interface McpDeps {
@@ -17,19 +16,11 @@ export interface McpDeps {
   boards: BoardService;
   nodes: NodeService;
   edges: EdgeService;
-  embedder: Embedder;
-  chatModel: ChatModel;
+  documents: DocumentService;
+  chats: ChatService;
   jobs: { wake(): void };
   /** The app's slots of expensive work per user: every tool call runs holding one (src/lib/heavy-work.ts). */
   heavyWork: { run<T>(userId: string, work: () => Promise<T>): Promise<T> };
-  config: {
-    boardBounds: BoardBounds;
-    jobMaxQueuedPerUser: number;
-    searchExactMaxChunks: number;
-    llmContextTokens: number;
-    llmMaxTokens: number;
-    llmTimeoutMs: number;
-  };
 }
 
 /** One MCP request: who calls, and what of the HTTP request the tools need, handed in by the route. */

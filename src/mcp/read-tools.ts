@@ -3,14 +3,11 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { findVisibleBoard } from '../access/board-access.js';
-import { createChat } from '../chats/chat-service.js';
-import { generateReply, type ReplyDeps, startReply } from '../chats/reply-service.js';
-import { boardRetriever } from '../chats/retrieval.js';
 import { pickShape } from '../contract/common.js';
 import { Board } from '../contract/boards.js';
 import type { Node } from '../contract/nodes.js';
+import type { Citation } from '../contract/chats.js';
 import { SEARCH_MODES } from '../contract/documents.js';
-import { searchChunksPage } from '../documents/search-service.js';
 import { invalid } from '../errors.js';
 import { type Page, pageRequest } from '../lib/pagination.js';
 import { compactEdge, compactNode, edgeLine, nodeLine, nodeText, snippet } from './compact.js';
@@ -189,13 +186,7 @@ export function registerReadTools(server: McpServer, deps: McpDeps, call: McpCal
     },
     ({ board_id, query, mode, limit, threshold, node_ids, cursor }) =>
       guarded(call, async () => {
-        const page = await searchChunksPage(
-          { db, embedder: deps.embedder, exactMaxChunks: deps.config.searchExactMaxChunks },
-          board_id,
-          query,
-          { mode, limit, threshold, nodeIds: node_ids, cursor },
-          principal,
-        );
+        const page = await deps.documents.searchBoard(principal, board_id, query, { mode, limit, threshold, nodeIds: node_ids, cursor });
         const hits = page.data.map((h) => ({
           chunk_id: h.id,
           node_id: h.node_id,
@@ -214,41 +205,51 @@ export function registerReadTools(server: McpServer, deps: McpDeps, call: McpCal
       }),
   );
 
-  const replyDeps: ReplyDeps = {
-    db,
-    model: deps.chatModel,
-    retriever: boardRetriever(db, deps.embedder),
-    contextTokens: deps.config.llmContextTokens,
-    maxTokens: deps.config.llmMaxTokens,
-    timeoutMs: deps.config.llmTimeoutMs,
-  };
-
   server.registerTool(
     'ask_board',
     {
       title: 'Ask a board',
       description:
-        "Ask the board's assistant a question, answered from the board's content, with the chunks it drew on. " +
+        "Ask the board's assistant a question, answered from the board's content (or only the nodes in node_ids), with the chunks it drew on: " +
+        'each claim marked [n], citation n naming its node, chunk and the quoted passage. ' +
         'Each question starts a chat titled "MCP: …" in the caller\'s chats (visible in the app); pass chat_id to continue one.',
       inputSchema: {
         board_id: BoardId,
         question: z.string().min(1).max(CHAT_MESSAGE_MAX_CHARS),
         chat_id: Id.optional().describe('A chat of yours on this board to continue (its history is context)'),
         node_id: Id.optional().describe('For a new chat: the node it is about (its content comes first)'),
+        node_ids: z
+          .array(Id)
+          .min(1)
+          .max(IDS_MAX_ITEMS)
+          .optional()
+          .describe(
+            'Ask about these nodes only: the reply draws only on their content. A new chat keeps them (as "Ask about this selection" in the app); with chat_id, this question only',
+          ),
       },
     },
-    ({ board_id, question, chat_id, node_id }, extra) =>
+    ({ board_id, question, chat_id, node_id, node_ids }, extra) =>
       guarded(call, async () => {
         const chatId =
-          chat_id ?? (await createChat(db, principal, board_id, { title: `MCP: ${snippet(question, 190)}`, node_id: node_id ?? null })).id;
-        const pending = await startReply(replyDeps, principal, board_id, chatId, question);
-        const done = await generateReply(replyDeps, pending, extra.signal, () => {});
+          chat_id ??
+          (await deps.chats.create(principal, board_id, { title: `MCP: ${snippet(question, 190)}`, node_id: node_id ?? null, node_ids }))
+            .id;
+        const pending = await deps.chats.startReply(principal, board_id, chatId, question, chat_id ? node_ids : undefined);
+        const done = await deps.chats.generateReply(pending, extra.signal, () => {});
         const metadata: Record<string, unknown> = done.message.metadata ?? {};
         const sources = Array.isArray(metadata.sources) ? (metadata.sources as string[]) : [];
-        const lines = [done.message.content, '', `Sources (chunk ids): ${sources.length ? sources.join(', ') : 'none'}`, `Chat: ${chatId}`];
+        const citations = Array.isArray(metadata.citations) ? (metadata.citations as Citation[]) : [];
+        const lines = [
+          done.message.content,
+          '',
+          `Sources (chunk ids): ${sources.length ? sources.join(', ') : 'none'}`,
+          ...citations.map((c) => `[${c.n}] node ${c.node_id ?? '-'} chunk ${c.chunk_id}: "${snippet(c.quote, 200)}"`),
+          `Chat: ${chatId}`,
+        ];
         return ok(lines.join('\n'), {
           answer: done.message.content,
           sources,
+          citations,
           chat_id: chatId,
           message_id: done.message.id,
           model: done.message.model,

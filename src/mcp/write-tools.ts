@@ -4,7 +4,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { nodeTypeInputs, type NodeTypeInput, type UpdateNodeBody } from '../contract/nodes.js';
-import { enqueueVectorize } from '../documents/document-service.js';
 import { invalid } from '../errors.js';
 import { toNodeType } from '../nodes/node-data.js';
 import { compactEdge, compactNode, edgeLine, nodeLine } from './compact.js';
@@ -39,9 +38,8 @@ const ClientId = Id.describe(
 const defaultPosition = (index: number) => ({ x: 0, y: index * 200 });
 
 export function registerWriteTools(server: McpServer, deps: McpDeps, call: McpCall): void {
-  const { db, config, nodes: nodeService, edges: edgeService } = deps;
+  const { nodes: nodeService, edges: edgeService } = deps;
   const { principal } = call;
-  const bounds = config.boardBounds;
 
   server.registerTool(
     'create_nodes',
@@ -263,7 +261,7 @@ export function registerWriteTools(server: McpServer, deps: McpDeps, call: McpCa
     ({ board_id, node_id, text }) =>
       guarded(call, async () => {
         // Without text the service reads the node by its type (src/documents/reading/read-node.ts).
-        const job = await enqueueVectorize(db, principal, board_id, { node_id, text }, config.jobMaxQueuedPerUser, bounds.owner);
+        const job = await deps.documents.vectorize(principal, board_id, { node_id, text });
         deps.jobs.wake();
         return ok(`Queued job ${job.id} (${job.status}) to vectorize node ${node_id}.`, {
           job: { id: job.id, type: job.type, status: job.status, board_id, node_id },

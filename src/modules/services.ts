@@ -16,6 +16,8 @@ import { WebhookService } from '../webhooks/webhook-service.js';
 import { BoardEventService } from '../events/event-service.js';
 import { AccountService } from '../accounts/accounts.js';
 import { scryptParams } from '../accounts/password.js';
+import { DocumentService } from '../documents/document-service.js';
+import { ChatService } from '../chats/chats.js';
 
 /** How often an open event stream checks again that its caller may still read the board. */
 const STREAM_RECHECK_MS = 60_000;
@@ -23,7 +25,17 @@ const STREAM_RECHECK_MS = 60_000;
 /** What the domain services are built from: the app's configuration, database, providers and state. */
 export type ServiceBase = Omit<Services, keyof DomainServices | 'jobs'>;
 
-export function buildDomainServices({ config, db, storage, nodeCache, events, signIn }: ServiceBase): DomainServices {
+export function buildDomainServices({
+  config,
+  db,
+  storage,
+  nodeCache,
+  events,
+  signIn,
+  embedder,
+  chatModel,
+  purger,
+}: ServiceBase): DomainServices {
   const bounds = config.boardBounds;
   const assets = new AssetService({ db, storage, bounds, maxBytes: config.assetMaxBytes, publicBaseUrl: config.publicBaseUrl });
   const boards = new BoardService({ db, nodeCache, quotas: config.userQuotas });
@@ -46,5 +58,21 @@ export function buildDomainServices({ config, db, storage, nodeCache, events, si
       passwordParams: scryptParams(config.scryptCost),
     }),
     boardEvents: new BoardEventService({ db, hub: events, streamsPerUser: config.eventStreamsPerUser, recheckMs: STREAM_RECHECK_MS }),
+    documents: new DocumentService({
+      db,
+      embedder,
+      purger,
+      maxQueued: config.jobMaxQueuedPerUser,
+      quotas: config.userQuotas,
+      exactMaxChunks: config.searchExactMaxChunks,
+    }),
+    chats: new ChatService({
+      db,
+      model: chatModel,
+      embedder,
+      contextTokens: config.llmContextTokens,
+      maxTokens: config.llmMaxTokens,
+      timeoutMs: config.llmTimeoutMs,
+    }),
   };
 }

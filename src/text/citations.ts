@@ -115,6 +115,22 @@ function bestSentence(claim: string, content: string): string {
 
 const integer = (v: unknown): number | undefined => (typeof v === 'number' && Number.isInteger(v) ? v : undefined);
 
+/**
+ * When the quote starting at `at` (a char_start) is spoken: the start of the last of the chunk's
+ * cues starting at or before it, else the chunk's start_seconds (chunks read before cues were kept).
+ */
+function secondsAt(metadata: Record<string, unknown>, at: number | undefined): number | undefined {
+  const chunkStart = metadata.start_seconds;
+  let seconds = typeof chunkStart === 'number' && Number.isFinite(chunkStart) ? chunkStart : undefined;
+  if (seconds === undefined || at === undefined || !Array.isArray(metadata.cues)) return seconds;
+  for (const cue of metadata.cues as unknown[]) {
+    if (!Array.isArray(cue) || typeof cue[0] !== 'number' || typeof cue[1] !== 'number' || !Number.isFinite(cue[1])) continue;
+    if (cue[0] > at) break;
+    seconds = cue[1];
+  }
+  return seconds;
+}
+
 /** One citation for passage `passage`, numbered `n` in the reply. */
 export function citationOf(n: number, passage: CitablePassage, quote: string | undefined, claim: string): Citation {
   const content = passage.content;
@@ -127,8 +143,8 @@ export function citationOf(n: number, passage: CitablePassage, quote: string | u
   }
   const page = integer(passage.metadata.page);
   if (page !== undefined && passage.metadata.sourceType === 'pdf') citation.page = page;
-  const seconds = passage.metadata.start_seconds;
-  if (typeof seconds === 'number' && Number.isFinite(seconds)) citation.start_seconds = seconds;
+  const seconds = secondsAt(passage.metadata, citation.char_start);
+  if (seconds !== undefined) citation.start_seconds = seconds;
   return citation;
 }
 

@@ -1,7 +1,7 @@
 // A video's transcript from an uploaded WebVTT (.vtt) or SubRip (.srt) file, parsed by
 // @plussub/srt-vtt-parser. The transcript's text is its cues' text, one cue a line (markup such as
 // <v Speaker>, <i> or {\an8} removed); each cue keeps where it stands in that text, so a chunk's
-// char_start/char_end give the time it starts and ends (chunkTimes).
+// char_start/char_end give the time it starts and ends, and each cue's start (chunkTimes).
 import { parse } from '@plussub/srt-vtt-parser';
 import { JobError } from '../../jobs/worker.js';
 
@@ -67,10 +67,21 @@ function cueAt(cues: Cue[], at: number): number {
   return lo;
 }
 
-/** When a passage of the transcript (char_start..char_end) is spoken: its first cue's start, its last cue's end. */
-export function chunkTimes(cues: Cue[], charStart: number, charEnd: number): { start_seconds: number; end_seconds: number } {
+/**
+ * When a passage of the transcript (char_start..char_end) is spoken: its first cue's start, its last
+ * cue's end, and where each of its cues starts (`cues`: [char offset in the transcript, seconds]),
+ * so a citation of a sentence inside the passage starts at its own cue.
+ */
+export function chunkTimes(
+  cues: Cue[],
+  charStart: number,
+  charEnd: number,
+): { start_seconds: number; end_seconds: number; cues: [number, number][] } {
+  const first = cueAt(cues, charStart);
+  const last = cueAt(cues, Math.max(charStart, charEnd - 1));
   return {
-    start_seconds: cues[cueAt(cues, charStart)]!.startSeconds,
-    end_seconds: cues[cueAt(cues, Math.max(charStart, charEnd - 1))]!.endSeconds,
+    start_seconds: cues[first]!.startSeconds,
+    end_seconds: cues[last]!.endSeconds,
+    cues: cues.slice(first, last + 1).map((cue) => [Math.max(cue.charStart, charStart), cue.startSeconds]),
   };
 }

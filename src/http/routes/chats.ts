@@ -1,9 +1,6 @@
 // /v1/boards/{boardId}/chats and their messages: chats private to their creator, and the assistant
 // reply to a user message as one JSON answer (201) or a text/event-stream (section 6 events).
 import { Type } from '@sinclair/typebox';
-import { createChat, deleteChat, getChat, listChats, listMessages, renameChat } from '../../chats/chat-service.js';
-import { generateReply, startReply, type ReplyDeps } from '../../chats/reply-service.js';
-import { boardRetriever } from '../../chats/retrieval.js';
 import { SseWriter } from '../../lib/sse.js';
 import { ApiError } from '../../errors.js';
 import { ProviderError } from '../../providers/provider-error.js';
@@ -22,15 +19,7 @@ const streamDescription =
   'a failure is an `error` event {code: "stream_error", message}. Comment lines keep the connection alive.';
 
 export function chatRoutes(app: App, services: Services): void {
-  const { db, config } = services;
-  const deps: ReplyDeps = {
-    db,
-    model: services.chatModel,
-    retriever: boardRetriever(db, services.embedder),
-    contextTokens: config.llmContextTokens,
-    maxTokens: config.llmMaxTokens,
-    timeoutMs: config.llmTimeoutMs,
-  };
+  const { db, config, chats } = services;
 
   app.post(
     '/v1/boards/:boardId/chats',
@@ -45,7 +34,7 @@ export function chatRoutes(app: App, services: Services): void {
       },
     },
     async (request, reply) => {
-      const chat = await createChat(db, principalOf(request), request.params.boardId, request.body ?? {});
+      const chat = await chats.create(principalOf(request), request.params.boardId, request.body ?? {});
       return reply.code(201).send({ object: 'chat', data: chat });
     },
   );
@@ -65,7 +54,7 @@ export function chatRoutes(app: App, services: Services): void {
     async (request) => {
       const principal = principalOf(request);
       const list = `chats:${request.params.boardId}:${principal.userId}`;
-      const page = await listChats(db, principal, request.params.boardId, pageRequest(list, request.query, 'desc'), list);
+      const page = await chats.list(principal, request.params.boardId, pageRequest(list, request.query, 'desc'), list);
       return { object: 'list' as const, ...page };
     },
   );
@@ -83,7 +72,7 @@ export function chatRoutes(app: App, services: Services): void {
     },
     async (request) => ({
       object: 'chat' as const,
-      data: await getChat(db, principalOf(request), request.params.boardId, request.params.chatId),
+      data: await chats.get(principalOf(request), request.params.boardId, request.params.chatId),
     }),
   );
 
@@ -101,7 +90,7 @@ export function chatRoutes(app: App, services: Services): void {
     },
     async (request) => ({
       object: 'chat' as const,
-      data: await renameChat(db, principalOf(request), request.params.boardId, request.params.chatId, request.body.title),
+      data: await chats.rename(principalOf(request), request.params.boardId, request.params.chatId, request.body.title),
     }),
   );
 
@@ -117,7 +106,7 @@ export function chatRoutes(app: App, services: Services): void {
       },
     },
     async (request) => {
-      await deleteChat(db, principalOf(request), request.params.boardId, request.params.chatId);
+      await chats.delete(principalOf(request), request.params.boardId, request.params.chatId);
       return { object: 'chat' as const, data: { id: request.params.chatId, deleted: true as const } };
     },
   );
@@ -137,7 +126,7 @@ export function chatRoutes(app: App, services: Services): void {
     async (request) => {
       const { boardId, chatId } = request.params;
       const list = `messages:${chatId}`;
-      const page = await listMessages(db, principalOf(request), boardId, chatId, pageRequest(list, request.query, 'asc'), list);
+      const page = await chats.listMessages(principalOf(request), boardId, chatId, pageRequest(list, request.query, 'asc'), list);
       return { object: 'list' as const, ...page };
     },
   );
@@ -165,7 +154,7 @@ export function chatRoutes(app: App, services: Services): void {
     async (request, reply) => {
       const { boardId, chatId } = request.params;
       const { content, stream, node_ids: nodeIds } = request.body;
-      const pending = await startReply(deps, principalOf(request), boardId, chatId, content, nodeIds);
+      const pending = await chats.startReply(principalOf(request), boardId, chatId, content, nodeIds);
       // A client that goes away cancels generation at once (the SDK gets the signal).
       const abort = new AbortController();
       reply.raw.on('close', () => {
@@ -173,7 +162,7 @@ export function chatRoutes(app: App, services: Services): void {
       });
 
       if (!stream) {
-        const done = await generateReply(deps, pending, abort.signal, () => {});
+        const done = await chats.generateReply(pending, abort.signal, () => {});
         return reply.code(201).send({ object: 'message', data: done.message });
       }
 
@@ -182,7 +171,7 @@ export function chatRoutes(app: App, services: Services): void {
       reply.hijack();
       const sse = new SseWriter(reply.raw, reply.getHeaders() as Record<string, string>, config.sseKeepAliveMs);
       try {
-        const done = await generateReply(deps, pending, abort.signal, (delta) => sse.event('message.delta', { content: delta }));
+        const done = await chats.generateReply(pending, abort.signal, (delta) => sse.event('message.delta', { content: delta }));
         const { id, role, content: text, model: modelId, created_at, metadata } = done.message;
         sse.event('message.complete', {
           // The metadata (sources, citations) arrives here, once the reply is whole.

@@ -1,13 +1,11 @@
 // POST /v1/documents/search: the board search across every board the caller may read.
 import { Type } from '@sinclair/typebox';
-import { searchAcrossBoards } from '../../documents/cross-board-search.js';
 import { CrossBoardHit, CrossBoardSearchBody } from '../../contract/documents-search.js';
 import { principalOf } from '../plugins/auth.js';
 import { errorResponses, List } from '../schemas/common.js';
 import type { App, Services } from '../types.js';
 
 export function crossBoardSearchRoutes(app: App, services: Services): void {
-  const { db, embedder } = services;
   app.post(
     '/v1/documents/search',
     {
@@ -23,11 +21,7 @@ export function crossBoardSearchRoutes(app: App, services: Services): void {
       },
     },
     async (request) => {
-      const page = await searchAcrossBoards(
-        { db, embedder, exactMaxChunks: services.config.searchExactMaxChunks },
-        principalOf(request),
-        request.body,
-      );
+      const page = await services.documents.searchAcrossBoards(principalOf(request), request.body);
       return { object: 'list' as const, ...page };
     },
   );

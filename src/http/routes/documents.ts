@@ -1,14 +1,6 @@
 // /v1/boards/{boardId}/documents: vectorize text (a background job), list and delete stored chunks,
 // and semantic search.
 import { Type } from '@sinclair/typebox';
-import {
-  deleteNodeChunks,
-  enqueueVectorize,
-  enqueueVectorizeBatch,
-  listChunks,
-  listNodeIndexes,
-} from '../../documents/document-service.js';
-import { searchChunksPage } from '../../documents/search-service.js';
 import { pageRequest } from '../../lib/pagination.js';
 import { principalOf } from '../plugins/auth.js';
 import { Uuid } from '../../contract/common.js';
@@ -24,7 +16,7 @@ const ChunkListQuery = Type.Object({ node_id: Type.Optional(Uuid), ...PageQuery 
 const NodeQuery = Type.Object({ node_id: Uuid }, { additionalProperties: false });
 
 export function documentRoutes(app: App, services: Services): void {
-  const { db, embedder, jobs, config } = services;
+  const { documents, jobs } = services;
 
   app.post(
     '/v1/boards/:boardId/documents',
@@ -40,14 +32,7 @@ export function documentRoutes(app: App, services: Services): void {
       },
     },
     async (request, reply) => {
-      const job = await enqueueVectorize(
-        db,
-        principalOf(request),
-        request.params.boardId,
-        request.body,
-        config.jobMaxQueuedPerUser,
-        config.userQuotas,
-      );
+      const job = await documents.vectorize(principalOf(request), request.params.boardId, request.body);
       jobs.wake();
       return reply.code(202).send({ object: 'job', data: job });
     },
@@ -67,14 +52,7 @@ export function documentRoutes(app: App, services: Services): void {
       },
     },
     async (request, reply) => {
-      const data = await enqueueVectorizeBatch(
-        db,
-        principalOf(request),
-        request.params.boardId,
-        request.body.documents,
-        config.jobMaxQueuedPerUser,
-        config.userQuotas,
-      );
+      const data = await documents.vectorizeBatch(principalOf(request), request.params.boardId, request.body.documents);
       jobs.wake();
       return reply.code(202).send({ object: 'list', data, has_more: false, cursor: null });
     },
@@ -95,8 +73,7 @@ export function documentRoutes(app: App, services: Services): void {
     async (request) => {
       const { boardId } = request.params;
       const list = `documents:${boardId}:${request.query.node_id ?? '*'}`;
-      const page = await listChunks(
-        db,
+      const page = await documents.listChunks(
         principalOf(request),
         boardId,
         request.query.node_id,
@@ -119,7 +96,7 @@ export function documentRoutes(app: App, services: Services): void {
       },
     },
     async (request) => {
-      const data = await listNodeIndexes(db, principalOf(request), request.params.boardId);
+      const data = await documents.listNodeIndexes(principalOf(request), request.params.boardId);
       return { object: 'list' as const, data, has_more: false, cursor: null };
     },
   );
@@ -140,7 +117,7 @@ export function documentRoutes(app: App, services: Services): void {
       },
     },
     async (request) => {
-      const chunks = await deleteNodeChunks(services, principalOf(request), request.params.boardId, request.query.node_id);
+      const chunks = await documents.deleteNodeChunks(principalOf(request), request.params.boardId, request.query.node_id);
       return { object: 'document' as const, data: { id: request.query.node_id, deleted: true as const, chunks } };
     },
   );
@@ -159,13 +136,13 @@ export function documentRoutes(app: App, services: Services): void {
     },
     async (request) => {
       const { query, mode = 'vector', limit = 10, threshold = 0, node_ids, cursor } = request.body;
-      const page = await searchChunksPage(
-        { db, embedder, exactMaxChunks: services.config.searchExactMaxChunks },
-        request.params.boardId,
-        query,
-        { mode, limit, threshold, nodeIds: node_ids, cursor },
-        principalOf(request),
-      );
+      const page = await documents.searchBoard(principalOf(request), request.params.boardId, query, {
+        mode,
+        limit,
+        threshold,
+        nodeIds: node_ids,
+        cursor,
+      });
       return { object: 'list' as const, ...page };
     },
   );

@@ -5,7 +5,6 @@ import { decodeJwt } from 'jose';
 import { principalOf } from '../plugins/auth.js';
 import { Me } from '../../contract/accounts.js';
 import { Usage } from '../../contract/usage.js';
-import { usageOf } from '../../access/user-quota.js';
 import { errorResponses } from '../schemas/common.js';
 import type { App, Services } from '../types.js';
 
@@ -21,7 +20,7 @@ function emailClaim(authorization: string | undefined): string | null {
   }
 }
 
-export function meRoutes(app: App, { db, config, accounts }: Services): void {
+export function meRoutes(app: App, { accounts, boards }: Services): void {
   app.get(
     '/v1/me',
     {
@@ -50,6 +49,6 @@ export function meRoutes(app: App, { db, config, accounts }: Services): void {
         response: { 200: Usage, ...errorResponses },
       },
     },
-    async (request) => usageOf(db, principalOf(request).userId, config.userQuotas),
+    async (request) => boards.usage(principalOf(request)),
   );
 }
