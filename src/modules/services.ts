@@ -15,6 +15,7 @@ import { JobQueue } from '../jobs/job-service.js';
 import { WebhookService } from '../webhooks/webhook-service.js';
 import { BoardEventService } from '../events/event-service.js';
 import { AccountService } from '../accounts/accounts.js';
+import { HistoryService } from '../compose/history-service.js';
 
 /** How often an open event stream checks again that its caller may still read the board. */
 const STREAM_RECHECK_MS = 60_000;
@@ -34,6 +35,7 @@ export function buildDomainServices({ config, db, storage, nodeCache, events, si
     edges,
     assets,
     batch: new BatchService({ db, nodeCache, bounds, nodes, edges }),
+    history: new HistoryService({ db, nodeCache, bounds, nodes, edges, settings: config.history }),
     duplicate: new DuplicateService({ db, bounds }),
     canvas: new CanvasService({ db, storage, bounds, boards, assets }),
     apiKeys: new ApiKeyService({ db, env: config.apiKeyEnv, maxLive: config.apiKeysMaxPerUser }),
