@@ -123,8 +123,7 @@ export async function applyRestore(
     const node = nowNodes.get(old.id);
     if (!node) continue;
     const input: UpdateNodeBody = {};
-    if (node.position_x !== old.position_x || node.position_y !== old.position_y)
-      input.position = { x: old.position_x, y: old.position_y };
+    if (node.position_x !== old.position_x || node.position_y !== old.position_y) input.position = { x: old.position_x, y: old.position_y };
     const data = dataPatch(node.node_data, old.node_data);
     if (data) input.data = data;
     const parent = targetParent(old);

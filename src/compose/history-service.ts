@@ -131,7 +131,9 @@ export class HistoryService {
         const { changes, counts } = await applyRestore({ trx, boardId, at, origin, nodes, edges }, version, current, only);
         if (changes.length === 0) return { version_id: versionId.toLowerCase(), restore_point_id: null, ...counts };
         // Ids brought back are in use again: a replayed create of them is a conflict, not a replay of a delete.
-        const revived = changes.filter((c) => c.type === 'node.created' || c.type === 'edge.created').map((c) => (c.data as { id: string }).id);
+        const revived = changes
+          .filter((c) => c.type === 'node.created' || c.type === 'edge.created')
+          .map((c) => (c.data as { id: string }).id);
         if (revived.length > 0) await trx.deleteFrom('deleted_ids').where('id', 'in', revived).execute();
         const point = await this.store(trx, boardId, 'restore_point', null, principal.userId, { ...board }, current, at);
         await recordWithinBounds(trx, boardId, principal.userId, changes, at, bounds, board);

@@ -73,6 +73,10 @@ export function historyRoutes(app: App, services: Services): void {
     '/v1/boards/:boardId/history/:versionId/restore',
     {
       config: { heavy: true },
+      // No body is the whole board, as `{}` is.
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
       schema: {
         tags: ['history'],
         operationId: 'restoreBoardVersion',
@@ -82,14 +86,14 @@ export function historyRoutes(app: App, services: Services): void {
           "the caller's events (streamed like any change). Nodes and edges come back with their old ids. The board as it was just " +
           'before is kept as a restore_point version, whose restore undoes this one. With `node_ids`, only those nodes (and the ' +
           "version's edges touching them whose other end is on the board) are restored, and nothing is deleted. The board's name and " +
-          'settings are not changed. Needs the right to change the board\'s content.',
+          "settings are not changed. Needs the right to change the board's content. The body may be omitted.",
         params: VersionParams,
-        body: Type.Optional(RestoreBody),
+        body: RestoreBody,
         response: { 200: Single('board_restore', RestoreResult), 409: Type.Ref('Error'), ...errorResponses },
       },
     },
     async (request) => {
-      const result = await history.restore(principalOf(request), request.params, request.body?.node_ids, originOf(request));
+      const result = await history.restore(principalOf(request), request.params, request.body.node_ids, originOf(request));
       return { object: 'board_restore' as const, data: result };
     },
   );
