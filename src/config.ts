@@ -105,6 +105,8 @@ export interface Config {
   sseKeepAliveMs: number;
   /** Days a board's events are kept for streams to resume from (EVENT_RETENTION_DAYS). */
   eventRetentionDays: number;
+  /** Board history (src/history/): the least time between two automatic snapshots of a changing board, and how long unnamed versions are kept. */
+  history: { snapshotIntervalSeconds: number; retentionDays: number };
   /** Event streams one user may hold open on one instance (EVENT_STREAMS_PER_USER). */
   eventStreamsPerUser: number;
   /** S3-compatible asset storage when S3_BUCKET is set; otherwise files live under DATA_DIR/files. */
@@ -367,6 +369,10 @@ export function loadConfig(env: Env = process.env): Config {
     searchExactMaxChunks: int(env, 'SEARCH_EXACT_MAX_CHUNKS', 3000, 0, 10_000_000),
     eventRetentionDays: int(env, 'EVENT_RETENTION_DAYS', 7, 1, 3650),
     eventStreamsPerUser: int(env, 'EVENT_STREAMS_PER_USER', 100, 1, 100_000),
+    history: {
+      snapshotIntervalSeconds: int(env, 'HISTORY_SNAPSHOT_INTERVAL_SECONDS', 600, 1, 86_400),
+      retentionDays: int(env, 'HISTORY_RETENTION_DAYS', 30, 1, 3650),
+    },
     webhooks: webhookConfig(env),
     reading: { allowedHosts: outboundAllowedHosts(env), timeoutMs: int(env, 'READ_PAGE_TIMEOUT_MS', 15_000, 100, 120_000) },
     ...llmConfig(env),

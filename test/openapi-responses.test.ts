@@ -289,6 +289,22 @@ test('mcp', async () => {
   expect(await call('POST', '/v1/mcp', { token: null, body: initialize, headers: accept }), 401);
 });
 
+test('history', async () => {
+  const board = await call<BoardBody>('POST', '/v1/boards', { body: { name: 'History' } });
+  const b = `/v1/boards/${board.body.data.id}`;
+  await call('POST', `${b}/nodes`, { body: { type: 'note', position: { x: 0, y: 0 }, data: { text: 'kept' } } });
+  const version = await call<{ data: { id: string } }>('POST', `${b}/history`, { body: { name: 'First' } });
+  expect(version, 201);
+  expect(await call('POST', `${b}/history`, { body: { name: '' } }), 400);
+  expect(await call('GET', `${b}/history`), 200);
+  expect(await call('GET', `${b}/history?order=sideways`), 400);
+  const v = `${b}/history/${version.body.data.id}`;
+  expect(await call('GET', v), 200);
+  expect(await call('GET', `${b}/history/${MISSING_ID}`), 404);
+  expect(await call('POST', `${v}/restore`, { body: {} }), 200);
+  expect(await call('POST', `${v}/restore`, { body: { node_ids: [] } }), 400);
+});
+
 test('every answer matched the document, and every route was reached', () => {
   assert.deepEqual(problems, []);
   const missing: string[] = [];

@@ -18,7 +18,7 @@ const CANARY = 'zanzibarquokka';
 const server = useServer({ JOB_POLL_MS: '50' });
 let alice: TestUser;
 let bob: TestUser;
-const ids = {} as Record<'board' | 'node' | 'node2' | 'edge' | 'chat' | 'asset' | 'job' | 'key' | 'webhook', string>;
+const ids = {} as Record<'board' | 'node' | 'node2' | 'edge' | 'chat' | 'asset' | 'job' | 'key' | 'webhook' | 'version', string>;
 let operations: { method: string; path: string }[];
 
 /** A request each route would accept from Alice (so a refusal is about whose data it is, not its shape). */
@@ -71,6 +71,10 @@ function requestFor(method: string, path: string): { body?: unknown; query?: str
     'DELETE /v1/boards/{boardId}/chats/{chatId}': {},
     'GET /v1/boards/{boardId}/chats/{chatId}/messages': {},
     'POST /v1/boards/{boardId}/chats/{chatId}/messages': { body: { content: `What is ${CANARY}?` } },
+    'GET /v1/boards/{boardId}/history': {},
+    'POST /v1/boards/{boardId}/history': { body: { name: 'taken over' } },
+    'GET /v1/boards/{boardId}/history/{versionId}': {},
+    'POST /v1/boards/{boardId}/history/{versionId}/restore': { body: {} },
   };
   return bodies[`${method} ${path}`];
 }
@@ -89,6 +93,7 @@ function aliceUrl(path: string): string {
   return path
     .replace('{boardId}', ids.board)
     .replace('{chatId}', ids.chat)
+    .replace('{versionId}', ids.version)
     .replace('{sessionId}', 'tenancy-session')
     .replace('{id}', idOf());
 }
@@ -109,6 +114,7 @@ async function aliceState() {
     documents: await get(`${b}/documents?limit=100`),
     assets: await get(`${b}/assets?limit=100`),
     chats: await get(`${b}/chats?limit=100`),
+    history: await get(`${b}/history?limit=100`),
     messages: await get(`${b}/chats/${ids.chat}/messages?limit=100`),
     keys: await get('/v1/me/api-keys?limit=100'),
     webhooks: await get('/v1/webhooks?limit=100'),
@@ -155,6 +161,9 @@ before(async () => {
   });
   assert.equal(webhook.status, 201, webhook.text);
   ids.webhook = webhook.body.data.id;
+  const version = await server.request<{ data: { id: string } }>('POST', `${b}/history`, { token: alice.token, body: { name: CANARY } });
+  assert.equal(version.status, 201, version.text);
+  ids.version = version.body.data.id;
 
   const doc = await server.request<OpenApiDocument>('GET', '/v1/openapi.json');
   operations = [];

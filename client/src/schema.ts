@@ -238,6 +238,64 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/boards/{boardId}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a board's versions, newest first
+         * @description Automatic versions (one at most every HISTORY_SNAPSHOT_INTERVAL_SECONDS while the board changes), named versions and restore points. Unnamed versions are kept HISTORY_RETENTION_DAYS, named ones until the board is deleted.
+         */
+        get: operations["listBoardVersions"];
+        put?: never;
+        /** Keep the board as it is now as a named version (the owner) */
+        post: operations["nameBoardVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/boards/{boardId}/history/{versionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a version: the board, its nodes and edges as they were */
+        get: operations["getBoardVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/boards/{boardId}/history/{versionId}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Bring a version back as new changes (the whole board, or some nodes)
+         * @description The board is changed to the version by ordinary node and edge creates, updates and deletes in one transaction, recorded as the caller's events (streamed like any change). Nodes and edges come back with their old ids. The board as it was just before is kept as a restore_point version, whose restore undoes this one. With `node_ids`, only those nodes (and the version's edges touching them whose other end is on the board) are restored, and nothing is deleted. The board's name and settings are not changed. Needs the right to change the board's content. The body may be omitted.
+         */
+        post: operations["restoreBoardVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/boards/{boardId}/events": {
         parameters: {
             query?: never;
@@ -3498,6 +3556,564 @@ export interface operations {
             };
             /** @description Error envelope */
             412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listBoardVersions: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1..100 */
+                limit?: number;
+                /** @description Opaque cursor from the previous page */
+                cursor?: string;
+                /** @description Sort by creation time */
+                order?: "asc" | "desc";
+            };
+            header?: never;
+            path: {
+                /** @description UUID */
+                boardId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "list";
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            board_id: string;
+                            /** @description auto: taken by the service while the board changes (at most one per HISTORY_SNAPSHOT_INTERVAL_SECONDS); named: a version someone named (kept past HISTORY_RETENTION_DAYS); restore_point: the board just before a restore, so that the restore can be undone */
+                            kind: "auto" | "named" | "restore_point";
+                            name: string | null;
+                            /** @description The user who named it or whose restore kept it; null for auto */
+                            created_by: string | null;
+                            /** @description The board's event sequence number the version was read at (docs/events.md) */
+                            event_seq: number;
+                            node_count: number;
+                            edge_count: number;
+                            /** @description Bytes the version takes, compressed */
+                            size_bytes: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                        }[];
+                        has_more: boolean;
+                        cursor: string | null;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    nameBoardVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                boardId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The version's name, 1..200 characters */
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "board_version";
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            board_id: string;
+                            /** @description auto: taken by the service while the board changes (at most one per HISTORY_SNAPSHOT_INTERVAL_SECONDS); named: a version someone named (kept past HISTORY_RETENTION_DAYS); restore_point: the board just before a restore, so that the restore can be undone */
+                            kind: "auto" | "named" | "restore_point";
+                            name: string | null;
+                            /** @description The user who named it or whose restore kept it; null for auto */
+                            created_by: string | null;
+                            /** @description The board's event sequence number the version was read at (docs/events.md) */
+                            event_seq: number;
+                            node_count: number;
+                            edge_count: number;
+                            /** @description Bytes the version takes, compressed */
+                            size_bytes: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getBoardVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                boardId: string;
+                /** @description UUID */
+                versionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "board_version";
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            board_id: string;
+                            /** @description auto: taken by the service while the board changes (at most one per HISTORY_SNAPSHOT_INTERVAL_SECONDS); named: a version someone named (kept past HISTORY_RETENTION_DAYS); restore_point: the board just before a restore, so that the restore can be undone */
+                            kind: "auto" | "named" | "restore_point";
+                            name: string | null;
+                            /** @description The user who named it or whose restore kept it; null for auto */
+                            created_by: string | null;
+                            /** @description The board's event sequence number the version was read at (docs/events.md) */
+                            event_seq: number;
+                            node_count: number;
+                            edge_count: number;
+                            /** @description Bytes the version takes, compressed */
+                            size_bytes: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            board: {
+                                name: string;
+                                viewport_x: number;
+                                viewport_y: number;
+                                viewport_zoom: number;
+                            };
+                            nodes: {
+                                /**
+                                 * Format: uuid
+                                 * @description UUID
+                                 */
+                                id: string;
+                                /** @description video, url, note, document, pdf, image */
+                                node_type: string;
+                                position_x: number;
+                                position_y: number;
+                                node_data: {
+                                    [key: string]: unknown;
+                                };
+                                parent_node_id: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updated_at: string;
+                            }[];
+                            edges: {
+                                /**
+                                 * Format: uuid
+                                 * @description UUID
+                                 */
+                                id: string;
+                                /**
+                                 * Format: uuid
+                                 * @description UUID
+                                 */
+                                board_id: string;
+                                /**
+                                 * Format: uuid
+                                 * @description UUID
+                                 */
+                                source_node_id: string;
+                                /**
+                                 * Format: uuid
+                                 * @description UUID
+                                 */
+                                target_node_id: string;
+                                edge_type: string;
+                                edge_data: {
+                                    [key: string]: unknown;
+                                };
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updated_at: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    restoreBoardVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                boardId: string;
+                /** @description UUID */
+                versionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Restore only these nodes (each must be in the version) and the edges of the version between them and nodes on the board; omitted: the whole board */
+                    node_ids?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "board_restore";
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            version_id: string;
+                            /** @description The version kept of the board just before the restore (restore it to undo); null when the restore changed nothing */
+                            restore_point_id: string | null;
+                            nodes_created: number;
+                            nodes_updated: number;
+                            nodes_deleted: number;
+                            edges_created: number;
+                            edges_updated: number;
+                            edges_deleted: number;
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

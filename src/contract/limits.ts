@@ -33,6 +33,8 @@ export const CHAT_MESSAGE_MAX_CHARS = 32_000;
 export const SEARCH_QUERY_MAX_CHARS = 2_000;
 /** Characters of a text sent to be vectorized. */
 export const VECTORIZE_TEXT_MAX_CHARS = 5_000_000;
+/** Characters of a board version's name (board history). */
+export const HISTORY_NAME_MAX_CHARS = 200;
 /** Characters of an API key's name. */
 export const API_KEY_NAME_MAX_CHARS = 100;
 

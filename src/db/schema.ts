@@ -146,6 +146,22 @@ export interface DeletedIdsTable {
   deleted_at: Date;
 }
 
+/** A version of a board (0023-board-history.ts, src/history/). */
+export interface BoardHistoryTable {
+  id: string;
+  board_id: string;
+  kind: 'auto' | 'named' | 'restore_point';
+  name: string | null;
+  created_by: string | null;
+  event_seq: number;
+  node_count: number;
+  edge_count: number;
+  size_bytes: number;
+  /** gzip of the JSON of the board's fields, nodes and edges (history-snapshot.ts). */
+  snapshot: Buffer;
+  created_at: Date;
+}
+
 export interface IdempotencyKeysTable {
   principal: string;
   key: string;
@@ -299,6 +315,7 @@ export interface Database {
   nodes: NodesTable;
   edges: EdgesTable;
   deleted_ids: DeletedIdsTable;
+  board_history: BoardHistoryTable;
   board_events: BoardEventsTable;
   presence_sessions: PresenceSessionsTable;
   webhooks: WebhooksTable;

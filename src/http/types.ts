@@ -35,6 +35,7 @@ import type { BoardEventService } from '../events/event-service.js';
 import type { AccountService } from '../accounts/accounts.js';
 import type { DocumentService } from '../documents/document-service.js';
 import type { ChatService } from '../chats/chats.js';
+import type { HistoryService } from '../compose/history-service.js';
 
 export type App = FastifyInstance<
   RawServerDefault,
@@ -56,6 +57,8 @@ export interface DomainServices {
   assets: AssetService;
   /** POST …/batch (src/compose/batch-service.ts). */
   batch: BatchService;
+  /** A board's versions and their restore (src/compose/history-service.ts). */
+  history: HistoryService;
   /** POST /v1/boards/{id}/duplicate (src/compose/duplicate-board.ts). */
   duplicate: DuplicateService;
   /** JSON Canvas export and import (src/interchange/canvas-service.ts). */

@@ -18,6 +18,7 @@ import { interchangeRoutes } from '../http/routes/interchange.js';
 import { mcpModule } from './mcp.js';
 import { batchRoutes } from '../http/routes/batch.js';
 import { webhooksModule } from './webhooks.js';
+import { historyModule } from './history.js';
 
 export const appModules: AppModule[] = [
   { routes: metaRoutes },
@@ -26,6 +27,7 @@ export const appModules: AppModule[] = [
   { routes: nodeRoutes },
   { routes: edgeRoutes },
   { routes: batchRoutes },
+  historyModule,
   eventsModule,
   { routes: apiKeyRoutes },
   webhooksModule,

@@ -18,6 +18,7 @@ import { AccountService } from '../accounts/accounts.js';
 import { scryptParams } from '../accounts/password.js';
 import { DocumentService } from '../documents/document-service.js';
 import { ChatService } from '../chats/chats.js';
+import { HistoryService } from '../compose/history-service.js';
 
 /** How often an open event stream checks again that its caller may still read the board. */
 const STREAM_RECHECK_MS = 60_000;
@@ -47,6 +48,7 @@ export function buildDomainServices({
     edges,
     assets,
     batch: new BatchService({ db, nodeCache, bounds, nodes, edges }),
+    history: new HistoryService({ db, nodeCache, bounds, nodes, edges, settings: config.history }),
     duplicate: new DuplicateService({ db, bounds }),
     canvas: new CanvasService({ db, storage, bounds, boards, assets }),
     apiKeys: new ApiKeyService({ db, env: config.apiKeyEnv, maxLive: config.apiKeysMaxPerUser }),

@@ -35,7 +35,7 @@ export type PresenceUpdate = {
 export type ApiNodeType = 'note' | 'url' | 'video' | 'document' | 'pdf' | 'image';
 
 /** Unwraps an openapi-fetch result, turning the error envelope into a readable ApiError. */
-async function unwrap<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>, fallback: string): Promise<T> {
+export async function unwrap<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>, fallback: string): Promise<T> {
   let result: { data?: T; error?: unknown; response: Response };
   try {
     result = await call;

@@ -56,6 +56,7 @@ import { useVectorizeJobs } from './canvas/sync/use-vectorize-jobs';
 import { useViewCentre, useViewportPersistence } from './canvas/ui/use-viewport';
 import { useLiveDrags } from './canvas/sync/live-drags';
 import { ChatPanel } from './chat-panel';
+import { HistoryPanel } from './history-panel';
 import { FocusPassageContext } from './citations';
 import { ChunkIndex } from './chunk-index';
 
@@ -97,6 +98,7 @@ export function BoardCanvas({
   const canUpload = isOwner;
   const wrapper = useRef<HTMLDivElement>(null);
   const [chatOpen, setChatOpen] = useState(false);
+  const [historyOpen, setHistoryOpen] = useState(false);
   const chunks = useMemo(() => new ChunkIndex(boardId), [boardId]);
   // Text typed into notes and not yet saved (from before a reload too) shows as typed.
   const text = useMemo(() => {
@@ -274,6 +276,8 @@ export function BoardCanvas({
                 tracker={outbox}
                 chatOpen={chatOpen}
                 onToggleChat={() => setChatOpen(!chatOpen)}
+                historyOpen={historyOpen}
+                onToggleHistory={() => setHistoryOpen(!historyOpen)}
                 onExport={async () => {
                   try {
                     const { blob, fileName } = await exportCanvas(boardId, board.name);
@@ -396,6 +400,16 @@ export function BoardCanvas({
                     onOpenCitation={focus.focusCitation}
                     onAddToBoard={canEdit ? (text, nodeIds) => edits.addLinkedNote(text, nodeIds, viewCentre()) : undefined}
                     onClose={() => setChatOpen(false)}
+                  />
+                )}
+                {historyOpen && (
+                  <HistoryPanel
+                    boardId={boardId}
+                    nodes={realNodes}
+                    canEdit={canEdit}
+                    isOwner={isOwner}
+                    notify={notify}
+                    onClose={() => setHistoryOpen(false)}
                   />
                 )}
               </div>

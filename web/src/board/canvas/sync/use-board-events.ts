@@ -76,11 +76,17 @@ export function useBoardEvents(options: BoardEventsOptions): void {
       const data = event.data as Record<string, unknown>;
       switch (event.type) {
         case 'node.created':
+          // A node brought back with its old id (a restore of the board's history): the stream's
+          // order says it exists again, whatever this tab saw deleted before.
+          sync.restored([data.id as string], []);
+          return sync.node(data as unknown as NodeRecord);
         case 'node.updated':
           return sync.node(data as unknown as NodeRecord);
         case 'node.deleted':
           return sync.nodesDeleted([data.id as string]);
         case 'edge.created':
+          sync.restored([], [data.id as string]);
+          return sync.edge(data as unknown as EdgeRecord);
         case 'edge.updated':
           return sync.edge(data as unknown as EdgeRecord);
         case 'edge.deleted':

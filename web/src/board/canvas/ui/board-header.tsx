@@ -23,6 +23,9 @@ export interface BoardHeaderProps {
   tracker: Outbox;
   chatOpen: boolean;
   onToggleChat(): void;
+  /** The history panel (history-panel.tsx): open or not. */
+  historyOpen?: boolean;
+  onToggleHistory?(): void;
   /** Downloads the board as a JSON Canvas file; the button waits for it. */
   onExport(): Promise<void>;
   /** Who else is on the board (avatars). */
@@ -42,6 +45,8 @@ export function BoardHeader({
   tracker,
   chatOpen,
   onToggleChat,
+  historyOpen = false,
+  onToggleHistory,
   onExport,
   presence,
   ownerTools,
@@ -68,6 +73,11 @@ export function BoardHeader({
       <ChatIcon /> Chat
     </button>
   );
+  const historyButton = onToggleHistory && (
+    <button type="button" className="bw-button" aria-pressed={historyOpen} onClick={onToggleHistory}>
+      History
+    </button>
+  );
   if (phone) {
     return (
       <header className="bw-board__bar is-phone">
@@ -83,6 +93,7 @@ export function BoardHeader({
           {presence}
           {canEdit && <SaveIndicator tracker={tracker} />}
           {exportButton}
+          {historyButton}
           {isOwner && ownerTools}
         </OverflowMenu>
       </header>
@@ -100,6 +111,7 @@ export function BoardHeader({
       <div className="bw-board__spacer" />
       {presence}
       {canEdit && <SaveIndicator tracker={tracker} />}
+      {historyButton}
       {chatButton}
       <OverflowMenu>
         {exportButton}
