@@ -58,6 +58,9 @@ import { useLiveDrags } from './canvas/sync/live-drags';
 import { ChatPanel } from './chat-panel';
 import { FocusPassageContext } from './citations';
 import { ChunkIndex } from './chunk-index';
+import { useCanvasDrag } from './canvas/layout/use-canvas-drag';
+import { SnapGuides } from './canvas/layout/snap-guides';
+import { FrameButton, useFrameTools } from './canvas/layout/frame-tools';
 
 const MULTI_SELECT_KEYS = ['Shift', 'Meta', 'Control'];
 
@@ -175,6 +178,9 @@ export function BoardCanvas({
   nodeCreated.current = reading.created;
   const { placeFiles, retryUpload, dismissUpload } = useUploads({ boardId, graph, notify, placeFileNode: edits.placeFileNode });
   const drop = useFileDrop({ wrapper, canUpload, notify, placeFiles });
+  // Snapping, frames taking their cards along and cards joining frames (canvas/layout/).
+  const drag = useCanvasDrag({ nodes, onNodesChange, outbox, edits, sync, moveDragging: live.presence.moveDragging });
+  const frames = useFrameTools({ canEdit, graph, outbox, history: edits.history, selected: selectedNodes });
   const viewport = useViewportPersistence({ board: openedBoard, hasNodes: initialNodes.length > 0 });
   const viewCentre = useViewCentre(wrapper);
   const cards = useCardActionsValue(canEdit, edits);
@@ -316,23 +322,15 @@ export function BoardCanvas({
                     edges={edges}
                     nodeTypes={nodeTypes}
                     edgeTypes={edgeTypes}
-                    onNodesChange={onNodesChange}
+                    onNodesChange={drag.onNodesChange}
                     onEdgesChange={onEdgesChange}
                     onBeforeDelete={edits.beforeDelete}
                     onConnect={canEdit ? edits.connect : undefined}
                     onConnectEnd={shortcuts.onConnectEnd}
                     onEdgeDoubleClick={cards.onEdgeDoubleClick}
-                    onNodeDragStart={(_event, _node, dragged) => {
-                      edits.dragStarted(dragged);
-                      sync.dragStarted(dragged.map((n) => n.id));
-                    }}
-                    // An upload's placeholder is not on the service yet: the others are not shown it.
-                    onNodeDrag={(_event, _node, dragged) => live.presence.moveDragging(dragged.filter((n) => n.type !== 'uploadNode'))}
-                    onNodeDragStop={(_event, _node, dragged) => {
-                      edits.saveMoves(dragged);
-                      sync.dragEnded(dragged.map((n) => n.id));
-                      live.presence.moveDragging(null);
-                    }}
+                    onNodeDragStart={drag.onNodeDragStart}
+                    onNodeDrag={drag.onNodeDrag}
+                    onNodeDragStop={drag.onNodeDragStop}
                     onMoveEnd={viewport.onMoveEnd}
                     onPaneClick={focus.clearHighlight}
                     defaultViewport={viewport.defaultViewport}
@@ -361,6 +359,7 @@ export function BoardCanvas({
                     <Controls showInteractive={false} fitViewOptions={FIT_VIEW_OPTIONS} />
                     <MiniMap pannable zoomable style={{ width: 150, height: 100 }} nodeStrokeWidth={3} nodeColor={minimapColor} />
                     <RemoteCursors others={live.presence.others} />
+                    <SnapGuides guides={drag.guides} />
                     <EditBar
                       canEdit={canEdit}
                       canUndo={edits.canUndo}
@@ -370,7 +369,9 @@ export function BoardCanvas({
                       onRedo={() => void edits.redo()}
                       onDuplicate={shortcuts.duplicate}
                       onShowShortcuts={shortcuts.openHelp}
-                    />
+                    >
+                      <FrameButton disabled={selectedNodes.length === 0} onClick={frames.frameSelection} />
+                    </EditBar>
                   </ReactFlow>
                   {realNodes.length === 0 && (
                     <div className="bw-empty">
