@@ -129,6 +129,20 @@ function NoteCard({ id, data, selected }: NodeProps<BoardFlowNode>) {
     el.scrollTop = Math.max(0, (before / lines) * el.scrollHeight - el.clientHeight / 3);
   }, [passage, id]);
 
+  // A press anywhere outside the note ends its editing (the canvas's own presses keep the focus
+  // where it was), so its Markdown is drawn again.
+  // Listened to only while this note has the focus.
+  const [editing, setEditing] = useState(false);
+  useEffect(() => {
+    if (!editing) return;
+    const leave = (event: PointerEvent) => {
+      const el = ref.current;
+      if (el && document.activeElement === el && event.target instanceof Node && !el.contains(event.target)) el.blur();
+    };
+    document.addEventListener('pointerdown', leave, true);
+    return () => document.removeEventListener('pointerdown', leave, true);
+  }, [editing]);
+
   const unsaved = draft !== saved;
   return (
     <NodeFrame id={id} kind="note" icon={<NoteIcon />} title={labelOf(data, noteTitle(draft))} selected={selected}>
@@ -141,6 +155,12 @@ function NoteCard({ id, data, selected }: NodeProps<BoardFlowNode>) {
           value={draft}
           readOnly={!canEdit}
           onSelect={rememberCaret}
+          onFocus={() => setEditing(true)}
+          onBlur={() => setEditing(false)}
+          onKeyDown={(event) => {
+            // Escape ends the editing, as in other whiteboards.
+            if (event.key === 'Escape') event.currentTarget.blur();
+          }}
           onChange={(event) => {
             const value = event.target.value;
             caret.current = { text: value, start: event.target.selectionStart, end: event.target.selectionEnd };
