@@ -9,7 +9,7 @@
 // connecting by dropping on a card are in canvas/use-editing-shortcuts.ts. See
 // docs/architecture.md ("The web app's board page") for the map.
 import { useCallback, useMemo, useRef, useState } from 'react';
-import { Background, BackgroundVariant, Controls, type Edge, MiniMap, ReactFlow, SelectionMode } from '@xyflow/react';
+import { Background, BackgroundVariant, Controls, type Edge, MiniMap, ReactFlow, SelectionMode, type XYPosition } from '@xyflow/react';
 import { type Board, exportCanvas } from './board-api';
 import { saveBlob } from '../lib/download';
 import { useDocumentTitle } from '../lib/title';
@@ -61,6 +61,7 @@ import { ChunkIndex } from './chunk-index';
 import { useCanvasDrag } from './canvas/layout/use-canvas-drag';
 import { SnapGuides } from './canvas/layout/snap-guides';
 import { FrameButton, useFrameTools } from './canvas/layout/frame-tools';
+import { linkPoint } from './canvas/layout/link-spot';
 
 const MULTI_SELECT_KEYS = ['Shift', 'Meta', 'Control'];
 
@@ -184,7 +185,12 @@ export function BoardCanvas({
   const viewport = useViewportPersistence({ board: openedBoard, hasNodes: initialNodes.length > 0 });
   const viewCentre = useViewCentre(wrapper);
   const cards = useCardActionsValue(canEdit, edits);
-  const links = useUrlPaste({ canEdit, viewCentre, addLink: edits.addLink, notify });
+  // Links and videos go to the free spot nearest where they were asked for (canvas/layout/link-spot.ts).
+  const shownRef = useRef(nodes);
+  shownRef.current = nodes;
+  const { addLink } = edits;
+  const placeLink = useCallback((url: string, at: XYPosition) => addLink(url, linkPoint(shownRef.current, url, at)), [addLink]);
+  const links = useUrlPaste({ canEdit, viewCentre, addLink: placeLink, notify });
 
   const shortcuts = useEditingShortcuts({
     boardId,
@@ -402,7 +408,7 @@ export function BoardCanvas({
               </div>
               <NoticeList notices={notices.list} onDismiss={notices.dismiss} />
               {shortcuts.helpOpen && <ShortcutsHelp onClose={shortcuts.closeHelp} />}
-              {links.dialogOpen && <AddLinkDialog onAdd={(url) => edits.addLink(url, viewCentre())} onClose={links.closeDialog} />}
+              {links.dialogOpen && <AddLinkDialog onAdd={(url) => placeLink(url, viewCentre())} onClose={links.closeDialog} />}
             </div>
           </RemoteSelectionContext.Provider>
         </HighlightContext.Provider>

@@ -15,7 +15,6 @@ import { NoteMarkdown } from './note-markdown';
 import { FrameNode } from './frame-node';
 import { isFrameData } from '../canvas/layout/frames';
 import './note-markdown.css';
-import '../canvas/layout/layout.css';
 import { NODE_TEXT_MAX_CHARS as NOTE_MAX_CHARS } from '@board-workspace/limits';
 
 /** A note without a title of its own is titled by its first line (without its Markdown marks). */

@@ -1,6 +1,7 @@
 // The alignment guides of a drag (use-canvas-drag.ts), drawn in canvas coordinates over the cards.
 import { useStore, ViewportPortal } from '@xyflow/react';
 import type { Guide } from './snapping';
+import './layout.css';
 
 export function SnapGuides({ guides }: { guides: Guide[] }) {
   const zoom = useStore((s) => s.transform[2]);
