@@ -55,7 +55,10 @@ test('a frame made around a selection holds its cards: renamed, coloured, moved 
   try {
     // Select Alpha and Beta, then frame them.
     await page.getByTestId(`node-${a}`).locator('.bw-node__title').click();
-    await page.getByTestId(`node-${b}`).locator('.bw-node__title').click({ modifiers: ['Shift'] });
+    await page
+      .getByTestId(`node-${b}`)
+      .locator('.bw-node__title')
+      .click({ modifiers: ['Shift'] });
     await page.getByRole('button', { name: 'Frame selection' }).click();
     await allSaved(page);
     const made = await eventually('the frame and its cards saved', async () => {

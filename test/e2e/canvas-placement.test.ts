@@ -22,7 +22,12 @@ const overlap = (a: Box, b: Box) => a.x < b.x + b.width && b.x < a.x + a.width &
 test('links and videos added one after another land on free spots', async () => {
   const { page, api, boardId, close } = await openNewBoard(server, 'Links board');
   try {
-    const urls = ['https://example.com/one', 'https://www.youtube.com/watch?v=dQw4w9WgXcQ', 'https://example.com/two', 'https://vimeo.com/76979871'];
+    const urls = [
+      'https://example.com/one',
+      'https://www.youtube.com/watch?v=dQw4w9WgXcQ',
+      'https://example.com/two',
+      'https://vimeo.com/76979871',
+    ];
     for (const [i, url] of urls.entries()) {
       await page.getByRole('button', { name: 'Add link' }).click();
       await page.getByLabel('Web address').fill(url);
@@ -71,7 +76,7 @@ test("a selected connection's toolbar covers neither card it joins", async () =>
     const box = await tools.boundingBox();
     assert.ok(box);
     assert.ok(!overlap(box, upper), 'the toolbar is off the upper card');
-    assert.ok(!overlap(box, lower), "the toolbar is off the lower card (and its title)");
+    assert.ok(!overlap(box, lower), 'the toolbar is off the lower card (and its title)');
     // Its buttons are reachable.
     await tools.getByRole('button', { name: 'Add label' }).click();
     await page.getByRole('textbox', { name: 'Connection label' }).waitFor();

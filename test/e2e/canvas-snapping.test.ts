@@ -93,7 +93,10 @@ test('a dragged card lines up with another card, else goes to the grid; Alt turn
       return p.x !== gridded.x ? p : undefined;
     });
     assert.ok(Number.isInteger(free.x) && Number.isInteger(free.y), `whole pixels: ${JSON.stringify(free)}`);
-    assert.ok(Math.abs(free.x - gridded.x - 37) <= 2 && Math.abs(free.y - gridded.y - 29) <= 2, `where it was let go: ${JSON.stringify(free)}`);
+    assert.ok(
+      Math.abs(free.x - gridded.x - 37) <= 2 && Math.abs(free.y - gridded.y - 29) <= 2,
+      `where it was let go: ${JSON.stringify(free)}`,
+    );
     // The anchor never moved.
     assert.deepEqual(await savedPosition(api, boardId, a), { x: 0, y: 0 });
   } finally {
