@@ -1,8 +1,11 @@
 // End to end: frames (issue 30). Two cards selected and framed with the edit bar's button: a frame
 // (a note with `group: true`) is made around them and they join it (parent_node_id); it is renamed
 // and coloured as any card; moving it moves its cards, also on a second person's canvas; a card
-// dropped in it joins it and one dragged out leaves it; a reload still draws it as a frame.
+// dropped in it joins it and one dragged out leaves it; a reload still draws it as a frame. A JSON
+// Canvas file's group opens as a frame (its text node's Markdown drawn), moves with its card, and
+// is exported as a group again.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import type { TestServer } from '../helpers/harness.js';
@@ -140,6 +143,62 @@ test('a frame made around a selection holds its cards: renamed, coloured, moved 
     assert.match((await page.getByTestId(`node-${frameId}`).getAttribute('class')) ?? '', /bw-node--frame/);
   } finally {
     await visitor.close();
+    await close();
+  }
+});
+
+test('a JSON Canvas group opens as a frame holding its card, and is exported as a group', async () => {
+  const { page, api, close } = await openNewBoard(server, 'Start board');
+  try {
+    const file = {
+      nodes: [
+        { id: 'g', type: 'group', x: 0, y: 0, width: 700, height: 400, label: 'Research', color: '5' },
+        { id: 't', type: 'text', x: 60, y: 80, width: 300, height: 160, text: 'The **risks** we know' },
+      ],
+      edges: [],
+    };
+    await page.goto(`${server.url}/boards`);
+    await page.getByLabel('Import .canvas file').setInputFiles({
+      name: 'research.canvas',
+      mimeType: 'application/json',
+      buffer: Buffer.from(JSON.stringify(file)),
+    });
+    await page.waitForURL((url) => /\/boards\/[^/]+$/.test(url.pathname));
+    const boardId = new URL(page.url()).pathname.split('/').pop()!;
+    const nodes = [...(await nodesOf(api, boardId)).values()];
+    const group = nodes.find((n) => n.node_data.group === true)!;
+    const text = nodes.find((n) => n.node_data.group !== true)!;
+    assert.equal(text.parent_node_id, group.id);
+    const frame = page.getByTestId(`node-${group.id}`);
+    await frame.getByText('Research').waitFor();
+    assert.match((await frame.getAttribute('class')) ?? '', /bw-node--frame/);
+    assert.equal(await page.getByTestId(`node-${text.id}`).getByTestId('note-markdown').locator('strong').innerText(), 'risks');
+
+    // Its card moves with it.
+    const zoom = await zoomOf(page);
+    await dragCard(page, group.id, 150 * zoom, 90 * zoom);
+    await allSaved(page);
+    const moved = await eventually('the card moved with the frame', async () => {
+      const now = await nodesOf(api, boardId);
+      const g = now.get(group.id)!;
+      const t = now.get(text.id)!;
+      const dx = g.position_x - group.position_x;
+      return dx !== 0 && t.position_x - text.position_x === dx && t.position_y - text.position_y === g.position_y - group.position_y
+        ? now
+        : undefined;
+    });
+    assert.equal(moved.get(text.id)!.parent_node_id, group.id);
+
+    // Exported as a group again, with its card inside.
+    await page.getByRole('button', { name: 'More' }).click();
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export .canvas' }).click()]);
+    const canvas = JSON.parse(fs.readFileSync(await download.path(), 'utf8')) as { nodes: Record<string, unknown>[] };
+    const out = canvas.nodes[0]!;
+    assert.deepEqual([out.type, out.label, out.color], ['group', 'Research', '5']);
+    const inner = canvas.nodes.find((n) => n.type === 'text')!;
+    assert.equal(inner.text, 'The **risks** we know');
+    assert.ok((inner.x as number) > (out.x as number) && (inner.y as number) > (out.y as number), 'the card is inside the group');
+  } finally {
     await close();
   }
 });

@@ -41,6 +41,7 @@ export interface CanvasDragDeps {
 export function useCanvasDrag({ nodes, onNodesChange, outbox, edits, sync, moveDragging }: CanvasDragDeps) {
   const flow = useReactFlow();
   const [guides, setGuides] = useState<Guide[]>([]);
+  const guidesKey = useRef('[]');
   const session = useRef<DragSession>(undefined);
   const nodesRef = useRef(nodes);
   nodesRef.current = nodes;
@@ -96,7 +97,13 @@ export function useCanvasDrag({ nodes, onNodesChange, outbox, edits, sync, moveD
         s.shown.set(member.id, position);
         out.push({ type: 'position', id: member.id, position, dragging: first.dragging });
       }
-      setGuides(first.dragging ? shownGuides : []);
+      // Set only when they change: a drag's moves re-render the canvas once, not twice.
+      const next = first.dragging ? shownGuides : [];
+      const key = JSON.stringify(next);
+      if (key !== guidesKey.current) {
+        guidesKey.current = key;
+        setGuides(next);
+      }
       onNodesChange(out);
     },
     [onNodesChange, flow],
@@ -154,6 +161,7 @@ export function useCanvasDrag({ nodes, onNodesChange, outbox, edits, sync, moveD
         if (frame !== null || before !== null) outbox.enqueue({ op: 'update_node', id: n.id, parent: frame });
       }
       session.current = undefined;
+      guidesKey.current = '[]';
       setGuides([]);
       sync.dragEnded(moved.map((n) => n.id));
       moveDragging(null);
