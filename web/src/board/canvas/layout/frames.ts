@@ -3,8 +3,24 @@
 // already write groups so, docs/json-canvas.md), sized by its data's `width` and `height`. A card
 // belongs to the smallest frame its centre lies in (its `parent_node_id`, set whenever the person
 // drops it); moving a frame moves what belongs to it. Pure functions over the canvas's nodes.
-import type { BoardFlowNode } from '../../flow-node';
-import type { Box } from './snapping';
+
+// What this needs of a canvas node and a box, written out (not imported) so that the module stands
+// alone: test/web-snapping.test.ts runs it under Node.
+interface BoardFlowNode {
+  id: string;
+  type?: string;
+  position: { x: number; y: number };
+  data: Record<string, unknown>;
+  measured?: { width?: number; height?: number };
+  width?: number;
+  height?: number;
+}
+interface Box {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
 
 /** A frame is drawn under every card (React Flow adds 1000 to a selected node's z). */
 export const FRAME_Z = -2000;
