@@ -9,7 +9,7 @@
 // connecting by dropping on a card are in canvas/use-editing-shortcuts.ts. See
 // docs/architecture.md ("The web app's board page") for the map.
 import { useCallback, useMemo, useRef, useState } from 'react';
-import { Background, BackgroundVariant, Controls, type Edge, MiniMap, ReactFlow, SelectionMode } from '@xyflow/react';
+import { Background, BackgroundVariant, Controls, type Edge, MiniMap, ReactFlow, SelectionMode, type XYPosition } from '@xyflow/react';
 import { type Board, exportCanvas } from './board-api';
 import { saveBlob } from '../lib/download';
 import { useDocumentTitle } from '../lib/title';
@@ -59,6 +59,10 @@ import { ChatPanel } from './chat-panel';
 import { HistoryPanel } from './history-panel';
 import { FocusPassageContext } from './citations';
 import { ChunkIndex } from './chunk-index';
+import { useCanvasDrag } from './canvas/layout/use-canvas-drag';
+import { SnapGuides } from './canvas/layout/snap-guides';
+import { FrameButton, useFrameTools } from './canvas/layout/frame-tools';
+import { linkPoint } from './canvas/layout/link-spot';
 
 const MULTI_SELECT_KEYS = ['Shift', 'Meta', 'Control'];
 
@@ -177,10 +181,18 @@ export function BoardCanvas({
   nodeCreated.current = reading.created;
   const { placeFiles, retryUpload, dismissUpload } = useUploads({ boardId, graph, notify, placeFileNode: edits.placeFileNode });
   const drop = useFileDrop({ wrapper, canUpload, notify, placeFiles });
+  // Snapping, frames taking their cards along and cards joining frames (canvas/layout/).
+  const drag = useCanvasDrag({ nodes, onNodesChange, outbox, edits, sync, moveDragging: live.presence.moveDragging });
+  const frames = useFrameTools({ canEdit, graph, outbox, history: edits.history, selected: selectedNodes });
   const viewport = useViewportPersistence({ board: openedBoard, hasNodes: initialNodes.length > 0 });
   const viewCentre = useViewCentre(wrapper);
   const cards = useCardActionsValue(canEdit, edits);
-  const links = useUrlPaste({ canEdit, viewCentre, addLink: edits.addLink, notify });
+  // Links and videos go to the free spot nearest where they were asked for (canvas/layout/link-spot.ts).
+  const shownRef = useRef(nodes);
+  shownRef.current = nodes;
+  const { addLink } = edits;
+  const placeLink = useCallback((url: string, at: XYPosition) => addLink(url, linkPoint(shownRef.current, url, at)), [addLink]);
+  const links = useUrlPaste({ canEdit, viewCentre, addLink: placeLink, notify });
 
   const shortcuts = useEditingShortcuts({
     boardId,
@@ -320,23 +332,15 @@ export function BoardCanvas({
                     edges={edges}
                     nodeTypes={nodeTypes}
                     edgeTypes={edgeTypes}
-                    onNodesChange={onNodesChange}
+                    onNodesChange={drag.onNodesChange}
                     onEdgesChange={onEdgesChange}
                     onBeforeDelete={edits.beforeDelete}
                     onConnect={canEdit ? edits.connect : undefined}
                     onConnectEnd={shortcuts.onConnectEnd}
                     onEdgeDoubleClick={cards.onEdgeDoubleClick}
-                    onNodeDragStart={(_event, _node, dragged) => {
-                      edits.dragStarted(dragged);
-                      sync.dragStarted(dragged.map((n) => n.id));
-                    }}
-                    // An upload's placeholder is not on the service yet: the others are not shown it.
-                    onNodeDrag={(_event, _node, dragged) => live.presence.moveDragging(dragged.filter((n) => n.type !== 'uploadNode'))}
-                    onNodeDragStop={(_event, _node, dragged) => {
-                      edits.saveMoves(dragged);
-                      sync.dragEnded(dragged.map((n) => n.id));
-                      live.presence.moveDragging(null);
-                    }}
+                    onNodeDragStart={drag.onNodeDragStart}
+                    onNodeDrag={drag.onNodeDrag}
+                    onNodeDragStop={drag.onNodeDragStop}
                     onMoveEnd={viewport.onMoveEnd}
                     onPaneClick={focus.clearHighlight}
                     defaultViewport={viewport.defaultViewport}
@@ -365,6 +369,7 @@ export function BoardCanvas({
                     <Controls showInteractive={false} fitViewOptions={FIT_VIEW_OPTIONS} />
                     <MiniMap pannable zoomable style={{ width: 150, height: 100 }} nodeStrokeWidth={3} nodeColor={minimapColor} />
                     <RemoteCursors others={live.presence.others} />
+                    <SnapGuides guides={drag.guides} />
                     <EditBar
                       canEdit={canEdit}
                       canUndo={edits.canUndo}
@@ -374,7 +379,9 @@ export function BoardCanvas({
                       onRedo={() => void edits.redo()}
                       onDuplicate={shortcuts.duplicate}
                       onShowShortcuts={shortcuts.openHelp}
-                    />
+                    >
+                      <FrameButton disabled={selectedNodes.length === 0} onClick={frames.frameSelection} />
+                    </EditBar>
                   </ReactFlow>
                   {realNodes.length === 0 && (
                     <div className="bw-empty">
@@ -415,7 +422,7 @@ export function BoardCanvas({
               </div>
               <NoticeList notices={notices.list} onDismiss={notices.dismiss} />
               {shortcuts.helpOpen && <ShortcutsHelp onClose={shortcuts.closeHelp} />}
-              {links.dialogOpen && <AddLinkDialog onAdd={(url) => edits.addLink(url, viewCentre())} onClose={links.closeDialog} />}
+              {links.dialogOpen && <AddLinkDialog onAdd={(url) => placeLink(url, viewCentre())} onClose={links.closeDialog} />}
             </div>
           </RemoteSelectionContext.Provider>
         </HighlightContext.Provider>

@@ -7,9 +7,18 @@ import { EdgeLabelRenderer } from '@xyflow/react';
 import { useCardActions } from './canvas/edits/card-actions';
 import { ColorSwatches } from './nodes/card-parts';
 import { colorHex } from './nodes/card-style';
+import { type Rect, toolbarSide } from './canvas/layout/toolbar-place';
 
-export function EdgeAdornment(props: { id: string; x: number; y: number; data: Record<string, unknown> | undefined; selected?: boolean }) {
-  const { id, x, y, data, selected } = props;
+export function EdgeAdornment(props: {
+  id: string;
+  x: number;
+  y: number;
+  data: Record<string, unknown> | undefined;
+  selected?: boolean;
+  /** The cards it joins: its toolbar goes where it covers neither (canvas/layout/toolbar-place.ts). */
+  cards?: Rect[];
+}) {
+  const { id, x, y, data, selected, cards } = props;
   const { canEdit, editingEdge, editEdgeLabel, updateEdgeData } = useCardActions();
   const label = typeof data?.label === 'string' ? data.label : '';
   const color = typeof data?.color === 'string' ? data.color : undefined;
@@ -42,7 +51,7 @@ export function EdgeAdornment(props: { id: string; x: number; y: number; data: R
           )
         )}
         {tools && (
-          <div className="bw-edge-tools" role="toolbar" aria-label="Connection tools">
+          <div className={`bw-edge-tools is-${toolbarSide(x, y, cards ?? [])}`} role="toolbar" aria-label="Connection tools">
             <button type="button" className="bw-button is-quiet" onClick={() => editEdgeLabel(id)}>
               {label ? 'Edit label' : 'Add label'}
             </button>

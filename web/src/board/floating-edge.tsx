@@ -20,6 +20,8 @@ function centreOf(node: InternalNode): Box {
   return { x: x + w / 2, y: y + h / 2, w, h };
 }
 
+const rectOf = (c: Box) => ({ x: c.x - c.w / 2, y: c.y - c.h / 2, width: c.w, height: c.h });
+
 /** Where the line from a's centre towards b's centre leaves a's rectangle, and on which side. */
 function exitPoint(a: Box, b: Box): { x: number; y: number; side: Position } {
   const dx = b.x - a.x;
@@ -47,7 +49,7 @@ export function FloatingEdge({ id, source, target, markerEnd, style: given, data
     return (
       <>
         <BaseEdge id={id} path={path} markerEnd={markerEnd} style={style} interactionWidth={interactionWidth} />
-        <EdgeAdornment id={id} x={x + 52} y={a.y} data={data} selected={selected} />
+        <EdgeAdornment id={id} x={x + 52} y={a.y} data={data} selected={selected} cards={[rectOf(a)]} />
       </>
     );
   }
@@ -64,7 +66,7 @@ export function FloatingEdge({ id, source, target, markerEnd, style: given, data
   return (
     <>
       <BaseEdge id={id} path={path} markerEnd={markerEnd} style={style} interactionWidth={interactionWidth} />
-      <EdgeAdornment id={id} x={labelX} y={labelY} data={data} selected={selected} />
+      <EdgeAdornment id={id} x={labelX} y={labelY} data={data} selected={selected} cards={[rectOf(a), rectOf(b)]} />
     </>
   );
 }

@@ -4,6 +4,7 @@ import { type Edge, type EdgeMarker, MarkerType } from '@xyflow/react';
 import type { ApiNodeType, EdgeRecord, FlowState, NodeRecord } from './board-api';
 import type { BoardFlowNode } from './flow-node';
 import { colorHex } from './nodes/card-style';
+import { FRAME_Z } from './canvas/layout/frames';
 
 const API_TYPES: ApiNodeType[] = ['note', 'url', 'video', 'document', 'pdf', 'image'];
 
@@ -15,18 +16,22 @@ function canvasTypeOf(apiType: string): string {
   return apiType === 'youtube' ? 'videoNode' : `${apiType}Node`;
 }
 
+/** A frame (a note whose data says `"group": true`) is drawn under the cards: canvas/layout/frames.ts. */
+const frameZ = (data: Record<string, unknown>) => (data?.group === true ? { zIndex: FRAME_Z } : {});
+
 export function toFlowNode(record: NodeRecord): BoardFlowNode {
   return {
     id: record.id,
     type: canvasTypeOf(record.node_type),
     position: { x: record.position_x, y: record.position_y },
     data: record.node_data,
+    ...frameZ(record.node_data),
   };
 }
 
 export function fromFlowState(node: FlowState['nodes'][number]): BoardFlowNode {
   // parentId is not used for layout: positions are stored as absolute canvas coordinates.
-  return { id: node.id, type: node.type, position: node.position, data: node.data };
+  return { id: node.id, type: node.type, position: node.position, data: node.data, ...frameZ(node.data) };
 }
 
 /** An edge's arrow, in the edge's colour (edge_data.color) when it has one. */

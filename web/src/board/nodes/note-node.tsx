@@ -11,11 +11,19 @@ import { useOutboxStatus } from '../canvas/sync/outbox';
 import { findPassage, FocusPassageContext } from '../citations';
 import { NoteIcon } from '../icons';
 import { labelOf, NodeFrame, str } from './node-frame';
+import { NoteMarkdown } from './note-markdown';
+import { FrameNode } from './frame-node';
+import { isFrameData } from '../canvas/layout/frames';
+import './note-markdown.css';
 import { NODE_TEXT_MAX_CHARS as NOTE_MAX_CHARS } from '@board-workspace/limits';
 
-/** A note without a title of its own is titled by its first line. */
+/** A note without a title of its own is titled by its first line (without its Markdown marks). */
 export function noteTitle(text: string): string {
-  const first = text.trimStart().split('\n', 1)[0]?.trim() ?? '';
+  const line = text.trimStart().split('\n', 1)[0]?.trim() ?? '';
+  const first = line
+    .replace(/^(#{1,6}\s+|>\s*|[-*+]\s+(\[[ xX]\]\s+)?|\d+[.)]\s+(\[[ xX]\]\s+)?)/, '')
+    .replace(/(\*\*|__|~~|`)(.+?)\1/g, '$2')
+    .trim();
   return first ? (first.length > 60 ? `${first.slice(0, 60)}…` : first) : 'Note';
 }
 
@@ -24,7 +32,12 @@ const NOTE_WARN_CHARS = 90_000;
 
 const count = (n: number) => n.toLocaleString('en-US');
 
-export function NoteNode({ id, data, selected }: NodeProps<BoardFlowNode>) {
+/** A note, or a frame (a note whose data says `"group": true`: canvas/layout/frames.ts). */
+export function NoteNode(props: NodeProps<BoardFlowNode>) {
+  return isFrameData(props.data) ? <FrameNode {...props} /> : <NoteCard {...props} />;
+}
+
+function NoteCard({ id, data, selected }: NodeProps<BoardFlowNode>) {
   const actions = useBoardActions();
   const { canEdit, tracker, text, saveNoteText, autoFocusId } = actions;
   const saved = str(data.text);
@@ -115,28 +128,51 @@ export function NoteNode({ id, data, selected }: NodeProps<BoardFlowNode>) {
     el.scrollTop = Math.max(0, (before / lines) * el.scrollHeight - el.clientHeight / 3);
   }, [passage, id]);
 
+  // A press anywhere outside the note ends its editing (the canvas's own presses keep the focus
+  // where it was), so its Markdown is drawn again.
+  // Listened to only while this note has the focus.
+  const [editing, setEditing] = useState(false);
+  useEffect(() => {
+    if (!editing) return;
+    const leave = (event: PointerEvent) => {
+      const el = ref.current;
+      if (el && document.activeElement === el && event.target instanceof Node && !el.contains(event.target)) el.blur();
+    };
+    document.addEventListener('pointerdown', leave, true);
+    return () => document.removeEventListener('pointerdown', leave, true);
+  }, [editing]);
+
   const unsaved = draft !== saved;
   return (
     <NodeFrame id={id} kind="note" icon={<NoteIcon />} title={labelOf(data, noteTitle(draft))} selected={selected}>
-      <textarea
-        ref={ref}
-        className="bw-note__text nodrag nowheel"
-        aria-label="Note text"
-        placeholder={canEdit ? 'Write something…' : ''}
-        value={draft}
-        readOnly={!canEdit}
-        onSelect={rememberCaret}
-        onChange={(event) => {
-          const value = event.target.value;
-          caret.current = { text: value, start: event.target.selectionStart, end: event.target.selectionEnd };
-          if (value.length > NOTE_MAX_CHARS) {
-            setTooLong(value);
-            return;
-          }
-          setTooLong(undefined);
-          saveNoteText(id, value);
-        }}
-      />
+      <div className={`bw-note__edit${draft.trim() ? ' has-markdown' : ''}`}>
+        <textarea
+          ref={ref}
+          className="bw-note__text nodrag nowheel"
+          aria-label="Note text"
+          placeholder={canEdit ? 'Write something…' : ''}
+          value={draft}
+          readOnly={!canEdit}
+          onSelect={rememberCaret}
+          onFocus={() => setEditing(true)}
+          onBlur={() => setEditing(false)}
+          onKeyDown={(event) => {
+            // Escape ends the editing, as in other whiteboards.
+            if (event.key === 'Escape') event.currentTarget.blur();
+          }}
+          onChange={(event) => {
+            const value = event.target.value;
+            caret.current = { text: value, start: event.target.selectionStart, end: event.target.selectionEnd };
+            if (value.length > NOTE_MAX_CHARS) {
+              setTooLong(value);
+              return;
+            }
+            setTooLong(undefined);
+            saveNoteText(id, value);
+          }}
+        />
+        {draft.trim() && <NoteMarkdown text={draft} />}
+      </div>
       {draft.length > NOTE_MAX_CHARS ? (
         <div className="bw-note__status is-error" role="alert">
           Too long to save: {count(draft.length)} characters, a note holds at most {count(NOTE_MAX_CHARS)}. Remove{' '}

@@ -15,8 +15,9 @@ type Data = Record<string, unknown>;
 export type OutboxOp =
   | { op: 'create_node'; id: string; type: ApiNodeType; position: Point; data: Data }
   | { op: 'create_edge'; id: string; source: string; target: string; data: Data }
-  /** A position and/or data keys (null removes a key); never a note's text (see `text`). */
-  | { op: 'update_node'; id: string; position?: Point; data?: Data }
+  /** A position and/or data keys (null removes a key); never a note's text (see `text`). `parent`:
+   * the frame it now belongs to (parent_node_id; null: none), set when it is dropped. */
+  | { op: 'update_node'; id: string; position?: Point; data?: Data; parent?: string | null }
   /** A note's whole text as the person has it, and the service's text it was typed on. */
   | { op: 'text'; id: string; text: string; base: string }
   /** An edge's whole data (PATCH replaces edge_data). */
@@ -50,7 +51,13 @@ export function batchOperation(op: Exclude<OutboxOp, { op: 'text' }>): BatchOper
     case 'create_edge':
       return { op: 'create_edge', id: op.id, source_node_id: op.source, target_node_id: op.target, data: op.data };
     case 'update_node':
-      return { op: 'update_node', id: op.id, ...(op.position ? { position: op.position } : {}), ...(op.data ? { data: op.data } : {}) };
+      return {
+        op: 'update_node',
+        id: op.id,
+        ...(op.position ? { position: op.position } : {}),
+        ...(op.data ? { data: op.data } : {}),
+        ...(op.parent !== undefined ? { parent_node_id: op.parent } : {}),
+      };
     case 'update_edge':
       return { op: 'update_edge', id: op.id, data: op.data };
     case 'delete_node':
@@ -76,6 +83,7 @@ export function coalesce(earlier: OutboxOp, later: OutboxOp): OutboxOp | undefin
       id: earlier.id,
       position: later.position ?? earlier.position,
       ...(earlier.data || later.data ? { data: { ...earlier.data, ...later.data } } : {}),
+      ...(later.parent !== undefined ? { parent: later.parent } : earlier.parent !== undefined ? { parent: earlier.parent } : {}),
     };
   }
   // The text typed on top keeps the base of the first (what the service had when typing began).

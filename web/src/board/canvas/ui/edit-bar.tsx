@@ -2,6 +2,7 @@
 // the keyboard shortcuts list: the keys' counterparts for a pointer or a touch screen. It sits on
 // the canvas rather than in the header, so the header keeps to one row.
 import { Panel } from '@xyflow/react';
+import type { ReactNode } from 'react';
 import './editing.css';
 import { DuplicateIcon, KeyboardIcon, RedoIcon, UndoIcon } from '../../icons';
 
@@ -14,10 +15,12 @@ export interface EditBarProps {
   onRedo(): void;
   onDuplicate(): void;
   onShowShortcuts(): void;
+  /** More editing buttons (the frame tools: canvas/layout/frame-tools.tsx). */
+  children?: ReactNode;
 }
 
 export function EditBar(props: EditBarProps) {
-  const { canEdit, canUndo, canRedo, canDuplicate, onUndo, onRedo, onDuplicate, onShowShortcuts } = props;
+  const { canEdit, canUndo, canRedo, canDuplicate, onUndo, onRedo, onDuplicate, onShowShortcuts, children } = props;
   return (
     <Panel position="top-left" className="bw-edit-bar" role="toolbar" aria-label="Editing">
       {canEdit && (
@@ -45,6 +48,7 @@ export function EditBar(props: EditBarProps) {
           >
             <DuplicateIcon />
           </button>
+          {children}
         </>
       )}
       <button

@@ -18,6 +18,8 @@ export const SHORTCUTS: { keys: string[]; what: string }[] = [
     what: 'Copy, cut, paste nodes (with the connections between them; also into another board)',
   },
   { keys: [`${MOD}+D`], what: 'Duplicate the selection' },
+  { keys: [`${MOD}+Alt+G`], what: 'Put a frame around the selection' },
+  { keys: ['Alt+drag'], what: 'Move without snapping to other cards or the grid' },
   { keys: ['Delete', 'Backspace'], what: 'Delete the selection' },
   { keys: ['←', '↑', '→', '↓'], what: 'Move the selection (with Shift: further)' },
   { keys: ['Double-click on empty canvas'], what: 'Add a note there' },
