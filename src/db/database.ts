@@ -31,6 +31,7 @@ import * as m0019 from './migrations/0019-user-usage.js';
 import * as m0020 from './migrations/0020-job-finished-index.js';
 import * as m0021 from './migrations/0021-chat-node-ids.js';
 import * as m0022 from './migrations/0022-board-auto-read.js';
+import * as m0023 from './migrations/0023-board-members.js';
 
 const migrations: Record<string, Migration> = {
   '0001-core': m0001,
@@ -55,6 +56,7 @@ const migrations: Record<string, Migration> = {
   '0020-job-finished-index': m0020,
   '0021-chat-node-ids': m0021,
   '0022-board-auto-read': m0022,
+  '0023-board-members': m0023,
 };
 
 // Keep int8 (counts) as numbers: our counts are far below 2^53.

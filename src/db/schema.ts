@@ -292,6 +292,27 @@ export interface ServiceKeysTable {
   created_at: Date;
 }
 
+/** A member of a board and their role (0023-board-members.ts); the owner is not a member. */
+export interface BoardMembersTable {
+  board_id: string;
+  user_id: string;
+  role: 'viewer' | 'commenter' | 'editor';
+  added_by: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** A revocable link that makes a signed-in person a member with its role; the token is stored as its SHA-256. */
+export interface BoardShareLinksTable {
+  id: string;
+  board_id: string;
+  role: 'viewer' | 'commenter' | 'editor';
+  token_hash: string;
+  created_by: string | null;
+  created_at: Date;
+  revoked_at: Date | null;
+}
+
 export interface Database {
   users: UsersTable;
   api_keys: ApiKeysTable;
@@ -301,6 +322,8 @@ export interface Database {
   deleted_ids: DeletedIdsTable;
   board_events: BoardEventsTable;
   presence_sessions: PresenceSessionsTable;
+  board_members: BoardMembersTable;
+  board_share_links: BoardShareLinksTable;
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
   idempotency_keys: IdempotencyKeysTable;

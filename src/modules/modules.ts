@@ -17,6 +17,7 @@ import { eventsModule } from './events.js';
 import { interchangeRoutes } from '../http/routes/interchange.js';
 import { mcpModule } from './mcp.js';
 import { batchRoutes } from '../http/routes/batch.js';
+import { memberRoutes } from '../http/routes/members.js';
 import { webhooksModule } from './webhooks.js';
 
 export const appModules: AppModule[] = [
@@ -26,6 +27,7 @@ export const appModules: AppModule[] = [
   { routes: nodeRoutes },
   { routes: edgeRoutes },
   { routes: batchRoutes },
+  { routes: memberRoutes },
   eventsModule,
   { routes: apiKeyRoutes },
   webhooksModule,
