@@ -49,7 +49,13 @@ describe('members and roles', () => {
     const added = await addMember(boardId, bob, 'editor');
     assert.equal(added.object, 'board_member');
     assert.deepEqual(
-      { board_id: added.data.board_id, user_id: added.data.user_id, role: added.data.role, added_by: added.data.added_by, email: added.data.email },
+      {
+        board_id: added.data.board_id,
+        user_id: added.data.user_id,
+        role: added.data.role,
+        added_by: added.data.added_by,
+        email: added.data.email,
+      },
       { board_id: boardId, user_id: bob.userId, role: 'editor', added_by: alice.userId, email: null },
     );
     await addMember(boardId, carol, 'viewer');
@@ -108,9 +114,15 @@ describe('members and roles', () => {
       const item = list.body.data.find((x: { id: string }) => x.id === boardId);
       assert.equal(item?.role, role, `${role} finds the board in GET /v1/boards`);
       const shared = await server.request<any>('GET', '/v1/boards?limit=100&access=shared', { token: user.token });
-      assert.equal(shared.body.data.some((x: { id: string }) => x.id === boardId), role !== 'owner');
+      assert.equal(
+        shared.body.data.some((x: { id: string }) => x.id === boardId),
+        role !== 'owner',
+      );
       const owned = await server.request<any>('GET', '/v1/boards?limit=100&access=owned', { token: user.token });
-      assert.equal(owned.body.data.some((x: { id: string }) => x.id === boardId), role === 'owner');
+      assert.equal(
+        owned.body.data.some((x: { id: string }) => x.id === boardId),
+        role === 'owner',
+      );
       // Everyone reads the content, the events and the JSON Canvas export.
       assert.equal((await server.request('GET', `${b}/nodes`, { token: user.token })).status, 200);
       assert.equal((await server.request('GET', `${b}/events`, { token: user.token })).status, 200);
@@ -224,7 +236,9 @@ describe('members and roles', () => {
     await addMember(boardId, carol, 'viewer');
     const client = new Client({ name: 'members-test', version: '1.0.0' });
     await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${server.url}/v1/mcp`), { requestInit: { headers: { authorization: `Bearer ${carol.token}` } } }),
+      new StreamableHTTPClientTransport(new URL(`${server.url}/v1/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${carol.token}` } },
+      }),
     );
     const call = async (name: string, args: Record<string, unknown>) => {
       const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
@@ -235,7 +249,10 @@ describe('members and roles', () => {
     const read = await call('read_board', { board_id: boardId });
     assert.ok(!read.isError, read.text);
     assert.match(read.text, /mcp-visible text/);
-    const write = await call('create_nodes', { board_id: boardId, nodes: [{ type: 'note', position: { x: 0, y: 0 }, data: { text: 'x' } }] });
+    const write = await call('create_nodes', {
+      board_id: boardId,
+      nodes: [{ type: 'note', position: { x: 0, y: 0 }, data: { text: 'x' } }],
+    });
     assert.ok(write.isError, write.text);
     await client.close();
   });

@@ -10,7 +10,14 @@ import { accessOf, assertOwner, findVisibleBoard, isOwner } from '../access/boar
 import { assertBoardQuota } from '../access/user-quota.js';
 import { invalidatingBoard, type NodeReadCache } from '../nodes/node-cache.js';
 import { changeTransaction, recordChanges } from '../events/record.js';
-import { type AccessLevel, Board, type BoardListAccess, type BoardListItem, type CreateBoardBody, type UpdateBoardBody } from '../contract/boards.js';
+import {
+  type AccessLevel,
+  Board,
+  type BoardListAccess,
+  type BoardListItem,
+  type CreateBoardBody,
+  type UpdateBoardBody,
+} from '../contract/boards.js';
 import { fieldsOf, pickShape } from '../contract/common.js';
 import type { BoardRole } from '../contract/members.js';
 import type { UserQuotas } from '../config.js';

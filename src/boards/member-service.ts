@@ -235,7 +235,14 @@ export class MemberService {
       } else {
         await trx
           .insertInto('board_members')
-          .values({ board_id: boardId, user_id: principal.userId, role: link.role, added_by: link.created_by, created_at: at, updated_at: at })
+          .values({
+            board_id: boardId,
+            user_id: principal.userId,
+            role: link.role,
+            added_by: link.created_by,
+            created_at: at,
+            updated_at: at,
+          })
           .execute();
       }
       const member = (await memberOf(trx, boardId, principal.userId))!;

@@ -84,7 +84,8 @@ export function registerReadTools(server: McpServer, deps: McpDeps, call: McpCal
           updated_at: b.updated_at.toISOString(),
         }));
         const lines = boards.map(
-          (b) => `[${b.id}] "${b.name}"${b.is_public ? ' (public)' : ''}${b.role === 'owner' ? '' : ` (shared with you: ${b.role})`} updated ${b.updated_at}`,
+          (b) =>
+            `[${b.id}] "${b.name}"${b.is_public ? ' (public)' : ''}${b.role === 'owner' ? '' : ` (shared with you: ${b.role})`} updated ${b.updated_at}`,
         );
         if (boards.length === 0) lines.push('No boards.');
         if (page.cursor) lines.push(`More boards: call again with cursor "${page.cursor}".`);

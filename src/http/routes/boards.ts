@@ -33,7 +33,7 @@ export function boardRoutes(app: App, { boards, duplicate, assets }: Services): 
         operationId: 'listBoards',
         summary: "List the caller's boards and the boards shared with them",
         description:
-          'The boards the caller owns and those they are a member of, each with the caller\'s `role`, in one order by creation time ' +
+          "The boards the caller owns and those they are a member of, each with the caller's `role`, in one order by creation time " +
           '(`order`, newest first by default); `access` keeps only owned or only shared ones. Public boards of others are not listed.',
         querystring: Type.Object({ ...PageQuery, access: Type.Optional(BoardListAccess) }, { additionalProperties: false }),
         response: { 200: List(BoardListItem), ...errorResponses },
