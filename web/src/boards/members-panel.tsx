@@ -54,15 +54,20 @@ export function MembersPanel({ boardId }: { boardId: string }) {
     setError(undefined);
     try {
       const [list, linkList] = await Promise.all([
-        unwrap(api.GET('/v1/boards/{boardId}/members', { params: { path, query: { limit: 100 } } }), 'Could not load the members'),
-        unwrap(api.GET('/v1/boards/{boardId}/share-links', { params: { path, query: { limit: 100 } } }), 'Could not load the links'),
+        unwrap(
+          api.GET('/v1/boards/{boardId}/members', { params: { path: { boardId }, query: { limit: 100 } } }),
+          'Could not load the members',
+        ),
+        unwrap(
+          api.GET('/v1/boards/{boardId}/share-links', { params: { path: { boardId }, query: { limit: 100 } } }),
+          'Could not load the links',
+        ),
       ]);
       setMembers(list.data);
       setLinks((known) => linkList.data.map((link) => ({ ...link, url: known.find((k) => k.id === link.id)?.url })));
     } catch (failure) {
       setError(messageOf(failure));
     }
-    // biome-ignore lint/correctness/useExhaustiveDependencies: `path` is made of boardId.
   }, [boardId]);
 
   useEffect(() => void load(), [load]);
