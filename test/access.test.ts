@@ -1,12 +1,14 @@
 // The board-visibility rule has three forms: SQL (boardSeenBy, in every query that reads a board or
 // what is on it), JavaScript (canSeeBoard, for rows already in hand, as the embedded node cache
 // holds them) and the database function visible_board_version (0016-board-version.ts, before a
-// kept list page). All are checked here on real rows of every kind, so they can never drift apart.
+// kept list page). All are checked here on real rows of every kind, so they can never drift apart;
+// with members (issue 31), the TypeScript form is accessOf, whose permissions.read the SQL forms
+// must equal for the owner, each role and a stranger, and whose permissions the API answers.
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 import { sql } from 'kysely';
 import type { Principal } from '../src/auth/principal.js';
-import { boardSeenBy, boardVisibleTo, canSeeBoard } from '../src/access/board-access.js';
+import { accessOf, boardSeenBy, boardVisibleTo, canSeeBoard, memberRoleOf } from '../src/access/board-access.js';
 import { MISSING_ID, type TestUser, useServer } from './helpers/harness.js';
 
 const server = useServer();
@@ -65,5 +67,41 @@ test('for a key not read by the request, the SQL rule and visible_board_version 
       FROM boards b WHERE b.id = ${boardId}`.execute(db);
     assert.equal(rows[0]!.seen, expected, keyId);
     assert.equal(rows[0]!.version !== null, expected, keyId);
+  }
+});
+
+test('with members: boardSeenBy, visible_board_version and accessOf agree for the owner, every role and a stranger, and the API answers accessOf', async () => {
+  const { db } = server.database;
+  const kinds = [{}, { is_public: true, public_access_level: 'view' }, { is_public: true, public_access_level: 'edit' }];
+  const roles = ['viewer', 'commenter', 'editor'] as const;
+  const members = await Promise.all(roles.map(() => server.user()));
+  for (const kind of kinds) {
+    const boardId = await server.makeBoard(owner, kind);
+    for (const [i, role] of roles.entries()) {
+      const res = await server.request('POST', `/v1/boards/${boardId}/members`, {
+        token: owner.token,
+        body: { user_id: members[i]!.userId, role },
+      });
+      assert.equal(res.status, 201, res.text);
+    }
+    for (const user of [owner, other, ...members]) {
+      const principal: Principal = { userId: user.userId, kind: 'api_key', keyId: 'k', scopes: ['read'] };
+      const { rows } = await sql<{ seen: boolean; version: number | null; member_role: null | 'viewer' | 'commenter' | 'editor' }>`
+        SELECT ${boardSeenBy(principal, 'b')} AS seen, visible_board_version(${boardId}, ${user.userId}, NULL) AS version,
+          ${memberRoleOf(principal, 'b')} AS member_role
+        FROM boards b WHERE b.id = ${boardId}`.execute(db);
+      const row = await db.selectFrom('boards').selectAll().where('id', '=', boardId).executeTakeFirstOrThrow();
+      const access = accessOf(row, rows[0]!.member_role, principal);
+      const label = JSON.stringify({ kind, user: user.userId, role: access.role });
+      assert.equal(rows[0]!.seen, access.permissions.read, label);
+      assert.equal(rows[0]!.version !== null, access.permissions.read, label);
+      // canSeeBoard (no membership in hand) never admits more than the rule.
+      if (canSeeBoard(row, principal)) assert.ok(access.permissions.read, label);
+      const res = await server.request<{ data: { role: unknown; permissions: unknown } }>('GET', `/v1/boards/${boardId}`, {
+        token: user.token,
+      });
+      assert.equal(res.status, access.permissions.read ? 200 : 404, label);
+      if (access.permissions.read) assert.deepEqual({ role: res.body.data.role, permissions: res.body.data.permissions }, access, label);
+    }
   }
 });

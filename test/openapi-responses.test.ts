@@ -305,6 +305,33 @@ test('history', async () => {
   expect(await call('POST', `${v}/restore`, { body: { node_ids: [] } }), 400);
 });
 
+test('members and share links', async () => {
+  const board = await call<BoardBody>('POST', '/v1/boards', { body: { name: 'Team' } });
+  const b = `/v1/boards/${board.body.data.id}`;
+  expect(await call('GET', b), 200);
+  expect(await call('GET', '/v1/boards?access=shared'), 200);
+  expect(await call('GET', '/v1/boards?access=nobody'), 400);
+  expect(await call('POST', `${b}/members`, { body: { user_id: bob.userId, role: 'viewer' } }), 201);
+  expect(await call('POST', `${b}/members`, { body: { user_id: bob.userId, role: 'viewer' } }), 409);
+  expect(await call('POST', `${b}/members`, { body: { role: 'viewer' } }), 400);
+  expect(await call('GET', `${b}/members`), 200);
+  expect(await call('GET', `${b}/members?order=sideways`), 400);
+  expect(await call('PATCH', `${b}/members/${bob.userId}`, { body: { role: 'editor' } }), 200);
+  expect(await call('PATCH', `${b}/members/${bob.userId}`, { body: { role: 'owner' } }), 400);
+  const link = await call<{ data: { id: string; token: string } }>('POST', `${b}/share-links`, { body: { role: 'commenter' } });
+  expect(link, 201);
+  expect(await call('POST', `${b}/share-links`, { body: {} }), 400);
+  expect(await call('GET', `${b}/share-links`), 200);
+  expect(await call('GET', `${b}/share-links?limit=0`), 400);
+  const carol = await server.user();
+  expect(await call('POST', '/v1/share-links/accept', { token: carol.token, body: { token: link.body.data.token } }), 200);
+  expect(await call('DELETE', `${b}/share-links/${link.body.data.id}`), 200);
+  expect(await call('DELETE', `${b}/share-links/${MISSING_ID}`), 404);
+  expect(await call('POST', '/v1/share-links/accept', { token: carol.token, body: { token: link.body.data.token } }), 404);
+  expect(await call('DELETE', `${b}/members/${bob.userId}`), 200);
+  expect(await call('DELETE', `${b}/members/${bob.userId}`), 404);
+});
+
 test('every answer matched the document, and every route was reached', () => {
   assert.deepEqual(problems, []);
   const missing: string[] = [];

@@ -5,6 +5,11 @@
 // answer is 404 `not_found` and carries nothing of hers, and afterwards all of Alice's data is as
 // it was. A route added to the document without a request here fails the first test, so every new
 // route is covered by the same suite.
+//
+// The role dimension (issue 31): a member of Alice's board as viewer, commenter and editor sends the
+// same requests; each route is refused (403) or answered as the access rule's permissions for that
+// role say (src/access/board-access.ts), Alice's own resources stay 404, and a refused request
+// changes nothing.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { before, describe, test } from 'node:test';
@@ -18,7 +23,9 @@ const CANARY = 'zanzibarquokka';
 const server = useServer({ JOB_POLL_MS: '50' });
 let alice: TestUser;
 let bob: TestUser;
-const ids = {} as Record<'board' | 'node' | 'node2' | 'edge' | 'chat' | 'asset' | 'job' | 'key' | 'webhook' | 'version', string>;
+/** A viewer of Alice's board: the member the member routes name. */
+let carol: TestUser;
+const ids = {} as Record<'board' | 'node' | 'node2' | 'edge' | 'chat' | 'asset' | 'job' | 'key' | 'webhook' | 'version' | 'shareLink', string>;
 let operations: { method: string; path: string }[];
 
 /** A request each route would accept from Alice (so a refusal is about whose data it is, not its shape). */
@@ -75,6 +82,13 @@ function requestFor(method: string, path: string): { body?: unknown; query?: str
     'POST /v1/boards/{boardId}/history': { body: { name: 'taken over' } },
     'GET /v1/boards/{boardId}/history/{versionId}': {},
     'POST /v1/boards/{boardId}/history/{versionId}/restore': { body: {} },
+    'GET /v1/boards/{boardId}/members': {},
+    'POST /v1/boards/{boardId}/members': { body: { user_id: bob.userId, role: 'editor' } },
+    'PATCH /v1/boards/{boardId}/members/{userId}': { body: { role: 'editor' } },
+    'DELETE /v1/boards/{boardId}/members/{userId}': {},
+    'GET /v1/boards/{boardId}/share-links': {},
+    'POST /v1/boards/{boardId}/share-links': { body: { role: 'editor' } },
+    'DELETE /v1/boards/{boardId}/share-links/{id}': {},
   };
   return bodies[`${method} ${path}`];
 }
@@ -88,10 +102,12 @@ function aliceUrl(path: string): string {
     if (path.includes('/nodes/')) return ids.node;
     if (path.includes('/edges/')) return ids.edge;
     if (path.includes('/assets/')) return ids.asset;
+    if (path.includes('/share-links/')) return ids.shareLink;
     return ids.board;
   };
   return path
     .replace('{boardId}', ids.board)
+    .replace('{userId}', carol.userId)
     .replace('{chatId}', ids.chat)
     .replace('{versionId}', ids.version)
     .replace('{sessionId}', 'tenancy-session')
@@ -116,19 +132,28 @@ async function aliceState() {
     chats: await get(`${b}/chats?limit=100`),
     history: await get(`${b}/history?limit=100`),
     messages: await get(`${b}/chats/${ids.chat}/messages?limit=100`),
-    keys: await get('/v1/me/api-keys?limit=100'),
+    // Without last_used_at, which Alice's own reads here move (at most once a minute).
+    keys: ((await get('/v1/me/api-keys?limit=100')) as { data: Record<string, unknown>[] }).data.map(({ last_used_at: _, ...key }) => key),
     webhooks: await get('/v1/webhooks?limit=100'),
     deliveries: await get(`/v1/webhooks/${ids.webhook}/deliveries?limit=100`),
     job: await get(`/v1/jobs/${ids.job}`),
     boards: await get('/v1/boards?limit=100'),
+    members: await get(`${b}/members?limit=100`),
+    shareLinks: await get(`${b}/share-links?limit=100`),
   };
 }
 
 before(async () => {
   alice = await server.user();
   bob = await server.user();
+  carol = await server.user();
   ids.board = await server.makeBoard(alice);
   const b = `/v1/boards/${ids.board}`;
+  const member = await server.request('POST', `${b}/members`, { token: alice.token, body: { user_id: carol.userId, role: 'viewer' } });
+  assert.equal(member.status, 201, member.text);
+  const link = await server.request<{ data: { id: string } }>('POST', `${b}/share-links`, { token: alice.token, body: { role: 'viewer' } });
+  assert.equal(link.status, 201, link.text);
+  ids.shareLink = link.body.data.id;
   const note = async (text: string) => (await server.makeNode(alice, ids.board, { data: { text } })).id;
   ids.node = await note(`Notes on the ${CANARY}.`);
   ids.node2 = await note('A second note.');
@@ -247,4 +272,69 @@ describe("another user on every route that names Alice's resources", () => {
       for (const id of Object.values(ids)) assert.ok(!res.text.includes(id), `${url} names one of Alice's ids`);
     }
   });
+});
+
+/** What a route needs, by the access rule's permissions; `hers`: a resource of Alice's own (404 to anyone else). */
+function neededFor(method: string, path: string): 'read' | 'edit' | 'upload' | 'chat' | 'manage' | 'hers' | 'hers-chat' {
+  if (path.startsWith('/v1/me/') || path.startsWith('/v1/webhooks') || path.startsWith('/v1/jobs')) return 'hers';
+  if (path.includes('{chatId}')) return method === 'POST' ? 'hers-chat' : 'hers';
+  if (path.includes('/share-links') || (path.includes('/members') && method !== 'GET')) return 'manage';
+  if (path === '/v1/boards/{id}' && method !== 'GET') return 'manage';
+  if (path.includes('/assets')) return 'upload';
+  if (path.endsWith('/chats')) return method === 'GET' ? 'read' : 'chat';
+  if (method === 'GET' || path.includes('/presence') || path.endsWith('/duplicate') || path.endsWith('/documents/search')) return 'read';
+  return 'edit';
+}
+
+const PERMISSIONS = {
+  viewer: { read: true, edit: false, upload: false, chat: false, manage: false },
+  commenter: { read: true, edit: false, upload: false, chat: false, manage: false },
+  editor: { read: true, edit: true, upload: true, chat: true, manage: false },
+} as const;
+
+describe("a member of Alice's board, as each role, on every route that names her resources", () => {
+  // The editor last: the editor's allowed writes change Alice's board.
+  for (const role of ['viewer', 'commenter', 'editor'] as const) {
+    test(`as ${role}: allowed as the role's permissions say, else 403; Alice's own resources 404`, async () => {
+      const member = await server.user();
+      const added = await server.request('POST', `/v1/boards/${ids.board}/members`, {
+        token: alice.token,
+        body: { user_id: member.userId, role },
+      });
+      assert.equal(added.status, 201, added.text);
+      const board = await server.request<{ data: { role: string; permissions: Record<string, boolean> } }>(
+        'GET',
+        `/v1/boards/${ids.board}`,
+        {
+          token: member.token,
+        },
+      );
+      assert.equal(board.body.data.role, role);
+      for (const [name, allowed] of Object.entries(PERMISSIONS[role])) assert.equal(board.body.data.permissions[name], allowed, name);
+      const before = role === 'editor' ? undefined : await aliceState();
+      for (const op of operations) {
+        const spec = requestFor(op.method, op.path)!;
+        const url = aliceUrl(op.path) + (spec.query ?? '');
+        const label = `${role}: ${op.method} ${op.path}`;
+        const res: Response = spec.multipart
+          ? await postParts(server, member.token, ids.board, [{ filename: 'x.png', type: 'image/png', data: PNG }])
+          : await server.request(op.method, url, { token: member.token, body: spec.body });
+        const needed = neededFor(op.method, op.path);
+        const status =
+          needed === 'hers' ? 404 : needed === 'hers-chat' ? (PERMISSIONS[role].chat ? 404 : 403) : PERMISSIONS[role][needed] ? 'ok' : 403;
+        if (status === 'ok') {
+          // Allowed: never refused. (The editor's earlier deletes may leave a later request nothing to act on.)
+          assert.ok(![401, 403].includes(res.status) && res.status < 500, `${label}: ${res.status} ${res.text}`);
+        } else {
+          assert.equal(res.status, status, `${label}: ${res.text}`);
+          assert.ok(isErrorEnvelope(res.body, status), `${label}: ${res.text}`);
+        }
+        if (needed === 'hers' || needed === 'hers-chat') assert.ok(!res.text.includes(CANARY), `${label} leaks Alice's text`);
+      }
+      if (before) {
+        const after = await aliceState();
+        assert.deepEqual(after, before, role);
+      }
+    });
+  }
 });

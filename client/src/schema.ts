@@ -59,7 +59,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the caller's boards */
+        /**
+         * List the caller's boards and the boards shared with them
+         * @description The boards the caller owns and those they are a member of, each with the caller's `role`, in one order by creation time (`order`, newest first by default); `access` keeps only owned or only shared ones. Public boards of others are not listed.
+         */
         get: operations["listBoards"];
         put?: never;
         /** Create a board */
@@ -290,6 +293,106 @@ export interface paths {
          * @description The board is changed to the version by ordinary node and edge creates, updates and deletes in one transaction, recorded as the caller's events (streamed like any change). Nodes and edges come back with their old ids. The board as it was just before is kept as a restore_point version, whose restore undoes this one. With `node_ids`, only those nodes (and the version's edges touching them whose other end is on the board) are restored, and nothing is deleted. The board's name and settings are not changed. Needs the right to change the board's content. The body may be omitted.
          */
         post: operations["restoreBoardVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/boards/{boardId}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a board's members and their roles
+         * @description For the board's owner and its members (anyone else who can read a public board: 403). The owner is not a member: their role is `owner` on the board itself. Oldest first by default.
+         */
+        get: operations["listBoardMembers"];
+        put?: never;
+        /**
+         * Add a member to a board (the owner)
+         * @description By `user_id`, or by the `email` of a local account, with a `role`: viewer (reads everything), commenter (reads, and will comment), editor (also changes content, uploads, vectorizes and chats). A person already a member is 409.
+         */
+        post: operations["addBoardMember"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/boards/{boardId}/members/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a member (the owner), or leave a board (the member); their open event streams end at once */
+        delete: operations["removeBoardMember"];
+        options?: never;
+        head?: never;
+        /** Change a member's role (the owner); their open event streams end at once */
+        patch: operations["updateBoardMember"];
+        trace?: never;
+    };
+    "/v1/boards/{boardId}/share-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a board's share links, revoked ones too (the owner) */
+        get: operations["listShareLinks"];
+        put?: never;
+        /**
+         * Create a share link carrying a role (the owner); its token and address are shown once
+         * @description A signed-in person who opens the address (the web app) or sends the token to POST /v1/share-links/accept becomes a member with the role. Revoke the link to admit nobody more through it.
+         */
+        post: operations["createShareLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/boards/{boardId}/share-links/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a share link (the owner): it admits nobody more; the members it admitted stay */
+        delete: operations["revokeShareLink"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/share-links/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Open a share link: the caller becomes a member of its board with its role
+         * @description A member whose role is already as high keeps it; the owner stays the owner. An unknown or revoked link is 404. Answers the board and the role the caller now has there.
+         */
+        post: operations["acceptShareLink"];
         delete?: never;
         options?: never;
         head?: never;
@@ -983,6 +1086,8 @@ export interface operations {
                 cursor?: string;
                 /** @description Sort by creation time */
                 order?: "asc" | "desc";
+                /** @description all (default): the boards the caller owns and those shared with them; owned: their own; shared: those they are a member of */
+                access?: "all" | "owned" | "shared";
             };
             header?: never;
             path?: never;
@@ -1017,6 +1122,8 @@ export interface operations {
                              */
                             updated_at: string;
                             is_public: boolean;
+                            /** @description The caller's role: owner on their own boards, else the role they were given as a member */
+                            role: "owner" | "viewer" | "commenter" | "editor";
                         }[];
                         has_more: boolean;
                         cursor: string | null;
@@ -1260,6 +1367,25 @@ export interface operations {
                             /** @description Whether the web app reads (vectorizes) each note, document, file, link and video automatically as it is added or its text changes (default true). A setting for clients: the service itself never vectorizes on its own */
                             auto_read: boolean;
                         } & {
+                            /** @description The caller's role: owner, or their member role; null for someone reading a public board they are not a member of */
+                            role: ("owner" | "viewer" | "commenter" | "editor") | null;
+                            /** @description What the caller may do on this board */
+                            permissions: {
+                                /** @description Read the board, its nodes, edges, documents, events and members */
+                                read: boolean;
+                                /** @description Comment on the board (commenters, editors, the owner) */
+                                comment: boolean;
+                                /** @description Create, change and delete nodes and edges; vectorize */
+                                edit: boolean;
+                                /** @description Upload, list and delete asset files */
+                                upload: boolean;
+                                /** @description Hold chats about the board */
+                                chat: boolean;
+                                /** @description Change the board's settings, its sharing and members; create share links */
+                                manage: boolean;
+                                /** @description Delete the board */
+                                delete: boolean;
+                            };
                             flow_state?: {
                                 viewMode: string;
                                 viewport: {
@@ -4150,6 +4276,943 @@ export interface operations {
             };
         };
     };
+    listBoardMembers: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1..100 */
+                limit?: number;
+                /** @description Opaque cursor from the previous page */
+                cursor?: string;
+                /** @description Sort by creation time */
+                order?: "asc" | "desc";
+            };
+            header?: never;
+            path: {
+                /** @description UUID */
+                boardId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "list";
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            board_id: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            user_id: string;
+                            /** @description The member's local account email, null when they have none */
+                            email: string | null;
+                            /** @description viewer: reads everything on the board; commenter: a viewer who may also comment; editor: also changes content, uploads, vectorizes and chats */
+                            role: "viewer" | "commenter" | "editor";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updated_at: string;
+                            /** @description Who added them (the owner, or the creator of the share link they opened) */
+                            added_by: string | null;
+                        }[];
+                        has_more: boolean;
+                        cursor: string | null;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    addBoardMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                boardId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description UUID
+                     */
+                    user_id?: string;
+                    /** @description The email of a local account */
+                    email?: string;
+                    /** @description viewer: reads everything on the board; commenter: a viewer who may also comment; editor: also changes content, uploads, vectorizes and chats */
+                    role: "viewer" | "commenter" | "editor";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "board_member";
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            board_id: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            user_id: string;
+                            /** @description The member's local account email, null when they have none */
+                            email: string | null;
+                            /** @description viewer: reads everything on the board; commenter: a viewer who may also comment; editor: also changes content, uploads, vectorizes and chats */
+                            role: "viewer" | "commenter" | "editor";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updated_at: string;
+                            /** @description Who added them (the owner, or the creator of the share link they opened) */
+                            added_by: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    removeBoardMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                boardId: string;
+                /** @description UUID */
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "board_member";
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            /** @enum {boolean} */
+                            deleted: true;
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateBoardMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                boardId: string;
+                /** @description UUID */
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description viewer: reads everything on the board; commenter: a viewer who may also comment; editor: also changes content, uploads, vectorizes and chats */
+                    role: "viewer" | "commenter" | "editor";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "board_member";
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            board_id: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            user_id: string;
+                            /** @description The member's local account email, null when they have none */
+                            email: string | null;
+                            /** @description viewer: reads everything on the board; commenter: a viewer who may also comment; editor: also changes content, uploads, vectorizes and chats */
+                            role: "viewer" | "commenter" | "editor";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updated_at: string;
+                            /** @description Who added them (the owner, or the creator of the share link they opened) */
+                            added_by: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listShareLinks: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1..100 */
+                limit?: number;
+                /** @description Opaque cursor from the previous page */
+                cursor?: string;
+                /** @description Sort by creation time */
+                order?: "asc" | "desc";
+            };
+            header?: never;
+            path: {
+                /** @description UUID */
+                boardId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "list";
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            board_id: string;
+                            /** @description viewer: reads everything on the board; commenter: a viewer who may also comment; editor: also changes content, uploads, vectorizes and chats */
+                            role: "viewer" | "commenter" | "editor";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            created_by: string | null;
+                            /** @description When the link was revoked; a revoked link admits nobody */
+                            revoked_at: string | null;
+                        }[];
+                        has_more: boolean;
+                        cursor: string | null;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createShareLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                boardId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description viewer: reads everything on the board; commenter: a viewer who may also comment; editor: also changes content, uploads, vectorizes and chats */
+                    role: "viewer" | "commenter" | "editor";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "share_link";
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            board_id: string;
+                            /** @description viewer: reads everything on the board; commenter: a viewer who may also comment; editor: also changes content, uploads, vectorizes and chats */
+                            role: "viewer" | "commenter" | "editor";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            created_by: string | null;
+                            /** @description When the link was revoked; a revoked link admits nobody */
+                            revoked_at: string | null;
+                        } & {
+                            /** @description The secret of the link, shown once */
+                            token: string;
+                            /** @description The web app's address that opens the link */
+                            url: string;
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeShareLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                boardId: string;
+                /** @description UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "share_link";
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            /** @enum {boolean} */
+                            deleted: true;
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    acceptShareLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The token of a share link */
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "share_link_acceptance";
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            board_id: string;
+                            /** @description The caller's role: owner on their own boards, else the role they were given as a member */
+                            role: "owner" | "viewer" | "commenter" | "editor";
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listBoardEvents: {
         parameters: {
             query?: {
@@ -4182,7 +5245,7 @@ export interface operations {
                             /** @description The event's number on its board: 1, 2, 3, … in commit order, without gaps */
                             seq: number;
                             /** @description What changed */
-                            type: "node.created" | "node.updated" | "node.deleted" | "edge.created" | "edge.updated" | "edge.deleted" | "board.updated" | "board.deleted" | "asset.created" | "asset.deleted" | "document.completed" | "document.failed";
+                            type: "node.created" | "node.updated" | "node.deleted" | "edge.created" | "edge.updated" | "edge.deleted" | "board.updated" | "board.deleted" | "asset.created" | "asset.deleted" | "document.completed" | "document.failed" | "member.added" | "member.updated" | "member.removed";
                             /**
                              * Format: uuid
                              * @description UUID
@@ -4909,7 +5972,7 @@ export interface operations {
                             id: string;
                             url: string;
                             /** @description Empty: every type */
-                            event_types: ("node.created" | "node.updated" | "node.deleted" | "edge.created" | "edge.updated" | "edge.deleted" | "board.updated" | "board.deleted" | "asset.created" | "asset.deleted" | "document.completed" | "document.failed")[];
+                            event_types: ("node.created" | "node.updated" | "node.deleted" | "edge.created" | "edge.updated" | "edge.deleted" | "board.updated" | "board.deleted" | "asset.created" | "asset.deleted" | "document.completed" | "document.failed" | "member.added" | "member.updated" | "member.removed")[];
                             /** @description null: every board the owner owns */
                             board_id: string | null;
                             /** @description false once disabled: deliveries failed for about a day, the endpoint answered 410, or its board was deleted */
@@ -5010,7 +6073,7 @@ export interface operations {
                     /** @description The endpoint: https (http only for hosts in WEBHOOK_ALLOWED_HOSTS), without credentials; private, loopback and link-local addresses are refused */
                     url: string;
                     /** @description The event types to send; empty or absent: every type */
-                    event_types?: ("node.created" | "node.updated" | "node.deleted" | "edge.created" | "edge.updated" | "edge.deleted" | "board.updated" | "board.deleted" | "asset.created" | "asset.deleted" | "document.completed" | "document.failed")[];
+                    event_types?: ("node.created" | "node.updated" | "node.deleted" | "edge.created" | "edge.updated" | "edge.deleted" | "board.updated" | "board.deleted" | "asset.created" | "asset.deleted" | "document.completed" | "document.failed" | "member.added" | "member.updated" | "member.removed")[];
                     /** @description Only this board's events (a board the caller may read); absent or null: every board the caller owns */
                     board_id?: string | null;
                 };
@@ -5034,7 +6097,7 @@ export interface operations {
                             id: string;
                             url: string;
                             /** @description Empty: every type */
-                            event_types: ("node.created" | "node.updated" | "node.deleted" | "edge.created" | "edge.updated" | "edge.deleted" | "board.updated" | "board.deleted" | "asset.created" | "asset.deleted" | "document.completed" | "document.failed")[];
+                            event_types: ("node.created" | "node.updated" | "node.deleted" | "edge.created" | "edge.updated" | "edge.deleted" | "board.updated" | "board.deleted" | "asset.created" | "asset.deleted" | "document.completed" | "document.failed" | "member.added" | "member.updated" | "member.removed")[];
                             /** @description null: every board the owner owns */
                             board_id: string | null;
                             /** @description false once disabled: deliveries failed for about a day, the endpoint answered 410, or its board was deleted */
@@ -5161,7 +6224,7 @@ export interface operations {
                             id: string;
                             url: string;
                             /** @description Empty: every type */
-                            event_types: ("node.created" | "node.updated" | "node.deleted" | "edge.created" | "edge.updated" | "edge.deleted" | "board.updated" | "board.deleted" | "asset.created" | "asset.deleted" | "document.completed" | "document.failed")[];
+                            event_types: ("node.created" | "node.updated" | "node.deleted" | "edge.created" | "edge.updated" | "edge.deleted" | "board.updated" | "board.deleted" | "asset.created" | "asset.deleted" | "document.completed" | "document.failed" | "member.added" | "member.updated" | "member.removed")[];
                             /** @description null: every board the owner owns */
                             board_id: string | null;
                             /** @description false once disabled: deliveries failed for about a day, the endpoint answered 410, or its board was deleted */
@@ -5384,7 +6447,7 @@ export interface operations {
                             /** @description The event's sequence number on its board */
                             seq: number;
                             /** @description What changed */
-                            event_type: "node.created" | "node.updated" | "node.deleted" | "edge.created" | "edge.updated" | "edge.deleted" | "board.updated" | "board.deleted" | "asset.created" | "asset.deleted" | "document.completed" | "document.failed";
+                            event_type: "node.created" | "node.updated" | "node.deleted" | "edge.created" | "edge.updated" | "edge.deleted" | "board.updated" | "board.deleted" | "asset.created" | "asset.deleted" | "document.completed" | "document.failed" | "member.added" | "member.updated" | "member.removed";
                             status: "pending" | "succeeded" | "failed";
                             attempts: number;
                             /** @description When the next attempt is due; null once succeeded or failed */

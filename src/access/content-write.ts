@@ -5,16 +5,17 @@
 // bumped when the write records its changes (events/record.ts), in the update of the board row that
 // recording makes anyway: one row version fewer per write than bumping it here.
 import type { Principal } from '../auth/principal.js';
-import { assertCanEditContent, boardSeenBy, type BoardRow } from './board-access.js';
+import { assertCanEditContent, boardSeenBy, memberRoleOf, type SeenBoard } from './board-access.js';
 import type { Executor } from '../db/schema.js';
 import { notFound } from '../errors.js';
 
 /** Call first inside the write's transaction; record its changes with `touchBoard` (record.ts). */
-export async function beginContentWrite(trx: Executor, principal: Principal, boardId: string): Promise<BoardRow> {
+export async function beginContentWrite(trx: Executor, principal: Principal, boardId: string): Promise<SeenBoard> {
   // One statement: the visibility rule (boardSeenBy) and the lock.
   const board = await trx
     .selectFrom('boards')
     .selectAll()
+    .select(memberRoleOf(principal).as('member_role'))
     .where('id', '=', boardId)
     .where(boardSeenBy(principal))
     .forUpdate()

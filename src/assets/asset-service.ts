@@ -5,7 +5,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { pipeline, Readable, Transform } from 'node:stream';
 import { fileTypeFromBuffer } from 'file-type';
 import type { Principal } from '../auth/principal.js';
-import { assertOwner, findVisibleBoard } from '../access/board-access.js';
+import { assertCanUpload, findVisibleBoard } from '../access/board-access.js';
 import { assertAssetRoom } from '../access/board-bounds.js';
 import type { AssetsTable, Db, Executor } from '../db/schema.js';
 import { ApiError, invalid, notFound } from '../errors.js';
@@ -62,12 +62,12 @@ const toAsset = (row: AssetRow, baseUrl: string): Asset => ({
   created_at: row.created_at,
 });
 
-/** Only the owner may list a board's assets, so only the owner's streams carry their events. */
+/** Assets are listed by the owner and editors (the rule's `upload`); their events reach the owner's streams only. */
 const ownerEvent = (type: 'asset.created' | 'asset.deleted', data: unknown): BoardChange => ({ type, data, audience: 'owner' });
 
-/** The board, when the caller owns it: others get 404 on a private board and 403 on a public one. */
+/** The board, when the caller may upload to it (its owner, its editors): others get 404 when they cannot see it, else 403. */
 async function assertAssetOwner(db: Executor, principal: Principal, boardId: string): Promise<void> {
-  assertOwner(await findVisibleBoard(db, principal, boardId), principal);
+  assertCanUpload(await findVisibleBoard(db, principal, boardId), principal);
 }
 
 function sizeLimit(maxBytes: number): Transform {

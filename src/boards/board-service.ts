@@ -6,13 +6,21 @@ import type { Db, Executor } from '../db/schema.js';
 import { invalid, notFound } from '../errors.js';
 import { newId, now } from '../lib/ids.js';
 import { applyPage, toPage, type Page, type PageRequest } from '../lib/pagination.js';
-import { assertOwner, findVisibleBoard, isOwner } from '../access/board-access.js';
+import { accessOf, assertOwner, findVisibleBoard, isOwner } from '../access/board-access.js';
 import { assertBoardQuota, usageOf } from '../access/user-quota.js';
 import type { Usage } from '../contract/usage.js';
 import { invalidatingBoard, type NodeReadCache } from '../nodes/node-cache.js';
 import { changeTransaction, recordChanges } from '../events/record.js';
-import { type AccessLevel, Board, type BoardListItem, type CreateBoardBody, type UpdateBoardBody } from '../contract/boards.js';
+import {
+  type AccessLevel,
+  Board,
+  type BoardListAccess,
+  type BoardListItem,
+  type CreateBoardBody,
+  type UpdateBoardBody,
+} from '../contract/boards.js';
 import { fieldsOf, pickShape } from '../contract/common.js';
+import type { BoardRole } from '../contract/members.js';
 import type { UserQuotas } from '../config.js';
 
 /** What the board service is built with, once per app (src/modules/services.ts). */
@@ -125,10 +133,26 @@ export class BoardService {
       .executeTakeFirstOrThrow();
   }
 
-  async list(principal: Principal, page: PageRequest, list: string): Promise<Page<BoardListItem>> {
+  /**
+   * The boards the caller owns and those they are a member of (`access`: both, `owned` or
+   * `shared`), in one keyset order on (created_at, id), each with the caller's role.
+   */
+  async list(principal: Principal, page: PageRequest, list: string, access: BoardListAccess = 'all'): Promise<Page<BoardListItem>> {
     const { db } = this.deps;
+    const uid = principal.userId;
     const rows = await applyPage(
-      db.selectFrom('boards').select(['id', 'name', 'created_at', 'updated_at', 'is_public']).where('owner_id', '=', principal.userId),
+      db
+        .selectFrom('boards')
+        .leftJoin('board_members as m', (join) => join.onRef('m.board_id', '=', 'boards.id').on('m.user_id', '=', uid))
+        .select(['boards.id', 'boards.name', 'boards.created_at', 'boards.updated_at', 'boards.is_public'])
+        .select(sql<BoardRole>`CASE WHEN boards.owner_id = ${uid} THEN 'owner' ELSE m.role END`.as('role'))
+        .where((eb) =>
+          access === 'owned'
+            ? eb('boards.owner_id', '=', uid)
+            : access === 'shared'
+              ? eb('m.user_id', 'is not', null)
+              : eb.or([eb('boards.owner_id', '=', uid), eb('m.user_id', 'is not', null)]),
+        ),
       page,
       'boards',
     ).execute();
@@ -150,7 +174,7 @@ export class BoardService {
   async readJson(principal: Principal, boardId: string): Promise<string | AsyncIterable<string>> {
     const { db } = this.deps;
     const board = await findVisibleBoard(db, principal, boardId);
-    const view = pickShape(Board, board);
+    const view = { ...pickShape(Board, board), ...accessOf(board, board.member_role, principal) };
     if (!isOwner(board, principal)) return JSON.stringify({ object: 'board', data: view });
     const head = JSON.stringify({ ...view, created_at: view.created_at.toISOString(), updated_at: view.updated_at.toISOString() });
     const viewport = JSON.stringify({ x: board.viewport_x, y: board.viewport_y, zoom: board.viewport_zoom });

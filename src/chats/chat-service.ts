@@ -4,7 +4,7 @@
 // viewer of a public board may hold private chats about it), never edit rights on the board.
 import { sql } from 'kysely';
 import type { Principal } from '../auth/principal.js';
-import { boardVisibleTo, findVisibleBoard } from '../access/board-access.js';
+import { assertCanChat, boardVisibleTo, findVisibleBoard } from '../access/board-access.js';
 import type { Db, Executor } from '../db/schema.js';
 import { invalid, notFound } from '../errors.js';
 import { newId, now } from '../lib/ids.js';
@@ -43,7 +43,7 @@ export async function nodesOfBoard(db: Executor, boardId: string, ids: string[],
 }
 
 export async function createChat(db: Db, principal: Principal, boardId: string, input: CreateChatBody): Promise<Chat> {
-  await findVisibleBoard(db, principal, boardId);
+  assertCanChat(await findVisibleBoard(db, principal, boardId), principal);
   const nodeIds = input.node_ids ? await nodesOfBoard(db, boardId, input.node_ids, 'node_ids') : null;
   if (input.node_id) {
     const node = await db

@@ -6,7 +6,7 @@
 // expires. Nothing here holds a transaction open while waiting on the model.
 import { sql } from 'kysely';
 import type { Principal } from '../auth/principal.js';
-import { boardSeenBy } from '../access/board-access.js';
+import { assertCanChat, boardSeenBy, findVisibleBoard } from '../access/board-access.js';
 import type { Db } from '../db/schema.js';
 import { ApiError, conflict } from '../errors.js';
 import { newId, now } from '../lib/ids.js';
@@ -66,6 +66,8 @@ export async function startReply(
   nodeIds?: string[],
 ): Promise<PendingReply> {
   let scope: string[] | undefined;
+  // A member lowered below editor keeps their chats to read, not to go on with.
+  assertCanChat(await findVisibleBoard(deps.db, principal, boardId), principal);
   if (nodeIds) {
     // Checked before anything is stored: a bad selection changes nothing.
     await findOwnChat(deps.db, principal, boardId, chatId);

@@ -1,6 +1,7 @@
 // Boards: the request bodies and the board as answered, with the owner's flow_state.
 import { type Static, Type } from '@sinclair/typebox';
 import { FreeObject, Timestamp, Uuid } from './common.js';
+import { BoardPermissions, BoardRole } from './members.js';
 import { BOARD_NAME_MAX_CHARS, COORDINATE_MAX, ZOOM_MAX } from './limits.js';
 
 const Name = Type.String({
@@ -45,8 +46,14 @@ export const BoardListItem = Type.Object({
   created_at: Timestamp,
   updated_at: Timestamp,
   is_public: Type.Boolean(),
+  role: BoardRole,
 });
 export type BoardListItem = Static<typeof BoardListItem>;
+
+export const BoardListAccess = Type.Union([Type.Literal('all'), Type.Literal('owned'), Type.Literal('shared')], {
+  description: 'all (default): the boards the caller owns and those shared with them; owned: their own; shared: those they are a member of',
+});
+export type BoardListAccess = Static<typeof BoardListAccess>;
 export const Board = Type.Object({
   id: Uuid,
   name: Type.String(),
@@ -74,5 +81,14 @@ const FlowState = Type.Object({
   ),
   edges: Type.Array(Type.Object({ id: Uuid, source: Uuid, target: Uuid, type: Type.String(), data: FreeObject })),
 });
-/** The single-board read; flow_state only for the owner (assembled as JSON text by board-service.ts). */
-export const FullBoard = Type.Intersect([Board, Type.Object({ flow_state: Type.Optional(FlowState) })]);
+/** The single-board read: the caller's role and permissions; flow_state only for the owner (assembled as JSON text by board-service.ts). */
+export const FullBoard = Type.Intersect([
+  Board,
+  Type.Object({
+    role: Type.Union([BoardRole, Type.Null()], {
+      description: "The caller's role: owner, or their member role; null for someone reading a public board they are not a member of",
+    }),
+    permissions: BoardPermissions,
+    flow_state: Type.Optional(FlowState),
+  }),
+]);

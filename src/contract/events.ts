@@ -17,6 +17,9 @@ export const BoardEventTypes = [
   'asset.deleted',
   'document.completed',
   'document.failed',
+  'member.added',
+  'member.updated',
+  'member.removed',
 ] as const;
 export type BoardEventType = (typeof BoardEventTypes)[number];
 export const BoardEventTypeSchema = Type.Union(

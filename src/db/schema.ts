@@ -146,7 +146,7 @@ export interface DeletedIdsTable {
   deleted_at: Date;
 }
 
-/** A version of a board (0023-board-history.ts, src/history/). */
+/** A version of a board (0023-board-history.ts, src/compose/history-service.ts). */
 export interface BoardHistoryTable {
   id: string;
   board_id: string;
@@ -308,6 +308,27 @@ export interface ServiceKeysTable {
   created_at: Date;
 }
 
+/** A member of a board and their role (0024-board-members.ts); the owner is not a member. */
+export interface BoardMembersTable {
+  board_id: string;
+  user_id: string;
+  role: 'viewer' | 'commenter' | 'editor';
+  added_by: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** A revocable link that makes a signed-in person a member with its role; the token is stored as its SHA-256. */
+export interface BoardShareLinksTable {
+  id: string;
+  board_id: string;
+  role: 'viewer' | 'commenter' | 'editor';
+  token_hash: string;
+  created_by: string | null;
+  created_at: Date;
+  revoked_at: Date | null;
+}
+
 export interface Database {
   users: UsersTable;
   api_keys: ApiKeysTable;
@@ -318,6 +339,8 @@ export interface Database {
   board_history: BoardHistoryTable;
   board_events: BoardEventsTable;
   presence_sessions: PresenceSessionsTable;
+  board_members: BoardMembersTable;
+  board_share_links: BoardShareLinksTable;
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
   idempotency_keys: IdempotencyKeysTable;

@@ -39,8 +39,11 @@ export async function searchAcrossBoards(
   const depth = offset + limit;
   if (depth > CROSS_SEARCH_MAX_DEPTH) throw invalid(`a search across boards pages at most ${CROSS_SEARCH_MAX_DEPTH} hits deep`);
 
-  // Boards the caller may read (the one access rule) that hold live chunks; named ones or its own.
-  const scope = board_ids ? sql`b.id = ANY(${[...new Set(board_ids)]}::uuid[])` : sql`b.owner_id = ${principal.userId}`;
+  // Boards the caller may read (the one access rule) that hold live chunks; named ones, or its own
+  // and those shared with it (as GET /v1/boards lists them).
+  const scope = board_ids
+    ? sql`b.id = ANY(${[...new Set(board_ids)]}::uuid[])`
+    : sql`(b.owner_id = ${principal.userId} OR EXISTS (SELECT 1 FROM board_members m WHERE m.board_id = b.id AND m.user_id = ${principal.userId}))`;
   const { rows: boards } = await sql<{ id: string }>`
     SELECT b.id FROM boards b
     WHERE ${scope} AND ${boardSeenBy(principal, 'b')}

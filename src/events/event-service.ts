@@ -7,13 +7,13 @@ import { ApiError } from '../errors.js';
 import type { SseWriter } from '../lib/sse.js';
 import { BoardEventStream, receives } from './event-stream.js';
 import { announcePresence, sweepPresence } from './presence.js';
-import { findVisibleBoard, type BoardRow } from '../access/board-access.js';
+import { findVisibleBoard, type SeenBoard } from '../access/board-access.js';
 import type { Db } from '../db/schema.js';
 import type { BoardEvent, BoardEventPage } from '../contract/events.js';
 import type { BoardEventHub } from './event-hub.js';
 
 export interface StartPoint {
-  board: BoardRow;
+  board: SeenBoard;
   /** The sequence number the reader continues after. */
   from: number;
   /** The asked-for point is older than the events kept, or ahead of the board: reload. */

@@ -1,10 +1,11 @@
 // One open event stream (GET /v1/boards/{id}/events as text/event-stream): sends the board's events
 // after its cursor, in order, each once, whenever the hub wakes it. It ends when the board is
-// deleted, when the board is made private and the caller is not its owner, when the caller's key is
+// deleted, when the board is made private and the caller is neither its owner nor a member, when the caller's role on
+// it changes or they are removed (member.updated, member.removed), when the caller's key is
 // revoked (the hub), when a periodic check finds the caller may no longer read the board, and when a
 // client reads so slowly that too much is buffered for it (it resumes with Last-Event-ID).
 import type { Principal } from '../auth/principal.js';
-import { boardSeenBy, isOwner, type BoardRow } from '../access/board-access.js';
+import { boardSeenBy, isOwner, type BoardRow, type SeenBoard } from '../access/board-access.js';
 import type { Db } from '../db/schema.js';
 import type { SseWriter } from '../lib/sse.js';
 import type { BoardEventHub, HubEvent, Subscriber } from './event-hub.js';
@@ -37,7 +38,7 @@ export class BoardEventStream implements Subscriber {
     private readonly hub: BoardEventHub,
     private readonly db: Db,
     private readonly principal: Principal,
-    private readonly board: BoardRow,
+    private readonly board: SeenBoard,
     private cursor: number,
     private readonly sse: SseWriter,
     options: StreamOptions,
@@ -91,7 +92,18 @@ export class BoardEventStream implements Subscriber {
         for (const event of events) {
           if (this.ended) return;
           this.cursor = event.seq;
-          if (event.type === 'board.updated' && event.data.is_public === false && !isOwner(this.board, this.principal)) {
+          if (
+            event.type === 'board.updated' &&
+            event.data.is_public === false &&
+            !isOwner(this.board, this.principal) &&
+            this.board.member_role === null
+          ) {
+            return this.end();
+          }
+          // The reader's own role changed or they were removed: end at once; a reader who still may
+          // reconnects under the new role (and is refused when they may not).
+          if ((event.type === 'member.updated' || event.type === 'member.removed') && event.data.user_id === this.userId) {
+            if (receives(event, this.board, this.principal)) this.sse.event(event.type, event.json, event.seq);
             return this.end();
           }
           if (receives(event, this.board, this.principal)) this.sse.event(event.type, event.json, event.seq);

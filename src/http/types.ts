@@ -24,6 +24,7 @@ import type { Storage } from '../providers/storage/storage.js';
 import type { AssetService } from '../assets/asset-service.js';
 import type { NodeService } from '../nodes/node-service.js';
 import type { EdgeService } from '../edges/edge-service.js';
+import type { MemberService } from '../boards/member-service.js';
 import type { BoardService } from '../boards/board-service.js';
 import type { BatchService } from '../compose/batch-service.js';
 import type { DuplicateService } from '../compose/duplicate-board.js';
@@ -52,6 +53,8 @@ export type App = FastifyInstance<
  */
 export interface DomainServices {
   boards: BoardService;
+  /** Members of boards and share links (src/boards/member-service.ts). */
+  members: MemberService;
   nodes: NodeService;
   edges: EdgeService;
   assets: AssetService;

@@ -69,9 +69,11 @@ export function applyPage<DB, TB extends keyof DB, O>(
   query: SelectQueryBuilder<DB, TB, O>,
   page: PageRequest,
   table: string,
+  /** The column that breaks ties of created_at (a table without an `id`: board_members' user_id). */
+  idColumn = 'id',
 ): SelectQueryBuilder<DB, TB, O> {
   const createdAt = sql.ref(`${table}.created_at`);
-  const id = sql.ref(`${table}.id`);
+  const id = sql.ref(`${table}.${idColumn}`);
   let q = query;
   if (page.after) {
     const op = page.order === 'desc' ? sql`<` : sql`>`;

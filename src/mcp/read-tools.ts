@@ -62,7 +62,7 @@ export function registerReadTools(server: McpServer, deps: McpDeps, call: McpCal
     'list_boards',
     {
       title: 'List boards',
-      description: "List the caller's boards, newest first (id, name, whether public).",
+      description: "List the caller's boards and those shared with them, newest first (id, name, whether public, the caller's role).",
       inputSchema: {
         limit: z.number().int().min(1).max(PAGE_MAX_ITEMS).default(50).describe(`Page size, 1..${PAGE_MAX_ITEMS}`),
         cursor: Cursor.optional(),
@@ -71,15 +71,19 @@ export function registerReadTools(server: McpServer, deps: McpDeps, call: McpCal
     },
     ({ limit, cursor }) =>
       guarded(call, async () => {
-        const list = `boards:${principal.userId}`;
+        const list = `boards:${principal.userId}:all`;
         const page = await deps.boards.list(principal, pageRequest(list, { limit, cursor }, 'desc'), list);
         const boards = page.data.map((b) => ({
           id: b.id,
           name: b.name,
           is_public: b.is_public,
+          role: b.role,
           updated_at: b.updated_at.toISOString(),
         }));
-        const lines = boards.map((b) => `[${b.id}] "${b.name}"${b.is_public ? ' (public)' : ''} updated ${b.updated_at}`);
+        const lines = boards.map(
+          (b) =>
+            `[${b.id}] "${b.name}"${b.is_public ? ' (public)' : ''}${b.role === 'owner' ? '' : ` (shared with you: ${b.role})`} updated ${b.updated_at}`,
+        );
         if (boards.length === 0) lines.push('No boards.');
         if (page.cursor) lines.push(`More boards: call again with cursor "${page.cursor}".`);
         return ok(lines.join('\n'), { boards, next_cursor: page.cursor });

@@ -17,6 +17,7 @@ import { eventsModule } from './events.js';
 import { interchangeRoutes } from '../http/routes/interchange.js';
 import { mcpModule } from './mcp.js';
 import { batchRoutes } from '../http/routes/batch.js';
+import { memberRoutes } from '../http/routes/members.js';
 import { webhooksModule } from './webhooks.js';
 import { historyModule } from './history.js';
 
@@ -28,6 +29,7 @@ export const appModules: AppModule[] = [
   { routes: edgeRoutes },
   { routes: batchRoutes },
   historyModule,
+  { routes: memberRoutes },
   eventsModule,
   { routes: apiKeyRoutes },
   webhooksModule,

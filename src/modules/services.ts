@@ -4,6 +4,7 @@
 // call `services.nodes.update(principal, ids, body, { ifMatch, origin })` with the request's values only.
 import { AssetService } from '../assets/asset-service.js';
 import { BoardService } from '../boards/board-service.js';
+import { MemberService } from '../boards/member-service.js';
 import { BatchService } from '../compose/batch-service.js';
 import { DuplicateService } from '../compose/duplicate-board.js';
 import { EdgeService } from '../edges/edge-service.js';
@@ -44,6 +45,7 @@ export function buildDomainServices({
   const edges = new EdgeService({ db, bounds });
   return {
     boards,
+    members: new MemberService({ db, publicBaseUrl: config.publicBaseUrl }),
     nodes,
     edges,
     assets,

@@ -1,6 +1,6 @@
 // The app: the session decides between the sign-in pages and the signed-in pages; wouter routes.
 // Routes: /login, /signup, /auth/callback, /boards, /boards/:id (also someone else's public board
-// opened by its link), /keys.
+// opened by its link), /share/:token (a share link: membership, then the board), /keys.
 import { lazy, Suspense, useEffect } from 'react';
 import { Redirect, Route, Switch, useLocation, useSearch, Link } from 'wouter';
 import { CallbackPage } from './auth/callback-page';
@@ -8,6 +8,7 @@ import { startSession, useSession, type SessionState } from './auth/session';
 import { SignInPage, SignUpPage } from './auth/sign-in-page';
 import { BoardsPage } from './boards/boards-page';
 import { KeysPage } from './keys/keys-page';
+import { OpenShareLink } from './boards/open-share-link';
 import { Layout } from './layout';
 import { safeNext } from './lib/format';
 import { Notice, ToastProvider } from './ui/toast';
@@ -88,6 +89,7 @@ function Pages({ session }: { session: Exclude<SessionState, { status: 'loading'
                 </Suspense>
               )}
             </Route>
+            <Route path="/share/:token">{(params) => <OpenShareLink key={params.token} token={params.token} />}</Route>
             <Route path="/keys">
               <KeysPage />
             </Route>

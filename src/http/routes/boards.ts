@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { pageRequest } from '../../lib/pagination.js';
 import { principalOf } from '../plugins/auth.js';
 import { streamedText } from '../streamed-text.js';
-import { Board, BoardListItem, CreateBoardBody, FullBoard, UpdateBoardBody } from '../../contract/boards.js';
+import { Board, BoardListAccess, BoardListItem, CreateBoardBody, FullBoard, UpdateBoardBody } from '../../contract/boards.js';
 import { Deleted, errorResponses, IdParams, List, PageQuery, Single } from '../schemas/common.js';
 import type { App, Services } from '../types.js';
 
@@ -31,15 +31,19 @@ export function boardRoutes(app: App, { boards, duplicate, assets }: Services): 
       schema: {
         tags: ['boards'],
         operationId: 'listBoards',
-        summary: "List the caller's boards",
-        querystring: Type.Object(PageQuery, { additionalProperties: false }),
+        summary: "List the caller's boards and the boards shared with them",
+        description:
+          "The boards the caller owns and those they are a member of, each with the caller's `role`, in one order by creation time " +
+          '(`order`, newest first by default); `access` keeps only owned or only shared ones. Public boards of others are not listed.',
+        querystring: Type.Object({ ...PageQuery, access: Type.Optional(BoardListAccess) }, { additionalProperties: false }),
         response: { 200: List(BoardListItem), ...errorResponses },
       },
     },
     async (request) => {
       const principal = principalOf(request);
-      const list = `boards:${principal.userId}`;
-      const page = await boards.list(principal, pageRequest(list, request.query, 'desc'), list);
+      const access = request.query.access ?? 'all';
+      const list = `boards:${principal.userId}:${access}`;
+      const page = await boards.list(principal, pageRequest(list, request.query, 'desc'), list, access);
       return { object: 'list' as const, ...page };
     },
   );

@@ -94,7 +94,7 @@ export async function saveViewport(id: string, viewport: { x: number; y: number;
 }
 
 /** The board's automatic reading on or off (`auto_read`; the owner's). */
-export async function setAutoRead(id: string, autoRead: boolean): Promise<Board> {
+export async function setAutoRead(id: string, autoRead: boolean): Promise<Omit<Board, 'role' | 'permissions'>> {
   return (
     await unwrap(api.PATCH('/v1/boards/{id}', { params: { path: { id } }, body: { auto_read: autoRead } }), 'Could not change the setting')
   ).data;

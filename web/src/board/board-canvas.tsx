@@ -99,7 +99,8 @@ export function BoardCanvas({
   outbox,
 }: BoardCanvasProps) {
   const boardId = openedBoard.id;
-  const canUpload = isOwner;
+  // What this person may do: the board's permissions, as the service answered them (its one rule).
+  const canUpload = openedBoard.permissions?.upload ?? isOwner;
   const wrapper = useRef<HTMLDivElement>(null);
   const [chatOpen, setChatOpen] = useState(false);
   const [historyOpen, setHistoryOpen] = useState(false);
@@ -137,7 +138,10 @@ export function BoardCanvas({
   const shownNodes = useLiveDrags(live.presence.others, nodes);
   useDocumentTitle(board.name);
   // Sharing can change while the page is open; a deleted board (or one no longer shared) is read-only.
-  const canEdit = !live.gone && (isOwner || (openedEditable && board.is_public && board.public_access_level === 'edit'));
+  // Someone editing only through the public `edit` flag loses it with the flag; a member keeps their
+  // role's rights (a change of role ends their stream, and the page reloads the board on it).
+  const throughPublicOnly = !isOwner && openedBoard.role == null;
+  const canEdit = !live.gone && openedEditable && (!throughPublicOnly || (board.is_public && board.public_access_level === 'edit'));
   const focus = useNodeFocus(graph, notify);
   const edits = useBoardEdits({ boardId, canEdit, graph, outbox, text, sync, notify, onNodesDeleted: focus.forgetNodes });
   useOutboxSync({

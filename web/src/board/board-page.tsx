@@ -1,7 +1,7 @@
 // The board page (mounted by the app shell at /boards/:id): loads the board with its nodes and
-// edges and shows the canvas. The owner gets flow_state in the board itself; someone else's public
-// board comes without it, so its nodes and edges are read from their lists, and it is read-only
-// unless shared with `edit` access.
+// edges and shows the canvas. The owner gets flow_state in the board itself; a member, or someone
+// reading a public board, gets it without, so its nodes and edges are read from their lists. What
+// this person may do is the board's `permissions` (the service's one access rule).
 import { useCallback, useEffect, useState } from 'react';
 import { ReactFlowProvider, type Edge } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
@@ -43,19 +43,20 @@ async function loadFromService(boardId: string): Promise<Loaded> {
       board,
       nodes: board.flow_state.nodes.map(fromFlowState),
       edges: board.flow_state.edges.map(fromFlowStateEdge),
-      isOwner: true,
-      canEdit: true,
+      isOwner: board.role === 'owner',
+      canEdit: board.permissions.edit,
     };
   } else {
     const [nodes, edges] = await Promise.all([listAllNodes(boardId), listAllEdges(boardId)]);
-    // Someone else's public board: listed under "Shared with me" on the boards page.
-    rememberSharedBoard(board);
+    // Someone else's public board, not shared with this person as a member: remembered in this
+    // browser for "Shared with me" (a member's boards come from the API).
+    if (board.role == null) rememberSharedBoard(board);
     loaded = {
       board,
       nodes: nodes.map(toFlowNode),
       edges: edges.map(toFlowEdge),
-      isOwner: false,
-      canEdit: board.public_access_level === 'edit',
+      isOwner: board.role === 'owner',
+      canEdit: board.permissions.edit,
     };
   }
   void writeLastSeen({ id: boardId, ...loaded, savedAt: Date.now() });

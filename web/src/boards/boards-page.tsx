@@ -44,7 +44,9 @@ export function BoardsPage() {
     setLoadError(undefined);
     try {
       const page = await unwrap(
-        api.GET('/v1/boards', { params: { query: { limit: PAGE_SIZE, order: 'desc', ...(after ? { cursor: after } : {}) } } }),
+        api.GET('/v1/boards', {
+          params: { query: { access: 'owned', limit: PAGE_SIZE, order: 'desc', ...(after ? { cursor: after } : {}) } },
+        }),
         'Could not load your boards',
       );
       setBoards((previous) => {

@@ -1,5 +1,6 @@
 // Sharing settings of one board: private, public view-only, or public with editing (the
-// contract's is_public + public_access_level), plus the board's link with a copy button.
+// contract's is_public + public_access_level), plus the board's link with a copy button, and the
+// people it is shared with and its share links (members-panel.tsx).
 import { useEffect, useState } from 'react';
 import { api } from '../api';
 import { copyText } from '../lib/clipboard';
@@ -8,6 +9,7 @@ import { messageOf, unwrap } from '../lib/request';
 import { Dialog } from '../ui/dialog';
 import { Notice, useToast } from '../ui/toast';
 import type { BoardItem } from './boards-page';
+import { MembersPanel } from './members-panel';
 
 type Choice = 'private' | 'view' | 'edit';
 
@@ -102,6 +104,7 @@ export function ShareDialog({ board, onSaved, onClose }: { board: BoardItem; onS
           </button>
         </div>
       </div>
+      <MembersPanel boardId={board.id} />
       {error && (
         <Notice
           tone="error"

@@ -1,11 +1,15 @@
-// "Shared with me": the public boards of others this person has opened, remembered in this browser
-// (localStorage, per signed-in person). The API lists only the caller's own boards and keeps no
-// record of who opened a public board, so the list lives where the opening happens; it is
-// refreshed by each open (the board's current name) and each entry can be removed.
-import { useState } from 'react';
+// "Shared with me": the boards others shared with this person as a member, with their role, from
+// the API (GET /v1/boards?access=shared), which they may leave; and the public boards of others
+// this person has opened without being a member, remembered in this browser (localStorage, per
+// signed-in person), since the service keeps no record of who opened a public board; each of those
+// can be removed from the list.
+import { useEffect, useState } from 'react';
 import { Link } from 'wouter';
+import { api } from '../api';
 import { sessionState } from '../auth/session';
 import { formatDateTime } from '../lib/format';
+import { messageOf, unwrap } from '../lib/request';
+import { Notice, useToast } from '../ui/toast';
 
 export interface SharedBoard {
   id: string;
@@ -58,13 +62,91 @@ export function forgetSharedBoard(id: string): void {
   writeSharedBoards(readSharedBoards().filter((item) => item.id !== id));
 }
 
+interface MemberBoard {
+  id: string;
+  name: string;
+  role: string;
+  updated_at: string;
+}
+
+const ROLE_LABELS: Record<string, string> = { viewer: 'Can view', commenter: 'Can comment', editor: 'Can edit' };
+
 export function SharedWithMe() {
-  const [boards, setBoards] = useState(readSharedBoards);
-  if (boards.length === 0) return null;
+  const toast = useToast();
+  const [members, setMembers] = useState<MemberBoard[]>([]);
+  const [error, setError] = useState<string>();
+  const [attempt, setAttempt] = useState(0);
+  const [local, setBoards] = useState(readSharedBoards);
+  const session = sessionState();
+  const me = session.status === 'signed-in' ? session.user.id : undefined;
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `attempt` is Retry's: it loads again.
+  useEffect(() => {
+    let live = true;
+    unwrap(
+      api.GET('/v1/boards', { params: { query: { access: 'shared', limit: 100 } } }),
+      'Could not load the boards shared with you',
+    ).then(
+      (page) => live && setMembers(page.data),
+      (failure: unknown) => live && setError(messageOf(failure)),
+    );
+    return () => {
+      live = false;
+    };
+  }, [attempt]);
+
+  const leave = async (board: MemberBoard) => {
+    if (!me) return;
+    try {
+      await unwrap(
+        api.DELETE('/v1/boards/{boardId}/members/{userId}', { params: { path: { boardId: board.id, userId: me } } }),
+        'Could not leave the board',
+      );
+      setMembers((all) => all.filter((item) => item.id !== board.id));
+      toast.success(`You left “${board.name}”`);
+    } catch (failure) {
+      toast.error(messageOf(failure), () => void leave(board));
+    }
+  };
+
+  const memberIds = new Set(members.map((board) => board.id));
+  const boards = local.filter((board) => !memberIds.has(board.id));
+  if (boards.length === 0 && members.length === 0 && !error) return null;
   return (
     <section className="shared-boards" aria-labelledby="shared-with-me">
       <h2 id="shared-with-me">Shared with me</h2>
+      {error && (
+        <Notice
+          tone="error"
+          message={error}
+          action={{
+            label: 'Retry',
+            run: () => {
+              setError(undefined);
+              setAttempt((n) => n + 1);
+            },
+          }}
+        />
+      )}
       <ul className="board-list" aria-label="Boards shared with me">
+        {members.map((board) => (
+          <li key={board.id} className="board-row">
+            <div className="board-main">
+              <Link href={`/boards/${board.id}`} className="board-name">
+                {board.name}
+              </Link>
+              <div className="board-meta">
+                <span className="badge">{ROLE_LABELS[board.role] ?? board.role}</span>
+                <span className="muted">Updated {formatDateTime(board.updated_at)}</span>
+              </div>
+            </div>
+            <div className="row-actions">
+              <button type="button" className="button-small" aria-label={`Leave ${board.name}`} onClick={() => void leave(board)}>
+                Leave
+              </button>
+            </div>
+          </li>
+        ))}
         {boards.map((board) => (
           <li key={board.id} className="board-row">
             <div className="board-main">
