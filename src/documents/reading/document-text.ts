@@ -1,6 +1,5 @@
 // The text of an uploaded document file: .docx by mammoth (its raw text, a blank line between
 // paragraphs), .md and .txt as they are, .html by Readability (page-text.ts).
-import mammoth from 'mammoth';
 import { JobError } from '../../jobs/worker.js';
 import { readHtml } from './page-text.js';
 
@@ -12,6 +11,8 @@ export async function documentText(bytes: Buffer, contentType: string): Promise<
   switch (contentType) {
     case DOCX_TYPE:
       try {
+        // Loaded on the first .docx: a process that never reads one does not hold mammoth in memory.
+        const { default: mammoth } = await import('mammoth');
         return (await mammoth.extractRawText({ buffer: bytes })).value;
       } catch {
         throw new JobError('The file could not be read as a Word document (.docx)');
@@ -20,7 +21,7 @@ export async function documentText(bytes: Buffer, contentType: string): Promise<
     case 'text/plain':
       return utf8();
     case 'text/html':
-      return readHtml(utf8(), 'about:blank').text;
+      return (await readHtml(utf8(), 'about:blank')).text;
     default:
       throw new JobError(`A document node cannot be read from a ${contentType} file`);
   }
