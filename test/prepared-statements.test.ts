@@ -19,10 +19,10 @@ describe('named prepared statements', { skip: realPostgres ? false : 'needs a re
     await pool.end();
   });
 
-  const read = async (prepared: PreparedStatementPool) => {
+  const read = async (prepared: PreparedStatementPool): Promise<{ id: number }> => {
     const client = await prepared.connect();
     try {
-      return (await client.query('SELECT * FROM prepared_probe WHERE id = $1', [1])).rows[0];
+      return (await client.query<{ id: number }>('SELECT * FROM prepared_probe WHERE id = $1', [1])).rows[0]!;
     } finally {
       client.release();
     }
