@@ -35,7 +35,7 @@ export interface Config {
   databasePoolMax: number;
   /** Most database connections one user's requests hold at once (DATABASE_CONNECTIONS_PER_USER; src/db/fair-pool.ts). */
   databaseConnectionsPerUser: number;
-  /** Named prepared statements on DATABASE_URL (opt-in: see prepared-pool.ts). */
+  /** Named prepared statements on DATABASE_URL (on by default; see prepared-pool.ts). */
   databasePreparedStatements: boolean;
   /** Budget of the board-list page cache (src/boards/list-cache.ts), in bytes; 0 turns it off. */
   boardListCacheBytes: number;
@@ -313,7 +313,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     databasePoolMax,
     databaseConnectionsPerUser: int(env, 'DATABASE_CONNECTIONS_PER_USER', Math.ceil(databasePoolMax / 2), 1, 1000),
-    databasePreparedStatements: bool(env, 'DATABASE_PREPARED_STATEMENTS', false),
+    databasePreparedStatements: bool(env, 'DATABASE_PREPARED_STATEMENTS', true),
     boardListCacheBytes: int(env, 'BOARD_LIST_CACHE_MB', 32, 0, 64 * 1024) * 1024 * 1024,
     jwtSecret,
     jwksUrl: url(env, 'AUTH_JWKS_URL', ['http:', 'https:']),

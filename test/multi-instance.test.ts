@@ -50,10 +50,10 @@ describe('two instances on one PostgreSQL and one Redis', { skip }, () => {
       JOB_POLL_MS: '50',
     };
     // One after the other: the first checks the migrations (on a migrated copy, helpers/wire-template.ts).
-    // The second also takes the opt-in named prepared statements, so every test here runs them
-    // against a real PostgreSQL too.
-    one = await startChildServer(env);
-    two = await startChildServer({ ...env, DATABASE_PREPARED_STATEMENTS: 'true' });
+    // The first runs without named prepared statements (as behind a proxy that cannot keep them),
+    // the second with them (the default), so every test here runs both against a real PostgreSQL.
+    one = await startChildServer({ ...env, DATABASE_PREPARED_STATEMENTS: 'false' });
+    two = await startChildServer(env);
     database = await openDatabase({ databaseUrl: process.env.TEST_DATABASE_URL, databasePoolMax: 1, dataDir: '' });
   });
   after(async () => {
@@ -120,6 +120,48 @@ describe('two instances on one PostgreSQL and one Redis', { skip }, () => {
     assert.deepEqual(await texts(), ['second', 'changed']);
     assert.equal((await call(two, token, 'DELETE', `/v1/boards/${boardId}/nodes/${first.body.data.id}`)).status, 200);
     assert.deepEqual(await texts(), ['second']);
+  });
+
+  test('a single node kept by one instance shows a change made through the other at once, with its new ETag', async () => {
+    const { raw_key: token } = await newKey();
+    const board = await call<BoardBody>(one, token, 'POST', '/v1/boards', { name: 'kept nodes' });
+    const boardId = board.body.data.id;
+    const created = await call<NodeBody>(two, token, 'POST', `/v1/boards/${boardId}/nodes`, {
+      type: 'note',
+      position: { x: 0, y: 0 },
+      data: { text: 'first' },
+    });
+    const path = `/v1/boards/${boardId}/nodes/${created.body.data.id}`;
+    const read = async () => {
+      const res = await call<NodeBody & { data: { node_data: { text: string } } }>(one, token, 'GET', path);
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      return { text: res.body.data.node_data.text, tag: res.headers.get('etag') };
+    };
+    // Read three times, so the later reads are answered from what the first kept.
+    const first = await read();
+    assert.equal(first.text, 'first');
+    assert.deepEqual(await read(), first);
+    assert.deepEqual(await read(), first);
+    const notModified = await fetch(`${one.url}${path}`, { headers: { authorization: `Bearer ${token}`, 'if-none-match': first.tag! } });
+    assert.equal(notModified.status, 304);
+    const changed = await call(two, token, 'PATCH', path, { data: { text: 'changed' } });
+    assert.equal(changed.status, 200, JSON.stringify(changed.body));
+    const after = await read();
+    assert.equal(after.text, 'changed');
+    assert.equal(after.tag, changed.headers.get('etag'));
+    assert.notEqual(after.tag, first.tag);
+    // A change to another node of the board raises its version: the node is read again, unchanged.
+    assert.equal(
+      (await call(two, token, 'POST', `/v1/boards/${boardId}/nodes`, { type: 'note', position: { x: 1, y: 1 }, data: { text: 'other' } }))
+        .status,
+      201,
+    );
+    assert.deepEqual(await read(), after);
+    // Another user's key gets 404 for the private board, though the node is kept.
+    const stranger = await newKey();
+    assert.equal((await call(one, stranger.raw_key, 'GET', path)).status, 404);
+    assert.equal((await call(two, token, 'DELETE', path)).status, 200);
+    assert.equal((await call(one, token, 'GET', path)).status, 404);
   });
 
   test('the reads that check the key in their own statement refuse it at once after a revocation outside the instances', async () => {

@@ -145,7 +145,7 @@ describe('url nodes', () => {
     assert.notEqual(read.updated_at, node.updated_at);
     assert.ok(userAgents.every((ua) => ua.startsWith('board-workspace-reader/')));
     // The passages: the page's text as read (the same extraction, run here) holds each chunk where its offsets say.
-    assertPassages(readHtml(article('Volcanoes', paragraphs('volcano', 8)), `${base}/article`).text, chunks);
+    assertPassages((await readHtml(article('Volcanoes', paragraphs('volcano', 8)), `${base}/article`)).text, chunks);
     const hit = await server.request<SearchBody>('POST', `/v1/boards/${board}/documents/search`, {
       token: user.token,
       body: { query: 'Paragraph 5 of the volcano article', limit: 1, mode: 'keyword' },

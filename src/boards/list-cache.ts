@@ -21,6 +21,8 @@ const ENTRY_OVERHEAD = 96;
 interface Entry {
   version: number;
   body: Buffer;
+  /** A single resource's ETag, kept with its answer. */
+  tag: string | undefined;
   cost: number;
 }
 
@@ -33,17 +35,27 @@ export class BoardListCache {
 
   /** The page kept under `key` for the board at `version`, if any. */
   get(key: string, version: number): Buffer | undefined {
+    return this.find(key, version)?.body;
+  }
+
+  /** The answer kept under `key` for the board at `version`, with the ETag it was kept with. */
+  find(key: string, version: number): { body: Buffer; tag: string | undefined } | undefined {
     const entry = this.entries.get(key);
     if (entry === undefined || entry.version !== version) return undefined;
     // Most recently used last: Map keeps insertion order.
     this.entries.delete(key);
     this.entries.set(key, entry);
-    return entry.body;
+    return entry;
+  }
+
+  /** Whether anything is kept under `key`, of any version. */
+  has(key: string): boolean {
+    return this.entries.has(key);
   }
 
   /** Keeps `body` (UTF-8 JSON, sent as it is), read at `version` or later, as the page under `key` for that version. */
-  put(key: string, version: number, body: Buffer): void {
-    const cost = body.length + key.length + ENTRY_OVERHEAD;
+  put(key: string, version: number, body: Buffer, tag?: string): void {
+    const cost = body.length + key.length + (tag?.length ?? 0) + ENTRY_OVERHEAD;
     const old = this.entries.get(key);
     if (old !== undefined) {
       // A slower read of an older version does not replace a newer page.
@@ -57,7 +69,7 @@ export class BoardListCache {
       this.entries.delete(oldest);
       this.used -= entry.cost;
     }
-    this.entries.set(key, { version, body, cost });
+    this.entries.set(key, { version, body, tag, cost });
     this.used += cost;
   }
 

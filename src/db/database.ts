@@ -118,16 +118,25 @@ export async function openDatabase(
     throw error;
   }
   // Named prepared statements: each query shape is parsed and planned once per connection. Always on
-  // the embedded database; on PostgreSQL only when DATABASE_PREPARED_STATEMENTS asks (prepared-pool.ts).
-  const prepared = embedded !== undefined || config.databasePreparedStatements === true;
+  // the embedded database; on PostgreSQL unless DATABASE_PREPARED_STATEMENTS=false (prepared-pool.ts).
+  const prepared = embedded !== undefined || config.databasePreparedStatements !== false;
   const connections = embedded ? 1 : config.databasePoolMax;
-  const fairPool = new FairPool(prepared ? new PreparedStatementPool(pool) : pool, {
-    connections,
-    perCaller: config.databaseConnectionsPerUser ?? Math.ceil(connections / 2),
-    waitMs: 30_000,
-    // Without the app's heavy work (a script, a migration) no caller is heavy: nothing yields.
-    yieldMs: config.heavyWork?.yieldMs ?? 0,
-  });
+  const fairPool = new FairPool(
+    prepared
+      ? new PreparedStatementPool(pool, (reason) =>
+          console.warn(
+            `Named prepared statements turned off: the database connection does not keep them (${reason}). Set DATABASE_PREPARED_STATEMENTS=false behind this proxy.`,
+          ),
+        )
+      : pool,
+    {
+      connections,
+      perCaller: config.databaseConnectionsPerUser ?? Math.ceil(connections / 2),
+      waitMs: 30_000,
+      // Without the app's heavy work (a script, a migration) no caller is heavy: nothing yields.
+      yieldMs: config.heavyWork?.yieldMs ?? 0,
+    },
+  );
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: fairPool }) });
   let closed: Promise<void> | undefined;
   return {

@@ -1,9 +1,11 @@
 // Starts the embedded PostgreSQL (PGlite in a worker thread, see embedded-worker.ts) under DATA_DIR
 // and guards the directory with a lock file so two processes never open the same database.
+import { execFile } from 'node:child_process';
 import { Worker } from 'node:worker_threads';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 export interface EmbeddedPostgres {
   /** node-postgres connection settings for the Unix socket. */
@@ -15,11 +17,31 @@ const SOCKET_PORT = 5432;
 
 // In the build this module is .js. Under tsx (tests, dev) it is .ts, and Node 20 does not pass
 // tsx's loader on to worker threads, so the worker loads its TypeScript through tsx's API.
+// The thread's JavaScript is PGlite's glue and the wire bridge: short-lived buffers, for which V8's
+// default young generation (tens of MiB per thread, resident once used) is more than it needs.
+const WORKER_LIMITS = { maxYoungGenerationSizeMb: 8 };
+
 function spawnWorker(workerData: unknown): Worker {
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./embedded-worker.js', import.meta.url), { workerData });
+  if (!import.meta.url.endsWith('.ts'))
+    return new Worker(new URL('./embedded-worker.js', import.meta.url), { workerData, resourceLimits: WORKER_LIMITS });
   const entry = new URL('./embedded-worker.ts', import.meta.url).href;
   const boot = `import('tsx/esm/api').then(({ tsImport }) => tsImport(${JSON.stringify(entry)}, ${JSON.stringify(import.meta.url)}))`;
-  return new Worker(boot, { eval: true, workerData });
+  return new Worker(boot, { eval: true, workerData, resourceLimits: WORKER_LIMITS });
+}
+
+/**
+ * Creates the database directory in a process of its own (embedded-initdb.ts), which gives its
+ * memory back when it exits; under tsx the script is run through tsx's loader.
+ */
+async function createDataDirectory(pgDir: string): Promise<void> {
+  const ts = import.meta.url.endsWith('.ts');
+  const script = fileURLToPath(new URL(ts ? './embedded-initdb.ts' : './embedded-initdb.js', import.meta.url));
+  const args = ts ? ['--import', 'tsx', script, pgDir] : [script, pgDir];
+  await new Promise<void>((resolve, reject) => {
+    execFile(process.execPath, args, { timeout: 300_000 }, (error, _stdout, stderr) =>
+      error ? reject(new Error(`Embedded database could not be created: ${stderr.trim() || error.message}`)) : resolve(),
+    );
+  });
 }
 
 function isAlive(pid: number): boolean {
@@ -68,6 +90,13 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
   const pgDir = path.resolve(dataDir, 'pg');
   fs.mkdirSync(pgDir, { recursive: true });
   const release = acquireLock(path.resolve(dataDir, 'pg.lock'));
+  try {
+    // A new directory (or one whose creation was cut short, which has no PG_VERSION yet).
+    if (!fs.existsSync(path.join(pgDir, 'PG_VERSION'))) await createDataDirectory(pgDir);
+  } catch (error) {
+    release();
+    throw error;
+  }
   const socketDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bwk-pg-'));
   const worker = spawnWorker({ dataDir: pgDir, socketPath: path.join(socketDir, `.s.PGSQL.${SOCKET_PORT}`), wasmModule });
   const cleanup = () => {

@@ -157,24 +157,33 @@ export class NodeService {
     return toPage(rows, page, list);
   }
 
-  async get(principal: Principal, { boardId, id: nodeId }: NodeIds): Promise<Node> {
-    const { db, nodeCache: cache } = this.deps;
-    const cached = cache?.get(boardId, nodeId, principal);
+  async get(principal: Principal, ids: NodeIds): Promise<Node> {
+    const { nodeCache: cache } = this.deps;
+    const cached = cache?.get(ids.boardId, ids.id, principal);
     if (cached) return cached;
+    return (await this.getWithVersion(principal, ids)).node;
+  }
+
+  /**
+   * The node and its board's version (event_seq) as one statement read them: the node as it is at
+   * that version, which a cache of reads per board version keeps (src/boards/list-cache.ts).
+   */
+  async getWithVersion(principal: Principal, { boardId, id: nodeId }: NodeIds): Promise<{ node: Node; version: number }> {
+    const { db, nodeCache: cache } = this.deps;
     const generation = cache?.generation(boardId) ?? 0;
     const row = await db
       .selectFrom('nodes')
       .innerJoin('boards', 'boards.id', 'nodes.board_id')
       .select(columns.map((c) => `nodes.${c}` as const))
-      .select(['boards.owner_id', 'boards.is_public'])
+      .select(['boards.owner_id', 'boards.is_public', 'boards.event_seq'])
       .where('nodes.id', '=', nodeId)
       .where('nodes.board_id', '=', boardId)
       .where(boardSeenBy(principal))
       .executeTakeFirst();
     if (row) {
-      const { owner_id, is_public, ...node } = row;
+      const { owner_id, is_public, event_seq, ...node } = row;
       cache?.put(boardId, generation, { owner_id, is_public }, node);
-      return node;
+      return { node, version: event_seq };
     }
     await findVisibleBoard(db, principal, boardId);
     throw notFound('Node');

@@ -74,7 +74,7 @@ async function compileEntries(): Promise<string> {
   await build({
     ...esbuildBase,
     // The embedded database's worker thread is loaded from beside the entry (src/db/embedded.ts).
-    entryPoints: ['server.ts', 'cli.ts', 'db/embedded-worker.ts'].map((f) => path.join(SRC, f)),
+    entryPoints: ['server.ts', 'cli.ts', 'db/embedded-worker.ts', 'db/embedded-initdb.ts'].map((f) => path.join(SRC, f)),
     entryNames: '[name]',
     outdir: building,
     // What an entry imports dynamically is a chunk of its own, loaded (with the npm packages it
@@ -165,6 +165,7 @@ export async function runTests(files: string[], env: Record<string, string>, con
       entryPoints: [
         ...files.map((file) => ({ in: path.resolve(ROOT, file), out: outName(file) })),
         { in: path.join(SRC, 'db', 'embedded-worker.ts'), out: 'embedded-worker' },
+        { in: path.join(SRC, 'db', 'embedded-initdb.ts'), out: 'embedded-initdb' },
       ],
       outdir: dir,
       // Code the files share is loaded once per process, from chunks beside them.

@@ -4,8 +4,9 @@
 // Readability finds no article in (a short page, a list) gives the text of its body instead.
 // The preview: title, description and site name as Readability reads them (og:, twitter:, JSON-LD,
 // <title>), and the og:image (or twitter:image) made absolute against the page's address.
-import { Readability } from '@mozilla/readability';
-import { parseHTML } from 'linkedom';
+// Both are loaded on the first page read (linkedom is about 17 MiB of a process's memory), so a
+// service that never reads a page does not hold them.
+import type { Readability } from '@mozilla/readability';
 
 export interface PagePreview {
   title?: string;
@@ -133,7 +134,8 @@ function imageUrl(document: Document, pageUrl: string): string | undefined {
 }
 
 /** The page's readable text and its preview. `pageUrl`: where it was found, for relative addresses. */
-export function readHtml(html: string, pageUrl: string): ReadPage {
+export async function readHtml(html: string, pageUrl: string): Promise<ReadPage> {
+  const [{ Readability }, { parseHTML }] = await Promise.all([import('@mozilla/readability'), import('linkedom')]);
   const { document } = parseHTML(html);
   const image = imageUrl(document as unknown as Document, pageUrl);
   const fallbackTitle = document.title;

@@ -53,7 +53,7 @@ export async function readSource(deps: ReaderDeps, payload: DocumentJobPayload, 
       const page = await fetchPage(payload.url ?? '', { allowedHosts: deps.allowedHosts, timeoutMs: deps.pageTimeoutMs, signal });
       const { text, preview } =
         page.type === 'text/html' || page.type === 'application/xhtml+xml'
-          ? readHtml(page.text, page.url)
+          ? await readHtml(page.text, page.url)
           : { text: page.text, preview: {} };
       if (text.trim() === '') throw new JobError('The page has no readable text');
       return { pages: [{ page: 1, text }], nodeData: { ...nullPreview, ...preview, read_at: new Date().toISOString() } };

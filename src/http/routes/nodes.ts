@@ -4,7 +4,7 @@ import { pageRequest } from '../../lib/pagination.js';
 import { CreateNodeBody, Node, nodeTypeInput, type NodeTypeInput, UpdateNodeBody } from '../../contract/nodes.js';
 import { toNodeType } from '../../nodes/node-data.js';
 import { nodeTag } from '../../nodes/node-service.js';
-import { sendBoardList } from '../board-lists.js';
+import { sendBoardChild, sendBoardList } from '../board-lists.js';
 import { originOf } from '../origin.js';
 import { principalOf } from '../plugins/auth.js';
 import { ifMatchOf, IfMatchHeaders, IfNoneMatchHeaders, NotModified, tagged, withETag } from '../conditional.js';
@@ -83,7 +83,17 @@ export function nodeRoutes(app: App, services: Services): void {
       },
     },
     async (request, reply) => {
-      const node = await nodes.get(principalOf(request), request.params);
+      const principal = principalOf(request);
+      if (services.nodeCache === undefined && services.listCache !== undefined) {
+        // On PostgreSQL: kept per board version like the list pages (the embedded database has its node cache).
+        const { boardId, id } = request.params;
+        const read = async () => {
+          const { node, version } = await nodes.getWithVersion(principal, request.params);
+          return { data: node, version };
+        };
+        return sendBoardChild(services, request, reply, principal, boardId, `node:${boardId}:${id}`, 'node', read, nodeTag);
+      }
+      const node = await nodes.get(principal, request.params);
       if (tagged(request, reply, nodeTag(node))) return reply.code(304).send();
       return { object: 'node' as const, data: node };
     },
