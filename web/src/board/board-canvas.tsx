@@ -58,20 +58,20 @@ import { useLiveDrags } from './canvas/sync/live-drags';
 import { ChatPanel } from './chat-panel';
 import { FocusPassageContext } from './citations';
 import { ChunkIndex } from './chunk-index';
+import { useCulling } from './canvas/navigation/use-culling';
+import { NAVIGATION_PROPS, useCanvasNavigation } from './canvas/navigation/use-canvas-navigation';
+import { useFitViewOptions } from './canvas/navigation/fit-view';
+import { useEdgeNames } from './canvas/navigation/use-edge-names';
+import { withFarCards } from './canvas/navigation/far-cards';
+import { useOpeningView } from './canvas/navigation/opening-view';
+
+/** The card components, drawn plain far out. */
+const cardTypes = withFarCards(nodeTypes);
 
 const MULTI_SELECT_KEYS = ['Shift', 'Meta', 'Control'];
 
 /** The room a new note takes, for finding it a free spot. */
 const NOTE_CARD = { width: 280, height: 160 };
-
-/**
- * Fitting the view keeps content clear of the controls (bottom left) and the minimap (bottom right,
- * 150 x 100 at 15 px from the edges): a fitted node never ends up under either.
- */
-const FIT_VIEW_OPTIONS = {
-  maxZoom: 1,
-  padding: { top: '32px', left: '72px', right: '190px', bottom: '130px' },
-} as const;
 
 export interface BoardCanvasProps {
   board: Board;
@@ -129,6 +129,11 @@ export function BoardCanvas({
   const { board, sync } = live;
   // Someone else's drag in progress shows on the nodes (not saved here: canvas/sync/live-drags.ts).
   const shownNodes = useLiveDrags(live.presence.others, nodes);
+  // Only the cards near the view are in the page; the zoom keys; edges named by their cards.
+  const culledNodes = useCulling(shownNodes, edges);
+  const fitViewOptions = useFitViewOptions();
+  const navigation = useCanvasNavigation(fitViewOptions);
+  const namedEdges = useEdgeNames(edges, nodes);
   useDocumentTitle(board.name);
   // Sharing can change while the page is open; a deleted board (or one no longer shared) is read-only.
   const canEdit = !live.gone && (isOwner || (openedEditable && board.is_public && board.public_access_level === 'edit'));
@@ -176,6 +181,7 @@ export function BoardCanvas({
   const { placeFiles, retryUpload, dismissUpload } = useUploads({ boardId, graph, notify, placeFileNode: edits.placeFileNode });
   const drop = useFileDrop({ wrapper, canUpload, notify, placeFiles });
   const viewport = useViewportPersistence({ board: openedBoard, hasNodes: initialNodes.length > 0 });
+  const openingView = useOpeningView(viewport, initialNodes, fitViewOptions);
   const viewCentre = useViewCentre(wrapper);
   const cards = useCardActionsValue(canEdit, edits);
   const links = useUrlPaste({ canEdit, viewCentre, addLink: edits.addLink, notify });
@@ -312,9 +318,11 @@ export function BoardCanvas({
                   onDoubleClick={shortcuts.onDoubleClick}
                 >
                   <ReactFlow<BoardFlowNode, Edge>
-                    nodes={shownNodes}
-                    edges={edges}
-                    nodeTypes={nodeTypes}
+                    nodes={culledNodes}
+                    edges={namedEdges}
+                    className={navigation.className}
+                    {...NAVIGATION_PROPS}
+                    nodeTypes={cardTypes}
                     edgeTypes={edgeTypes}
                     onNodesChange={onNodesChange}
                     onEdgesChange={onEdgesChange}
@@ -335,10 +343,10 @@ export function BoardCanvas({
                     }}
                     onMoveEnd={viewport.onMoveEnd}
                     onPaneClick={focus.clearHighlight}
-                    defaultViewport={viewport.defaultViewport}
+                    defaultViewport={openingView}
                     // A board whose view was never moved opens with its content in view instead.
                     fitView={viewport.fitView}
-                    fitViewOptions={FIT_VIEW_OPTIONS}
+                    fitViewOptions={fitViewOptions}
                     minZoom={0.1}
                     maxZoom={4}
                     nodesDraggable={canEdit}
@@ -348,7 +356,7 @@ export function BoardCanvas({
                     defaultEdgeOptions={defaultEdgeOptions}
                     connectionRadius={30}
                     // As in tldraw and Excalidraw: dragging on empty canvas selects (a rectangle),
-                    // space+drag, the middle or right button, or touch pans; Shift (or Ctrl/Cmd) +
+                    // space+drag, the middle or right button, the wheel, or touch pans; Shift (or Ctrl/Cmd) +
                     // click adds to the selection; a double-click makes a note (not a zoom).
                     selectionOnDrag
                     selectionMode={SelectionMode.Partial}
@@ -358,7 +366,7 @@ export function BoardCanvas({
                     zoomOnDoubleClick={false}
                   >
                     <Background variant={BackgroundVariant.Dots} gap={22} size={1.4} />
-                    <Controls showInteractive={false} fitViewOptions={FIT_VIEW_OPTIONS} />
+                    <Controls showInteractive={false} fitViewOptions={fitViewOptions} />
                     <MiniMap pannable zoomable style={{ width: 150, height: 100 }} nodeStrokeWidth={3} nodeColor={minimapColor} />
                     <RemoteCursors others={live.presence.others} />
                     <EditBar

@@ -116,11 +116,17 @@ export function NoteNode({ id, data, selected }: NodeProps<BoardFlowNode>) {
   }, [passage, id]);
 
   const unsaved = draft !== saved;
+  // Not being edited, the text is part of the card: dragging it moves the card and the wheel pans
+  // the canvas. Being edited, it selects text, and the wheel scrolls it when it is longer than its box.
+  const [editing, setEditing] = useState(false);
+  const scrolls = editing && !!ref.current && ref.current.scrollHeight > ref.current.clientHeight;
   return (
     <NodeFrame id={id} kind="note" icon={<NoteIcon />} title={labelOf(data, noteTitle(draft))} selected={selected}>
       <textarea
         ref={ref}
-        className="bw-note__text nodrag nowheel"
+        className={`bw-note__text${editing ? ' nodrag' : ''}${scrolls ? ' nowheel' : ''}`}
+        onFocus={() => setEditing(true)}
+        onBlur={() => setEditing(false)}
         aria-label="Note text"
         placeholder={canEdit ? 'Write something…' : ''}
         value={draft}
