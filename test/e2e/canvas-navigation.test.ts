@@ -182,7 +182,7 @@ test('keyboard: a focus ring on cards, connections named by their cards, the car
   try {
     // The connection is named by its cards' titles, not by ids.
     const edge = page.locator('.react-flow__edge').first();
-    await edge.waitFor();
+    await edge.waitFor({ state: 'attached' });
     assert.equal(await edge.getAttribute('aria-label'), 'Connection from Plan to Budget');
 
     // A card focused from the keyboard shows a ring.

@@ -65,6 +65,8 @@ import { useEdgeNames } from './canvas/navigation/use-edge-names';
 import { withFarCards } from './canvas/navigation/far-cards';
 import { useOpeningView } from './canvas/navigation/opening-view';
 
+const ZOOM_RANGE = { minZoom: 0.1, maxZoom: 4 };
+
 /** The card components, drawn plain far out. */
 const cardTypes = withFarCards(nodeTypes);
 
@@ -132,7 +134,7 @@ export function BoardCanvas({
   // Only the cards near the view are in the page; the zoom keys; edges named by their cards.
   const culledNodes = useCulling(shownNodes, edges);
   const fitViewOptions = useFitViewOptions();
-  const navigation = useCanvasNavigation(fitViewOptions);
+  const navigation = useCanvasNavigation(fitViewOptions, wrapper, ZOOM_RANGE);
   const namedEdges = useEdgeNames(edges, nodes);
   useDocumentTitle(board.name);
   // Sharing can change while the page is open; a deleted board (or one no longer shared) is read-only.
@@ -322,6 +324,7 @@ export function BoardCanvas({
                     edges={namedEdges}
                     className={navigation.className}
                     {...NAVIGATION_PROPS}
+                    onlyRenderVisibleElements
                     nodeTypes={cardTypes}
                     edgeTypes={edgeTypes}
                     onNodesChange={onNodesChange}
@@ -347,8 +350,8 @@ export function BoardCanvas({
                     // A board whose view was never moved opens with its content in view instead.
                     fitView={viewport.fitView}
                     fitViewOptions={fitViewOptions}
-                    minZoom={0.1}
-                    maxZoom={4}
+                    minZoom={ZOOM_RANGE.minZoom}
+                    maxZoom={ZOOM_RANGE.maxZoom}
                     nodesDraggable={canEdit}
                     nodesConnectable={canEdit}
                     // The only keys the canvas takes itself; React Flow handles them (through beforeDelete).

@@ -5,7 +5,7 @@
 // Shift+2 the selection. The browser's own page zoom is not used for these keys. Far out, cards are
 // drawn plain (class `is-far` on the canvas: navigation.css), which keeps a board of thousands of cards
 // panning smoothly at the zoom that fits it.
-import { useEffect } from 'react';
+import { type RefObject, useEffect } from 'react';
 import { type Edge, type FitViewOptions, type ReactFlowProps, useReactFlow, useStore } from '@xyflow/react';
 import type { BoardFlowNode } from '../../board-context';
 import './navigation.css';
@@ -32,9 +32,55 @@ export const NAVIGATION_PROPS: Pick<
 const isEditable = (target: EventTarget | null) =>
   target instanceof Element && !!target.closest('input, textarea, select, [contenteditable=""], [contenteditable="true"]');
 
-/** The zoom keys, and the canvas's class for its zoom (`is-far`, `is-farthest`). */
-export function useCanvasNavigation(fitViewOptions: FitViewOptions<BoardFlowNode>): { className: string } {
+/** d3-zoom's step for a wheel event (a pinch's and Ctrl+wheel's are 10 times a plain wheel's). */
+const wheelStep = (event: WheelEvent) => -event.deltaY * (event.deltaMode === 1 ? 0.05 : event.deltaMode ? 1 : 0.002) * 10;
+
+/**
+ * The wheel over a card. React Flow leaves a wheel over a node alone when the wheel pans (its nodes
+ * carry its no-pan class, for dragging); here it pans or zooms as over empty canvas, unless what is
+ * under the pointer scrolls by itself (`nowheel`: a note's text being edited and longer than its box,
+ * a video's player).
+ */
+function useWheelOverCards(wrapper: RefObject<HTMLElement | null>, minZoom: number, maxZoom: number) {
   const flow = useReactFlow<BoardFlowNode, Edge>();
+  useEffect(() => {
+    const element = wrapper.current;
+    if (!element) return;
+    const onWheel = (event: WheelEvent) => {
+      const target = event.target instanceof Element ? event.target : null;
+      if (!target?.closest('.react-flow__node') || target.closest('.nowheel')) return;
+      event.preventDefault();
+      event.stopPropagation();
+      const { x, y, zoom } = flow.getViewport();
+      if (event.ctrlKey || event.metaKey) {
+        const pane = element.querySelector('.react-flow')?.getBoundingClientRect();
+        if (!pane) return;
+        const next = Math.min(maxZoom, Math.max(minZoom, zoom * 2 ** wheelStep(event)));
+        const px = event.clientX - pane.left;
+        const py = event.clientY - pane.top;
+        void flow.setViewport({ x: px - ((px - x) * next) / zoom, y: py - ((py - y) * next) / zoom, zoom: next });
+        return;
+      }
+      const scale = event.deltaMode === 1 ? 20 : 1;
+      // Shift+wheel pans sideways off a Mac, as over empty canvas.
+      const sideways = event.shiftKey && !/Mac/.test(navigator.platform);
+      const dx = (sideways ? event.deltaY : event.deltaX) * scale;
+      const dy = sideways ? 0 : event.deltaY * scale;
+      void flow.setViewport({ x: x - dx, y: y - dy, zoom });
+    };
+    element.addEventListener('wheel', onWheel, { passive: false, capture: true });
+    return () => element.removeEventListener('wheel', onWheel, { capture: true });
+  }, [flow, wrapper, minZoom, maxZoom]);
+}
+
+/** The zoom keys, the wheel over cards, and the canvas's class for its zoom (`is-far`, `is-farthest`). */
+export function useCanvasNavigation(
+  fitViewOptions: FitViewOptions<BoardFlowNode>,
+  wrapper: RefObject<HTMLElement | null>,
+  zoomRange: { minZoom: number; maxZoom: number },
+): { className: string } {
+  const flow = useReactFlow<BoardFlowNode, Edge>();
+  useWheelOverCards(wrapper, zoomRange.minZoom, zoomRange.maxZoom);
   const detail = useStore((s) => (s.transform[2] < FARTHEST_ZOOM ? 'is-far is-farthest' : s.transform[2] < FAR_ZOOM ? 'is-far' : ''));
 
   useEffect(() => {

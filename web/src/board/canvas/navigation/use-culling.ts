@@ -5,12 +5,15 @@
 // measured. The view is asked again only when it leaves the region last culled for (or the cards
 // change), so panning within it re-renders nothing. Selected and dragged cards, and the cards at the
 // other end of a connection from a shown card, are never culled (an edge needs both ends).
-import { useMemo, useRef } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { type Edge, type ReactFlowState, useStore } from '@xyflow/react';
 import type { BoardFlowNode } from '../../board-context';
 
 /** A card's size before it is measured: its stored size, else the CSS default. */
 const DEFAULT_SIZE = { width: 260, height: 160 };
+
+/** The cards drawn by the first render; each next frame draws twice as many until all in view are. */
+const FIRST_CARDS = 150;
 
 /** The region culled for reaches this share of the view's size beyond each side of it. */
 const MARGIN = 0.6;
@@ -74,6 +77,21 @@ function useCullRegion(): Region {
 export function useCulling(nodes: BoardFlowNode[], edges: Edge[]): BoardFlowNode[] {
   const region = useCullRegion();
   const culledCache = useRef(new WeakMap<BoardFlowNode, BoardFlowNode>());
+  // The board opens with its first cards drawn at once and the rest over the next frames (after
+  // each paint), instead of one long render before anything shows.
+  const [cap, setCap] = useState(FIRST_CARDS);
+  const growing = cap < nodes.length;
+  useEffect(() => {
+    if (!growing) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const frame = requestAnimationFrame(() => {
+      timer = setTimeout(() => setCap((c) => c * 2));
+    });
+    return () => {
+      cancelAnimationFrame(frame);
+      clearTimeout(timer);
+    };
+  }, [growing, cap]);
   return useMemo(() => {
     const right = region.x + region.width;
     const bottom = region.y + region.height;
@@ -82,7 +100,7 @@ export function useCulling(nodes: BoardFlowNode[], edges: Edge[]): BoardFlowNode
       const { width, height } = cardSize(node);
       const { x, y } = node.position;
       const inView = x < right && x + width > region.x && y < bottom && y + height > region.y;
-      if (inView || node.selected || node.dragging || node.type === 'uploadNode') shown.add(node.id);
+      if ((inView && (!growing || shown.size < cap)) || node.selected || node.dragging || node.type === 'uploadNode') shown.add(node.id);
     }
     if (shown.size === nodes.length) return nodes;
     // An edge is drawn only with both ends in the page: the far end of a shown card's edge stays.
@@ -104,5 +122,5 @@ export function useCulling(nodes: BoardFlowNode[], edges: Edge[]): BoardFlowNode
       }
       return culled;
     });
-  }, [nodes, edges, region]);
+  }, [nodes, edges, region, growing, cap]);
 }
