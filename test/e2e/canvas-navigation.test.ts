@@ -76,7 +76,9 @@ test('wheel pans (also over note text), Ctrl+wheel zooms at the pointer, the zoo
     });
     assert.ok(near(sideways.x, down.x - 80) && near(sideways.y, down.y), `wheel sideways: ${JSON.stringify(sideways)}`);
 
-    // Over a note's text (not being edited) the wheel pans too.
+    // Over a note's text (not being edited) the wheel pans too (both cards fitted in view first).
+    await page.keyboard.press('Shift+Digit1');
+    const fitted = await settledView(page);
     const text = page.getByTestId(`node-${plan}`).getByRole('textbox', { name: 'Note text' });
     const textBox = await text.boundingBox();
     assert.ok(textBox);
@@ -84,9 +86,9 @@ test('wheel pans (also over note text), Ctrl+wheel zooms at the pointer, the zoo
     await page.mouse.wheel(0, -60);
     const overText = await eventually('a pan over the note', async () => {
       const v = await view(page);
-      return v.y !== sideways.y ? v : undefined;
+      return v.y !== fitted.y ? v : undefined;
     });
-    assert.ok(near(overText.y, sideways.y + 60), `wheel over note text: ${JSON.stringify(overText)}`);
+    assert.ok(near(overText.y, fitted.y + 60), `wheel over note text: ${JSON.stringify(overText)}`);
 
     // Ctrl+wheel zooms, keeping the canvas point under the pointer where it is.
     const pointer = { x: pane.x + 500, y: pane.y + 300 };
