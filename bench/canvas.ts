@@ -5,8 +5,10 @@
 // 1280 x 800 window. Per board:
 //   first card: from the navigation's start to the first card drawn (in the page, measured: React
 //     Flow shows a card once it knows its size), the median of BENCH_CANVAS_OPENS opens (default 5);
-//   pan: 60 wheel steps of 12 px (the wheel pans), at the zoom the board opens at (every card fitted);
-//   drag: a card dragged by 300 px in 60 mouse moves, at that zoom.
+//   pan: 60 wheel steps of 12 px across and 8 px down, then back (the wheel pans), at the zoom the board
+//     opens at (every card fitted);
+//   drag: after Shift+1 (fit every card again), a card near the centre dragged by its title bar, 300 px
+//     in 60 mouse moves.
 // Frame times are the gaps between animation frames while the pan or drag runs (p50, p90), and the
 // frame rate is frames per second over that time; each is also given as a share of the 6-card board's.
 // Settings: BENCH_CANVAS_SIZES (default 6,500,2000), BENCH_CANVAS_OPENS, CHROMIUM_PATH.
@@ -146,7 +148,7 @@ async function pan(page: Page): Promise<Frames> {
   await page.mouse.move(640, 420);
   return summary(
     await frameTimes(page, async () => {
-      for (let i = 0; i < 60; i++) await page.mouse.wheel(i % 30 < 15 ? 12 : -12, 8);
+      for (let i = 0; i < 60; i++) await page.mouse.wheel(i % 30 < 15 ? 12 : -12, i % 30 < 15 ? 8 : -8);
     }),
   );
 }
@@ -196,6 +198,8 @@ async function main() {
           return Number(/scale\(([\d.]+)\)/.exec(viewport?.style.transform ?? '')?.[1] ?? 1);
         });
         const panned = await pan(opened.page);
+        // Every card in view again (Shift+1) before the drag.
+        await opened.page.keyboard.press('Shift+Digit1');
         await settle(opened.page);
         const dragged = await drag(opened.page);
         await opened.close();
