@@ -81,6 +81,7 @@ export function useCulling(nodes: BoardFlowNode[], edges: Edge[]): BoardFlowNode
   // each paint), instead of one long render before anything shows.
   const [cap, setCap] = useState(FIRST_CARDS);
   const growing = cap < nodes.length;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: each new cap schedules the next step
   useEffect(() => {
     if (!growing) return;
     let timer: ReturnType<typeof setTimeout> | undefined;
