@@ -324,7 +324,6 @@ export function BoardCanvas({
                     edges={namedEdges}
                     className={navigation.className}
                     {...NAVIGATION_PROPS}
-                    onlyRenderVisibleElements
                     nodeTypes={cardTypes}
                     edgeTypes={edgeTypes}
                     onNodesChange={onNodesChange}
