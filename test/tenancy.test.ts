@@ -25,7 +25,10 @@ let alice: TestUser;
 let bob: TestUser;
 /** A viewer of Alice's board: the member the member routes name. */
 let carol: TestUser;
-const ids = {} as Record<'board' | 'node' | 'node2' | 'edge' | 'chat' | 'asset' | 'job' | 'key' | 'webhook' | 'version' | 'shareLink', string>;
+const ids = {} as Record<
+  'board' | 'node' | 'node2' | 'edge' | 'chat' | 'asset' | 'job' | 'key' | 'webhook' | 'version' | 'shareLink',
+  string
+>;
 let operations: { method: string; path: string }[];
 
 /** A request each route would accept from Alice (so a refusal is about whose data it is, not its shape). */

@@ -63,20 +63,22 @@ import { useCanvasDrag } from './canvas/layout/use-canvas-drag';
 import { SnapGuides } from './canvas/layout/snap-guides';
 import { FrameButton, useFrameTools } from './canvas/layout/frame-tools';
 import { linkPoint } from './canvas/layout/link-spot';
+import { useCulling } from './canvas/navigation/use-culling';
+import { NAVIGATION_PROPS, useCanvasNavigation } from './canvas/navigation/use-canvas-navigation';
+import { useFitViewOptions } from './canvas/navigation/fit-view';
+import { useEdgeNames } from './canvas/navigation/use-edge-names';
+import { withFarCards } from './canvas/navigation/far-cards';
+import { useOpeningView } from './canvas/navigation/opening-view';
+
+const ZOOM_RANGE = { minZoom: 0.1, maxZoom: 4 };
+
+/** The card components, drawn plain far out. */
+const cardTypes = withFarCards(nodeTypes);
 
 const MULTI_SELECT_KEYS = ['Shift', 'Meta', 'Control'];
 
 /** The room a new note takes, for finding it a free spot. */
 const NOTE_CARD = { width: 280, height: 160 };
-
-/**
- * Fitting the view keeps content clear of the controls (bottom left) and the minimap (bottom right,
- * 150 x 100 at 15 px from the edges): a fitted node never ends up under either.
- */
-const FIT_VIEW_OPTIONS = {
-  maxZoom: 1,
-  padding: { top: '32px', left: '72px', right: '190px', bottom: '130px' },
-} as const;
 
 export interface BoardCanvasProps {
   board: Board;
@@ -136,6 +138,11 @@ export function BoardCanvas({
   const { board, sync } = live;
   // Someone else's drag in progress shows on the nodes (not saved here: canvas/sync/live-drags.ts).
   const shownNodes = useLiveDrags(live.presence.others, nodes);
+  // Only the cards near the view are in the page; the zoom keys; edges named by their cards.
+  const culledNodes = useCulling(shownNodes, edges);
+  const fitViewOptions = useFitViewOptions();
+  const navigation = useCanvasNavigation(fitViewOptions, wrapper, ZOOM_RANGE);
+  const namedEdges = useEdgeNames(edges, nodes);
   useDocumentTitle(board.name);
   // Sharing can change while the page is open; a deleted board (or one no longer shared) is read-only.
   // Someone editing only through the public `edit` flag loses it with the flag; a member keeps their
@@ -189,6 +196,7 @@ export function BoardCanvas({
   const drag = useCanvasDrag({ nodes, onNodesChange, outbox, edits, sync, moveDragging: live.presence.moveDragging });
   const frames = useFrameTools({ canEdit, graph, outbox, history: edits.history, selected: selectedNodes });
   const viewport = useViewportPersistence({ board: openedBoard, hasNodes: initialNodes.length > 0 });
+  const openingView = useOpeningView(viewport, initialNodes, fitViewOptions);
   const viewCentre = useViewCentre(wrapper);
   const cards = useCardActionsValue(canEdit, edits);
   // Links and videos go to the free spot nearest where they were asked for (canvas/layout/link-spot.ts).
@@ -332,9 +340,11 @@ export function BoardCanvas({
                   onDoubleClick={shortcuts.onDoubleClick}
                 >
                   <ReactFlow<BoardFlowNode, Edge>
-                    nodes={shownNodes}
-                    edges={edges}
-                    nodeTypes={nodeTypes}
+                    nodes={culledNodes}
+                    edges={namedEdges}
+                    className={navigation.className}
+                    {...NAVIGATION_PROPS}
+                    nodeTypes={cardTypes}
                     edgeTypes={edgeTypes}
                     onNodesChange={drag.onNodesChange}
                     onEdgesChange={onEdgesChange}
@@ -347,12 +357,12 @@ export function BoardCanvas({
                     onNodeDragStop={drag.onNodeDragStop}
                     onMoveEnd={viewport.onMoveEnd}
                     onPaneClick={focus.clearHighlight}
-                    defaultViewport={viewport.defaultViewport}
+                    defaultViewport={openingView}
                     // A board whose view was never moved opens with its content in view instead.
                     fitView={viewport.fitView}
-                    fitViewOptions={FIT_VIEW_OPTIONS}
-                    minZoom={0.1}
-                    maxZoom={4}
+                    fitViewOptions={fitViewOptions}
+                    minZoom={ZOOM_RANGE.minZoom}
+                    maxZoom={ZOOM_RANGE.maxZoom}
                     nodesDraggable={canEdit}
                     nodesConnectable={canEdit}
                     // The only keys the canvas takes itself; React Flow handles them (through beforeDelete).
@@ -360,7 +370,7 @@ export function BoardCanvas({
                     defaultEdgeOptions={defaultEdgeOptions}
                     connectionRadius={30}
                     // As in tldraw and Excalidraw: dragging on empty canvas selects (a rectangle),
-                    // space+drag, the middle or right button, or touch pans; Shift (or Ctrl/Cmd) +
+                    // space+drag, the middle or right button, the wheel, or touch pans; Shift (or Ctrl/Cmd) +
                     // click adds to the selection; a double-click makes a note (not a zoom).
                     selectionOnDrag
                     selectionMode={SelectionMode.Partial}
@@ -370,7 +380,7 @@ export function BoardCanvas({
                     zoomOnDoubleClick={false}
                   >
                     <Background variant={BackgroundVariant.Dots} gap={22} size={1.4} />
-                    <Controls showInteractive={false} fitViewOptions={FIT_VIEW_OPTIONS} />
+                    <Controls showInteractive={false} fitViewOptions={fitViewOptions} />
                     <MiniMap pannable zoomable style={{ width: 150, height: 100 }} nodeStrokeWidth={3} nodeColor={minimapColor} />
                     <RemoteCursors others={live.presence.others} />
                     <SnapGuides guides={drag.guides} />

@@ -4,6 +4,7 @@
 // Its size, colour and editable title are card-parts.tsx's (stored in the node's data).
 import { type CSSProperties, useContext, useRef, useState, type ReactNode } from 'react';
 import { useDismiss } from '../../lib/use-dismiss';
+import { useMenuKeys } from '../../lib/use-menu-keys';
 import { Handle, Position, useNodesData } from '@xyflow/react';
 import { type BoardFlowNode, HighlightContext, RemoteSelectionContext, useBoardActions } from '../board-context';
 import { useCardActions } from '../canvas/edits/card-actions';
@@ -74,7 +75,10 @@ function NodeMenu(props: { id: string; title: string; color: string | undefined;
   const cards = useCardActions();
   const [open, setOpen] = useState(false);
   const ref = useRef<HTMLDivElement>(null);
+  const trigger = useRef<HTMLButtonElement>(null);
+  const list = useRef<HTMLDivElement>(null);
   useDismiss(ref, open, setOpen);
+  const keys = useMenuKeys({ open, setOpen, trigger, list });
   const run = (action: () => void) => () => {
     setOpen(false);
     action();
@@ -83,6 +87,7 @@ function NodeMenu(props: { id: string; title: string; color: string | undefined;
     <div className="bw-menu nodrag" ref={ref}>
       <button
         type="button"
+        ref={trigger}
         className="bw-icon-button"
         aria-label={`Menu of ${title}`}
         aria-haspopup="menu"
@@ -92,7 +97,7 @@ function NodeMenu(props: { id: string; title: string; color: string | undefined;
         ⋯
       </button>
       {open && (
-        <div className="bw-menu__list" role="menu">
+        <div className="bw-menu__list" role="menu" aria-label={`Menu of ${title}`} ref={list} onKeyDown={keys.onKeyDown}>
           <button type="button" role="menuitem" onClick={run(() => actions.chatAbout(id))}>
             Chat about this
           </button>

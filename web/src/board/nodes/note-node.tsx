@@ -143,12 +143,15 @@ function NoteCard({ id, data, selected }: NodeProps<BoardFlowNode>) {
   }, [editing]);
 
   const unsaved = draft !== saved;
+  // Not being edited, the text is part of the card: dragging it moves the card and the wheel pans
+  // the canvas. Being edited, it selects text, and the wheel scrolls it when it is longer than its box.
+  const scrolls = editing && !!ref.current && ref.current.scrollHeight > ref.current.clientHeight;
   return (
     <NodeFrame id={id} kind="note" icon={<NoteIcon />} title={labelOf(data, noteTitle(draft))} selected={selected}>
       <div className={`bw-note__edit${draft.trim() ? ' has-markdown' : ''}`}>
         <textarea
           ref={ref}
-          className="bw-note__text nodrag nowheel"
+          className={`bw-note__text${editing ? ' nodrag' : ''}${scrolls ? ' nowheel' : ''}`}
           aria-label="Note text"
           placeholder={canEdit ? 'Write something…' : ''}
           value={draft}

@@ -1,18 +1,29 @@
 // The board header's "More" menu on a phone: what does not fit in the one row (the toolbar, the
 // save status, export, sharing, the default view) opens below it and closes on a click outside or
-// Escape. The items are the same components as in the wide header, only placed here.
-import { type ReactNode, useRef, useState } from 'react';
+// Escape (which gives the focus back to More; the arrow keys move between its items), and after an
+// item's action (a click on one of its buttons or links). The items are the same components as in the
+// wide header, only placed here.
+import { type MouseEvent, type ReactNode, useRef, useState } from 'react';
 import { useDismiss } from '../../../lib/use-dismiss';
+import { useMenuKeys } from '../../../lib/use-menu-keys';
 
 export function OverflowMenu({ children }: { children: ReactNode }) {
   const [open, setOpen] = useState(false);
   // The panel opens towards the side with room: leftwards from a button near the right edge.
   const [towardsRight, setTowardsRight] = useState(false);
   const ref = useRef<HTMLDivElement>(null);
+  const trigger = useRef<HTMLButtonElement>(null);
+  const panel = useRef<HTMLDivElement>(null);
   useDismiss(ref, open, setOpen);
+  const keys = useMenuKeys({ open, setOpen, trigger, list: panel });
+  // After the item's own handler: the menu closes once its action is done.
+  const closeAfterAction = (event: MouseEvent<HTMLDivElement>) => {
+    if (event.target instanceof Element && event.target.closest('button:not([aria-haspopup]), a[href]')) setOpen(false);
+  };
   return (
     <div className="bw-overflow" ref={ref}>
       <button
+        ref={trigger}
         type="button"
         className="bw-button"
         aria-haspopup="true"
@@ -31,6 +42,9 @@ export function OverflowMenu({ children }: { children: ReactNode }) {
         hidden={!open}
         role="group"
         aria-label="More board tools"
+        ref={panel}
+        onKeyDown={keys.onKeyDown}
+        onClick={closeAfterAction}
       >
         {children}
       </div>

@@ -1,6 +1,6 @@
 // The keyboard shortcuts panel, opened with `?` or the toolbar's "Shortcuts" button and closed
 // with Escape, its close button or a click outside. It lists every shortcut the canvas knows
-// (use-editing-shortcuts.ts and React Flow's own Delete/Backspace).
+// (use-editing-shortcuts.ts, navigation/use-canvas-navigation.ts and React Flow's own Delete/Backspace).
 import { useEffect, useRef } from 'react';
 import './editing.css';
 
@@ -25,7 +25,12 @@ export const SHORTCUTS: { keys: string[]; what: string }[] = [
   { keys: ['Double-click on empty canvas'], what: 'Add a note there' },
   { keys: ['Drag from a dot onto a card'], what: 'Connect two nodes' },
   { keys: ['Space+drag', 'Middle or right drag'], what: 'Pan the canvas (touch: drag)' },
-  { keys: ['Scroll', 'Pinch'], what: 'Zoom' },
+  { keys: ['Scroll', 'Two-finger swipe'], what: 'Pan the canvas (Shift+scroll: sideways)' },
+  { keys: [`${MOD}+scroll`, 'Pinch'], what: 'Zoom around the pointer' },
+  { keys: [`${MOD}+=`, `${MOD}+-`], what: 'Zoom in, zoom out' },
+  { keys: [`${MOD}+0`], what: 'Zoom to 100%' },
+  { keys: ['Shift+1'], what: 'Fit every card in view' },
+  { keys: ['Shift+2'], what: 'Fit the selection in view' },
   { keys: ['?'], what: 'Show or hide this list' },
   { keys: ['Escape'], what: 'Close this list' },
 ];

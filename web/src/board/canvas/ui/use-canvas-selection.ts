@@ -9,9 +9,9 @@ import { noteTitle } from '../../nodes/note-node';
 import { fileNameOf } from '../../nodes/file-nodes';
 import { addressParts } from '../../nodes/web-links';
 
-// As the card is titled: a note without a title by its first line, a link by its page's title
+// As the card is titled (also the name of its connections, navigation/use-edge-names.ts): a note without a title by its first line, a link by its page's title
 // (once read) or its site, a file by its name.
-const labelFrom = (type: string | undefined, data: BoardFlowNode['data']) => labelOf(data, untitled(apiTypeOf(type), data));
+export const labelFrom = (type: string | undefined, data: BoardFlowNode['data']) => labelOf(data, untitled(apiTypeOf(type), data));
 
 function untitled(kind: string | undefined, data: BoardFlowNode['data']): string {
   switch (kind) {

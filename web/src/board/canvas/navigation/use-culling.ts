@@ -1,0 +1,127 @@
+// Only the cards in and near the view are in the page (issue 30): the others are passed to React
+// Flow as `hidden`, so a board of 2,000 cards opens and pans with the few dozen on screen. As in
+// tldraw, culling is a question asked of each card's box against the view's, with a margin; unlike
+// React Flow's `onlyRenderVisibleElements`, a culled card is never mounted, not even once to be
+// measured. The view is asked again only when it leaves the region last culled for (or the cards
+// change), so panning within it re-renders nothing. Selected and dragged cards, and the cards at the
+// other end of a connection from a shown card, are never culled (an edge needs both ends).
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { type Edge, type ReactFlowState, useStore } from '@xyflow/react';
+import type { BoardFlowNode } from '../../board-context';
+
+/** A card's size before it is measured: its stored size, else the CSS default. */
+const DEFAULT_SIZE = { width: 260, height: 160 };
+
+/** The cards drawn by the first render; each next frame draws twice as many until all in view are. */
+const FIRST_CARDS = 150;
+
+/** The region culled for reaches this share of the view's size beyond each side of it. */
+const MARGIN = 0.6;
+
+interface Region {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+const num = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : undefined);
+
+export function cardSize(node: BoardFlowNode): { width: number; height: number } {
+  return {
+    width: node.measured?.width ?? num(node.width) ?? num(node.data?.width) ?? DEFAULT_SIZE.width,
+    height: node.measured?.height ?? num(node.height) ?? num(node.data?.height) ?? DEFAULT_SIZE.height,
+  };
+}
+
+/** The view in canvas coordinates; before React Flow has measured the canvas, the window stands in
+ * for its size (the first render is then culled too). */
+const viewOf = (s: ReactFlowState): Region => {
+  const [tx, ty, zoom] = s.transform;
+  const width = s.width || window.innerWidth;
+  const height = s.height || window.innerHeight;
+  return { x: -tx / zoom, y: -ty / zoom, width: width / zoom, height: height / zoom };
+};
+
+const contains = (outer: Region, inner: Region) =>
+  inner.x >= outer.x &&
+  inner.y >= outer.y &&
+  inner.x + inner.width <= outer.x + outer.width &&
+  inner.y + inner.height <= outer.y + outer.height;
+
+const grow = (view: Region): Region => ({
+  x: view.x - view.width * MARGIN,
+  y: view.y - view.height * MARGIN,
+  width: view.width * (1 + 2 * MARGIN),
+  height: view.height * (1 + 2 * MARGIN),
+});
+
+/**
+ * The region the cards are culled for: the view grown by MARGIN, kept while the view stays inside
+ * it and is not much smaller (zooming in far renders fewer cards again). A selector that returns the
+ * same region for most viewport changes, so the canvas re-renders only when it changes.
+ */
+function useCullRegion(): Region {
+  const last = useRef<Region | undefined>(undefined);
+  return useStore((s) => {
+    const view = viewOf(s);
+    const region = last.current;
+    if (region && contains(region, view) && view.width * (1 + 2 * MARGIN) * 2 > region.width) return region;
+    last.current = grow(view);
+    return last.current;
+  });
+}
+
+/** `nodes` with those outside the region around the view marked hidden (each culled node object kept
+ * between renders while its node is unchanged, so React Flow does not take it in again). */
+export function useCulling(nodes: BoardFlowNode[], edges: Edge[]): BoardFlowNode[] {
+  const region = useCullRegion();
+  const culledCache = useRef(new WeakMap<BoardFlowNode, BoardFlowNode>());
+  // The board opens with its first cards drawn at once and the rest over the next frames (after
+  // each paint), instead of one long render before anything shows.
+  const [cap, setCap] = useState(FIRST_CARDS);
+  const growing = cap < nodes.length;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: each new cap schedules the next step
+  useEffect(() => {
+    if (!growing) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const frame = requestAnimationFrame(() => {
+      timer = setTimeout(() => setCap((c) => c * 2));
+    });
+    return () => {
+      cancelAnimationFrame(frame);
+      clearTimeout(timer);
+    };
+  }, [growing, cap]);
+  return useMemo(() => {
+    const right = region.x + region.width;
+    const bottom = region.y + region.height;
+    const shown = new Set<string>();
+    for (const node of nodes) {
+      const { width, height } = cardSize(node);
+      const { x, y } = node.position;
+      const inView = x < right && x + width > region.x && y < bottom && y + height > region.y;
+      if ((inView && (!growing || shown.size < cap)) || node.selected || node.dragging || node.type === 'uploadNode') shown.add(node.id);
+    }
+    if (shown.size === nodes.length) return nodes;
+    // An edge is drawn only with both ends in the page: the far end of a shown card's edge stays.
+    const ends = new Set<string>();
+    for (const edge of edges) {
+      if (shown.has(edge.source)) ends.add(edge.target);
+      if (shown.has(edge.target)) ends.add(edge.source);
+    }
+    for (const id of ends) shown.add(id);
+    const cache = culledCache.current;
+    return nodes.map((node) => {
+      if (shown.has(node.id)) return node;
+      let culled = cache.get(node);
+      if (!culled) {
+        // Its size stands in for a measurement, so fitting the view (includeHiddenNodes) counts it.
+        const { width, height } = cardSize(node);
+        culled = { ...node, hidden: true, initialWidth: width, initialHeight: height };
+        cache.set(node, culled);
+      }
+      return culled;
+    });
+  }, [nodes, edges, region, growing, cap]);
+}
