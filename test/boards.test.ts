@@ -82,7 +82,8 @@ describe('boards', () => {
       ['b4', 'b3'],
     );
     assert.equal(p1.body.has_more, true);
-    assert.deepEqual(Object.keys(p1.body.data[0] ?? {}).sort(), ['created_at', 'id', 'is_public', 'name', 'updated_at']);
+    assert.deepEqual(Object.keys(p1.body.data[0] ?? {}).sort(), ['created_at', 'id', 'is_public', 'name', 'role', 'updated_at']);
+    assert.equal(p1.body.data[0]?.role, 'owner');
     // a board created between pages appears at the front and does not disturb later pages
     await server.request<BoardBody>('POST', '/v1/boards', { token: carol.token, body: { name: 'late' } });
     const p2 = await server.request<BoardList>('GET', `/v1/boards?limit=2&cursor=${p1.body.cursor}`, { token: carol.token });
