@@ -283,6 +283,8 @@ function neededFor(method: string, path: string): 'read' | 'edit' | 'upload' | '
   if (path.includes('{chatId}')) return method === 'POST' ? 'hers-chat' : 'hers';
   if (path.includes('/share-links') || (path.includes('/members') && method !== 'GET')) return 'manage';
   if (path === '/v1/boards/{id}' && method !== 'GET') return 'manage';
+  // Naming a version is the owner's; restoring one is an edit.
+  if (path === '/v1/boards/{boardId}/history' && method === 'POST') return 'manage';
   if (path.includes('/assets')) return 'upload';
   if (path.endsWith('/chats')) return method === 'GET' ? 'read' : 'chat';
   if (method === 'GET' || path.includes('/presence') || path.endsWith('/duplicate') || path.endsWith('/documents/search')) return 'read';

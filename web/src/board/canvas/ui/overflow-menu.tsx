@@ -1,8 +1,10 @@
 // The board header's "More" menu on a phone: what does not fit in the one row (the toolbar, the
 // save status, export, sharing, the default view) opens below it and closes on a click outside or
 // Escape (which gives the focus back to More; the arrow keys move between its items), and after an
-// item's action (a click on one of its buttons or links). The items are the same components as in the
-// wide header, only placed here.
+// item's action (a click on one of its buttons or links), except an item that opens a dialog from
+// the menu (`aria-haspopup`: the dialog is drawn inside it) or shows its outcome in its own words
+// (`data-keeps-menu`, as "Set as default view" → "Default view set"). The items are the same
+// components as in the wide header, only placed here.
 import { type MouseEvent, type ReactNode, useRef, useState } from 'react';
 import { useDismiss } from '../../../lib/use-dismiss';
 import { useMenuKeys } from '../../../lib/use-menu-keys';
@@ -18,7 +20,7 @@ export function OverflowMenu({ children }: { children: ReactNode }) {
   const keys = useMenuKeys({ open, setOpen, trigger, list: panel });
   // After the item's own handler: the menu closes once its action is done.
   const closeAfterAction = (event: MouseEvent<HTMLDivElement>) => {
-    if (event.target instanceof Element && event.target.closest('button:not([aria-haspopup]), a[href]')) setOpen(false);
+    if (event.target instanceof Element && event.target.closest('button:not([aria-haspopup]):not([data-keeps-menu]), a[href]')) setOpen(false);
   };
   return (
     <div className="bw-overflow" ref={ref}>

@@ -26,6 +26,7 @@ export function OwnerTools({ board, onSetDefaultView }: { board: Board; onSetDef
         aria-label={label}
         title={`${label}: others, and you on a new device, first open the board at this view`}
         disabled={view === 'saving'}
+        data-keeps-menu
         onClick={() => {
           setView('saving');
           onSetDefaultView().then(
@@ -40,7 +41,7 @@ export function OwnerTools({ board, onSetDefaultView }: { board: Board; onSetDef
         </svg>
         <span className="bw-default-view__label">{label}</span>
       </button>
-      <button type="button" className="bw-button" onClick={() => setSharing(true)}>
+      <button type="button" className="bw-button" aria-haspopup="dialog" onClick={() => setSharing(true)}>
         Share
       </button>
       <AutoReadSwitch board={board} />
