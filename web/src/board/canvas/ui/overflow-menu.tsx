@@ -20,7 +20,10 @@ export function OverflowMenu({ children }: { children: ReactNode }) {
   const keys = useMenuKeys({ open, setOpen, trigger, list: panel });
   // After the item's own handler: the menu closes once its action is done.
   const closeAfterAction = (event: MouseEvent<HTMLDivElement>) => {
-    if (event.target instanceof Element && event.target.closest('button:not([aria-haspopup]):not([data-keeps-menu]), a[href]')) setOpen(false);
+    const target = event.target instanceof Element ? event.target : null;
+    // A click in a dialog opened from the menu (drawn inside it) is the dialog's, not an item's.
+    if (!target || target.closest('dialog, [role="dialog"]')) return;
+    if (target.closest('button:not([aria-haspopup]):not([data-keeps-menu]), a[href]')) setOpen(false);
   };
   return (
     <div className="bw-overflow" ref={ref}>
