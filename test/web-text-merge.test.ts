@@ -50,6 +50,14 @@ test("a person's typing sent in two parts stays whole when another person's sent
   assert.equal(lastTyped('a b c', 'a c'), '');
 });
 
+test('a long paste merges with a change elsewhere (not given up as too big a diff)', () => {
+  const base = `Intro line.\n${'word '.repeat(4000)}\nEnd.`;
+  const paste = 'pasted text '.repeat(1000);
+  const mine = base.replace('Intro line.', `Intro line. ${paste}`);
+  const theirs = base.replace('End.', 'The end.');
+  assert.deepEqual(mergeText(base, mine, theirs), { text: mine.replace('End.', 'The end.'), clean: true });
+});
+
 test('one side unchanged, or both the same: no merge needed', () => {
   assert.deepEqual(mergeText('a b', 'a b', 'a c'), { text: 'a c', clean: true });
   assert.deepEqual(mergeText('a b', 'a c', 'a b'), { text: 'a c', clean: true });

@@ -23,15 +23,27 @@ interface Edit {
 }
 
 /** A diff longer than this many edits (or slower than this) is treated as one big change. */
-const MAX_EDITS = 2_000;
+const MAX_EDITS = 20_000;
 const DIFF_TIMEOUT_MS = 500;
 
-/** The character edits that turn `base` into `changed`, in order; null if the diff gave up. */
+/**
+ * The character edits that turn `base` into `changed`, in order; null if the diff gave up. The
+ * text the two share at their start and end is set aside first, so a long paste or deletion in one
+ * place is one cheap step, not thousands of the diff's.
+ */
 function charEditsOf(base: string, changed: string): Edit[] | null {
-  const parts = diffChars(base, changed, { maxEditLength: MAX_EDITS, timeout: DIFF_TIMEOUT_MS });
+  const shortest = Math.min(base.length, changed.length);
+  let prefix = 0;
+  while (prefix < shortest && base[prefix] === changed[prefix]) prefix++;
+  let suffix = 0;
+  while (suffix < shortest - prefix && base[base.length - 1 - suffix] === changed[changed.length - 1 - suffix]) suffix++;
+  const removed = base.slice(prefix, base.length - suffix);
+  const added = changed.slice(prefix, changed.length - suffix);
+  if (removed === '' || added === '') return removed === added ? [] : [{ start: prefix, end: base.length - suffix, insert: added }];
+  const parts = diffChars(removed, added, { maxEditLength: MAX_EDITS, timeout: DIFF_TIMEOUT_MS });
   if (!parts) return null;
   const edits: Edit[] = [];
-  let at = 0;
+  let at = prefix;
   for (const part of parts) {
     if (!part.added && !part.removed) {
       at += part.value.length;
