@@ -6,10 +6,9 @@ import { z } from 'zod';
 import { CROSS_SEARCH_MAX_BOARDS } from '../contract/documents-search.js';
 import { SEARCH_MODES } from '../contract/documents.js';
 import { IDS_MAX_ITEMS, PAGE_MAX_ITEMS, SEARCH_QUERY_MAX_CHARS } from '../contract/limits.js';
-import { snippet } from './compact.js';
 import type { McpCall, McpDeps } from './context.js';
-import { Id } from './read-tools.js';
-import { guarded, ok } from './results.js';
+import { Id, searchAnswer } from './read-tools.js';
+import { guarded } from './results.js';
 
 export function registerCrossBoardTools(server: McpServer, deps: McpDeps, call: McpCall): void {
   server.registerTool(
@@ -45,22 +44,7 @@ export function registerCrossBoardTools(server: McpServer, deps: McpDeps, call: 
           node_ids,
           cursor,
         });
-        const hits = page.data.map((h) => ({
-          board_id: h.board_id,
-          chunk_id: h.id,
-          node_id: h.node_id,
-          page: h.metadata.page,
-          source: h.metadata.source,
-          score: h.score,
-          content: h.content,
-        }));
-        const lines = hits.map(
-          (h, i) =>
-            `${i + 1}. score ${h.score.toFixed(3)} board ${h.board_id} chunk ${h.chunk_id} node ${h.node_id ?? '-'} page ${h.page} "${snippet(h.source, 80)}": ${snippet(h.content, 400)}`,
-        );
-        if (hits.length === 0) lines.push('No matches.');
-        if (page.cursor) lines.push(`More: call search_boards again with cursor "${page.cursor}".`);
-        return ok(lines.join('\n'), { hits, next_cursor: page.cursor });
+        return searchAnswer('search_boards', page);
       }),
   );
 }

@@ -7,6 +7,7 @@ import { pickShape } from '../contract/common.js';
 import { Board } from '../contract/boards.js';
 import type { Node } from '../contract/nodes.js';
 import type { Citation } from '../contract/chats.js';
+import type { Hit } from '../contract/documents.js';
 import { SEARCH_MODES } from '../contract/documents.js';
 import { invalid } from '../errors.js';
 import { type Page, pageRequest } from '../lib/pagination.js';
@@ -191,21 +192,7 @@ export function registerReadTools(server: McpServer, deps: McpDeps, call: McpCal
     ({ board_id, query, mode, limit, threshold, node_ids, cursor }) =>
       guarded(call, async () => {
         const page = await deps.documents.searchBoard(principal, board_id, query, { mode, limit, threshold, nodeIds: node_ids, cursor });
-        const hits = page.data.map((h) => ({
-          chunk_id: h.id,
-          node_id: h.node_id,
-          page: h.metadata.page,
-          source: h.metadata.source,
-          score: h.score,
-          content: h.content,
-        }));
-        const lines = hits.map(
-          (h, i) =>
-            `${i + 1}. score ${h.score.toFixed(3)} chunk ${h.chunk_id} node ${h.node_id ?? '-'} page ${h.page} "${snippet(h.source, 80)}": ${snippet(h.content, 400)}`,
-        );
-        if (hits.length === 0) lines.push('No matches.');
-        if (page.cursor) lines.push(`More: call search_board again with cursor "${page.cursor}".`);
-        return ok(lines.join('\n'), { hits, next_cursor: page.cursor });
+        return searchAnswer('search_board', page);
       }),
   );
 
@@ -261,4 +248,25 @@ export function registerReadTools(server: McpServer, deps: McpDeps, call: McpCal
         });
       }),
   );
+}
+
+/** A page of search hits as a search tool's answer: a line and a record per hit (with its board where
+ * the hit names one), then how to ask for more. */
+export function searchAnswer(tool: string, page: Page<Hit & { board_id?: string }>) {
+  const hits = page.data.map((h) => ({
+    ...(h.board_id === undefined ? {} : { board_id: h.board_id }),
+    chunk_id: h.id,
+    node_id: h.node_id,
+    page: h.metadata.page,
+    source: h.metadata.source,
+    score: h.score,
+    content: h.content,
+  }));
+  const lines = hits.map(
+    (h, i) =>
+      `${i + 1}. score ${h.score.toFixed(3)}${h.board_id === undefined ? '' : ` board ${h.board_id}`} chunk ${h.chunk_id} node ${h.node_id ?? '-'} page ${h.page} "${snippet(h.source, 80)}": ${snippet(h.content, 400)}`,
+  );
+  if (hits.length === 0) lines.push('No matches.');
+  if (page.cursor) lines.push(`More: call ${tool} again with cursor "${page.cursor}".`);
+  return ok(lines.join('\n'), { hits, next_cursor: page.cursor });
 }

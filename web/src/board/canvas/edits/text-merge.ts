@@ -26,17 +26,23 @@ interface Edit {
 const MAX_EDITS = 20_000;
 const DIFF_TIMEOUT_MS = 500;
 
+/** How many characters `a` and `b` share at their start, and then at their end. */
+export function commonEnds(a: string, b: string): { prefix: number; suffix: number } {
+  const shortest = Math.min(a.length, b.length);
+  let prefix = 0;
+  while (prefix < shortest && a[prefix] === b[prefix]) prefix++;
+  let suffix = 0;
+  while (suffix < shortest - prefix && a[a.length - 1 - suffix] === b[b.length - 1 - suffix]) suffix++;
+  return { prefix, suffix };
+}
+
 /**
  * The character edits that turn `base` into `changed`, in order; null if the diff gave up. The
  * text the two share at their start and end is set aside first, so a long paste or deletion in one
  * place is one cheap step, not thousands of the diff's.
  */
 function charEditsOf(base: string, changed: string): Edit[] | null {
-  const shortest = Math.min(base.length, changed.length);
-  let prefix = 0;
-  while (prefix < shortest && base[prefix] === changed[prefix]) prefix++;
-  let suffix = 0;
-  while (suffix < shortest - prefix && base[base.length - 1 - suffix] === changed[changed.length - 1 - suffix]) suffix++;
+  const { prefix, suffix } = commonEnds(base, changed);
   const removed = base.slice(prefix, base.length - suffix);
   const added = changed.slice(prefix, changed.length - suffix);
   if (removed === '' || added === '') return removed === added ? [] : [{ start: prefix, end: base.length - suffix, insert: added }];

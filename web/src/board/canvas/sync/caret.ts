@@ -2,13 +2,12 @@
 // typing): it stays by the words it was by. Text before the change keeps its offsets, text after
 // it moves by the change's length, and a caret inside the changed part goes to its end.
 
+// With its extension: the service's tests import this module too (the root project's node16 resolution).
+import { commonEnds } from '../edits/text-merge.js';
+
 /** `position` in `before`, mapped into `after`. */
 export function mapCaret(before: string, after: string, position: number): number {
-  const shortest = Math.min(before.length, after.length);
-  let prefix = 0;
-  while (prefix < shortest && before[prefix] === after[prefix]) prefix++;
-  let suffix = 0;
-  while (suffix < shortest - prefix && before[before.length - 1 - suffix] === after[after.length - 1 - suffix]) suffix++;
+  const { prefix, suffix } = commonEnds(before, after);
   if (position <= prefix) return position;
   if (position >= before.length - suffix) return position + after.length - before.length;
   return after.length - suffix;
