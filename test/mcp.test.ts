@@ -14,6 +14,7 @@ import { MISSING_ID, type TestUser, useServer } from './helpers/harness.js';
 import { ApiError, notFound } from '../src/errors.js';
 import type { McpCall } from '../src/mcp/context.js';
 import { guarded } from '../src/mcp/results.js';
+import { compactNode } from '../src/mcp/compact.js';
 
 const READ_TOOLS = ['ask_board', 'get_nodes', 'list_boards', 'read_board', 'search_board'];
 const WRITE_TOOLS = [
@@ -234,6 +235,31 @@ describe('the tools', () => {
     const bad = await callTool(client, 'read_board', { board_id: boardId, cursor: 'nonsense' });
     assert.equal(bad.isError, true);
     assert.equal(bad.text, 'cursor is not a valid cursor');
+  });
+
+  test("read_board's nodes in brief are what compactNode makes of the whole nodes, whatever their text", async () => {
+    const board = await server.makeBoard(alice, { name: 'Odd texts' });
+    const spaces = ' \t\n'.repeat(400);
+    const datas = [
+      { text: `Emoji 😀 and a clef 𝄞 ${'x'.repeat(300)}` },
+      { text: `${spaces}late start ${'word '.repeat(300)}` },
+      { url: 'https://example.com/only-url', label: '  ' },
+      { text: '   ', label: 'Blank text' },
+      { text: `${'é'.repeat(1500)}😀` },
+      { text: 'short', label: 'A label' },
+      { text: '\u00a0\u2003', label: '\u00a0' },
+    ];
+    for (const [i, data] of datas.entries()) {
+      const created = await server.request('POST', `/v1/boards/${board}/nodes`, {
+        token: alice.token,
+        body: { type: i === 2 ? 'url' : 'note', data, position: { x: i, y: 0 } },
+      });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+    }
+    const whole = await server.request<NodeList>('GET', `/v1/boards/${board}/nodes?order=asc`, { token: alice.token });
+    const brief = await ok(client, 'read_board', { board_id: board });
+    assert.equal(brief.structured.nodes.length, datas.length);
+    assert.deepEqual(brief.structured.nodes, whole.body.data.map((n) => compactNode(n as never)));
   });
 
   test('vectorize_node, then search_board finds the chunk with its node and page, as the REST search does', async () => {

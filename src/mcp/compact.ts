@@ -2,6 +2,7 @@
 // same fields as structured objects. Long text is cut to a snippet (get_nodes reads it whole).
 import type { Edge } from '../contract/edges.js';
 import type { Node } from '../contract/nodes.js';
+import type { NodeSummary } from '../nodes/node-service.js';
 
 export const SNIPPET_CHARS = 200;
 
@@ -46,6 +47,27 @@ export function compactNode(node: Node): CompactNode {
     label: str((node.node_data as Record<string, unknown>).label) ?? null,
     text: snippet(text),
     text_length: text.length,
+    x: node.position_x,
+    y: node.position_y,
+    parent_node_id: node.parent_node_id,
+  };
+}
+
+/**
+ * The compact form of a node read in brief (NodeService.listSummaries), the same as compactNode's;
+ * null when its head cannot tell: a text whose first characters are nearly all white space, or
+ * white space JavaScript knows and the database does not (read that node whole).
+ */
+export function compactSummary(node: NodeSummary): CompactNode | null {
+  const flat = oneLine(node.text_head);
+  const cut = node.text_head.length < node.text_length;
+  if ((cut && flat.length <= SNIPPET_CHARS) || (flat === '' && node.text_length > 0)) return null;
+  return {
+    id: node.id,
+    type: node.node_type,
+    label: str(node.label) ?? null,
+    text: flat.length > SNIPPET_CHARS ? `${flat.slice(0, SNIPPET_CHARS)}…` : flat,
+    text_length: node.text_length,
     x: node.position_x,
     y: node.position_y,
     parent_node_id: node.parent_node_id,

@@ -11,7 +11,7 @@ import type { Hit } from '../contract/documents.js';
 import { SEARCH_MODES } from '../contract/documents.js';
 import { invalid } from '../errors.js';
 import { type Page, pageRequest } from '../lib/pagination.js';
-import { compactEdge, compactNode, edgeLine, nodeLine, nodeText, snippet } from './compact.js';
+import { type CompactNode, compactEdge, compactNode, compactSummary, edgeLine, nodeLine, nodeText, snippet } from './compact.js';
 import type { McpCall, McpDeps } from './context.js';
 import { guarded, ok } from './results.js';
 import { CHAT_MESSAGE_MAX_CHARS, IDS_MAX_ITEMS, PAGE_MAX_ITEMS, SEARCH_QUERY_MAX_CHARS } from '../contract/limits.js';
@@ -116,7 +116,7 @@ export function registerReadTools(server: McpServer, deps: McpDeps, call: McpCal
           at.n === false
             ? { data: [], has_more: false, cursor: null }
             : await inSteps(limit, at.n ?? undefined, (step, after) =>
-                deps.nodes.list(principal, board_id, {}, pageRequest(nodeList, { limit: step, cursor: after }, 'asc'), nodeList),
+                deps.nodes.listSummaries(principal, board_id, pageRequest(nodeList, { limit: step, cursor: after }, 'asc'), nodeList),
               );
         const edges =
           at.e === false
@@ -126,7 +126,10 @@ export function registerReadTools(server: McpServer, deps: McpDeps, call: McpCal
               );
         const next: BoardCursor = { n: nodes.cursor ?? false, e: edges.cursor ?? false };
         const nextCursor = next.n || next.e ? Buffer.from(JSON.stringify(next)).toString('base64url') : null;
-        const compactNodes = nodes.data.map(compactNode);
+        const compactNodes: CompactNode[] = [];
+        for (const node of nodes.data) {
+          compactNodes.push(compactSummary(node) ?? compactNode(await deps.nodes.get(principal, { boardId: board_id, id: node.id })));
+        }
         const compactEdges = edges.data.map(compactEdge);
         const lines = [
           `Board [${board.id}] "${board.name}"${board.is_public ? ` (public, ${board.public_access_level})` : ''}`,

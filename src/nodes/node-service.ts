@@ -1,7 +1,7 @@
 // Nodes of a board: create, list, read, update and delete. Reads need the board visible to the
 // caller; writes need content-edit rights and run in one transaction behind the board lock
 // (content-write.ts), so a write is all-or-nothing and concurrent writes cannot form a cycle.
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import type { Principal } from '../auth/principal.js';
 import { boardSeenBy, boardVisibleTo, findVisibleBoard } from '../access/board-access.js';
 import type { Db, Executor } from '../db/schema.js';
@@ -37,6 +37,33 @@ export interface NodeDeps {
   /** The asset check of pdf and image nodes. */
   assets: AssetService;
 }
+
+/** How much of a node's text listSummaries sends: enough for a snippet of a few hundred characters. */
+export const SUMMARY_HEAD_CHARS = 1000;
+
+/** A node in brief (listSummaries): its text cut to its head, and the text's length in characters. */
+export interface NodeSummary {
+  id: string;
+  created_at: Date;
+  node_type: string;
+  position_x: number;
+  position_y: number;
+  parent_node_id: string | null;
+  label: string | null;
+  text_head: string;
+  text_length: number;
+}
+
+/**
+ * How many characters of `text` lie outside the Basic Multilingual Plane: JavaScript counts each
+ * twice (UTF-16), so the text's length as the API reports it is its char_length plus these.
+ */
+const astralCount = (text: RawBuilder<string>) =>
+  sql<number>`case when octet_length(${text}) = char_length(${text}) then 0 else char_length(regexp_replace(${text}, '[^\\U00010000-\\U0010FFFF]', '', 'g')) end`;
+
+/** A string field of node_data that is not blank, else null (compact.ts's rule, in SQL). */
+const textField = (field: string) =>
+  sql<string | null>`case when jsonb_typeof(node_data -> ${field}) = 'string' and (node_data ->> ${field}) ~ '[^[:space:]]' then node_data ->> ${field} end`;
 
 /** The node's columns, in the order of its schema. */
 const columns = fieldsOf(Node);
@@ -152,6 +179,28 @@ export class NodeService {
     const { db } = this.deps;
     let query = db.selectFrom('nodes').select(columns).where('board_id', '=', boardId).where(boardVisibleTo(principal, boardId));
     if (filter.type) query = query.where('node_type', '=', filter.type);
+    const rows = await applyPage(query, page, 'nodes').execute();
+    if (rows.length === 0) await findVisibleBoard(db, principal, boardId);
+    return toPage(rows, page, list);
+  }
+
+  /**
+   * The nodes of a page in brief (what an assistant's board overview shows, src/mcp/compact.ts):
+   * the database picks each node's text (its text, else its url) and sends its first
+   * SUMMARY_HEAD_CHARS characters and its length (in UTF-16 code units, as JavaScript counts), not the whole node data: a page of 500 notes of
+   * 5,000 characters is 2.5 MB of rows to parse in full, and about 500 kB in brief.
+   */
+  async listSummaries(principal: Principal, boardId: string, page: PageRequest, list: string): Promise<Page<NodeSummary>> {
+    const { db } = this.deps;
+    const said = sql<string>`coalesce(${textField('text')}, ${textField('url')}, ${textField('publicUrl')}, '')`;
+    const query = db
+      .selectFrom('nodes')
+      .select(['id', 'created_at', 'node_type', 'position_x', 'position_y', 'parent_node_id'])
+      .select(textField('label').as('label'))
+      .select(sql<string>`left(${said}, ${SUMMARY_HEAD_CHARS})`.as('text_head'))
+      .select(sql<number>`char_length(${said}) + ${astralCount(said)}`.as('text_length'))
+      .where('board_id', '=', boardId)
+      .where(boardVisibleTo(principal, boardId));
     const rows = await applyPage(query, page, 'nodes').execute();
     if (rows.length === 0) await findVisibleBoard(db, principal, boardId);
     return toPage(rows, page, list);
