@@ -259,7 +259,10 @@ describe('the tools', () => {
     const whole = await server.request<NodeList>('GET', `/v1/boards/${board}/nodes?order=asc`, { token: alice.token });
     const brief = await ok(client, 'read_board', { board_id: board });
     assert.equal(brief.structured.nodes.length, datas.length);
-    assert.deepEqual(brief.structured.nodes, whole.body.data.map((n) => compactNode(n as never)));
+    assert.deepEqual(
+      brief.structured.nodes,
+      whole.body.data.map((n) => compactNode(n as never)),
+    );
   });
 
   test('vectorize_node, then search_board finds the chunk with its node and page, as the REST search does', async () => {

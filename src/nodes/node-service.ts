@@ -62,8 +62,10 @@ const astralCount = (text: RawBuilder<string>) =>
   sql<number>`case when octet_length(${text}) = char_length(${text}) then 0 else char_length(regexp_replace(${text}, '[^\\U00010000-\\U0010FFFF]', '', 'g')) end`;
 
 /** A string field of node_data that is not blank, else null (compact.ts's rule, in SQL). */
-const textField = (field: string) =>
-  sql<string | null>`case when jsonb_typeof(node_data -> ${field}) = 'string' and (node_data ->> ${field}) ~ '[^[:space:]]' then node_data ->> ${field} end`;
+const textField = (field: string) => {
+  const value = sql`node_data ->> ${field}`;
+  return sql<string | null>`case when jsonb_typeof(node_data -> ${field}) = 'string' and ${value} ~ '[^[:space:]]' then ${value} end`;
+};
 
 /** The node's columns, in the order of its schema. */
 const columns = fieldsOf(Node);
