@@ -37,7 +37,7 @@ import { ApiClient, benchApiKey, createBoard, runBounded, seedNodes } from './li
 import { LIGHT_READS, type LightRead, type LightReadsJob } from './lib/light-reads.js';
 import { dropDatabase, freshDatabase, serverVersion } from './lib/postgres.js';
 import { type Goal, goalsTable, machine, quantile, table } from './lib/report.js';
-import { buildServiceOnly, ROOT, type ServerChild, serverMode, startServerChild } from './lib/server.js';
+import { buildServiceOnly, databaseCpuSeconds, ROOT, type ServerChild, serverMode, startServerChild } from './lib/server.js';
 import { setting } from './lib/setting.js';
 
 const SECONDS = setting('BENCH_FAIR_SECONDS', 20);
@@ -194,7 +194,7 @@ async function mcpReadBoard(server: ChildUrl, token: string, boardId: string, st
     if (answer.result?.isError) {
       const message = String(answer.result.content?.[0]?.text ?? '');
       stats.refused++;
-      if (!/rate|busy|too many/i.test(message)) throw new Error(`read_board failed: ${message}`);
+      if (!/rate|busy|too many|try again/i.test(message)) throw new Error(`read_board failed: ${message}`);
       await sleep(1000);
       continue;
     }
@@ -214,9 +214,11 @@ interface PhaseRow {
   loaded: Latencies;
   heavy: HeavyStats;
   seconds: number;
+  /** CPU seconds the service (all its threads: the embedded database's too) and PostgreSQL's backends spent in the loaded part. */
+  cpu: { service: number; database: number };
 }
 
-async function runOn(label: string, databaseUrl: string | undefined): Promise<{ rows: PhaseRow[]; setup: string }> {
+async function runOn(label: string, databaseUrl: string | undefined, database?: string): Promise<{ rows: PhaseRow[]; setup: string }> {
   const server = await startServerChild({
     root: SERVICE_ROOT,
     env: {
@@ -277,6 +279,7 @@ async function runOn(label: string, databaseUrl: string | undefined): Promise<{ 
       await sleep(1000); // the heavy work under way
       // At least SECONDS, and until every heavy loop has read the board whole once (at most 5 minutes).
       const started = performance.now();
+      const cpuStart = { service: server.cpuSeconds(), database: database ? databaseCpuSeconds(database) : 0 };
       const enough = forSeconds(SECONDS);
       const loaded = await lightLoop(
         server,
@@ -286,6 +289,10 @@ async function runOn(label: string, databaseUrl: string | undefined): Promise<{ 
         () => (enough() && stats.loopsDone >= loops) || performance.now() - started > 300_000,
       );
       const seconds = (performance.now() - started) / 1000;
+      const cpu = {
+        service: server.cpuSeconds() - cpuStart.service,
+        database: database ? databaseCpuSeconds(database) - cpuStart.database : 0,
+      };
       stop.now = true;
       await running;
       const after = await lightLoop(server, lightToken, lightBoard, lightNodes, forSeconds(SECONDS / 2));
@@ -295,7 +302,7 @@ async function runOn(label: string, databaseUrl: string | undefined): Promise<{ 
           p99: (before[read].p99 + after[read].p99) / 2,
           count: before[read].count + after[read].count,
         };
-        const row = { phase, read, idle, loaded: loaded[read], heavy: stats, seconds };
+        const row = { phase, read, idle, loaded: loaded[read], heavy: stats, seconds, cpu };
         console.log(
           `${label} ${phase}, ${read}: idle p50 ${idle.p50.toFixed(1)} p99 ${idle.p99.toFixed(1)} ms; loaded p50 ${row.loaded.p50.toFixed(1)} p99 ${row.loaded.p99.toFixed(1)} ms (${row.loaded.count} reads in ${seconds.toFixed(0)} s); heavy ${stats.done} done, ${stats.refused} refused`,
         );
@@ -321,7 +328,7 @@ async function main(): Promise<void> {
   }
   const started = Date.now();
   try {
-    const { rows, setup } = await runOn(adminUrl ? 'postgres' : 'embedded', databaseUrl);
+    const { rows, setup } = await runOn(adminUrl ? 'postgres' : 'embedded', databaseUrl, adminUrl ? 'bench_fair' : undefined);
     const goals: Goal[] = rows.flatMap((r) => [
       {
         name: `${r.phase}, ${r.read}: p50`,
@@ -350,6 +357,7 @@ async function main(): Promise<void> {
           'p50 ratio',
           'p99 ratio',
           'heavy reads done / refused',
+          'CPU s under load: service / PostgreSQL',
         ],
         rows.map((r) => [
           r.phase,
@@ -359,6 +367,7 @@ async function main(): Promise<void> {
           `${(r.loaded.p50 / r.idle.p50).toFixed(1)}×`,
           `${(r.loaded.p99 / r.idle.p99).toFixed(1)}×`,
           `${r.heavy.done} / ${r.heavy.refused}`,
+          `${r.cpu.service.toFixed(1)} / ${databaseUrl ? r.cpu.database.toFixed(1) : '–'}`,
         ]),
       ),
       '',
