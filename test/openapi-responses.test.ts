@@ -338,10 +338,14 @@ test('comments', async () => {
   const node = await call<{ data: { id: string } }>('POST', `${b}/nodes`, {
     body: { type: 'note', position: { x: 0, y: 0 }, data: { text: 'discussed' } },
   });
-  const thread = await call<{ data: { id: string } }>('POST', `${b}/comments`, { body: { content: 'On the card', node_id: node.body.data.id } });
+  const thread = await call<{ data: { id: string } }>('POST', `${b}/comments`, {
+    body: { content: 'On the card', node_id: node.body.data.id },
+  });
   expect(thread, 201);
   expect(await call('POST', `${b}/comments`, { body: { content: 'A point', position: { x: 1, y: 2 } } }), 201);
-  const reply = await call<{ data: { id: string } }>('POST', `${b}/comments`, { body: { content: 'A reply', thread_id: thread.body.data.id } });
+  const reply = await call<{ data: { id: string } }>('POST', `${b}/comments`, {
+    body: { content: 'A reply', thread_id: thread.body.data.id },
+  });
   expect(reply, 201);
   expect(await call('POST', `${b}/comments`, { body: { content: '' } }), 400);
   expect(await call('GET', `${b}/comments`), 200);
