@@ -333,6 +333,41 @@ describe('comments', () => {
     assert.deepEqual(await allComments(boardId), [...before, ok]);
   });
 
+  test('GET /v1/me/mentions: the comments that mention me, on boards I may still read', async () => {
+    const boardId = await teamBoard();
+    const first = await comment(alice, boardId, { content: 'Carol, look', mentions: [carol.userId] });
+    await comment(alice, boardId, { content: 'Nobody mentioned' });
+    const second = await comment(bob, boardId, { content: 'Carol and Dave', mentions: [dave.userId, carol.userId] });
+    const mentions = async (user: TestUser, query = '') => {
+      const res = await server.request<CommentList>('GET', `/v1/me/mentions${query}`, { token: user.token });
+      assert.equal(res.status, 200, res.text);
+      return res.body;
+    };
+    const carols = (await mentions(carol)).data.filter((c) => c.board_id === boardId);
+    assert.deepEqual(
+      carols.map((c) => [c.id, c.unread]),
+      [
+        [second.id, true],
+        [first.id, true],
+      ],
+    );
+    const page = await mentions(carol, '?limit=1');
+    assert.equal(page.data.length, 1);
+    assert.equal(page.has_more, true);
+    assert.equal((await mentions(carol, `?limit=1&cursor=${page.cursor}`)).data[0]!.id, first.id);
+    assert.deepEqual(
+      (await mentions(erin)).data.filter((c) => c.board_id === boardId),
+      [],
+    );
+    // Removed from the board: its mentions are no longer hers to read.
+    assert.equal((await server.request('DELETE', `/v1/boards/${boardId}/members/${carol.userId}`, { token: alice.token })).status, 200);
+    assert.deepEqual(
+      (await mentions(carol)).data.filter((c) => c.board_id === boardId),
+      [],
+    );
+    assert.equal((await mentions(dave)).data.filter((c) => c.board_id === boardId).length, 1);
+  });
+
   test('unread marks are per person, per board and per thread; own comments are never unread', async () => {
     const boardId = await teamBoard();
     const one = await comment(alice, boardId, { content: 'one' });

@@ -358,6 +358,8 @@ test('comments', async () => {
   expect(await call('PATCH', c, { body: {} }), 400);
   expect(await call('POST', `${b}/comments/read`, { body: { up_to: new Date().toISOString() } }), 200);
   expect(await call('POST', `${b}/comments/read`, { body: { up_to: 'now' } }), 400);
+  expect(await call('GET', '/v1/me/mentions'), 200);
+  expect(await call('GET', '/v1/me/mentions?limit=0'), 400);
   expect(await call('DELETE', `${b}/comments/${reply.body.data.id}`), 200);
   expect(await call('DELETE', `${b}/comments/${reply.body.data.id}`), 404);
 });
