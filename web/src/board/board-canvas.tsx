@@ -68,6 +68,7 @@ import { NAVIGATION_PROPS, useCanvasNavigation } from './canvas/navigation/use-c
 import { useFitViewOptions } from './canvas/navigation/fit-view';
 import { useEdgeNames } from './canvas/navigation/use-edge-names';
 import { withFarCards } from './canvas/navigation/far-cards';
+import { FarLayer } from './canvas/navigation/far-layer';
 import { useOpeningView } from './canvas/navigation/opening-view';
 
 const ZOOM_RANGE = { minZoom: 0.1, maxZoom: 4 };
@@ -139,7 +140,7 @@ export function BoardCanvas({
   // Someone else's drag in progress shows on the nodes (not saved here: canvas/sync/live-drags.ts).
   const shownNodes = useLiveDrags(live.presence.others, nodes);
   // Only the cards near the view are in the page; the zoom keys; edges named by their cards.
-  const culledNodes = useCulling(shownNodes, edges);
+  const culled = useCulling(shownNodes, edges, wrapper);
   const fitViewOptions = useFitViewOptions();
   const navigation = useCanvasNavigation(fitViewOptions, wrapper, ZOOM_RANGE);
   const namedEdges = useEdgeNames(edges, nodes);
@@ -340,7 +341,7 @@ export function BoardCanvas({
                   onDoubleClick={shortcuts.onDoubleClick}
                 >
                   <ReactFlow<BoardFlowNode, Edge>
-                    nodes={culledNodes}
+                    nodes={culled.nodes}
                     edges={namedEdges}
                     className={navigation.className}
                     {...NAVIGATION_PROPS}
@@ -380,6 +381,7 @@ export function BoardCanvas({
                     zoomOnDoubleClick={false}
                   >
                     <Background variant={BackgroundVariant.Dots} gap={22} size={1.4} />
+                    <FarLayer cards={culled.farCards} edges={edges} />
                     <Controls showInteractive={false} fitViewOptions={fitViewOptions} />
                     <MiniMap pannable zoomable style={{ width: 150, height: 100 }} nodeStrokeWidth={3} nodeColor={minimapColor} />
                     <RemoteCursors others={live.presence.others} />

@@ -5,9 +5,17 @@
 // measured. The view is asked again only when it leaves the region last culled for (or the cards
 // change), so panning within it re-renders nothing. Selected and dragged cards, and the cards at the
 // other end of a connection from a shown card, are never culled (an edge needs both ends).
-import { useEffect, useMemo, useRef, useState } from 'react';
+// Far out (below FARTHEST_ZOOM) no card is in the page but those reached for (use-far-wake.ts): the
+// others are drawn on one canvas (far-layer.tsx), so at the zoom that fits 2,000 cards the page holds
+// a handful of elements, and panning there re-renders nothing.
+import { type RefObject, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { type Edge, type ReactFlowState, useStore } from '@xyflow/react';
 import type { BoardFlowNode } from '../../board-context';
+import { FARTHEST_ZOOM } from './use-canvas-navigation';
+import { useFarWake } from './use-far-wake';
+
+/** The canvas types drawn plain far out (the board's cards; an upload's placeholder stays whole). */
+export const FAR_CARD_TYPES = ['noteNode', 'urlNode', 'videoNode', 'documentNode', 'pdfNode', 'imageNode'];
 
 /** A card's size before it is measured: its stored size, else the CSS default. */
 const DEFAULT_SIZE = { width: 260, height: 160 };
@@ -72,10 +80,25 @@ function useCullRegion(): Region {
   });
 }
 
-/** `nodes` with those outside the region around the view marked hidden (each culled node object kept
- * between renders while its node is unchanged, so React Flow does not take it in again). */
-export function useCulling(nodes: BoardFlowNode[], edges: Edge[]): BoardFlowNode[] {
+export interface Culled {
+  /** For React Flow: the nodes, those not to be in the page marked hidden. */
+  nodes: BoardFlowNode[];
+  /** The cards drawn on the far layer instead (far out only; empty otherwise). */
+  farCards: BoardFlowNode[];
+}
+
+const NO_CARDS: BoardFlowNode[] = [];
+
+/** `nodes` with those outside the region around the view marked hidden, and far out every card not
+ * reached for (each culled node object kept between renders while its node is unchanged, so React
+ * Flow does not take it in again). */
+export function useCulling(nodes: BoardFlowNode[], edges: Edge[], wrapper: RefObject<HTMLElement | null>): Culled {
   const region = useCullRegion();
+  const far = useStore((s) => s.transform[2] < FARTHEST_ZOOM);
+  const nodesRef = useRef(nodes);
+  nodesRef.current = nodes;
+  const canWake = useCallback((node: BoardFlowNode) => FAR_CARD_TYPES.includes(node.type ?? ''), []);
+  const awake = useFarWake(wrapper, far, nodesRef, canWake);
   const culledCache = useRef(new WeakMap<BoardFlowNode, BoardFlowNode>());
   // The board opens with its first cards drawn at once and the rest over the next frames (after
   // each paint), instead of one long render before anything shows.
@@ -94,16 +117,20 @@ export function useCulling(nodes: BoardFlowNode[], edges: Edge[]): BoardFlowNode
     };
   }, [growing, cap]);
   return useMemo(() => {
-    const right = region.x + region.width;
-    const bottom = region.y + region.height;
+    // Far out the view's region does not matter: the far layer draws what is in view.
+    const right = far ? Infinity : region.x + region.width;
+    const bottom = far ? Infinity : region.y + region.height;
+    const regionX = far ? -Infinity : region.x;
+    const regionY = far ? -Infinity : region.y;
     const shown = new Set<string>();
     for (const node of nodes) {
+      if (far && !node.selected && !node.dragging && !awake.has(node.id) && FAR_CARD_TYPES.includes(node.type ?? '')) continue;
       const { width, height } = cardSize(node);
       const { x, y } = node.position;
-      const inView = x < right && x + width > region.x && y < bottom && y + height > region.y;
-      if ((inView && (!growing || shown.size < cap)) || node.selected || node.dragging || node.type === 'uploadNode') shown.add(node.id);
+      const inView = x < right && x + width > regionX && y < bottom && y + height > regionY;
+      if ((inView && (far || !growing || shown.size < cap)) || node.selected || node.dragging || node.type === 'uploadNode') shown.add(node.id);
     }
-    if (shown.size === nodes.length) return nodes;
+    if (shown.size === nodes.length) return { nodes, farCards: NO_CARDS };
     // An edge is drawn only with both ends in the page: the far end of a shown card's edge stays.
     const ends = new Set<string>();
     for (const edge of edges) {
@@ -112,7 +139,8 @@ export function useCulling(nodes: BoardFlowNode[], edges: Edge[]): BoardFlowNode
     }
     for (const id of ends) shown.add(id);
     const cache = culledCache.current;
-    return nodes.map((node) => {
+    const farCards = far ? nodes.filter((node) => !shown.has(node.id) && FAR_CARD_TYPES.includes(node.type ?? '')) : NO_CARDS;
+    const culledNodes = nodes.map((node) => {
       if (shown.has(node.id)) return node;
       let culled = cache.get(node);
       if (!culled) {
@@ -123,5 +151,6 @@ export function useCulling(nodes: BoardFlowNode[], edges: Edge[]): BoardFlowNode
       }
       return culled;
     });
-  }, [nodes, edges, region, growing, cap]);
+    return { nodes: culledNodes, farCards };
+  }, [nodes, edges, region, growing, cap, far, awake]);
 }
