@@ -238,7 +238,13 @@ async function main() {
       const firstCard: number[] = [];
       for (let i = 0; i < OPENS; i++) {
         const last = i === OPENS - 1;
-        const opened = await open(browser, server, account, boardId, PROFILE && last ? path.join(PROFILE, `${size}-open.cpuprofile`) : undefined);
+        const opened = await open(
+          browser,
+          server,
+          account,
+          boardId,
+          PROFILE && last ? path.join(PROFILE, `${size}-open.cpuprofile`) : undefined,
+        );
         firstCard.push(opened.firstCardMs);
         if (i < OPENS - 1) {
           await opened.close();

@@ -43,9 +43,13 @@ test('600 cards: far out on one canvas (the card under the pointer in the page, 
     const pane = await page.locator('.react-flow__pane').boundingBox();
     assert.ok(pane);
     const first = await page.evaluate(() => {
-      const [x, y, zoom] = (/translate\(([-\d.]+)px, ([-\d.]+)px\) scale\(([\d.]+)\)/.exec(
-        document.querySelector<HTMLElement>('.react-flow__viewport')!.style.transform,
-      ) ?? []).slice(1).map(Number);
+      const [x, y, zoom] = (
+        /translate\(([-\d.]+)px, ([-\d.]+)px\) scale\(([\d.]+)\)/.exec(
+          document.querySelector<HTMLElement>('.react-flow__viewport')!.style.transform,
+        ) ?? []
+      )
+        .slice(1)
+        .map(Number);
       return { x: x!, y: y!, zoom: zoom! };
     });
     // The middle of card 1 (at 0, 0 on the canvas, 260 wide).

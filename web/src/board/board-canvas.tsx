@@ -140,10 +140,10 @@ export function BoardCanvas({
   // Someone else's drag in progress shows on the nodes (not saved here: canvas/sync/live-drags.ts).
   const shownNodes = useLiveDrags(live.presence.others, nodes);
   // Only the cards near the view are in the page; the zoom keys; edges named by their cards.
-  const culled = useCulling(shownNodes, edges, wrapper);
+  const namedEdges = useEdgeNames(edges, nodes);
+  const culled = useCulling(shownNodes, namedEdges, wrapper);
   const fitViewOptions = useFitViewOptions();
   const navigation = useCanvasNavigation(fitViewOptions, wrapper, ZOOM_RANGE);
-  const namedEdges = useEdgeNames(edges, nodes);
   useDocumentTitle(board.name);
   // Sharing can change while the page is open; a deleted board (or one no longer shared) is read-only.
   // Someone editing only through the public `edit` flag loses it with the flag; a member keeps their
@@ -342,7 +342,7 @@ export function BoardCanvas({
                 >
                   <ReactFlow<BoardFlowNode, Edge>
                     nodes={culled.nodes}
-                    edges={namedEdges}
+                    edges={culled.edges}
                     className={navigation.className}
                     {...NAVIGATION_PROPS}
                     nodeTypes={cardTypes}

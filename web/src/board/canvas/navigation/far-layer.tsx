@@ -115,5 +115,5 @@ export function FarLayer({ cards, edges }: Drawn) {
       paint(element, state, drawn);
     });
   }, [store, cards, edges]);
-  return <canvas ref={canvas} className="bw-far-layer" aria-hidden="true" data-cards={cards.length} />;
+  return <canvas ref={canvas} className="bw-far-layer" data-cards={cards.length} />;
 }

@@ -1,5 +1,5 @@
-// Only the cards in and near the view are in the page (issue 30): the others are passed to React
-// Flow as `hidden`, so a board of 2,000 cards opens and pans with the few dozen on screen. As in
+// Only the cards in and near the view are in the page (issue 30): the others are not passed to React
+// Flow (a hidden node as large as their extent stands for them when the view is fitted), so a board of 2,000 cards opens and pans with the few dozen on screen. As in
 // tldraw, culling is a question asked of each card's box against the view's, with a margin; unlike
 // React Flow's `onlyRenderVisibleElements`, a culled card is never mounted, not even once to be
 // measured. The view is asked again only when it leaves the region last culled for (or the cards
@@ -74,24 +74,31 @@ function useCullRegion(): Region {
   return useStore((s) => {
     const view = viewOf(s);
     const region = last.current;
+    // Far out every card is drawn by the far layer: panning there changes nothing here.
+    if (region && s.transform[2] < FARTHEST_ZOOM) return region;
     if (region && contains(region, view) && view.width * (1 + 2 * MARGIN) * 2 > region.width) return region;
     last.current = grow(view);
     return last.current;
   });
 }
 
+/** The id of the hidden node standing for the culled cards' extent in React Flow. */
+export const CULLED_EXTENT = 'culled-extent';
+
 export interface Culled {
-  /** For React Flow: the nodes, those not to be in the page marked hidden. */
+  /** For React Flow: the nodes in the page, and a hidden node as large as the culled cards' extent. */
   nodes: BoardFlowNode[];
+  /** For React Flow: the edges with both ends in the page. */
+  edges: Edge[];
   /** The cards drawn on the far layer instead (far out only; empty otherwise). */
   farCards: BoardFlowNode[];
 }
 
 const NO_CARDS: BoardFlowNode[] = [];
 
-/** `nodes` with those outside the region around the view marked hidden, and far out every card not
- * reached for (each culled node object kept between renders while its node is unchanged, so React
- * Flow does not take it in again). */
+/** Of `nodes`, those in the region around the view, and far out only those reached for; the others
+ * are not given to React Flow at all (as hidden nodes they would each still hold two store
+ * subscriptions in React Flow, its node's and the minimap's, run on every frame of a pan or drag). */
 export function useCulling(nodes: BoardFlowNode[], edges: Edge[], wrapper: RefObject<HTMLElement | null>): Culled {
   const region = useCullRegion();
   const far = useStore((s) => s.transform[2] < FARTHEST_ZOOM);
@@ -99,7 +106,6 @@ export function useCulling(nodes: BoardFlowNode[], edges: Edge[], wrapper: RefOb
   nodesRef.current = nodes;
   const canWake = useCallback((node: BoardFlowNode) => FAR_CARD_TYPES.includes(node.type ?? ''), []);
   const awake = useFarWake(wrapper, far, nodesRef, canWake);
-  const culledCache = useRef(new WeakMap<BoardFlowNode, BoardFlowNode>());
   // The board opens with its first cards drawn at once and the rest over the next frames (after
   // each paint), instead of one long render before anything shows.
   const [cap, setCap] = useState(FIRST_CARDS);
@@ -128,9 +134,10 @@ export function useCulling(nodes: BoardFlowNode[], edges: Edge[], wrapper: RefOb
       const { width, height } = cardSize(node);
       const { x, y } = node.position;
       const inView = x < right && x + width > regionX && y < bottom && y + height > regionY;
-      if ((inView && (far || !growing || shown.size < cap)) || node.selected || node.dragging || node.type === 'uploadNode') shown.add(node.id);
+      if ((inView && (far || !growing || shown.size < cap)) || node.selected || node.dragging || node.type === 'uploadNode')
+        shown.add(node.id);
     }
-    if (shown.size === nodes.length) return { nodes, farCards: NO_CARDS };
+    if (shown.size === nodes.length) return { nodes, edges, farCards: NO_CARDS };
     // An edge is drawn only with both ends in the page: the far end of a shown card's edge stays.
     const ends = new Set<string>();
     for (const edge of edges) {
@@ -138,19 +145,36 @@ export function useCulling(nodes: BoardFlowNode[], edges: Edge[], wrapper: RefOb
       if (shown.has(edge.target)) ends.add(edge.source);
     }
     for (const id of ends) shown.add(id);
-    const cache = culledCache.current;
     const farCards = far ? nodes.filter((node) => !shown.has(node.id) && FAR_CARD_TYPES.includes(node.type ?? '')) : NO_CARDS;
-    const culledNodes = nodes.map((node) => {
-      if (shown.has(node.id)) return node;
-      let culled = cache.get(node);
-      if (!culled) {
-        // Its size stands in for a measurement, so fitting the view (includeHiddenNodes) counts it.
-        const { width, height } = cardSize(node);
-        culled = { ...node, hidden: true, initialWidth: width, initialHeight: height };
-        cache.set(node, culled);
+    const inPage: BoardFlowNode[] = [];
+    let left = Infinity;
+    let top = Infinity;
+    let rightmost = -Infinity;
+    let lowest = -Infinity;
+    for (const node of nodes) {
+      if (shown.has(node.id)) {
+        inPage.push(node);
+        continue;
       }
-      return culled;
-    });
-    return { nodes: culledNodes, farCards };
+      const { width, height } = cardSize(node);
+      left = Math.min(left, node.position.x);
+      top = Math.min(top, node.position.y);
+      rightmost = Math.max(rightmost, node.position.x + width);
+      lowest = Math.max(lowest, node.position.y + height);
+    }
+    // The culled cards' extent, for fitting the view (every fit counts hidden nodes: fit-view.ts).
+    inPage.push({
+      id: CULLED_EXTENT,
+      position: { x: left, y: top },
+      data: {},
+      width: rightmost - left,
+      height: lowest - top,
+      hidden: true,
+      selectable: false,
+      draggable: false,
+      connectable: false,
+      focusable: false,
+    } as BoardFlowNode);
+    return { nodes: inPage, edges: edges.filter((e) => shown.has(e.source) && shown.has(e.target)), farCards };
   }, [nodes, edges, region, growing, cap, far, awake]);
 }

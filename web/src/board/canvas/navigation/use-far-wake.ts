@@ -92,6 +92,13 @@ export function useFarWake(
     element.addEventListener('pointerdown', onPointerDown, { passive: true, capture: true });
     element.addEventListener('pointerleave', onPointerLeave);
     element.addEventListener('focusin', onFocus);
+    // Focus leaving for the page (a click on empty canvas) lets the card go; focus going to another
+    // card is taken by focusin next.
+    const onBlur = () => {
+      focused.current = undefined;
+      update();
+    };
+    element.addEventListener('focusout', onBlur);
 
     // Selecting by a rectangle: the far cards it touches are selected (and so come into the page,
     // where React Flow's own selection takes them from then on); those it no longer touches are not.
@@ -125,6 +132,7 @@ export function useFarWake(
       element.removeEventListener('pointerdown', onPointerDown, { capture: true });
       element.removeEventListener('pointerleave', onPointerLeave);
       element.removeEventListener('focusin', onFocus);
+      element.removeEventListener('focusout', onBlur);
       unsubscribe();
     };
   }, [far, wrapper, nodes, store, canWake]);
