@@ -76,7 +76,7 @@ const FIRST_CARD_WATCH = `(() => {
   const check = () => {
     const card = document.querySelector('.react-flow__node');
     const layer = document.querySelector('.bw-far-layer');
-    if ((card && getComputedStyle(card).visibility !== 'hidden' && card.getBoundingClientRect().width > 0) || Number(layer?.dataset.cards) > 0) {
+    if ((card && getComputedStyle(card).visibility !== 'hidden' && card.getBoundingClientRect().width > 0) || Number(layer?.dataset.drawn) > 0) {
       window.__firstCard = performance.now();
       return;
     }

@@ -141,8 +141,10 @@ export function BoardCanvas({
   const shownNodes = useLiveDrags(live.presence.others, nodes);
   // Only the cards near the view are in the page; the zoom keys; edges named by their cards.
   const namedEdges = useEdgeNames(edges, nodes);
-  const culled = useCulling(shownNodes, namedEdges, wrapper);
   const fitViewOptions = useFitViewOptions();
+  const viewport = useViewportPersistence({ board: openedBoard, hasNodes: initialNodes.length > 0 });
+  const openingView = useOpeningView(viewport, initialNodes, fitViewOptions);
+  const culled = useCulling(shownNodes, namedEdges, wrapper, openingView);
   const navigation = useCanvasNavigation(fitViewOptions, wrapper, ZOOM_RANGE);
   useDocumentTitle(board.name);
   // Sharing can change while the page is open; a deleted board (or one no longer shared) is read-only.
@@ -196,8 +198,6 @@ export function BoardCanvas({
   // Snapping, frames taking their cards along and cards joining frames (canvas/layout/).
   const drag = useCanvasDrag({ nodes, onNodesChange, outbox, edits, sync, moveDragging: live.presence.moveDragging });
   const frames = useFrameTools({ canEdit, graph, outbox, history: edits.history, selected: selectedNodes });
-  const viewport = useViewportPersistence({ board: openedBoard, hasNodes: initialNodes.length > 0 });
-  const openingView = useOpeningView(viewport, initialNodes, fitViewOptions);
   const viewCentre = useViewCentre(wrapper);
   const cards = useCardActionsValue(canEdit, edits);
   // Links and videos go to the free spot nearest where they were asked for (canvas/layout/link-spot.ts).

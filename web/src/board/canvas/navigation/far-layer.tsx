@@ -35,6 +35,8 @@ interface Drawn {
 }
 
 function paint(canvas: HTMLCanvasElement, state: ReactFlowState, { cards, edges }: Drawn): void {
+  // Not before React Flow has its view and size (the effects after its first render).
+  if (!state.panZoom || state.width === 0) return;
   const ratio = window.devicePixelRatio || 1;
   const width = Math.round(state.width * ratio);
   const height = Math.round(state.height * ratio);
@@ -85,6 +87,7 @@ function paint(canvas: HTMLCanvasElement, state: ReactFlowState, { cards, edges 
   context.stroke();
   context.lineWidth = pixel;
   context.strokeStyle = '#cbd5e1';
+  let drawn = 0;
   for (const node of cards) {
     if (isFrame(node)) continue;
     const b = boxes.get(node.id)!;
@@ -92,11 +95,15 @@ function paint(canvas: HTMLCanvasElement, state: ReactFlowState, { cards, edges 
     context.fillStyle = farFill(node);
     context.fillRect(b.x, b.y, b.width, b.height);
     context.strokeRect(b.x, b.y, b.width, b.height);
+    drawn++;
   }
+  canvas.dataset.cards = String(cards.length);
+  canvas.dataset.drawn = String(drawn);
 }
 
-/** The canvas layer under React Flow's nodes and edges (a child of <ReactFlow>). Its
- * `data-cards` is how many cards it holds (for tests and the benchmark). */
+/** The canvas layer under React Flow's nodes and edges (a child of <ReactFlow>). As it draws, its
+ * `data-cards` says how many cards it holds and `data-drawn` how many it drew in view (for tests and
+ * the benchmark). */
 export function FarLayer({ cards, edges }: Drawn) {
   const store = useStoreApi<BoardFlowNode, Edge>();
   const canvas = useRef<HTMLCanvasElement>(null);
@@ -115,5 +122,5 @@ export function FarLayer({ cards, edges }: Drawn) {
       paint(element, state, drawn);
     });
   }, [store, cards, edges]);
-  return <canvas ref={canvas} className="bw-far-layer" data-cards={cards.length} />;
+  return <canvas ref={canvas} className="bw-far-layer" />;
 }

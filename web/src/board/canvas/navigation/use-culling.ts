@@ -9,7 +9,7 @@
 // others are drawn on one canvas (far-layer.tsx), so at the zoom that fits 2,000 cards the page holds
 // a handful of elements, and panning there re-renders nothing.
 import { type RefObject, useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { type Edge, type ReactFlowState, useStore } from '@xyflow/react';
+import { type Edge, type ReactFlowState, useStore, type Viewport } from '@xyflow/react';
 import type { BoardFlowNode } from '../../board-context';
 import { FARTHEST_ZOOM } from './use-canvas-navigation';
 import { useFarWake } from './use-far-wake';
@@ -42,10 +42,15 @@ export function cardSize(node: BoardFlowNode): { width: number; height: number }
   };
 }
 
+/** The view's transform: until React Flow has set up its pan and zoom (an effect after its first
+ * render), the view the board opens at, so the first render is culled for the view it is seen at. */
+export const transformOf = (s: ReactFlowState, opening: Viewport): [number, number, number] =>
+  s.panZoom ? s.transform : [opening.x, opening.y, opening.zoom];
+
 /** The view in canvas coordinates; before React Flow has measured the canvas, the window stands in
  * for its size (the first render is then culled too). */
-const viewOf = (s: ReactFlowState): Region => {
-  const [tx, ty, zoom] = s.transform;
+const viewOf = (s: ReactFlowState, opening: Viewport): Region => {
+  const [tx, ty, zoom] = transformOf(s, opening);
   const width = s.width || window.innerWidth;
   const height = s.height || window.innerHeight;
   return { x: -tx / zoom, y: -ty / zoom, width: width / zoom, height: height / zoom };
@@ -69,13 +74,13 @@ const grow = (view: Region): Region => ({
  * it and is not much smaller (zooming in far renders fewer cards again). A selector that returns the
  * same region for most viewport changes, so the canvas re-renders only when it changes.
  */
-function useCullRegion(): Region {
+function useCullRegion(opening: Viewport): Region {
   const last = useRef<Region | undefined>(undefined);
   return useStore((s) => {
-    const view = viewOf(s);
+    const view = viewOf(s, opening);
     const region = last.current;
     // Far out every card is drawn by the far layer: panning there changes nothing here.
-    if (region && s.transform[2] < FARTHEST_ZOOM) return region;
+    if (region && transformOf(s, opening)[2] < FARTHEST_ZOOM) return region;
     if (region && contains(region, view) && view.width * (1 + 2 * MARGIN) * 2 > region.width) return region;
     last.current = grow(view);
     return last.current;
@@ -99,9 +104,9 @@ const NO_CARDS: BoardFlowNode[] = [];
 /** Of `nodes`, those in the region around the view, and far out only those reached for; the others
  * are not given to React Flow at all (as hidden nodes they would each still hold two store
  * subscriptions in React Flow, its node's and the minimap's, run on every frame of a pan or drag). */
-export function useCulling(nodes: BoardFlowNode[], edges: Edge[], wrapper: RefObject<HTMLElement | null>): Culled {
-  const region = useCullRegion();
-  const far = useStore((s) => s.transform[2] < FARTHEST_ZOOM);
+export function useCulling(nodes: BoardFlowNode[], edges: Edge[], wrapper: RefObject<HTMLElement | null>, opening: Viewport): Culled {
+  const region = useCullRegion(opening);
+  const far = useStore((s) => transformOf(s, opening)[2] < FARTHEST_ZOOM);
   const nodesRef = useRef(nodes);
   nodesRef.current = nodes;
   const canWake = useCallback((node: BoardFlowNode) => FAR_CARD_TYPES.includes(node.type ?? ''), []);
