@@ -145,9 +145,10 @@ export function useCulling(nodes: BoardFlowNode[], edges: Edge[], wrapper: RefOb
     if (shown.size === nodes.length) return { nodes, edges, farCards: NO_CARDS };
     // An edge is drawn only with both ends in the page: the far end of a shown card's edge stays.
     const ends = new Set<string>();
+    // A selected edge keeps both its cards (so the delete key still reaches it).
     for (const edge of edges) {
-      if (shown.has(edge.source)) ends.add(edge.target);
-      if (shown.has(edge.target)) ends.add(edge.source);
+      if (shown.has(edge.source) || edge.selected) ends.add(edge.target);
+      if (shown.has(edge.target) || edge.selected) ends.add(edge.source);
     }
     for (const id of ends) shown.add(id);
     const farCards = far ? nodes.filter((node) => !shown.has(node.id) && FAR_CARD_TYPES.includes(node.type ?? '')) : NO_CARDS;
