@@ -8,13 +8,16 @@
 //   pan: 60 wheel steps of 12 px across and 8 px down, then back (the wheel pans), at the zoom the board
 //     opens at (every card fitted);
 //   drag: after Shift+1 (fit every card again), a card near the centre dragged by its title bar, 300 px
-//     in 60 mouse moves.
+//     in 60 mouse moves (far out, the pointer first goes over the card, which brings it into the page).
 // Frame times are the gaps between animation frames while the pan or drag runs (p50, p90), and the
 // frame rate is frames per second over that time; each is also given as a share of the 6-card board's.
-// Settings: BENCH_CANVAS_SIZES (default 6,500,2000), BENCH_CANVAS_OPENS, CHROMIUM_PATH.
+// Settings: BENCH_CANVAS_SIZES (default 6,500,2000), BENCH_CANVAS_OPENS, CHROMIUM_PATH, and
+// BENCH_CANVAS_PROFILE=<dir>: where the time goes, per board and phase (the last open, the pan, the
+// drag): the page's script, style and layout time (Chromium's Performance metrics) printed, and a V8
+// CPU profile of each written to <dir> (map it to the sources with bench/canvas-profile-summary.ts).
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type CDPSession, chromium, type Browser, type Page } from 'playwright-core';
 import { startServer, type TestServer } from '../test/helpers/harness.js';
 import { fmt, machine, median, quantile, table } from './lib/report.js';
 import { ROOT } from './lib/server.js';
@@ -22,6 +25,7 @@ import { ROOT } from './lib/server.js';
 const SIZES = (process.env.BENCH_CANVAS_SIZES ?? '6,500,2000').split(',').map(Number);
 const OPENS = Number(process.env.BENCH_CANVAS_OPENS ?? 5);
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const PROFILE = process.env.BENCH_CANVAS_PROFILE;
 const COLUMNS = 50;
 const TEXT = 'Quarterly review: **risks**, owners and the next steps.\n- budget\n- hiring\n- the launch date';
 
@@ -66,11 +70,13 @@ async function makeBoard(server: TestServer, account: Account, count: number): P
   return board.id;
 }
 
-// Runs in the page before its scripts: notes the time of the first card drawn.
+// Runs in the page before its scripts: notes the time of the first card drawn (a card in the page, or
+// far out, the far layer's first drawing of cards: web/src/board/canvas/navigation/far-layer.tsx).
 const FIRST_CARD_WATCH = `(() => {
   const check = () => {
     const card = document.querySelector('.react-flow__node');
-    if (card && getComputedStyle(card).visibility !== 'hidden' && card.getBoundingClientRect().width > 0) {
+    const layer = document.querySelector('.bw-far-layer');
+    if ((card && getComputedStyle(card).visibility !== 'hidden' && card.getBoundingClientRect().width > 0) || Number(layer?.dataset.drawn) > 0) {
       window.__firstCard = performance.now();
       return;
     }
@@ -84,12 +90,14 @@ async function open(
   server: TestServer,
   account: Account,
   boardId: string,
-): Promise<{ page: Page; close(): Promise<void>; firstCardMs: number }> {
+  profile?: string,
+): Promise<{ page: Page; close(): Promise<void>; firstCardMs: number; cdp?: CDPSession }> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   const { cookie } = await session(server, account.email, 'login');
   await context.addCookies([{ name: 'bw_refresh', value: cookie, url: `${server.url}/v1/auth`, httpOnly: true, sameSite: 'Strict' }]);
   await context.addInitScript(FIRST_CARD_WATCH);
   const page = await context.newPage();
+  const cdp = profile ? await startProfile(page) : undefined;
   await page.goto(`${server.url}/boards/${boardId}`);
   try {
     await page.waitForFunction(() => (window as unknown as { __firstCard?: number }).__firstCard !== undefined, undefined, {
@@ -100,7 +108,43 @@ async function open(
     throw error;
   }
   const firstCardMs = await page.evaluate(() => (window as unknown as { __firstCard: number }).__firstCard);
-  return { page, close: () => context.close(), firstCardMs };
+  if (cdp && profile) await stopProfile(cdp, profile);
+  return { page, close: () => context.close(), firstCardMs, cdp };
+}
+
+/** Chromium's own counters of the page's main thread (seconds). */
+const METRICS = ['TaskDuration', 'ScriptDuration', 'RecalcStyleDuration', 'LayoutDuration'];
+const baseline = new WeakMap<CDPSession, Record<string, number>>();
+
+async function metrics(cdp: CDPSession): Promise<Record<string, number>> {
+  const { metrics: list } = (await cdp.send('Performance.getMetrics')) as { metrics: { name: string; value: number }[] };
+  return Object.fromEntries(list.filter((m) => METRICS.includes(m.name)).map((m) => [m.name, m.value]));
+}
+
+async function startProfile(page: Page, cdp?: CDPSession): Promise<CDPSession> {
+  const session = cdp ?? (await page.context().newCDPSession(page));
+  if (!cdp) {
+    await session.send('Performance.enable');
+    await session.send('Profiler.enable');
+    await session.send('Profiler.setSamplingInterval', { interval: 200 });
+  }
+  baseline.set(session, await metrics(session));
+  await session.send('Profiler.start');
+  return session;
+}
+
+/** Writes the CPU profile to `file` and prints the main thread's time by kind since the start. */
+async function stopProfile(cdp: CDPSession, file: string): Promise<void> {
+  const { profile } = (await cdp.send('Profiler.stop')) as { profile: unknown };
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, JSON.stringify(profile));
+  const before = baseline.get(cdp) ?? {};
+  const after = await metrics(cdp);
+  const ms = (name: string) => Math.round(((after[name] ?? 0) - (before[name] ?? 0)) * 1000);
+  const other = ms('TaskDuration') - ms('ScriptDuration') - ms('RecalcStyleDuration') - ms('LayoutDuration');
+  console.error(
+    `  ${path.basename(file)}: main thread ${ms('TaskDuration')} ms: script ${ms('ScriptDuration')}, style ${ms('RecalcStyleDuration')}, layout ${ms('LayoutDuration')}, other (paint, parse, GC…) ${other}`,
+  );
 }
 
 /** Gaps between animation frames (ms) while `action` runs. */
@@ -154,6 +198,13 @@ async function pan(page: Page): Promise<Frames> {
 }
 
 async function drag(page: Page): Promise<Frames> {
+  // Far out the cards are drawn on one canvas and a card comes into the page under the pointer: the
+  // pointer goes over the view's centre (and a step aside while between two cards) first.
+  for (let i = 0; i < 20; i++) {
+    await page.mouse.move(640 + (i % 5) * 9, 420 + Math.floor(i / 5) * 7);
+    await page.waitForTimeout(50);
+    if ((await page.locator('.react-flow__node').count()) > 0) break;
+  }
   // A card near the centre of the view, by its title bar.
   const box = await page.evaluate<{ x: number; y: number }>(`(() => {
     const cards = [...document.querySelectorAll('.react-flow__node')]
@@ -186,7 +237,14 @@ async function main() {
       const boardId = await makeBoard(server, account, size);
       const firstCard: number[] = [];
       for (let i = 0; i < OPENS; i++) {
-        const opened = await open(browser, server, account, boardId);
+        const last = i === OPENS - 1;
+        const opened = await open(
+          browser,
+          server,
+          account,
+          boardId,
+          PROFILE && last ? path.join(PROFILE, `${size}-open.cpuprofile`) : undefined,
+        );
         firstCard.push(opened.firstCardMs);
         if (i < OPENS - 1) {
           await opened.close();
@@ -197,11 +255,15 @@ async function main() {
           const viewport = document.querySelector<HTMLElement>('.react-flow__viewport');
           return Number(/scale\(([\d.]+)\)/.exec(viewport?.style.transform ?? '')?.[1] ?? 1);
         });
+        if (opened.cdp) await startProfile(opened.page, opened.cdp);
         const panned = await pan(opened.page);
+        if (opened.cdp && PROFILE) await stopProfile(opened.cdp, path.join(PROFILE, `${size}-pan.cpuprofile`));
         // Every card in view again (Shift+1) before the drag.
         await opened.page.keyboard.press('Shift+Digit1');
         await settle(opened.page);
+        if (opened.cdp) await startProfile(opened.page, opened.cdp);
         const dragged = await drag(opened.page);
+        if (opened.cdp && PROFILE) await stopProfile(opened.cdp, path.join(PROFILE, `${size}-drag.cpuprofile`));
         await opened.close();
         rows.push({ size, firstCard, pan: panned, drag: dragged, zoom });
         console.error(

@@ -1,10 +1,12 @@
 // End to end (issue 30): a large board renders only what is in view. 600 notes in a grid: opened
-// fitted (every card in view, far out), the cards are drawn plain (no text, no editor in the page);
-// at 100% only the cards near the view are in the page, and panning brings the next ones in.
+// fitted (every card in view, far out), the cards are drawn on one canvas (the far layer) and are not
+// in the page; the card under the pointer comes into the page as a plain block (no text, no editor),
+// and a drag of it moves it and is saved; a rectangle drawn far out selects the cards it touches. At
+// 100% only the cards near the view are in the page, and panning brings the next ones in.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { TestServer } from '../helpers/harness.js';
-import { eventually, openNewBoard, startWebServer } from './helpers/browser.js';
+import { allSaved, dragBy, eventually, openNewBoard, startWebServer } from './helpers/browser.js';
 
 let server: TestServer;
 
@@ -19,8 +21,8 @@ after(async () => {
 const CARDS = 600;
 const COLUMNS = 30;
 
-test('600 cards: plain far out, only the cards near the view in the page at 100%, more as it pans', async () => {
-  const { page, close } = await openNewBoard(server, 'Large board', async (api, boardId) => {
+test('600 cards: far out on one canvas (the card under the pointer in the page, dragged and saved, a rectangle selects), only the cards near the view in the page at 100%, more as it pans', async () => {
+  const { page, close, api, boardId } = await openNewBoard(server, 'Large board', async (api, boardId) => {
     for (let start = 0; start < CARDS; start += 300) {
       const operations = [];
       for (let i = start; i < start + 300; i++) {
@@ -31,11 +33,55 @@ test('600 cards: plain far out, only the cards near the view in the page at 100%
     }
   });
   try {
-    // Fitted: far out, every card drawn as a plain block, none with its editor.
-    await page.locator('.react-flow__node').first().waitFor();
-    // The first cards draw at once and the rest over the next frames: all of them, in the end, plain.
-    await eventually('every card fitted in view drawn plain', async () => (await page.locator('[data-far="true"]').count()) === CARDS);
+    // Fitted: far out, every card on the far layer, none in the page (so none with its editor).
+    const layer = page.locator('canvas.bw-far-layer');
+    await eventually('every card on the far layer', async () => Number(await layer.getAttribute('data-cards')) === CARDS);
+    assert.equal(await page.locator('.react-flow__node').count(), 0, 'no card in the page far out');
     assert.equal(await page.getByRole('textbox', { name: 'Note text' }).count(), 0, 'no note editor far out');
+
+    // The pointer over a card brings that card (only) into the page, plain; dragging it moves it.
+    const pane = await page.locator('.react-flow__pane').boundingBox();
+    assert.ok(pane);
+    const first = await page.evaluate(() => {
+      const [x, y, zoom] = (
+        /translate\(([-\d.]+)px, ([-\d.]+)px\) scale\(([\d.]+)\)/.exec(
+          document.querySelector<HTMLElement>('.react-flow__viewport')!.style.transform,
+        ) ?? []
+      )
+        .slice(1)
+        .map(Number);
+      return { x: x!, y: y!, zoom: zoom! };
+    });
+    // The middle of card 1 (at 0, 0 on the canvas, 260 wide).
+    const over = { x: pane.x + first.x + 130 * first.zoom, y: pane.y + first.y + 40 * first.zoom };
+    await page.mouse.move(over.x, over.y);
+    await page.locator('[data-far="true"]').first().waitFor();
+    assert.equal(await page.locator('.react-flow__node').count(), 1, 'only the card under the pointer is in the page');
+    assert.equal(Number(await layer.getAttribute('data-cards')), CARDS - 1);
+    const cardId = await page.locator('.react-flow__node').getAttribute('data-id');
+    assert.ok(cardId);
+    await page.mouse.down();
+    for (let i = 1; i <= 10; i++) await page.mouse.move(over.x + i * 6, over.y + i * 4);
+    await page.mouse.up();
+    await allSaved(page);
+    const moved = await eventually('the dragged card saved', async () => {
+      const node = (await api('GET', `/v1/boards/${boardId}/nodes/${cardId}`)).data;
+      return node.position_x > 100 ? node : undefined;
+    });
+    assert.ok(moved.position_y > 50, `moved down too: ${JSON.stringify([moved.position_x, moved.position_y])}`);
+    // Moved away, the pointer leaves it to the layer again (unselected first: a click on empty canvas).
+    await page.keyboard.press('Escape');
+    await page.mouse.click(pane.x + pane.width - 40, pane.y + 40);
+    await eventually('back on the far layer', async () => (await page.locator('.react-flow__node').count()) === 0);
+
+    // A rectangle drawn across cards far out selects them (and they come into the page, selected).
+    await dragBy(page, { x: pane.x + first.x - 10, y: pane.y + first.y + 500 * first.zoom }, 700 * first.zoom, 300 * first.zoom);
+    const selected = await eventually('the cards in the rectangle selected', async () => {
+      const n = await page.locator('.react-flow__node.selected').count();
+      return n >= 2 ? n : undefined;
+    });
+    assert.ok(selected <= 9, `${selected} cards selected`);
+    await page.mouse.click(pane.x + pane.width - 40, pane.y + 40);
 
     // 100%: only the cards near the view are in the page.
     await page.keyboard.press('Control+0');
@@ -49,8 +95,6 @@ test('600 cards: plain far out, only the cards near the view in the page at 100%
     const shown = await page.locator('.react-flow__node').evaluateAll((els) => els.map((el) => el.getAttribute('data-id')));
 
     // Panning far brings other cards in (and takes those left behind out).
-    const pane = await page.locator('.react-flow__pane').boundingBox();
-    assert.ok(pane);
     await page.mouse.move(pane.x + pane.width / 2, pane.y + pane.height / 2);
     for (let i = 0; i < 3; i++) await page.mouse.wheel(600, 300);
     await eventually('other cards in the page', async () => {

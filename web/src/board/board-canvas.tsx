@@ -68,6 +68,7 @@ import { NAVIGATION_PROPS, useCanvasNavigation } from './canvas/navigation/use-c
 import { useFitViewOptions } from './canvas/navigation/fit-view';
 import { useEdgeNames } from './canvas/navigation/use-edge-names';
 import { withFarCards } from './canvas/navigation/far-cards';
+import { FarLayer } from './canvas/navigation/far-layer';
 import { useOpeningView } from './canvas/navigation/opening-view';
 
 const ZOOM_RANGE = { minZoom: 0.1, maxZoom: 4 };
@@ -139,10 +140,12 @@ export function BoardCanvas({
   // Someone else's drag in progress shows on the nodes (not saved here: canvas/sync/live-drags.ts).
   const shownNodes = useLiveDrags(live.presence.others, nodes);
   // Only the cards near the view are in the page; the zoom keys; edges named by their cards.
-  const culledNodes = useCulling(shownNodes, edges);
-  const fitViewOptions = useFitViewOptions();
-  const navigation = useCanvasNavigation(fitViewOptions, wrapper, ZOOM_RANGE);
   const namedEdges = useEdgeNames(edges, nodes);
+  const fitViewOptions = useFitViewOptions();
+  const viewport = useViewportPersistence({ board: openedBoard, hasNodes: initialNodes.length > 0 });
+  const openingView = useOpeningView(viewport, initialNodes, fitViewOptions);
+  const culled = useCulling(shownNodes, namedEdges, wrapper, openingView);
+  const navigation = useCanvasNavigation(fitViewOptions, wrapper, ZOOM_RANGE);
   useDocumentTitle(board.name);
   // Sharing can change while the page is open; a deleted board (or one no longer shared) is read-only.
   // Someone editing only through the public `edit` flag loses it with the flag; a member keeps their
@@ -195,8 +198,6 @@ export function BoardCanvas({
   // Snapping, frames taking their cards along and cards joining frames (canvas/layout/).
   const drag = useCanvasDrag({ nodes, onNodesChange, outbox, edits, sync, moveDragging: live.presence.moveDragging });
   const frames = useFrameTools({ canEdit, graph, outbox, history: edits.history, selected: selectedNodes });
-  const viewport = useViewportPersistence({ board: openedBoard, hasNodes: initialNodes.length > 0 });
-  const openingView = useOpeningView(viewport, initialNodes, fitViewOptions);
   const viewCentre = useViewCentre(wrapper);
   const cards = useCardActionsValue(canEdit, edits);
   // Links and videos go to the free spot nearest where they were asked for (canvas/layout/link-spot.ts).
@@ -340,8 +341,8 @@ export function BoardCanvas({
                   onDoubleClick={shortcuts.onDoubleClick}
                 >
                   <ReactFlow<BoardFlowNode, Edge>
-                    nodes={culledNodes}
-                    edges={namedEdges}
+                    nodes={culled.nodes}
+                    edges={culled.edges}
                     className={navigation.className}
                     {...NAVIGATION_PROPS}
                     nodeTypes={cardTypes}
@@ -380,6 +381,7 @@ export function BoardCanvas({
                     zoomOnDoubleClick={false}
                   >
                     <Background variant={BackgroundVariant.Dots} gap={22} size={1.4} />
+                    <FarLayer cards={culled.farCards} edges={edges} />
                     <Controls showInteractive={false} fitViewOptions={fitViewOptions} />
                     <MiniMap pannable zoomable style={{ width: 150, height: 100 }} nodeStrokeWidth={3} nodeColor={minimapColor} />
                     <RemoteCursors others={live.presence.others} />

@@ -13,6 +13,8 @@ import type { BoardFlowNode } from '../board-context';
 export interface CanvasGraph {
   /** The node as of the last render (for callbacks that should not be rebuilt on every change). */
   nodeById(id: string): BoardFlowNode | undefined;
+  /** Every node as of the last render (React Flow holds only those in the page: use-culling.ts). */
+  nodes(): BoardFlowNode[];
   /** Ids of the nodes and edges as of the last render. */
   ids(): { nodes: string[]; edges: string[] };
   /** Adds a node; with `select`, it becomes the only selected node. A node already there (the
@@ -66,6 +68,7 @@ export function useBoardGraph(initialNodes: BoardFlowNode[], initialEdges: Edge[
   const graph = useMemo<CanvasGraph>(
     () => ({
       nodeById: (id) => nodesRef.current.find((n) => n.id === id),
+      nodes: () => nodesRef.current,
       ids: () => ({ nodes: nodesRef.current.map((n) => n.id), edges: edgesRef.current.map((e) => e.id) }),
       addNode: (node, options) =>
         setNodes((list) => {

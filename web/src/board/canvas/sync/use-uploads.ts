@@ -4,7 +4,7 @@
 // the file when the node is read, docs/web.md). A failed upload or placement stays as a placeholder with Retry, which reuses an
 // asset already uploaded, and Dismiss.
 import { useCallback, useRef } from 'react';
-import { type Edge, useReactFlow, type XYPosition } from '@xyflow/react';
+import type { XYPosition } from '@xyflow/react';
 import { type ApiNodeType, type Asset, uploadAsset } from '../../board-api';
 import type { UploadData } from '../../nodes/file-nodes';
 import { countPdfPages } from '../../pdf-pages';
@@ -57,7 +57,6 @@ export interface UploadsOptions {
 }
 
 export function useUploads({ boardId, graph, notify, placeFileNode }: UploadsOptions) {
-  const flow = useReactFlow<BoardFlowNode, Edge>();
   const uploads = useRef(new Map<string, Upload>());
   const counter = useRef(0);
 
@@ -121,12 +120,12 @@ export function useUploads({ boardId, graph, notify, placeFileNode }: UploadsOpt
       const placed: BoardFlowNode[] = [];
       const centre = { x: at.x + FILE_CARD.width / 2, y: at.y + FILE_CARD.height / 2 };
       for (const file of files) {
-        const spot = freeSpot([...flow.getNodes(), ...placed], centre, FILE_CARD);
+        const spot = freeSpot([...graph.nodes(), ...placed], centre, FILE_CARD);
         placed.push({ id: `placing-${placed.length}`, position: spot, data: {}, ...FILE_CARD });
         startUpload(file, spot);
       }
     },
-    [startUpload, flow],
+    [startUpload, graph],
   );
 
   const retryUpload = useCallback(

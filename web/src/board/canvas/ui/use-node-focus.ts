@@ -29,14 +29,15 @@ export function useNodeFocus(graph: CanvasGraph, notify: (message: string) => vo
 
   const focusNode = useCallback(
     (id: string, page?: number) => {
-      const node = flow.getInternalNode(id);
+      // The canvas's own node: React Flow holds only the cards near the view (use-culling.ts).
+      const node = graph.nodeById(id);
       if (!node) {
         notify('That node is no longer on the board.');
         return;
       }
-      const width = node.measured.width ?? 260;
-      const height = node.measured.height ?? 120;
-      const at = node.internals.positionAbsolute;
+      const width = node.measured?.width ?? 260;
+      const height = node.measured?.height ?? 120;
+      const at = node.position;
       void flow.setCenter(at.x + width / 2, at.y + height / 2, { zoom: Math.max(flow.getZoom(), 0.8), duration: 450 });
       setHighlight(id);
       setHighlightPage(page === undefined ? undefined : { nodeId: id, page });
@@ -53,7 +54,7 @@ export function useNodeFocus(graph: CanvasGraph, notify: (message: string) => vo
         return;
       }
       focusNode(citation.node_id, citation.page);
-      if (!flow.getInternalNode(citation.node_id)) return;
+      if (!graph.nodeById(citation.node_id)) return;
       setPassage({
         nodeId: citation.node_id,
         quote: citation.quote,
@@ -63,7 +64,7 @@ export function useNodeFocus(graph: CanvasGraph, notify: (message: string) => vo
         at: Date.now(),
       });
     },
-    [flow, notify, focusNode],
+    [graph, notify, focusNode],
   );
 
   const clearHighlight = useCallback(() => setHighlight(undefined), []);
