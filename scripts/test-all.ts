@@ -51,5 +51,6 @@ await together([
 await inTurn([
   { name: 'test:embedded', command: 'npm run test:embedded' },
   { name: 'test:wire', command: 'npm run test:wire' },
-  { name: 'test:e2e (the web app built above)', command: 'tsx scripts/run-tests.ts test/e2e/*.test.ts' },
+  // Three at a time, as `npm run test:e2e`: a browser test waits on the page about half its time.
+  { name: 'test:e2e (the web app built above)', command: 'tsx scripts/run-tests.ts --concurrency 3 test/e2e/*.test.ts' },
 ]);
