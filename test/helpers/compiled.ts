@@ -149,8 +149,9 @@ function processAlive(pid: number): boolean {
 
 /**
  * Whether a test file must have a process of its own: a top-level await (a file sharing a process is
- * loaded synchronously inside its suite), or listeners on the process (a warning Node gives once a
- * process, which an earlier file could have taken).
+ * loaded synchronously inside its suite; an await in a module it imports is found when bundling), or
+ * listeners on the process (a warning Node gives once a process, which an earlier file could have
+ * taken).
  */
 function needsOwnProcess(source: string): boolean {
   return /^[^\s/*].*\bawait\b/m.test(source) || /\bprocess\.(on|once)\(/.test(source);
@@ -159,14 +160,14 @@ function needsOwnProcess(source: string): boolean {
 /**
  * The test files in groups of about `perProcess` files and about equal size (their sources' length
  * stands for their time), each to one process, the largest first; files that need a process of
- * their own alone.
+ * their own (and those in `ownProcess`) alone.
  */
-export function groupFiles(files: string[], perProcess: number): string[][] {
+export function groupFiles(files: string[], perProcess: number, ownProcess: ReadonlySet<string> = new Set()): string[][] {
   const alone: string[][] = [];
   const shared: { file: string; size: number }[] = [];
   for (const file of files) {
     const source = fs.readFileSync(path.resolve(ROOT, file), 'utf8');
-    if (perProcess <= 1 || needsOwnProcess(source)) alone.push([file]);
+    if (perProcess <= 1 || ownProcess.has(file) || needsOwnProcess(source)) alone.push([file]);
     else shared.push({ file, size: source.length });
   }
   const groups: { files: string[]; size: number }[] = Array.from({ length: Math.ceil(shared.length / perProcess) }, () => ({
@@ -222,7 +223,6 @@ function groupEntry(files: string[]): string {
  */
 export async function runTests(files: string[], env: Record<string, string>, concurrency: number): Promise<number> {
   const perProcess = Number(process.env.TEST_FILES_PER_PROCESS ?? 4);
-  const groups = groupFiles(files, perProcess);
   // test/x.test.ts → x.test.js, test/e2e/x.test.ts → e2e-x.test.js; a group is named after its first file.
   const outName = (group: string[]) =>
     path
@@ -236,25 +236,45 @@ export async function runTests(files: string[], env: Record<string, string>, con
   const entries = fs.mkdtempSync(path.join(CACHE, 'entries-'));
   const scratch = scratchDir();
   try {
-    const entryPoints = groups.map((group) => {
-      const file = path.join(entries, `${outName(group)}.ts`);
-      fs.writeFileSync(file, groupEntry(group));
-      return { in: file, out: outName(group) };
-    });
     const { build } = await import('esbuild');
-    await build({
-      ...esbuildBase,
-      entryPoints: [
-        ...entryPoints,
-        { in: path.join(SRC, 'db', 'embedded-worker.ts'), out: 'embedded-worker' },
-        { in: path.join(SRC, 'db', 'embedded-initdb.ts'), out: 'embedded-initdb' },
-      ],
-      outdir: dir,
-      // Code the files share is loaded once per process, from chunks beside them.
-      splitting: true,
-      sourcemap: 'linked',
-      plugins: [sourceLocations],
-    });
+    const ownProcess = new Set<string>();
+    let groups: string[][];
+    for (;;) {
+      groups = groupFiles(files, perProcess, ownProcess);
+      const entryPoints = groups.map((group) => {
+        const file = path.join(entries, `${outName(group)}.ts`);
+        fs.writeFileSync(file, groupEntry(group));
+        return { in: file, out: outName(group) };
+      });
+      try {
+        await build({
+          ...esbuildBase,
+          entryPoints: [
+            ...entryPoints,
+            { in: path.join(SRC, 'db', 'embedded-worker.ts'), out: 'embedded-worker' },
+            { in: path.join(SRC, 'db', 'embedded-initdb.ts'), out: 'embedded-initdb' },
+          ],
+          outdir: dir,
+          // Code the files share is loaded once per process, from chunks beside them.
+          splitting: true,
+          sourcemap: 'linked',
+          plugins: [sourceLocations],
+          logLevel: 'silent',
+        });
+        break;
+      } catch (error) {
+        // A file that imports a module with a top-level await cannot be required: esbuild names its
+        // require in the entry. It gets a process of its own, and the files are bundled again.
+        const required = ((error as { errors?: { location?: { lineText?: string } | null }[] }).errors ?? []).map(
+          (e) => /require\("([^"]+)"\)/.exec(e.location?.lineText ?? '')?.[1],
+        );
+        const found = files.filter((file) => !ownProcess.has(file) && required.includes(path.resolve(ROOT, file)));
+        if (found.length === 0) throw error;
+        for (const file of found) ownProcess.add(file);
+        fs.rmSync(entries, { recursive: true, force: true });
+        fs.mkdirSync(entries);
+      }
+    }
     fs.writeFileSync(path.join(dir, 'package.json'), PACKAGE_JSON);
     const child = spawn(
       process.execPath,
