@@ -284,7 +284,8 @@ export async function runTests(files: string[], env: Record<string, string>, con
         ...(process.env.TEST_TIMINGS ? [`--import=${pathToFileURL(PROCESS_TIMER).href}`] : []),
         '--test',
         `--test-concurrency=${concurrency}`,
-        '--test-timeout=600000',
+        // Ten minutes a file: the runner's timeout is its process's as well as each test's.
+        `--test-timeout=${600_000 * Math.max(...groups.map((group) => group.length))}`,
         ...(process.env.TEST_TIMINGS
           ? [
               '--test-reporter=spec',
