@@ -3,8 +3,8 @@
 // (DATA_DIR or DATABASE_URL, and settings), its JSON log lines kept and searchable.
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { after } from 'node:test';
 import { compiledEntry, compiledEnv, NODE_FLAGS } from './compiled.js';
+import { afterEachFile } from './file-group.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -20,8 +20,8 @@ export interface ChildServer {
 
 const children: ChildServer[] = [];
 // Whatever a test leaves running is killed when its file ends.
-after(() => {
-  for (const child of children) if (child.proc.exitCode === null && child.proc.signalCode === null) child.proc.kill('SIGKILL');
+afterEachFile(() => {
+  for (const child of children.splice(0)) if (child.proc.exitCode === null && child.proc.signalCode === null) child.proc.kill('SIGKILL');
 });
 
 /** Starts the server and resolves once it logs the address it listens on. */

@@ -148,31 +148,133 @@ function processAlive(pid: number): boolean {
 }
 
 /**
+ * Whether a test file must have a process of its own: a top-level await (a file sharing a process is
+ * loaded synchronously inside its suite; an await in a module it imports is found when bundling), or
+ * listeners on the process (a warning Node gives once a process, which an earlier file could have
+ * taken).
+ */
+function needsOwnProcess(source: string): boolean {
+  return /^[^\s/*].*\bawait\b/m.test(source) || /\bprocess\.(on|once)\(/.test(source);
+}
+
+/**
+ * The test files in groups of about `perProcess` files and about equal size (their sources' length
+ * stands for their time), each to one process, the largest first; files that need a process of
+ * their own (and those in `ownProcess`) alone.
+ */
+export function groupFiles(files: string[], perProcess: number, ownProcess: ReadonlySet<string> = new Set()): string[][] {
+  const alone: string[][] = [];
+  const shared: { file: string; size: number }[] = [];
+  for (const file of files) {
+    const source = fs.readFileSync(path.resolve(ROOT, file), 'utf8');
+    if (perProcess <= 1 || ownProcess.has(file) || needsOwnProcess(source)) alone.push([file]);
+    else shared.push({ file, size: source.length });
+  }
+  const groups: { files: string[]; size: number }[] = Array.from({ length: Math.ceil(shared.length / perProcess) }, () => ({
+    files: [],
+    size: 0,
+  }));
+  // The largest first, each to the group with the least so far.
+  for (const { file, size } of shared.sort((a, b) => b.size - a.size)) {
+    const group = groups.reduce((least, g) => (g.size < least.size ? g : least));
+    group.files.push(file);
+    group.size += size;
+  }
+  // The largest processes first, so that the last to start are short and no core waits long on one.
+  const weight = (group: string[]) => group.reduce((total, file) => total + fs.statSync(path.resolve(ROOT, file)).size, 0);
+  return [...groups.map((g) => g.files.sort()), ...alone].sort((x, y) => weight(y) - weight(x));
+}
+
+/**
+ * The entry of a process that runs `files` (helpers/file-group.ts): each file loaded in a suite of
+ * its own (required, so that esbuild loads it at that point, inside the suite), or, alone, imported.
+ */
+function groupEntry(files: string[]): string {
+  const helper = JSON.stringify(path.join(TEST, 'helpers', 'file-group.ts'));
+  const names = files.map((file) => path.relative(ROOT, path.resolve(ROOT, file)));
+  const lines = [
+    "import { describe } from 'node:test';",
+    `import { startGroup, fileStarts, fileLoaded, endGroup } from ${helper};`,
+    `await startGroup(${JSON.stringify(names)});`,
+  ];
+  if (files.length === 1) {
+    lines.push('fileStarts(0);', `await import(${JSON.stringify(path.resolve(ROOT, files[0]!))});`, 'fileLoaded(0);');
+  } else {
+    files.forEach((file, i) => {
+      lines.push(
+        `describe(${JSON.stringify(names[i])}, () => {`,
+        `  fileStarts(${i});`,
+        `  require(${JSON.stringify(path.resolve(ROOT, file))});`,
+        `  fileLoaded(${i});`,
+        '});',
+      );
+    });
+  }
+  lines.push('endGroup();');
+  return `${lines.join('\n')}\n`;
+}
+
+/**
  * Runs test files (paths under test/) with Node's test runner, with `env` added to the environment
- * and `concurrency` files at a time; resolves with the runner's exit code. The files are bundled
- * first, with everything of the project they import (half a second), into a folder of this run's.
+ * and `concurrency` processes at a time, each running up to TEST_FILES_PER_PROCESS files (default 4;
+ * 1 gives each file a process of its own); resolves with the runner's exit code. The files are
+ * bundled first, with everything of the project they import (a few seconds), into a folder of this
+ * run's.
  */
 export async function runTests(files: string[], env: Record<string, string>, concurrency: number): Promise<number> {
-  // test/x.test.ts → x.test.js, test/e2e/x.test.ts → e2e-x.test.js: all in one folder, beside the worker.
-  const outName = (file: string) => path.relative(TEST, path.resolve(ROOT, file)).replace(/\.ts$/, '').replaceAll(path.sep, '-');
+  const perProcess = Number(process.env.TEST_FILES_PER_PROCESS ?? 4);
+  // test/x.test.ts → x.test.js, test/e2e/x.test.ts → e2e-x.test.js; a group is named after its first file.
+  const outName = (group: string[]) =>
+    path
+      .relative(TEST, path.resolve(ROOT, group[0]!))
+      .replace(/\.test\.ts$/, '')
+      .replaceAll(path.sep, '-') +
+    (group.length > 1 ? `-and-${group.length - 1}` : '') +
+    '.test';
   fs.mkdirSync(CACHE, { recursive: true });
   const dir = fs.mkdtempSync(path.join(CACHE, 'tests-'));
+  const entries = fs.mkdtempSync(path.join(CACHE, 'entries-'));
   const scratch = scratchDir();
   try {
     const { build } = await import('esbuild');
-    await build({
-      ...esbuildBase,
-      entryPoints: [
-        ...files.map((file) => ({ in: path.resolve(ROOT, file), out: outName(file) })),
-        { in: path.join(SRC, 'db', 'embedded-worker.ts'), out: 'embedded-worker' },
-        { in: path.join(SRC, 'db', 'embedded-initdb.ts'), out: 'embedded-initdb' },
-      ],
-      outdir: dir,
-      // Code the files share is loaded once per process, from chunks beside them.
-      splitting: true,
-      sourcemap: 'linked',
-      plugins: [sourceLocations],
-    });
+    const ownProcess = new Set<string>();
+    let groups: string[][];
+    for (;;) {
+      groups = groupFiles(files, perProcess, ownProcess);
+      const entryPoints = groups.map((group) => {
+        const file = path.join(entries, `${outName(group)}.ts`);
+        fs.writeFileSync(file, groupEntry(group));
+        return { in: file, out: outName(group) };
+      });
+      try {
+        await build({
+          ...esbuildBase,
+          entryPoints: [
+            ...entryPoints,
+            { in: path.join(SRC, 'db', 'embedded-worker.ts'), out: 'embedded-worker' },
+            { in: path.join(SRC, 'db', 'embedded-initdb.ts'), out: 'embedded-initdb' },
+          ],
+          outdir: dir,
+          // Code the files share is loaded once per process, from chunks beside them.
+          splitting: true,
+          sourcemap: 'linked',
+          plugins: [sourceLocations],
+          logLevel: 'silent',
+        });
+        break;
+      } catch (error) {
+        // A file that imports a module with a top-level await cannot be required: esbuild names its
+        // require in the entry. It gets a process of its own, and the files are bundled again.
+        const required = ((error as { errors?: { location?: { lineText?: string } | null }[] }).errors ?? []).map(
+          (e) => /require\("([^"]+)"\)/.exec(e.location?.lineText ?? '')?.[1],
+        );
+        const found = files.filter((file) => !ownProcess.has(file) && required.includes(path.resolve(ROOT, file)));
+        if (found.length === 0) throw error;
+        for (const file of found) ownProcess.add(file);
+        fs.rmSync(entries, { recursive: true, force: true });
+        fs.mkdirSync(entries);
+      }
+    }
     fs.writeFileSync(path.join(dir, 'package.json'), PACKAGE_JSON);
     const child = spawn(
       process.execPath,
@@ -182,7 +284,8 @@ export async function runTests(files: string[], env: Record<string, string>, con
         ...(process.env.TEST_TIMINGS ? [`--import=${pathToFileURL(PROCESS_TIMER).href}`] : []),
         '--test',
         `--test-concurrency=${concurrency}`,
-        '--test-timeout=600000',
+        // Ten minutes a file: the runner's timeout is its process's as well as each test's.
+        `--test-timeout=${600_000 * Math.max(...groups.map((group) => group.length))}`,
         ...(process.env.TEST_TIMINGS
           ? [
               '--test-reporter=spec',
@@ -191,13 +294,14 @@ export async function runTests(files: string[], env: Record<string, string>, con
               `--test-reporter-destination=${process.env.TEST_TIMINGS}.tests`,
             ]
           : []),
-        ...files.map((file) => path.join(dir, `${outName(file)}.js`)),
+        ...groups.map((group) => path.join(dir, `${outName(group)}.js`)),
       ],
       { stdio: 'inherit', env: { ...process.env, ...(scratch ? { TMPDIR: scratch } : {}), ...env } },
     );
     return await new Promise((resolve) => child.on('exit', (code) => resolve(code ?? 1)));
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
+    fs.rmSync(entries, { recursive: true, force: true });
     if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
   }
 }

@@ -3,7 +3,7 @@
 // told). It can go down and come back up on the same port, as a receiver that restarts would.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { after } from 'node:test';
+import { afterEachFile } from './file-group.js';
 
 export interface ReceivedRequest {
   /** The request's path (and query). */
@@ -31,8 +31,8 @@ export interface Receiver {
 }
 
 const open: http.Server[] = [];
-after(async () => {
-  for (const server of open) {
+afterEachFile(async () => {
+  for (const server of open.splice(0)) {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
   }

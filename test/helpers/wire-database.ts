@@ -1,8 +1,9 @@
-// The wire run's database for this test file. scripts/test-wire.ts runs every file in a process of
-// its own; on a real PostgreSQL server (TEST_POSTGRES_URL, handed to the files as
-// TEST_WIRE_POSTGRES_URL so that only the wire run sees it) the first import here creates a database
-// for this process and points TEST_DATABASE_URL at it, so files running side by side never see each
-// other's rows and the harness, the CLI tests and the child servers all find the same one.
+// The wire run's databases. scripts/test-wire.ts runs the test files through runTests
+// (helpers/compiled.ts); on a real PostgreSQL server (TEST_POSTGRES_URL, handed to the files as
+// TEST_WIRE_POSTGRES_URL so that only the wire run sees it) each file gets a database of its own
+// (createWireDatabase, called by the entry of its process: helpers/file-group.ts), and
+// TEST_DATABASE_URL points at it while the file loads and runs, so files never see each other's
+// rows and the harness, the CLI tests and the child servers all find the same one.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 
@@ -13,7 +14,12 @@ export const realPostgres = !!adminUrl;
 /** True in the wire run, on either server. */
 export const wireRun = !!(adminUrl || process.env.TEST_DATABASE_URL);
 
-if (adminUrl && !process.env.TEST_DATABASE_URL) {
+/**
+ * A new database for one test file on the wire run's real PostgreSQL (named after this process,
+ * so that scripts/test-wire.ts drops it once the process is gone), its url; undefined otherwise.
+ */
+export async function createWireDatabase(): Promise<string | undefined> {
+  if (!adminUrl) return undefined;
   const name = `bwk_test_${process.pid}_${randomBytes(3).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
@@ -26,5 +32,5 @@ if (adminUrl && !process.env.TEST_DATABASE_URL) {
   }
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
-  process.env.TEST_DATABASE_URL = url.toString();
+  return url.toString();
 }

@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser as PlaywrightBrowser, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import { afterProcess } from '../../helpers/file-group.js';
 import { startServer, type TestServer } from '../../helpers/harness.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -41,9 +41,9 @@ export interface Device {
 export const PHONE: Device = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true };
 
 let chromiumProcess: Promise<PlaywrightBrowser> | undefined;
-// One Chromium per test process, closed when its file ends: starting one cost about 2 s of CPU, and
-// a test file opens up to eight browsers.
-after(async () => {
+// One Chromium per test process, closed when its last file ends (helpers/file-group.ts): starting
+// one cost about 2 s of CPU, and a test file opens up to eight browsers.
+afterProcess(async () => {
   await (await chromiumProcess)?.close();
 });
 
