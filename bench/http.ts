@@ -116,7 +116,12 @@ export async function runHttpBench(options: {
 }): Promise<HttpResult> {
   const main = await seededServer(options.server, 'bench-http');
   const uncached = await seededServer(
-    { ...options.server, cpuProfDir: undefined, env: { ...options.server?.env, BOARD_LIST_CACHE_MB: '0' } },
+    {
+      ...options.server,
+      // Its profiles apart from the main server's: the list read from the database.
+      cpuProfDir: options.server?.cpuProfDir === undefined ? undefined : `${options.server.cpuProfDir}/uncached`,
+      env: { ...options.server?.env, BOARD_LIST_CACHE_MB: '0' },
+    },
     'bench-http-uncached',
   ).catch(async (error) => {
     await main.server.stop();
