@@ -44,8 +44,6 @@ export function followNodePage(list: string, type: string | undefined, page: Pag
         const node = change.data as Node;
         if (type !== undefined && node.node_type !== type) continue;
         if (after && !precedes(after, node)) continue;
-        const last = data[data.length - 1];
-        if (has_more && last && !precedes(node, last)) continue;
         const at = data.findIndex((n) => precedes(node, n));
         data = [...data];
         data.splice(at < 0 ? data.length : at, 0, pickShape(NodeSchema, node));
