@@ -123,7 +123,10 @@ describe('kept node pages follow the changes made through this instance', () => 
       } else if (op === 3) {
         const [child, parent] = [pick(present), pick(present)];
         what = `parent ${child} under ${parent}`;
-        res = await server.request('PATCH', `${base}/${child}`, { token: alice.token, body: { parent_node_id: child === parent ? null : parent } });
+        res = await server.request('PATCH', `${base}/${child}`, {
+          token: alice.token,
+          body: { parent_node_id: child === parent ? null : parent },
+        });
         if (res.status === 400) continue; // a cycle, refused: nothing changed
       } else if (op === 4) {
         // Deleting a node detaches its children: their changes are recorded with the deletion.
@@ -165,7 +168,10 @@ describe('kept node pages follow the changes made through this instance', () => 
     assert.equal(edited.status, 200, edited.text);
     // The kept page took the edit of b; a reading of the database would have shown a's unrecorded text.
     assert.deepEqual(await texts(), ['b2', 'a']);
-    assert.deepEqual((await get(alice.token, `${base}?limit=6`)).body.data.map((n) => n.node_data.text), ['b2', 'unrecorded']);
+    assert.deepEqual(
+      (await get(alice.token, `${base}?limit=6`)).body.data.map((n) => n.node_data.text),
+      ['b2', 'unrecorded'],
+    );
   });
 
   test("a page brought forward is still refused to another user's key and to a revoked key", async () => {

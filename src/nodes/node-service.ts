@@ -176,7 +176,14 @@ export class NodeService {
     const rows = await applyPage(query, page, 'nodes').execute();
     if (rows.length === 0) await findVisibleBoard(db, principal, boardId);
     const version = rows[0]?.board_version;
-    return { ...toPage(rows.map(({ board_version: _, ...node }) => node), page, list), version };
+    return {
+      ...toPage(
+        rows.map(({ board_version: _, ...node }) => node),
+        page,
+        list,
+      ),
+      version,
+    };
   }
 
   async get(principal: Principal, ids: NodeIds): Promise<Node> {
