@@ -4,10 +4,8 @@
 // node.updated or node.deleted with the row as it was written (node-service.ts: a deletion detaches
 // the children and deletes the edges as recorded changes of their own), so a node page is exact after
 // them; anything else on the board leaves it as it is.
-import type { BoardChange } from '../events/record.js';
-import type { Node } from '../contract/nodes.js';
 import { pickShape } from '../contract/common.js';
-import { Node as NodeSchema } from '../contract/nodes.js';
+import { Node } from '../contract/nodes.js';
 import { encodeCursor, type Page, type PageRequest } from '../lib/pagination.js';
 import type { Follow } from './list-cache.js';
 
@@ -38,7 +36,7 @@ export function followNodePage(list: string, type: string | undefined, page: Pag
         const at = data.findIndex((n) => n.id === node.id);
         if (at < 0) continue;
         data = [...data];
-        data[at] = pickShape(NodeSchema, node);
+        data[at] = pickShape(Node, node);
         changed = true;
       } else if (change.type === 'node.created') {
         const node = change.data as Node;
@@ -46,7 +44,7 @@ export function followNodePage(list: string, type: string | undefined, page: Pag
         if (after && !precedes(after, node)) continue;
         const at = data.findIndex((n) => precedes(node, n));
         data = [...data];
-        data.splice(at < 0 ? data.length : at, 0, pickShape(NodeSchema, node));
+        data.splice(at < 0 ? data.length : at, 0, pickShape(Node, node));
         if (data.length > page.limit) {
           data = data.slice(0, page.limit);
           has_more = true;
@@ -74,7 +72,7 @@ export function followNode(id: string): Follow<Node> {
     for (const change of changes) {
       if ((change.data as { id?: string }).id !== id || !change.type.startsWith('node.')) continue;
       if (change.type !== 'node.updated') return undefined;
-      node = pickShape(NodeSchema, change.data as Node);
+      node = pickShape(Node, change.data as Node);
     }
     return node;
   };

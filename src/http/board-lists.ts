@@ -68,8 +68,8 @@ export async function sendBoardChild<T>(
   tagOf: (data: T) => string,
   follow?: Follow<T>,
 ): Promise<FastifyReply> {
-  let version: number | undefined;
-  let kept = listCache?.has(key) ? listCache.find<T>(key, (version = await boardVersions.visibleTo(principal, boardId))) : undefined;
+  const version = listCache?.has(key) ? await boardVersions.visibleTo(principal, boardId) : undefined;
+  let kept = version === undefined ? undefined : listCache?.find<T>(key, version);
   if (kept !== undefined && kept.body === undefined) {
     // Changes were applied to the kept resource since its bytes were made.
     const data = kept.value as T;
