@@ -28,6 +28,8 @@ interface Sample {
   errors: number;
   /** Changes made to the board per second meanwhile (Target.changing). */
   changesPerSec?: number;
+  /** The share of the reads that were the first to show a change. */
+  firstAfterChange?: number;
   /** CPU time per request, in µs: the server process, the PostgreSQL backends (undefined on the embedded database), the load generator. */
   cpu: { server: number; database?: number; client: number };
 }
@@ -60,30 +62,57 @@ interface Target {
   changing?: string[];
 }
 
-/** Changes `nodes` of the target's board in turn, one request at a time, until stopped; answers how many were made. */
+/** Connections that change the board meanwhile (Target.changing): the reads' user shares the service with them. */
+const WRITERS = 4;
+
+/**
+ * Changes `nodes` of the target's board in turn, on WRITERS connections, each one request at a time,
+ * until stopped; answers how many changes were made. Change n writes the text `change n`.
+ */
 function changeMeanwhile(target: Target, nodes: string[]): { stop(): Promise<number> } {
   const api = new ApiClient(target.server.url, target.token ?? '');
   const board = target.path.split('/')[3];
   let stopped = false;
   let made = 0;
-  const loop = (async () => {
+  const writer = async () => {
     while (!stopped) {
-      await api.call('PATCH', `/v1/boards/${board}/nodes/${nodes[made % nodes.length]}`, { data: { text: `change ${made}` } }, 200);
-      made++;
+      const n = made++;
+      await api.call('PATCH', `/v1/boards/${board}/nodes/${nodes[n % nodes.length]}`, { data: { text: `change ${n}` } }, 200);
     }
-  })();
+  };
+  const loops = Promise.all(Array.from({ length: WRITERS }, writer));
   return {
     async stop() {
       stopped = true;
-      await loop;
+      await loops;
       return made;
     },
   };
 }
 
-async function load(target: Target, seconds: number) {
+/** Counts the reads that were the first to show a change (the newest `change n` in the body, newer than any seen before). */
+function firstReads() {
+  let newest = -1;
+  let firsts = 0;
+  return {
+    onResponse(_status: number, body: string) {
+      let top = -1;
+      for (const m of body.matchAll(/change (\d+)/g)) top = Math.max(top, Number(m[1]));
+      if (top > newest) {
+        newest = top;
+        firsts++;
+      }
+    },
+    get count() {
+      return firsts;
+    },
+  };
+}
+
+async function load(target: Target, seconds: number, onResponse?: (status: number, body: string) => void) {
   return autocannon({
     url: `${target.server.url}${target.path}`,
+    ...(onResponse ? { requests: [{ method: 'GET', path: target.path, onResponse }] } : {}),
     connections: CONNECTIONS,
     pipelining: 1,
     duration: seconds,
@@ -96,7 +125,8 @@ async function measure(target: Target, seconds: number, database: string | undef
   const database0 = database === undefined ? 0 : databaseCpuSeconds(database);
   const client0 = process.cpuUsage();
   const writer = target.changing && changeMeanwhile(target, target.changing);
-  const r = await load(target, seconds);
+  const firsts = target.changing && firstReads();
+  const r = await load(target, seconds, firsts ? firsts.onResponse : undefined);
   const changes = await writer?.stop();
   const client = process.cpuUsage(client0);
   const perRequest = (s: number) => (s * 1e6) / r.requests.total;
@@ -107,7 +137,7 @@ async function measure(target: Target, seconds: number, database: string | undef
     requests: r.requests.total,
     non2xx: r.non2xx,
     errors: r.errors,
-    ...(changes === undefined ? {} : { changesPerSec: changes / r.duration }),
+    ...(changes === undefined ? {} : { changesPerSec: changes / r.duration, firstAfterChange: (firsts?.count ?? 0) / r.requests.total }),
     cpu: {
       server: perRequest(target.server.cpuSeconds() - server0),
       database: database === undefined ? undefined : perRequest(databaseCpuSeconds(database) - database0),
@@ -211,7 +241,7 @@ export async function runHttpBench(options: {
         const s = await measure(t, options.seconds, options.database);
         samples[i]!.push(s);
         console.log(
-          `  ${t.name}: ${fmt(s.reqPerSec)} req/s,${s.changesPerSec === undefined ? '' : ` ${fmt(s.changesPerSec)} changes/s,`} p50 ${s.p50} ms, p99 ${s.p99} ms, CPU µs/request ${cpuCell([s])}${s.non2xx || s.errors ? ` (${s.non2xx} non-2xx, ${s.errors} errors!)` : ''}`,
+          `  ${t.name}: ${fmt(s.reqPerSec)} req/s,${s.changesPerSec === undefined ? '' : ` ${fmt(s.changesPerSec)} changes/s, ${pct(s.firstAfterChange ?? 0)} of reads the first after a change,`} p50 ${s.p50} ms, p99 ${s.p99} ms, CPU µs/request ${cpuCell([s])}${s.non2xx || s.errors ? ` (${s.non2xx} non-2xx, ${s.errors} errors!)` : ''}`,
         );
       }
     }
@@ -244,7 +274,7 @@ export async function runHttpBench(options: {
       {
         name: 'node list (20 items) while the board changes, throughput vs ping (median of the rounds)',
         target: '>= 25%',
-        measured: `${pct(changingList.shareOfPing)} (${fmt(median(changingList.samples.map((s) => s.changesPerSec ?? 0)))} changes/s)`,
+        measured: `${pct(changingList.shareOfPing)} (${fmt(median(changingList.samples.map((s) => s.changesPerSec ?? 0)))} changes/s, ${pct(median(changingList.samples.map((s) => s.firstAfterChange ?? 0)))} of reads the first after one)`,
         met: clean && changingList.shareOfPing >= 0.25,
       },
     ];
@@ -264,7 +294,7 @@ export async function runHttpBench(options: {
         rows.map((r) => {
           const shares = r.samples.map((s, round) => s.reqPerSec / ping[round]!.reqPerSec);
           return [
-            `${r.name}: \`GET ${r.path}\`${r.samples[0]?.changesPerSec === undefined ? '' : `, ${fmt(median(r.samples.map((s) => s.changesPerSec ?? 0)))} changes/s (median)`}`,
+            `${r.name}: \`GET ${r.path}\`${r.samples[0]?.changesPerSec === undefined ? '' : `, ${fmt(median(r.samples.map((s) => s.changesPerSec ?? 0)))} changes/s, ${pct(median(r.samples.map((s) => s.firstAfterChange ?? 0)))} of reads the first after one (medians)`}`,
             r.auth ? 'API key' : 'none',
             `${fmt(median(r.samples.map((s) => s.reqPerSec)))} (${range(r.samples.map((s) => s.reqPerSec))})`,
             r === rows[0] ? '–' : `${pct(r.shareOfPing)} (${pct(Math.min(...shares))}–${pct(Math.max(...shares))})`,
