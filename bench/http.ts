@@ -2,8 +2,11 @@
 // autocannon drives the server (a child process, see lib/server.ts) on loopback with 50 connections:
 // GET /v1/ping (public, no database: the baseline), GET /healthz (public, one SELECT 1: what one
 // database round trip costs), the single-node read and a 20-item node list, both with an API key,
-// and the same list on a second server with the list cache off (BOARD_LIST_CACHE_MB=0), so a read
-// that finds the board changed is measured beside one that finds it unchanged.
+// the same list while 4 more connections change notes on that page as fast as they can (a read
+// that is the first to show a change finds the board changed since the page was kept, unless the
+// page was brought forward by the change; the bench counts those reads), and
+// the same list on a second server with the list cache off (BOARD_LIST_CACHE_MB=0): every read from
+// the database.
 //
 // The machine's speed drifts between seconds (a virtual machine's neighbours), so every route is
 // measured in each of several rounds, one after the other, and a route's share of ping is the
@@ -24,6 +27,10 @@ interface Sample {
   requests: number;
   non2xx: number;
   errors: number;
+  /** Changes made to the board per second meanwhile (Target.changing). */
+  changesPerSec?: number;
+  /** The share of the reads that were the first to show a change. */
+  firstAfterChange?: number;
   /** CPU time per request, in µs: the server process, the PostgreSQL backends (undefined on the embedded database), the load generator. */
   cpu: { server: number; database?: number; client: number };
 }
@@ -52,11 +59,58 @@ interface Target {
   /** The path as the report shows it (ids replaced by their names). */
   shown: string;
   token?: string;
+  /** PATCH these nodes one after the other, on one connection, for as long as the route is measured. */
+  changing?: string[];
 }
 
-async function load(target: Target, seconds: number) {
+/** Connections that change the board meanwhile (Target.changing): the reads' user shares the service with them. */
+const WRITERS = 4;
+
+/**
+ * Changes `nodes` of the target's board in turn, on WRITERS connections, each one request at a time,
+ * until stopped; answers how many changes were made. Change n writes the text `change n`.
+ */
+function changeMeanwhile(target: Target, nodes: string[]): { stop(): Promise<number> } {
+  const api = new ApiClient(target.server.url, target.token ?? '');
+  const board = target.path.split('/')[3];
+  let stopped = false;
+  let made = 0;
+  const writer = async () => {
+    while (!stopped) {
+      const n = made++;
+      await api.call('PATCH', `/v1/boards/${board}/nodes/${nodes[n % nodes.length]}`, { data: { text: `change ${n}` } }, 200);
+    }
+  };
+  const loops = Promise.all(Array.from({ length: WRITERS }, writer));
+  return {
+    async stop() {
+      stopped = true;
+      await loops;
+      return made;
+    },
+  };
+}
+
+/**
+ * Counts the reads that were the first to show a state of the board: each change writes a new
+ * number, so a body whose numbers no earlier read showed is the first read after a change.
+ */
+function firstReads() {
+  const seen = new Set<string>();
+  return {
+    onResponse(_status: number, body: string) {
+      seen.add([...body.matchAll(/change (\d+)/g)].map((m) => m[1]).join(','));
+    },
+    get count() {
+      return seen.size;
+    },
+  };
+}
+
+async function load(target: Target, seconds: number, onResponse?: (status: number, body: string) => void) {
   return autocannon({
     url: `${target.server.url}${target.path}`,
+    ...(onResponse ? { requests: [{ method: 'GET', path: target.path, onResponse }] } : {}),
     connections: CONNECTIONS,
     pipelining: 1,
     duration: seconds,
@@ -68,7 +122,10 @@ async function measure(target: Target, seconds: number, database: string | undef
   const server0 = target.server.cpuSeconds();
   const database0 = database === undefined ? 0 : databaseCpuSeconds(database);
   const client0 = process.cpuUsage();
-  const r = await load(target, seconds);
+  const writer = target.changing && changeMeanwhile(target, target.changing);
+  const firsts = target.changing && firstReads();
+  const r = await load(target, seconds, firsts ? firsts.onResponse : undefined);
+  const changes = await writer?.stop();
   const client = process.cpuUsage(client0);
   const perRequest = (s: number) => (s * 1e6) / r.requests.total;
   return {
@@ -78,6 +135,7 @@ async function measure(target: Target, seconds: number, database: string | undef
     requests: r.requests.total,
     non2xx: r.non2xx,
     errors: r.errors,
+    ...(changes === undefined ? {} : { changesPerSec: changes / r.duration, firstAfterChange: (firsts?.count ?? 0) / r.requests.total }),
     cpu: {
       server: perRequest(target.server.cpuSeconds() - server0),
       database: database === undefined ? undefined : perRequest(databaseCpuSeconds(database) - database0),
@@ -116,7 +174,12 @@ export async function runHttpBench(options: {
 }): Promise<HttpResult> {
   const main = await seededServer(options.server, 'bench-http');
   const uncached = await seededServer(
-    { ...options.server, cpuProfDir: undefined, env: { ...options.server?.env, BOARD_LIST_CACHE_MB: '0' } },
+    {
+      ...options.server,
+      // Its profiles apart from the main server's: the list read from the database.
+      cpuProfDir: options.server?.cpuProfDir === undefined ? undefined : `${options.server.cpuProfDir}/uncached`,
+      env: { ...options.server?.env, BOARD_LIST_CACHE_MB: '0' },
+    },
     'bench-http-uncached',
   ).catch(async (error) => {
     await main.server.stop();
@@ -139,6 +202,16 @@ export async function runHttpBench(options: {
         path: list(main),
         shown: '/v1/boards/{boardId}/nodes?limit=20',
         token: main.token,
+      },
+      {
+        // Every change lands on the page read (the newest notes): on a kept page that does not follow
+        // the board's changes, the first read after each is read from the database.
+        name: 'node list, 20 items, the board changing meanwhile (API key)',
+        server: main.server,
+        path: list(main),
+        shown: '/v1/boards/{boardId}/nodes?limit=20',
+        token: main.token,
+        changing: main.nodeIds.slice(-5),
       },
       {
         name: 'node list, 20 items, list cache off (API key)',
@@ -166,7 +239,7 @@ export async function runHttpBench(options: {
         const s = await measure(t, options.seconds, options.database);
         samples[i]!.push(s);
         console.log(
-          `  ${t.name}: ${fmt(s.reqPerSec)} req/s, p50 ${s.p50} ms, p99 ${s.p99} ms, CPU µs/request ${cpuCell([s])}${s.non2xx || s.errors ? ` (${s.non2xx} non-2xx, ${s.errors} errors!)` : ''}`,
+          `  ${t.name}: ${fmt(s.reqPerSec)} req/s,${s.changesPerSec === undefined ? '' : ` ${fmt(s.changesPerSec)} changes/s, ${pct(s.firstAfterChange ?? 0)} of reads the first after a change,`} p50 ${s.p50} ms, p99 ${s.p99} ms, CPU µs/request ${cpuCell([s])}${s.non2xx || s.errors ? ` (${s.non2xx} non-2xx, ${s.errors} errors!)` : ''}`,
         );
       }
     }
@@ -179,7 +252,7 @@ export async function runHttpBench(options: {
       samples: samples[i]!,
       shareOfPing: median(samples[i]!.map((s, round) => s.reqPerSec / ping[round]!.reqPerSec)),
     }));
-    const [, node, cachedList] = rows as [HttpRow, HttpRow, HttpRow, HttpRow, HttpRow];
+    const [, node, cachedList, changingList] = rows as [HttpRow, HttpRow, HttpRow, HttpRow, HttpRow, HttpRow];
     const clean = rows.every((r) => r.samples.every((s) => s.non2xx === 0 && s.errors === 0));
     const nodeP99 = median(node.samples.map((s) => s.p99));
     const goals: Goal[] = [
@@ -195,6 +268,12 @@ export async function runHttpBench(options: {
         target: '>= 25%',
         measured: pct(cachedList.shareOfPing),
         met: clean && cachedList.shareOfPing >= 0.25,
+      },
+      {
+        name: 'node list (20 items) while the board changes, throughput vs ping (median of the rounds)',
+        target: '>= 25%',
+        measured: `${pct(changingList.shareOfPing)} (${fmt(median(changingList.samples.map((s) => s.changesPerSec ?? 0)))} changes/s, ${pct(median(changingList.samples.map((s) => s.firstAfterChange ?? 0)))} of reads the first after one)`,
+        met: clean && changingList.shareOfPing >= 0.25,
       },
     ];
     const range = (values: number[]) => `${fmt(Math.min(...values))}–${fmt(Math.max(...values))}`;
@@ -213,7 +292,7 @@ export async function runHttpBench(options: {
         rows.map((r) => {
           const shares = r.samples.map((s, round) => s.reqPerSec / ping[round]!.reqPerSec);
           return [
-            `${r.name}: \`GET ${r.path}\``,
+            `${r.name}: \`GET ${r.path}\`${r.samples[0]?.changesPerSec === undefined ? '' : `, ${fmt(median(r.samples.map((s) => s.changesPerSec ?? 0)))} changes/s, ${pct(median(r.samples.map((s) => s.firstAfterChange ?? 0)))} of reads the first after one (medians)`}`,
             r.auth ? 'API key' : 'none',
             `${fmt(median(r.samples.map((s) => s.reqPerSec)))} (${range(r.samples.map((s) => s.reqPerSec))})`,
             r === rows[0] ? '–' : `${pct(r.shareOfPing)} (${pct(Math.min(...shares))}–${pct(Math.max(...shares))})`,

@@ -32,6 +32,7 @@ import { appModules } from './modules/modules.js';
 import { buildDomainServices, type ServiceBase } from './modules/services.js';
 import { NodeReadCache } from './nodes/node-cache.js';
 import { BoardListCache } from './boards/list-cache.js';
+import { onCommitted } from './events/committed.js';
 import { BoardVersions } from './boards/board-versions.js';
 import { createEmbedder } from './providers/embeddings/create-embedder.js';
 import { createChatModel } from './providers/llm/create-chat-model.js';
@@ -105,6 +106,12 @@ export async function buildApp(config: Config, database: DatabaseHandle): Promis
     app.log,
   );
   const services: Services = { ...deps, jobs };
+  const { listCache } = base;
+  if (listCache) {
+    // The kept pages follow this instance's own changes (list-cache.ts).
+    const stop = onCommitted(database.db, (boardId, committed) => listCache.apply(boardId, committed));
+    app.addHook('onClose', async () => stop());
+  }
   for (const module of appModules) await module.prepare?.(services);
   // Only this process uses an embedded database: re-embed every board the model change left behind,
   // and resume at once the jobs a crash interrupted (no other worker can hold their leases).

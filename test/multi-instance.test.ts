@@ -122,6 +122,50 @@ describe('two instances on one PostgreSQL and one Redis', { skip }, () => {
     assert.deepEqual(await texts(), ['second']);
   });
 
+  test('a page one instance brought forward with its own changes shows the changes made through the other, and refuses as the database does', async () => {
+    const { raw_key: token } = await newKey();
+    const board = await call<BoardBody>(one, token, 'POST', '/v1/boards', { name: 'followed lists' });
+    const boardId = board.body.data.id;
+    const note = (text: string) => ({ type: 'note', position: { x: 0, y: 0 }, data: { text } });
+    const made = await call<NodeBody>(one, token, 'POST', `/v1/boards/${boardId}/nodes`, note('a'));
+    const texts = async (token_ = token) => {
+      const list = await call<{ data: Array<{ node_data: { text: string } }> }>(one, token_, 'GET', `/v1/boards/${boardId}/nodes?limit=3`);
+      assert.equal(list.status, 200, JSON.stringify(list.body));
+      return list.body.data.map((n) => n.node_data.text);
+    };
+    assert.deepEqual(await texts(), ['a']);
+    // Changes through one: its page follows them; through two, whether read before the next change
+    // through one or not: one's page is read again, never brought forward over a change it did not see.
+    const steps: Array<[ChildServer, string, string, unknown, string[] | undefined]> = [
+      [one, 'POST', '', note('b'), ['b', 'a']],
+      [two, 'POST', '', note('c'), undefined],
+      [one, 'PATCH', `/${made.body.data.id}`, { data: { text: 'a2' } }, ['c', 'b', 'a2']],
+      [one, 'POST', '', note('d'), ['d', 'c', 'b']],
+      [two, 'PATCH', `/${made.body.data.id}`, { data: { text: 'a3' } }, ['d', 'c', 'b']],
+      [two, 'POST', '', note('e'), undefined],
+      [one, 'POST', '', note('f'), ['f', 'e', 'd']],
+    ];
+    for (const [server, method, path, body, expected] of steps) {
+      const res = await call(server, token, method, `/v1/boards/${boardId}/nodes${path}`, body);
+      assert.ok(res.status < 300, JSON.stringify(res.body));
+      if (expected) assert.deepEqual(await texts(), expected);
+    }
+    // Another user's key: 404 from the page kept and followed; a key revoked through two: 401 on one.
+    const stranger = await newKey();
+    assert.equal((await call(one, stranger.raw_key, 'GET', `/v1/boards/${boardId}/nodes?limit=3`)).status, 404);
+    const reader = await call<{ data: { id: string; raw_key: string } }>(two, token, 'POST', '/v1/me/api-keys', {
+      name: 'reader',
+      scopes: ['read'],
+    });
+    assert.deepEqual(await texts(reader.body.data.raw_key), ['f', 'e', 'd']);
+    assert.equal(
+      (await call(one, token, 'PATCH', `/v1/boards/${boardId}/nodes/${made.body.data.id}`, { data: { text: 'a4' } })).status,
+      200,
+    );
+    assert.equal((await call(two, token, 'DELETE', `/v1/me/api-keys/${reader.body.data.id}`)).status, 200);
+    assert.equal((await call(one, reader.body.data.raw_key, 'GET', `/v1/boards/${boardId}/nodes?limit=3`)).status, 401);
+  });
+
   test('a single node kept by one instance shows a change made through the other at once, with its new ETag', async () => {
     const { raw_key: token } = await newKey();
     const board = await call<BoardBody>(one, token, 'POST', '/v1/boards', { name: 'kept nodes' });

@@ -9,43 +9,81 @@
 // it. A write on any instance changes the version, so the pages are exact on several instances
 // sharing one database, as on one.
 //
+// A page or node read together with its version (in the same statement) is also kept as its value,
+// with the function that follows the board's changes (follow-changes.ts). When this instance commits
+// a change to the board (committed.ts), each such page kept at the version just before is brought to
+// the new version at once: the changes applied to it when they can be (a note edited, created or
+// deleted in its range), the same bytes when it is unaffected (another list's change, a setting),
+// nothing when they cannot (a deletion from a page that has more after it: it stays at its old
+// version, and the next read reads it). Its bytes are made again on its next read. So a read after
+// a change made here costs what a read of an unchanged board costs; a change made by another
+// instance still shows as a newer version, and that read reads.
+//
 // The cache is bounded in bytes (BOARD_LIST_CACHE_MB; 0 turns it off) and forgets the least
 // recently used pages first. A page that could be served to one caller is served to any caller who
 // may see the board: a list's content does not depend on who reads it.
+
+import type { CommittedChanges } from '../events/committed.js';
+import type { BoardChange } from '../events/record.js';
 
 /** No single page takes more than this share of the budget. */
 const MAX_SHARE_OF_BUDGET = 1 / 16;
 /** What an entry costs beyond its text (the Map's slot, the entry object, the version). */
 const ENTRY_OVERHEAD = 96;
 
+/**
+ * Brings a kept value to the board's next version: the changes of one commit, in order, applied to
+ * it. Answers the value itself when they leave it as it was, a new value when they change it, and
+ * undefined when the value cannot be known from them (it is then read again).
+ */
+export type Follow<T> = (value: T, changes: readonly BoardChange[]) => T | undefined;
+
+/** A kept value that follows its board's changes: see Follow. */
+export interface Followed<T> {
+  board: string;
+  value: T;
+  follow: Follow<T>;
+}
+
 interface Entry {
   version: number;
-  body: Buffer;
+  /** The answer's bytes; undefined after changes were applied to the value, until the next read makes them. */
+  body: Buffer | undefined;
   /** A single resource's ETag, kept with its answer. */
   tag: string | undefined;
+  followed: Followed<unknown> | undefined;
   cost: number;
+}
+
+/** What find answers: the bytes (undefined: make them from the value, then fill) and the value. */
+export interface Kept<T> {
+  body: Buffer | undefined;
+  tag: string | undefined;
+  value: T | undefined;
 }
 
 export class BoardListCache {
   private readonly entries = new Map<string, Entry>();
+  /** The keys of the followed entries of each board. */
+  private readonly followedKeys = new Map<string, Set<string>>();
   private used = 0;
 
   /** `maxBytes`: the budget for the kept pages, counted as their bytes plus their keys. */
   constructor(private readonly maxBytes: number) {}
 
-  /** The page kept under `key` for the board at `version`, if any. */
+  /** The page kept under `key` for the board at `version`, if any (and its bytes made). */
   get(key: string, version: number): Buffer | undefined {
     return this.find(key, version)?.body;
   }
 
   /** The answer kept under `key` for the board at `version`, with the ETag it was kept with. */
-  find(key: string, version: number): { body: Buffer; tag: string | undefined } | undefined {
+  find<T = unknown>(key: string, version: number): Kept<T> | undefined {
     const entry = this.entries.get(key);
     if (entry === undefined || entry.version !== version) return undefined;
     // Most recently used last: Map keeps insertion order.
     this.entries.delete(key);
     this.entries.set(key, entry);
-    return entry;
+    return { body: entry.body, tag: entry.tag, value: entry.followed?.value as T | undefined };
   }
 
   /** Whether anything is kept under `key`, of any version. */
@@ -53,24 +91,79 @@ export class BoardListCache {
     return this.entries.has(key);
   }
 
-  /** Keeps `body` (UTF-8 JSON, sent as it is), read at `version` or later, as the page under `key` for that version. */
-  put(key: string, version: number, body: Buffer, tag?: string): void {
-    const cost = body.length + key.length + (tag?.length ?? 0) + ENTRY_OVERHEAD;
+  /**
+   * Keeps `body` (UTF-8 JSON, sent as it is), read at `version` or later, as the page under `key`
+   * for that version. `followed`: the value read exactly at `version`, to follow the board's changes.
+   */
+  put<T>(key: string, version: number, body: Buffer, tag?: string, followed?: Followed<T>): void {
+    // A followed value is kept beside its bytes: counted twice.
+    const cost = body.length * (followed ? 2 : 1) + key.length + (tag?.length ?? 0) + ENTRY_OVERHEAD;
     const old = this.entries.get(key);
     if (old !== undefined) {
       // A slower read of an older version does not replace a newer page.
       if (old.version > version) return;
-      this.entries.delete(key);
-      this.used -= old.cost;
+      this.remove(key, old);
     }
     if (cost > this.maxBytes * MAX_SHARE_OF_BUDGET) return;
     for (const [oldest, entry] of this.entries) {
       if (this.used + cost <= this.maxBytes) break;
-      this.entries.delete(oldest);
-      this.used -= entry.cost;
+      this.remove(oldest, entry);
     }
-    this.entries.set(key, { version, body, tag, cost });
+    this.entries.set(key, { version, body, tag, followed: followed as Followed<unknown> | undefined, cost });
     this.used += cost;
+    if (followed) {
+      let keys = this.followedKeys.get(followed.board);
+      if (!keys) {
+        keys = new Set();
+        this.followedKeys.set(followed.board, keys);
+      }
+      keys.add(key);
+    }
+  }
+
+  /** Gives the entry under `key`, still at `version`, the bytes (and ETag) made from its value. */
+  fill(key: string, version: number, body: Buffer, tag?: string): void {
+    const entry = this.entries.get(key);
+    if (entry === undefined || entry.version !== version || entry.body !== undefined) return;
+    entry.body = body;
+    entry.tag = tag;
+    const cost = body.length * 2 + key.length + (tag?.length ?? 0) + ENTRY_OVERHEAD;
+    this.used += cost - entry.cost;
+    entry.cost = cost;
+  }
+
+  /**
+   * What this instance committed on `board`: each followed entry kept at the version just before
+   * is brought through the changes, as far as it can follow them.
+   */
+  apply(board: string, committed: readonly CommittedChanges[]): void {
+    const keys = this.followedKeys.get(board);
+    if (!keys) return;
+    for (const key of keys) {
+      const entry = this.entries.get(key)!;
+      const followed = entry.followed!;
+      for (const { first, changes } of committed) {
+        if (entry.version !== first - 1) break;
+        const value = followed.follow(followed.value, changes);
+        if (value === undefined) break;
+        if (value !== followed.value) {
+          followed.value = value;
+          entry.body = undefined;
+          entry.tag = undefined;
+        }
+        entry.version = first + changes.length - 1;
+      }
+    }
+  }
+
+  private remove(key: string, entry: Entry): void {
+    this.entries.delete(key);
+    this.used -= entry.cost;
+    if (entry.followed) {
+      const keys = this.followedKeys.get(entry.followed.board);
+      keys?.delete(key);
+      if (keys?.size === 0) this.followedKeys.delete(entry.followed.board);
+    }
   }
 
   /** The pages kept and the bytes they are counted as, for tests and diagnostics. */

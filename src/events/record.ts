@@ -17,6 +17,7 @@ import type { BoardEventType } from '../contract/events.js';
 import { assertTotals, type BoardTotals } from '../access/board-bounds.js';
 import { assertStorageQuota } from '../access/user-quota.js';
 import { announcerOf } from './announcer.js';
+import { type CommittedChanges, tellCommitted } from './committed.js';
 import type { BoardBounds } from '../config.js';
 
 /** The channel a change that queued webhook deliveries notifies (empty payload): it wakes the senders. */
@@ -38,6 +39,8 @@ export interface BoardChange {
 
 /** What each open changeTransaction has recorded: the last sequence number per board. */
 const recorded = new WeakMap<Transaction<Database>, Map<string, number>>();
+/** And the changes themselves, per board in order (committed.ts). */
+const recordedChanges = new WeakMap<Transaction<Database>, Map<string, CommittedChanges[]>>();
 
 /**
  * Runs `write` in a transaction in which recordChanges may be called, and announces the changes it
@@ -45,11 +48,16 @@ const recorded = new WeakMap<Transaction<Database>, Map<string, number>>();
  */
 export async function changeTransaction<T>(db: Db, write: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
   const boards = new Map<string, number>();
+  const changes = new Map<string, CommittedChanges[]>();
   const result = await db.transaction().execute((trx) => {
     recorded.set(trx, boards);
+    recordedChanges.set(trx, changes);
     return write(trx);
   });
-  if (boards.size > 0) announcerOf(db).add(boards);
+  if (boards.size > 0) {
+    tellCommitted(db, changes);
+    announcerOf(db).add(boards);
+  }
   return result;
 }
 
@@ -84,6 +92,8 @@ export async function recordChanges(
   const row = rows[0];
   if (!row || row.last_seq === null) return undefined;
   boards.set(boardId, row.last_seq);
+  const committed = recordedChanges.get(trx)!;
+  committed.set(boardId, [...(committed.get(boardId) ?? []), { first: row.last_seq - changes.length + 1, changes: [...changes] }]);
   return { seq: row.last_seq, totals: { node_count: row.total_nodes, edge_count: row.total_edges, data_bytes: row.total_bytes } };
 }
 

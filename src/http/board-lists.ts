@@ -5,12 +5,15 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/principal.js';
 import type { Page, PageRequest } from '../lib/pagination.js';
+import type { Follow } from '../boards/list-cache.js';
 import { tagged } from './conditional.js';
 import type { Services } from './types.js';
 
 /**
  * Sends `{ object: 'list', ...page }` for the list named `list` (the cursor's scope: board and
  * filter) and `page`, read by `read` unless the board is unchanged since the same page was kept.
+ * A read that answers the board's version its statement saw, given `follow`, keeps the page to
+ * follow the changes this instance makes to the board (list-cache.ts).
  */
 export async function sendBoardList<T>(
   { boardVersions, listCache }: Pick<Services, 'boardVersions' | 'listCache'>,
@@ -19,17 +22,29 @@ export async function sendBoardList<T>(
   boardId: string,
   list: string,
   page: PageRequest,
-  read: () => Promise<Page<T>>,
+  read: () => Promise<Page<T> & { version?: number | undefined }>,
+  follow?: Follow<Page<T>>,
 ): Promise<FastifyReply> {
-  if (listCache === undefined) return reply.send({ object: 'list', ...(await read()) });
+  if (listCache === undefined) {
+    const { version: _, ...read_ } = await read();
+    return reply.send({ object: 'list', ...read_ });
+  }
   const version = await boardVersions.visibleTo(principal, boardId);
   const key = `${list}|${page.limit}|${page.order}|${page.after ? `${page.after.createdAt.toISOString()}|${page.after.id}` : ''}`;
-  let body = listCache.get(key, version);
+  const kept = listCache.find<Page<T>>(key, version);
+  let body = kept?.body;
+  if (kept !== undefined && body === undefined && kept.value !== undefined) {
+    // Changes were applied to the kept page since its bytes were made.
+    body = Buffer.from(reply.serialize({ object: 'list', ...kept.value }) as string);
+    listCache.fill(key, version, body);
+  }
   if (body === undefined) {
     // Read after the version, so the page is of that version or newer: never older than its key.
     // Kept as bytes: sending a Buffer saves encoding the same text on every hit.
-    body = Buffer.from(reply.serialize({ object: 'list', ...(await read()) }) as string);
-    listCache.put(key, version, body);
+    const { version: exact, ...fresh } = await read();
+    body = Buffer.from(reply.serialize({ object: 'list', ...fresh }) as string);
+    if (exact !== undefined && follow !== undefined) listCache.put(key, exact, body, undefined, { board: boardId, value: fresh, follow });
+    else listCache.put(key, version, body);
   }
   return reply.type('application/json; charset=utf-8').send(body);
 }
@@ -51,12 +66,20 @@ export async function sendBoardChild<T>(
   object: string,
   read: () => Promise<{ data: T; version: number }>,
   tagOf: (data: T) => string,
+  follow?: Follow<T>,
 ): Promise<FastifyReply> {
-  let kept = listCache?.has(key) ? listCache.find(key, await boardVersions.visibleTo(principal, boardId)) : undefined;
+  const version = listCache?.has(key) ? await boardVersions.visibleTo(principal, boardId) : undefined;
+  let kept = version === undefined ? undefined : listCache?.find<T>(key, version);
+  if (kept !== undefined && kept.body === undefined) {
+    // Changes were applied to the kept resource since its bytes were made.
+    const data = kept.value as T;
+    kept = { body: Buffer.from(reply.serialize({ object, data }) as string), tag: tagOf(data), value: data };
+    listCache?.fill(key, version!, kept.body!, kept.tag);
+  }
   if (kept === undefined) {
     const { data, version } = await read();
-    kept = { body: Buffer.from(reply.serialize({ object, data }) as string), tag: tagOf(data) };
-    listCache?.put(key, version, kept.body, kept.tag);
+    kept = { body: Buffer.from(reply.serialize({ object, data }) as string), tag: tagOf(data), value: data };
+    listCache?.put(key, version, kept.body!, kept.tag, follow && { board: boardId, value: data, follow });
   }
   if (tagged(request, reply, kept.tag ?? '')) return reply.code(304).send();
   return reply.type('application/json; charset=utf-8').send(kept.body);

@@ -178,12 +178,41 @@ export class NodeService {
   }
 
   async list(principal: Principal, boardId: string, filter: { type?: NodeType }, page: PageRequest, list: string): Promise<Page<Node>> {
+    const { version: _, ...read } = await this.listWithVersion(principal, boardId, filter, page, list);
+    return read;
+  }
+
+  /**
+   * A page of the board's nodes and the board's version (event_seq) the same statement saw: the
+   * page as it is at that version, which the list cache keeps to follow later changes
+   * (src/boards/list-cache.ts). No version for an empty page.
+   */
+  async listWithVersion(
+    principal: Principal,
+    boardId: string,
+    filter: { type?: NodeType },
+    page: PageRequest,
+    list: string,
+  ): Promise<Page<Node> & { version: number | undefined }> {
     const { db } = this.deps;
-    let query = db.selectFrom('nodes').select(columns).where('board_id', '=', boardId).where(boardVisibleTo(principal, boardId));
+    let query = db
+      .selectFrom('nodes')
+      .select(columns)
+      .select(sql<number>`(SELECT event_seq FROM boards WHERE id = ${boardId})`.as('board_version'))
+      .where('board_id', '=', boardId)
+      .where(boardVisibleTo(principal, boardId));
     if (filter.type) query = query.where('node_type', '=', filter.type);
     const rows = await applyPage(query, page, 'nodes').execute();
     if (rows.length === 0) await findVisibleBoard(db, principal, boardId);
-    return toPage(rows, page, list);
+    const version = rows[0]?.board_version;
+    return {
+      ...toPage(
+        rows.map(({ board_version: _, ...node }) => node),
+        page,
+        list,
+      ),
+      version,
+    };
   }
 
   /**

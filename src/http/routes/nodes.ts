@@ -5,6 +5,7 @@ import { CreateNodeBody, Node, nodeTypeInput, type NodeTypeInput, UpdateNodeBody
 import { toNodeType } from '../../nodes/node-data.js';
 import { nodeTag } from '../../nodes/node-service.js';
 import { sendBoardChild, sendBoardList } from '../board-lists.js';
+import { followNode, followNodePage } from '../../boards/follow-changes.js';
 import { originOf } from '../origin.js';
 import { principalOf } from '../plugins/auth.js';
 import { ifMatchOf, IfMatchHeaders, IfNoneMatchHeaders, NotModified, tagged, withETag } from '../conditional.js';
@@ -64,7 +65,16 @@ export function nodeRoutes(app: App, services: Services): void {
       const list = `nodes:${boardId}:${type ?? '*'}`;
       const page = pageRequest(list, request.query, 'desc');
       const principal = principalOf(request);
-      return sendBoardList(services, reply, principal, boardId, list, page, () => nodes.list(principal, boardId, { type }, page, list));
+      return sendBoardList(
+        services,
+        reply,
+        principal,
+        boardId,
+        list,
+        page,
+        () => nodes.listWithVersion(principal, boardId, { type }, page, list),
+        followNodePage(list, type, page),
+      );
     },
   );
 
@@ -91,7 +101,7 @@ export function nodeRoutes(app: App, services: Services): void {
           const { node, version } = await nodes.getWithVersion(principal, request.params);
           return { data: node, version };
         };
-        return sendBoardChild(services, request, reply, principal, boardId, `node:${boardId}:${id}`, 'node', read, nodeTag);
+        return sendBoardChild(services, request, reply, principal, boardId, `node:${boardId}:${id}`, 'node', read, nodeTag, followNode(id));
       }
       const node = await nodes.get(principal, request.params);
       if (tagged(request, reply, nodeTag(node))) return reply.code(304).send();
