@@ -35,9 +35,13 @@ async function callTool(token: string, name: string, args: Record<string, unknow
 }
 
 async function texts(boardId: string): Promise<Record<string, string>> {
-  const res = await server.request<{ data: { id: string; node_data: { text: string } }[] }>('GET', `/v1/boards/${boardId}/nodes?limit=100`, {
-    token: alice.token,
-  });
+  const res = await server.request<{ data: { id: string; node_data: { text: string } }[] }>(
+    'GET',
+    `/v1/boards/${boardId}/nodes?limit=100`,
+    {
+      token: alice.token,
+    },
+  );
   return Object.fromEntries(res.body.data.map((n) => [n.id, n.node_data.text]));
 }
 
@@ -54,7 +58,10 @@ test("list_history for everyone on the board; restore_history is the owner's, un
     [editor, 'editor'],
     [viewer, 'viewer'],
   ] as const) {
-    const added = await server.request('POST', `/v1/boards/${boardId}/members`, { token: alice.token, body: { user_id: user.userId, role } });
+    const added = await server.request('POST', `/v1/boards/${boardId}/members`, {
+      token: alice.token,
+      body: { user_id: user.userId, role },
+    });
     assert.equal(added.status, 201, added.text);
   }
   const a = (await server.makeNode(alice, boardId, { data: { text: 'alpha one' } })).id;

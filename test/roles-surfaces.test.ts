@@ -69,9 +69,13 @@ describe('every role on the surfaces beside the routes', () => {
   test('the JSON Canvas export: the board for everyone on it, 404 for a stranger', async () => {
     await Promise.all(
       ROLES.map(async (role) => {
-        const res = await server.request<{ nodes: { id: string; text?: string }[] }>('GET', `/v1/boards/${boardId}/export?format=jsoncanvas`, {
-          token: people[role].token,
-        });
+        const res = await server.request<{ nodes: { id: string; text?: string }[] }>(
+          'GET',
+          `/v1/boards/${boardId}/export?format=jsoncanvas`,
+          {
+            token: people[role].token,
+          },
+        );
         if (!reads(role)) return expectError(res, 404, role);
         assert.equal(res.status, 200, `${role}: ${res.text}`);
         assert.equal(res.body.nodes.find((n) => n.id === noteId)?.text, TEXT, role);
@@ -207,7 +211,10 @@ describe('every role on the surfaces beside the routes', () => {
     assert.equal(removed.status, 200, removed.text);
     expectError(await server.request('GET', `/v1/boards/${boardId}/export?format=jsoncanvas`, { token: viewer.token }), 404, 'export');
     expectError(
-      await server.request('POST', `/v1/boards/${boardId}/documents/search`, { token: viewer.token, body: { query: QUERY, mode: 'keyword' } }),
+      await server.request('POST', `/v1/boards/${boardId}/documents/search`, {
+        token: viewer.token,
+        body: { query: QUERY, mode: 'keyword' },
+      }),
       404,
       'search',
     );

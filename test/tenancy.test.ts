@@ -385,9 +385,13 @@ describe("Alice's board as each role (a non-member is the suite above): every ro
         });
         assert.equal(added.status, 201, added.text);
       }
-      const board = await server.request<{ data: { role: string; permissions: Record<string, boolean> } }>('GET', `/v1/boards/${ids.board}`, {
-        token: caller.token,
-      });
+      const board = await server.request<{ data: { role: string; permissions: Record<string, boolean> } }>(
+        'GET',
+        `/v1/boards/${ids.board}`,
+        {
+          token: caller.token,
+        },
+      );
       assert.equal(board.body.data.role, role);
       assert.deepEqual(board.body.data.permissions, MAY[role], 'the board answers the rule as permissions');
 

@@ -64,7 +64,7 @@ export function registerHistoryTools(server: McpServer, deps: McpDeps, call: Mcp
       title: 'Restore a version of a board',
       description:
         "Bring a board back to one of its versions (list_history names them) as new changes, seen live by everyone on it: the board's " +
-        "owner only. With node_ids, only those nodes come back and nothing is deleted. The board as it was just before is kept: " +
+        'owner only. With node_ids, only those nodes come back and nothing is deleted. The board as it was just before is kept: ' +
         'restoring that restore point undoes this.',
       inputSchema: {
         board_id: BoardId,

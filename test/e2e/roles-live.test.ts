@@ -22,8 +22,8 @@ after(async () => {
 test('an editor lowered to viewer turns read-only live; removed, their page closes and their unsaved text is named', async () => {
   let noteId = '';
   const owner = await openNewBoard(server, 'Team plan', async (api, boardId) => {
-    noteId = (await api('POST', `/v1/boards/${boardId}/nodes`, { type: 'note', position: { x: 0, y: 0 }, data: { text: 'Draft' } }))
-      .data.id;
+    noteId = (await api('POST', `/v1/boards/${boardId}/nodes`, { type: 'note', position: { x: 0, y: 0 }, data: { text: 'Draft' } })).data
+      .id;
   });
   const colleague = await signedInBrowser(server, '/boards');
   try {
