@@ -152,7 +152,9 @@ export function BoardCanvas({
   const throughPublicOnly = !isOwner && openedBoard.role == null;
   const canEdit =
     !live.gone &&
-    (throughPublicOnly ? openedEditable && board.is_public && board.public_access_level === 'edit' : (board.permissions?.edit ?? openedEditable));
+    (throughPublicOnly
+      ? openedEditable && board.is_public && board.public_access_level === 'edit'
+      : (board.permissions?.edit ?? openedEditable));
   const focus = useNodeFocus(graph, notify);
   const edits = useBoardEdits({ boardId, canEdit, graph, outbox, text, sync, notify, onNodesDeleted: focus.forgetNodes });
   useOutboxSync({

@@ -184,7 +184,10 @@ export function useBoardEvents(options: BoardEventsOptions): void {
         call().onGone('This board has been deleted.', 'deleted');
         return;
       }
-      if ((event.type === 'member.updated' || event.type === 'member.removed') && (event.data as { user_id?: unknown }).user_id === myUserId()) {
+      if (
+        (event.type === 'member.updated' || event.type === 'member.removed') &&
+        (event.data as { user_id?: unknown }).user_id === myUserId()
+      ) {
         // The service ends this stream after it; a removed person does not reconnect.
         if (event.type === 'member.removed') {
           stopped = true;
