@@ -457,7 +457,7 @@ export function BoardCanvas({
       <div className="bw-board bw-board--message">
         <div className="bw-message-card" role="alert">
           <h1>{live.accessLost}</h1>
-          <p>The owner removed you from “{board.name}”, or stopped sharing it with you.</p>
+          <p>The owner removed you from “{board.name}”, stopped sharing it with you, or deleted it.</p>
           <Link className="bw-button is-primary" href="/boards">
             Back to your boards
           </Link>

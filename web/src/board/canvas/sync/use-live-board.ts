@@ -50,8 +50,9 @@ export function useLiveBoard({ board: initial, graph, tracker, text, selection, 
     onBoard: (next) => setBoard((current) => ({ ...current, ...next, flow_state: current.flow_state })),
     onGone: (message, reason) => {
       setGone(true);
-      if (reason === 'no-access') setAccessLost(message);
-      else notify(message);
+      // The owner always has access: a board of theirs no longer found was deleted.
+      if (reason === 'no-access' && initial.role !== 'owner') setAccessLost(message);
+      else notify(reason === 'no-access' ? 'This board has been deleted.' : message);
     },
     onPresence: presence.receive,
     onConnected: () => {
