@@ -16,13 +16,14 @@ import type { McpCall } from '../src/mcp/context.js';
 import { guarded } from '../src/mcp/results.js';
 import { compactNode } from '../src/mcp/compact.js';
 
-const READ_TOOLS = ['ask_board', 'get_nodes', 'list_boards', 'list_comments', 'read_board', 'search_board'];
+const READ_TOOLS = ['ask_board', 'get_nodes', 'list_boards', 'list_comments', 'list_history', 'read_board', 'search_board'];
 const WRITE_TOOLS = [
   'add_comment',
   'connect_nodes',
   'create_nodes',
   'delete_edges',
   'delete_nodes',
+  'restore_history',
   'search_boards',
   'update_edges',
   'update_nodes',

@@ -8,8 +8,8 @@
 //   edge services' steps (history-restore.ts), its changes recorded as events, so that it streams to
 //   everyone on the board. The board as it was just before is kept as a `restore_point` version in
 //   the same transaction: restoring that undoes the restore.
-// - Who may: reading needs the board visible (access/board-access.ts), restoring needs content-edit
-//   rights (beginContentWrite), naming a version is the owner's.
+// - Who may: reading needs the board visible (access/board-access.ts); naming a version and
+//   restoring one are the owner's (assertOwner), as sharing and deleting the board are.
 import { sql } from 'kysely';
 import type { Principal } from '../auth/principal.js';
 import { assertOwner, findVisibleBoard } from '../access/board-access.js';
@@ -114,8 +114,8 @@ export class HistoryService {
     origin: Origin,
   ): Promise<RestoreResult> {
     const { db, bounds, nodes, edges } = this.deps;
-    // The version is read and decoded before the board is locked; seeing it needs the board visible.
-    await findVisibleBoard(db, principal, boardId);
+    // The version is read and decoded before the board is locked; restoring is the owner's (issue 31).
+    assertOwner(await findVisibleBoard(db, principal, boardId), principal);
     const version = await decodeSnapshot((await this.findVersion(db, boardId, versionId)).snapshot);
     const only = nodeIds === undefined ? undefined : new Set(nodeIds.map((id) => id.toLowerCase()));
     if (only) {

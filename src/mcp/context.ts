@@ -9,6 +9,7 @@ import type { NodeService } from '../nodes/node-service.js';
 import type { DocumentService } from '../documents/document-service.js';
 import type { ChatService } from '../chats/chats.js';
 import type { CommentService } from '../comments/comment-service.js';
+import type { HistoryService } from '../compose/history-service.js';
 import type { ApiError } from '../errors.js';
 import type { Logger } from '../lib/logger.js';
 
@@ -20,6 +21,7 @@ export interface McpDeps {
   documents: DocumentService;
   chats: ChatService;
   comments: CommentService;
+  history: HistoryService;
   jobs: { wake(): void };
   /** The app's slots of expensive work per user: every tool call runs holding one (src/lib/heavy-work.ts). */
   heavyWork: { run<T>(userId: string, work: () => Promise<T>): Promise<T> };

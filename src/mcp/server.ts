@@ -1,11 +1,13 @@
 // The MCP server of one request (stateless: a new server per HTTP request, as the SDK's stateless
 // Streamable HTTP pattern has it), holding only the tools the caller's scopes allow: read tools for
-// read, and the write tools and the search across boards as well for write (as over REST).
+// read (list_history among them), and the write tools, restore_history and the search across boards
+// as well for write (as over REST).
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { hasScope } from '../auth/principal.js';
 import type { McpCall, McpDeps } from './context.js';
 import { registerCommentReadTools, registerCommentWriteTools } from './comment-tools.js';
 import { registerCrossBoardTools } from './cross-board-tools.js';
+import { registerHistoryTools } from './history-tools.js';
 import { registerReadTools } from './read-tools.js';
 import { registerWriteTools } from './write-tools.js';
 
@@ -16,16 +18,19 @@ const instructions =
   'Start with list_boards, then read_board; search_board and ask_board use the documents vectorized on a board ' +
   '(vectorize_node adds a node; node_ids on ask_board limits it to chosen nodes); search_boards searches all your boards at once. ' +
   'list_comments reads the comment threads of a board, add_comment writes one. ' +
-  'Write tools and search_boards need an API key with the write scope.';
+  "list_history lists a board's versions; restore_history brings one back (the board's owner only). " +
+  'Write tools, restore_history and search_boards need an API key with the write scope.';
 
 export function buildMcpServer(deps: McpDeps, request: McpCall, version: string): McpServer {
   // Each tool call is expensive work of its user's: it waits for one of the user's slots, so one
   // user's many calls (in parallel requests or one batch) take their turn with everyone else's.
   const call: McpCall = { ...request, share: (work) => deps.heavyWork.run(request.principal.userId, work) };
   const server = new McpServer({ name: MCP_SERVER_NAME, version }, { instructions, capabilities: { tools: {} } });
+  const canWrite = hasScope(call.principal, 'write');
   registerReadTools(server, deps, call);
   registerCommentReadTools(server, deps, call);
-  if (hasScope(call.principal, 'write')) {
+  registerHistoryTools(server, deps, call, canWrite);
+  if (canWrite) {
     registerWriteTools(server, deps, call);
     registerCommentWriteTools(server, deps, call);
     registerCrossBoardTools(server, deps, call);

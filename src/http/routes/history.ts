@@ -80,13 +80,13 @@ export function historyRoutes(app: App, services: Services): void {
       schema: {
         tags: ['history'],
         operationId: 'restoreBoardVersion',
-        summary: 'Bring a version back as new changes (the whole board, or some nodes)',
+        summary: 'Bring a version back as new changes (the whole board, or some nodes; the owner)',
         description:
           'The board is changed to the version by ordinary node and edge creates, updates and deletes in one transaction, recorded as ' +
           "the caller's events (streamed like any change). Nodes and edges come back with their old ids. The board as it was just " +
           'before is kept as a restore_point version, whose restore undoes this one. With `node_ids`, only those nodes (and the ' +
           "version's edges touching them whose other end is on the board) are restored, and nothing is deleted. The board's name and " +
-          "settings are not changed. Needs the right to change the board's content. The body may be omitted.",
+          'settings are not changed. The owner only (a member of any role is 403). The body may be omitted.',
         params: VersionParams,
         body: RestoreBody,
         response: { 200: Single('board_restore', RestoreResult), 409: Type.Ref('Error'), ...errorResponses },

@@ -9,6 +9,7 @@
 // connecting by dropping on a card are in canvas/use-editing-shortcuts.ts. See
 // docs/architecture.md ("The web app's board page") for the map.
 import { useCallback, useMemo, useRef, useState } from 'react';
+import { Link } from 'wouter';
 import { Background, BackgroundVariant, Controls, type Edge, MiniMap, ReactFlow, SelectionMode, type XYPosition } from '@xyflow/react';
 import { type Board, exportCanvas } from './board-api';
 import { saveBlob } from '../lib/download';
@@ -102,8 +103,6 @@ export function BoardCanvas({
   outbox,
 }: BoardCanvasProps) {
   const boardId = openedBoard.id;
-  // What this person may do: the board's permissions, as the service answered them (its one rule).
-  const canUpload = openedBoard.permissions?.upload ?? isOwner;
   const wrapper = useRef<HTMLDivElement>(null);
   const [chatOpen, setChatOpen] = useState(false);
   const [historyOpen, setHistoryOpen] = useState(false);
@@ -137,6 +136,9 @@ export function BoardCanvas({
     },
   });
   const { board, sync } = live;
+  // What this person may do: the board's permissions, as the service answers them (its one rule),
+  // read again when their role changes (canvas/sync/use-board-events.ts).
+  const canUpload = !live.gone && (board.permissions?.upload ?? isOwner);
   // Someone else's drag in progress shows on the nodes (not saved here: canvas/sync/live-drags.ts).
   const shownNodes = useLiveDrags(live.presence.others, nodes);
   // Only the cards near the view are in the page; the zoom keys; edges named by their cards.
@@ -148,10 +150,14 @@ export function BoardCanvas({
   const navigation = useCanvasNavigation(fitViewOptions, wrapper, ZOOM_RANGE);
   useDocumentTitle(board.name);
   // Sharing can change while the page is open; a deleted board (or one no longer shared) is read-only.
-  // Someone editing only through the public `edit` flag loses it with the flag; a member keeps their
-  // role's rights (a change of role ends their stream, and the page reloads the board on it).
+  // Someone editing only through the public `edit` flag loses it with the flag; a member has their
+  // role's rights, live: a change of their role has the board read again, with its permissions.
   const throughPublicOnly = !isOwner && openedBoard.role == null;
-  const canEdit = !live.gone && openedEditable && (!throughPublicOnly || (board.is_public && board.public_access_level === 'edit'));
+  const canEdit =
+    !live.gone &&
+    (throughPublicOnly
+      ? openedEditable && board.is_public && board.public_access_level === 'edit'
+      : (board.permissions?.edit ?? openedEditable));
   const focus = useNodeFocus(graph, notify);
   const edits = useBoardEdits({ boardId, canEdit, graph, outbox, text, sync, notify, onNodesDeleted: focus.forgetNodes });
   useOutboxSync({
@@ -165,6 +171,7 @@ export function BoardCanvas({
     onNodesDeleted: focus.forgetNodes,
     restoreDeleted: edits.restoreDeleted,
     onCreated: (nodeId) => nodeCreated.current?.(nodeId),
+    accessLost: live.accessLost !== undefined,
   });
   useLastSeen(board, nodes, edges, isOwner, canEdit);
   const whenCreated = useCallback((nodeId: string) => outbox.whenSent(`create:${nodeId}`), [outbox]);
@@ -429,7 +436,7 @@ export function BoardCanvas({
                   <HistoryPanel
                     boardId={boardId}
                     nodes={realNodes}
-                    canEdit={canEdit}
+                    canRestore={!live.gone && (board.permissions?.manage ?? isOwner)}
                     isOwner={isOwner}
                     notify={notify}
                     onClose={() => setHistoryOpen(false)}
@@ -445,6 +452,22 @@ export function BoardCanvas({
       </JobsContext.Provider>
     </ActionsContext.Provider>
   );
+  // Removed from the board's members (or no longer shared): the board closes; what they had
+  // waiting is refused by the service and each is listed here as not saved.
+  if (live.accessLost) {
+    return (
+      <div className="bw-board bw-board--message">
+        <div className="bw-message-card" role="alert">
+          <h1>{live.accessLost}</h1>
+          <p>The owner removed you from “{board.name}”, stopped sharing it with you, or deleted it.</p>
+          <Link className="bw-button is-primary" href="/boards">
+            Back to your boards
+          </Link>
+        </div>
+        <NoticeList notices={notices.list} onDismiss={notices.dismiss} />
+      </div>
+    );
+  }
   // The search index and a focused pdf page reach the node cards around the rest.
   return (
     <IndexContext.Provider value={searchIndex.states}>

@@ -13,8 +13,8 @@ export interface HistoryPanelProps {
   boardId: string;
   /** The cards on the canvas now, to tell what a version would change. */
   nodes: BoardFlowNode[];
-  /** Restoring needs the right to change the board's content. */
-  canEdit: boolean;
+  /** Restoring is the owner's (the board's `permissions.manage`), as naming a version is. */
+  canRestore: boolean;
   /** Naming a version is the owner's. */
   isOwner: boolean;
   notify(message: string): void;
@@ -71,7 +71,7 @@ function Sketch({ nodes }: { nodes: VersionNode[] }) {
   );
 }
 
-export function HistoryPanel({ boardId, nodes, canEdit, isOwner, notify, onClose }: HistoryPanelProps) {
+export function HistoryPanel({ boardId, nodes, canRestore, isOwner, notify, onClose }: HistoryPanelProps) {
   const [versions, setVersions] = useState<BoardVersion[] | undefined>();
   const [picked, setPicked] = useState<BoardVersionContent | undefined>();
   const [busy, setBusy] = useState(false);
@@ -172,7 +172,7 @@ export function HistoryPanel({ boardId, nodes, canEdit, isOwner, notify, onClose
             </button>
           </form>
         )}
-        {undoPoint && canEdit && (
+        {undoPoint && canRestore && (
           <button
             type="button"
             className="bw-button"
@@ -231,7 +231,7 @@ export function HistoryPanel({ boardId, nodes, canEdit, isOwner, notify, onClose
                       {cardName(node)}
                     </span>
                     <span className="bw-muted">{change}</span>
-                    {canEdit && (
+                    {canRestore && (
                       <button
                         type="button"
                         className="bw-button is-small"
@@ -245,7 +245,7 @@ export function HistoryPanel({ boardId, nodes, canEdit, isOwner, notify, onClose
                 ))}
               </ul>
             )}
-            {canEdit && (
+            {canRestore && (
               <button type="button" className="bw-button is-primary" disabled={busy} onClick={() => void restore(picked.id)}>
                 {busy ? 'Restoring…' : 'Restore this version'}
               </button>

@@ -7,7 +7,9 @@
 // page's load and the subscription is lost. A dropped connection (also: the browser went offline,
 // or the stream fell silent) is resumed from the last sequence number (Last-Event-ID), after a
 // growing pause, or at once when the browser is back online. The stream stops for good after `board.deleted`
-// or when the board can no longer be read (404/403).
+// or when the board can no longer be read (404/403). The person's own role changing (`member.updated`
+// naming them) has the board read again at once, so its `permissions` decide what the page offers;
+// their removal (`member.removed` naming them) stops the stream: they no longer have access.
 import { useEffect, useRef } from 'react';
 import {
   type Board,
@@ -20,6 +22,8 @@ import {
   openBoardEvents,
   type Presence,
 } from '../../board-api';
+import { sessionState } from '../../../auth/session';
+import { ApiError } from '../../../lib/api-error';
 import { readServerSentEvents } from '../../sse';
 import type { ServerSync } from './server-sync';
 import type { CanvasGraph } from '../use-board-graph';
@@ -42,8 +46,9 @@ export interface BoardEventsOptions {
   sync: ServerSync;
   /** The board itself changed (name, sharing); the viewport in it is the owner's, not applied. */
   onBoard(board: Board): void;
-  /** The board was deleted, or may no longer be read: the stream has stopped. */
-  onGone(message: string): void;
+  /** The board was deleted (`deleted`), or this person may no longer read it (`no-access`: removed
+   * from its members, or it stopped being shared): the stream has stopped. */
+  onGone(message: string, reason: 'deleted' | 'no-access'): void;
   onPresence(presence: Presence): void;
   /** Each time the stream (re)connects: presence is announced again, others' is sent afresh. */
   onConnected(): void;
@@ -54,6 +59,14 @@ export interface BoardEventsOptions {
 }
 
 const isUploadPlaceholder = (id: string) => id.startsWith('upload-');
+
+/** The signed-in person's id, whom `member.*` events may name. */
+function myUserId(): string | undefined {
+  const session = sessionState();
+  return session.status === 'signed-in' ? session.user.id : undefined;
+}
+
+const NO_ACCESS = 'You no longer have access to this board.';
 
 export function useBoardEvents(options: BoardEventsOptions): void {
   // The callbacks change with every render; the stream is opened once per board and session.
@@ -135,6 +148,20 @@ export function useBoardEvents(options: BoardEventsOptions): void {
       }
     };
 
+    // The person's role changed: the board's permissions as the service now answers them.
+    const rereadBoard = async () => {
+      try {
+        const board = await getBoard(boardId);
+        if (!signal.aborted && !stopped) call().onBoard(board);
+      } catch (error) {
+        const status = error instanceof ApiError ? error.status : undefined;
+        if (signal.aborted || stopped || (status !== 404 && status !== 403)) return;
+        stopped = true;
+        connection?.abort();
+        call().onGone(NO_ACCESS, 'no-access');
+      }
+    };
+
     const receive = (type: string, data: string) => {
       let payload: Record<string, unknown>;
       try {
@@ -154,8 +181,20 @@ export function useBoardEvents(options: BoardEventsOptions): void {
       lastSeq = event.seq;
       if (event.type === 'board.deleted') {
         stopped = true;
-        call().onGone('This board has been deleted.');
+        call().onGone('This board has been deleted.', 'deleted');
         return;
+      }
+      if (
+        (event.type === 'member.updated' || event.type === 'member.removed') &&
+        (event.data as { user_id?: unknown }).user_id === myUserId()
+      ) {
+        // The service ends this stream after it; a removed person does not reconnect.
+        if (event.type === 'member.removed') {
+          stopped = true;
+          call().onGone(NO_ACCESS, 'no-access');
+          return;
+        }
+        void rereadBoard();
       }
       if (buffer) buffer.push(event);
       else apply(event);
@@ -188,7 +227,7 @@ export function useBoardEvents(options: BoardEventsOptions): void {
           const response = await openBoardEvents(boardId, { after: lastSeq, sessionId, signal: current.signal });
           if (response.status === 404 || response.status === 403) {
             stopped = true;
-            call().onGone('This board is no longer shared with you, or it has been deleted.');
+            call().onGone(NO_ACCESS, 'no-access');
             break;
           }
           if (!response.ok || !response.body) throw new Error(`the stream answered ${response.status}`);

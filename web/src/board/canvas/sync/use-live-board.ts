@@ -1,6 +1,7 @@
 // The canvas made multiplayer: this tab's presence session, the event stream (use-board-events.ts)
 // feeding other people's changes through server-sync.ts into the graph, the board as it is now
-// (its name and sharing change under the page), and presence (use-presence.ts) with the pointer
+// (its name and sharing change under the page, and the person's role and permissions with it; a
+// person who lost access is told so: `accessLost`), and presence (use-presence.ts) with the pointer
 // handlers that report this person's cursor in flow coordinates.
 import { type PointerEvent, useCallback, useEffect, useMemo, useState } from 'react';
 import { type Edge, useReactFlow } from '@xyflow/react';
@@ -35,6 +36,8 @@ export function useLiveBoard({ board: initial, graph, tracker, text, selection, 
   useEffect(() => sync.start(), [sync]);
   const [board, setBoard] = useState(initial);
   const [gone, setGone] = useState(false);
+  /** Why the page can no longer change the board: removed from its members, or no longer shared. */
+  const [accessLost, setAccessLost] = useState<string | undefined>();
   const [status, setStatus] = useState<StreamStatus>('connecting');
   const presence = usePresence({ boardId, sessionId, selection });
 
@@ -45,9 +48,11 @@ export function useLiveBoard({ board: initial, graph, tracker, text, selection, 
     sync,
     // The viewport in it is the owner's saved view: never applied to the view shown.
     onBoard: (next) => setBoard((current) => ({ ...current, ...next, flow_state: current.flow_state })),
-    onGone: (message) => {
+    onGone: (message, reason) => {
       setGone(true);
-      notify(message);
+      // The owner always has access: a board of theirs no longer found was deleted.
+      if (reason === 'no-access' && initial.role !== 'owner') setAccessLost(message);
+      else notify(reason === 'no-access' ? 'This board has been deleted.' : message);
     },
     onPresence: presence.receive,
     onConnected: () => {
@@ -68,5 +73,5 @@ export function useLiveBoard({ board: initial, graph, tracker, text, selection, 
 
   /** Other people's changes are not arriving (the stream is being reconnected). */
   const reconnecting = status === 'reconnecting' && !gone;
-  return { sync, board, gone, reconnecting, presence, onPointerMove, onPointerLeave };
+  return { sync, board, gone, accessLost, reconnecting, presence, onPointerMove, onPointerLeave };
 }

@@ -2,7 +2,8 @@
 // (to server-sync.ts, so its echoes do not move a node back), a burst of typing sent (its history
 // entry ends), a note's text merged with someone else's, and a change the service refused for good,
 // which the person is told about, naming what was not saved (the text they typed can be copied
-// from the notice). A node the service says no longer exists (404) leaves the canvas.
+// from the notice). A node the service says no longer exists (404) leaves the canvas. A person
+// removed from the board's members is told that what they had waiting was not saved, and why.
 import { useEffect, useRef } from 'react';
 import type { BoardFlowNode } from '../../board-context';
 import { labelOf } from '../../nodes/node-frame';
@@ -26,6 +27,8 @@ export interface OutboxSyncOptions {
   restoreDeleted(id: string): BoardFlowNode | undefined;
   /** A node made here is on the service now. */
   onCreated?(nodeId: string): void;
+  /** This person may no longer read the board (removed from its members): a refusal says so. */
+  accessLost?: boolean;
 }
 
 /** What a refused operation was, in words. */
@@ -77,11 +80,14 @@ export function useOutboxSync(options: OutboxSyncOptions): void {
         if (op.op === 'text') call().history.seal(noteKey(op.id));
       },
       refused: (op, message, status) => {
-        const { graph, sync, notify, onNodesDeleted, restoreDeleted } = call();
+        const { graph, sync, notify, onNodesDeleted, restoreDeleted, accessLost } = call();
+        // The board itself is not found: this person lost access to it (or it was deleted).
+        const noAccess = status === 404 && (accessLost === true || /Board not found/.test(message));
+        const why = noAccess ? 'you no longer have access to this board' : message;
         if (op.op === 'delete_node' || op.op === 'delete_edge') {
           // Refused: it is back on the canvas, as the service still has it.
           const node = restoreDeleted(op.id);
-          notify(`Not deleted: ${op.op === 'delete_node' ? labelOf(node?.data ?? {}, 'A node') : 'A connection'}: ${message}`);
+          notify(`Not deleted: ${op.op === 'delete_node' ? labelOf(node?.data ?? {}, 'A node') : 'A connection'}: ${why}`);
           return;
         }
         const nodeId = op.op === 'create_edge' || op.op === 'update_edge' ? undefined : op.id;
@@ -89,7 +95,7 @@ export function useOutboxSync(options: OutboxSyncOptions): void {
         const what = describe(op, node);
         const copy = op.op === 'text' ? { copy: op.text } : undefined;
         if (op.op === 'text') text.refused(op.id);
-        if (nodeId && status === 404) {
+        if (nodeId && status === 404 && !noAccess) {
           // Someone else deleted it meanwhile (the stream may not have said so yet).
           sync.nodesDeleted([nodeId]);
           onNodesDeleted(new Set([nodeId]));
@@ -102,7 +108,7 @@ export function useOutboxSync(options: OutboxSyncOptions): void {
         }
         if (op.op === 'create_edge') sync.edgeDeleted(op.id);
         const sentence = what.charAt(0).toUpperCase() + what.slice(1);
-        notify(`Not saved: ${sentence}: ${message}`, copy);
+        notify(`Not saved: ${sentence}: ${why}`, copy);
       },
     });
   }, [outbox, text, boardId]);
