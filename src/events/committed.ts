@@ -4,7 +4,16 @@
 // up to the new version with them instead of reading them again. Only this instance's own writes are
 // told here; a write of another instance reaches a kept page as a newer version, which it is not.
 import type { Db } from '../db/schema.js';
-import type { BoardChange } from './record.js';
+import type { BoardEventType } from '../contract/events.js';
+
+/** One change to a board, as recordChanges (record.ts) records it and its event carries it. */
+export interface BoardChange {
+  type: BoardEventType;
+  /** The resource as the API answers it; for a deletion `{ id }`. */
+  data: unknown;
+  /** Who may see the event: everyone who may read the board (default), or only its owner. */
+  audience?: 'all' | 'owner';
+}
 
 /** Changes recorded by one recordChanges call: `changes[i]` is the board's event `first + i`. */
 export interface CommittedChanges {

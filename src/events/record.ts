@@ -17,7 +17,9 @@ import type { BoardEventType } from '../contract/events.js';
 import { assertTotals, type BoardTotals } from '../access/board-bounds.js';
 import { assertStorageQuota } from '../access/user-quota.js';
 import { announcerOf } from './announcer.js';
-import { type CommittedChanges, tellCommitted } from './committed.js';
+import { type BoardChange, type CommittedChanges, tellCommitted } from './committed.js';
+
+export type { BoardChange };
 import type { BoardBounds } from '../config.js';
 
 /** The channel a change that queued webhook deliveries notifies (empty payload): it wakes the senders. */
@@ -27,14 +29,6 @@ export const WEBHOOK_DELIVERIES_CHANNEL = 'webhook_deliveries';
 export interface Recorded {
   seq: number;
   totals: BoardTotals;
-}
-
-export interface BoardChange {
-  type: BoardEventType;
-  /** The resource as the API answers it; for a deletion `{ id }`. */
-  data: unknown;
-  /** Who may see the event: everyone who may read the board (default), or only its owner. */
-  audience?: 'all' | 'owner';
 }
 
 /** What each open changeTransaction has recorded: the last sequence number per board. */
