@@ -13,7 +13,6 @@
 import { sql, type Transaction } from 'kysely';
 import type { Database, Db } from '../db/schema.js';
 import { now } from '../lib/ids.js';
-import type { BoardEventType } from '../contract/events.js';
 import { assertTotals, type BoardTotals } from '../access/board-bounds.js';
 import { assertStorageQuota } from '../access/user-quota.js';
 import { announcerOf } from './announcer.js';
