@@ -26,6 +26,8 @@ export interface BoardHeaderProps {
   /** The history panel (history-panel.tsx): open or not. */
   historyOpen?: boolean;
   onToggleHistory?(): void;
+  /** The Comments panel's toggle (comments/), beside History. */
+  commentsButton?: ReactNode;
   /** Downloads the board as a JSON Canvas file; the button waits for it. */
   onExport(): Promise<void>;
   /** Who else is on the board (avatars). */
@@ -47,6 +49,7 @@ export function BoardHeader({
   onToggleChat,
   historyOpen = false,
   onToggleHistory,
+  commentsButton,
   onExport,
   presence,
   ownerTools,
@@ -86,6 +89,7 @@ export function BoardHeader({
         </h1>
         <SearchBox boardId={board.id} chunks={chunks} nodeLabel={nodeLabel} onOpen={onOpenNode} />
         {chatButton}
+        {commentsButton}
         <OverflowMenu>
           {!canEdit && <span className="bw-badge">View only</span>}
           {isOwner && board.is_public && <span className="bw-badge is-public">Public · {board.public_access_level}</span>}
@@ -112,6 +116,7 @@ export function BoardHeader({
       {presence}
       {canEdit && <SaveIndicator tracker={tracker} />}
       {historyButton}
+      {commentsButton}
       {chatButton}
       <OverflowMenu>
         {exportButton}
