@@ -77,7 +77,7 @@ export function CommentBox(props: CommentBoxProps) {
   const options = useMemo(() => {
     if (!picker) return [];
     const q = picker.query.toLowerCase();
-    return candidates.filter((c) => c.label.toLowerCase().includes(q)).slice(0, 8);
+    return candidates.filter((c) => c.label.toLowerCase().includes(q) || c.detail?.toLowerCase().includes(q)).slice(0, 8);
   }, [picker, candidates]);
 
   const edit = (value: string, caret: number) => {
@@ -223,6 +223,7 @@ export function CommentBox(props: CommentBoxProps) {
                 }}
               >
                 {person.label}
+                {person.detail && person.detail !== person.label && <span className="bw-muted"> {person.detail}</span>}
               </div>
             ))}
         </div>

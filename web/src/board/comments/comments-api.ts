@@ -36,7 +36,10 @@ export interface NewComment {
 /** Someone who may be @mentioned: a member, the owner, or an author seen on the board. */
 export interface Mentionable {
   id: string;
+  /** What the mention says after its @: the name comments show for them (an email's name part). */
   label: string;
+  /** Told apart by it in the picker (the email). */
+  detail?: string;
 }
 
 const base = (boardId: string) => `/v1/boards/${encodeURIComponent(boardId)}/comments`;
@@ -123,7 +126,8 @@ export async function listMembers(boardId: string): Promise<Mentionable[]> {
       api.GET('/v1/boards/{boardId}/members', { params: { path: { boardId }, query: { limit: 100 } } }),
       'Could not load the members',
     );
-    return page.data.map((m) => ({ id: m.user_id, label: m.email ?? m.user_id.slice(0, 8) }));
+    // The same name as comments carry for their author (the email's name part).
+    return page.data.map((m) => ({ id: m.user_id, label: m.email?.split('@')[0] || m.user_id.slice(0, 8), detail: m.email ?? undefined }));
   } catch {
     return [];
   }

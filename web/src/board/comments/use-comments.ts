@@ -135,7 +135,10 @@ export function useComments(boardId: string, me: string | undefined, notify: (me
     (thread: Thread) => {
       if (!thread.unread) return;
       const all = [thread.root, ...thread.replies];
-      const upTo = all.reduce((latest, c) => (c.created_at > latest ? c.created_at : latest), thread.root.created_at);
+      const latest = all.reduce((last, c) => (c.created_at > last ? c.created_at : last), thread.root.created_at);
+      // The answer's times are to the millisecond and the service keeps finer ones: a millisecond on
+      // covers the last comment itself.
+      const upTo = new Date(Date.parse(latest) + 1).toISOString();
       setById((current) => {
         const next = new Map(current);
         for (const c of all) {
