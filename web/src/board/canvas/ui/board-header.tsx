@@ -1,5 +1,5 @@
 // The bar above the canvas: the board's name and access badges, the toolbar (for editors), the
-// search box, who else is on the board, the save status and the chat toggle, in one row at 1280 px;
+// search box, who else is on the board, the save status, the history, comments and chat toggles, in one row at 1280 px;
 // the export and the owner's tools are in its More menu.
 import { type ReactNode, useState } from 'react';
 import type { Board } from '../../board-api';
@@ -89,7 +89,6 @@ export function BoardHeader({
         </h1>
         <SearchBox boardId={board.id} chunks={chunks} nodeLabel={nodeLabel} onOpen={onOpenNode} />
         {chatButton}
-        {commentsButton}
         <OverflowMenu>
           {!canEdit && <span className="bw-badge">View only</span>}
           {isOwner && board.is_public && <span className="bw-badge is-public">Public · {board.public_access_level}</span>}
@@ -98,6 +97,7 @@ export function BoardHeader({
           {canEdit && <SaveIndicator tracker={tracker} />}
           {exportButton}
           {historyButton}
+          {commentsButton}
           {isOwner && ownerTools}
         </OverflowMenu>
       </header>
