@@ -47,7 +47,7 @@ const FLOORS: string[][] = [
   ['access'], // who may see and change a board, its bounds, the user's quotas: what every domain uses
   ['events', 'accounts'], // the change log; local accounts
   ['jobs', 'assets'], // the job queue; asset files
-  ['nodes', 'webhooks'], // content domains
+  ['nodes', 'webhooks', 'comments'], // content domains (comments read nodes in SQL only)
   ['documents', 'edges'], // content domains on nodes (a document reads a node; an edge joins nodes)
   ['chats', 'boards'], // content domains on those below (a chat reads documents)
   ['compose', 'interchange'], // what combines the domains: the batch, the duplicate, JSON Canvas import and export

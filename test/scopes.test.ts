@@ -1,5 +1,5 @@
 // Scopes on every route of the app, read from the OpenAPI document so that new routes are covered
-// without touching this file: GET (and presence) needs read, POST/PATCH/DELETE need write, /v1/me/api-keys*
+// without touching this file: GET (and presence, and marking comments read) needs read, POST/PATCH/DELETE need write, /v1/me/api-keys*
 // and /v1/webhooks* need admin (scopes nest: admin > write > read); a missing scope is 403 before any lookup; no token or
 // another scheme is 401; routes documented with `security: []` need nothing.
 import assert from 'node:assert/strict';
@@ -22,6 +22,8 @@ function requiredScope(op: Operation): Scope {
   if (op.path.startsWith('/v1/me/api-keys') || op.path.startsWith('/v1/webhooks')) return 'admin';
   // Presence is announced by anyone who may read the board.
   if (op.path.includes('/presence')) return 'read';
+  // So is marking comments read (a reader's own mark).
+  if (op.path.endsWith('/comments/read')) return 'read';
   // MCP: a read key connects and is offered the read tools only (test/mcp.test.ts).
   if (op.path === '/v1/mcp') return 'read';
   return op.method === 'GET' ? 'read' : 'write';

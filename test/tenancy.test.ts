@@ -26,7 +26,7 @@ let bob: TestUser;
 /** A viewer of Alice's board: the member the member routes name. */
 let carol: TestUser;
 const ids = {} as Record<
-  'board' | 'node' | 'node2' | 'edge' | 'chat' | 'asset' | 'job' | 'key' | 'webhook' | 'version' | 'shareLink',
+  'board' | 'node' | 'node2' | 'edge' | 'chat' | 'asset' | 'job' | 'key' | 'webhook' | 'version' | 'shareLink' | 'comment',
   string
 >;
 let operations: { method: string; path: string }[];
@@ -92,6 +92,12 @@ function requestFor(method: string, path: string): { body?: unknown; query?: str
     'GET /v1/boards/{boardId}/share-links': {},
     'POST /v1/boards/{boardId}/share-links': { body: { role: 'editor' } },
     'DELETE /v1/boards/{boardId}/share-links/{id}': {},
+    'GET /v1/boards/{boardId}/comments': {},
+    'POST /v1/boards/{boardId}/comments': { body: { content: 'planted', thread_id: ids.comment } },
+    'POST /v1/boards/{boardId}/comments/read': { body: { up_to: new Date().toISOString() } },
+    'GET /v1/boards/{boardId}/comments/{commentId}': {},
+    'PATCH /v1/boards/{boardId}/comments/{commentId}': { body: { content: 'changed' } },
+    'DELETE /v1/boards/{boardId}/comments/{commentId}': {},
   };
   return bodies[`${method} ${path}`];
 }
@@ -113,6 +119,7 @@ function aliceUrl(path: string): string {
     .replace('{userId}', carol.userId)
     .replace('{chatId}', ids.chat)
     .replace('{versionId}', ids.version)
+    .replace('{commentId}', ids.comment)
     .replace('{sessionId}', 'tenancy-session')
     .replace('{id}', idOf());
 }
@@ -143,6 +150,7 @@ async function aliceState() {
     boards: await get('/v1/boards?limit=100'),
     members: await get(`${b}/members?limit=100`),
     shareLinks: await get(`${b}/share-links?limit=100`),
+    comments: await get(`${b}/comments?limit=100`),
   };
 }
 
@@ -192,6 +200,12 @@ before(async () => {
   const version = await server.request<{ data: { id: string } }>('POST', `${b}/history`, { token: alice.token, body: { name: CANARY } });
   assert.equal(version.status, 201, version.text);
   ids.version = version.body.data.id;
+  const comment = await server.request<{ data: { id: string } }>('POST', `${b}/comments`, {
+    token: alice.token,
+    body: { content: `What about the ${CANARY}?`, node_id: ids.node },
+  });
+  assert.equal(comment.status, 201, comment.text);
+  ids.comment = comment.body.data.id;
 
   const doc = await server.request<OpenApiDocument>('GET', '/v1/openapi.json');
   operations = [];
@@ -278,8 +292,16 @@ describe("another user on every route that names Alice's resources", () => {
 });
 
 /** What a route needs, by the access rule's permissions; `hers`: a resource of Alice's own (404 to anyone else). */
-function neededFor(method: string, path: string): 'read' | 'edit' | 'upload' | 'chat' | 'manage' | 'hers' | 'hers-chat' {
+function neededFor(
+  method: string,
+  path: string,
+): 'read' | 'comment' | 'edit' | 'upload' | 'chat' | 'manage' | 'author' | 'hers' | 'hers-chat' {
   if (path.startsWith('/v1/me/') || path.startsWith('/v1/webhooks') || path.startsWith('/v1/jobs')) return 'hers';
+  // Comments: a reader reads and marks read, a commenter writes; Alice's own comment is hers to edit or delete.
+  if (path.includes('/comments')) {
+    if (method === 'GET' || path.endsWith('/comments/read')) return 'read';
+    return path.includes('{commentId}') ? 'author' : 'comment';
+  }
   if (path.includes('{chatId}')) return method === 'POST' ? 'hers-chat' : 'hers';
   if (path.includes('/share-links') || (path.includes('/members') && method !== 'GET')) return 'manage';
   if (path === '/v1/boards/{id}' && method !== 'GET') return 'manage';
@@ -292,9 +314,9 @@ function neededFor(method: string, path: string): 'read' | 'edit' | 'upload' | '
 }
 
 const PERMISSIONS = {
-  viewer: { read: true, edit: false, upload: false, chat: false, manage: false },
-  commenter: { read: true, edit: false, upload: false, chat: false, manage: false },
-  editor: { read: true, edit: true, upload: true, chat: true, manage: false },
+  viewer: { read: true, comment: false, edit: false, upload: false, chat: false, manage: false, author: false },
+  commenter: { read: true, comment: true, edit: false, upload: false, chat: false, manage: false, author: false },
+  editor: { read: true, comment: true, edit: true, upload: true, chat: true, manage: false, author: false },
 } as const;
 
 describe("a member of Alice's board, as each role, on every route that names her resources", () => {
@@ -315,7 +337,9 @@ describe("a member of Alice's board, as each role, on every route that names her
         },
       );
       assert.equal(board.body.data.role, role);
-      for (const [name, allowed] of Object.entries(PERMISSIONS[role])) assert.equal(board.body.data.permissions[name], allowed, name);
+      for (const [name, allowed] of Object.entries(PERMISSIONS[role])) {
+        if (name !== 'author') assert.equal(board.body.data.permissions[name], allowed, name);
+      }
       const before = role === 'editor' ? undefined : await aliceState();
       for (const op of operations) {
         const spec = requestFor(op.method, op.path)!;
@@ -338,6 +362,18 @@ describe("a member of Alice's board, as each role, on every route that names her
       }
       if (before) {
         const after = await aliceState();
+        if (role === 'commenter') {
+          // The commenter's allowed comment is the one change: their reply, and its event.
+          const mine = (list: unknown, isMine: (item: Record<string, any>) => boolean) => {
+            const data = (list as { data: Record<string, any>[] }).data;
+            assert.equal(data.filter(isMine).length, 1, role);
+            return { ...(list as object), data: data.filter((item) => !isMine(item)) };
+          };
+          after.comments = mine(after.comments, (c) => c.author.id === member.userId);
+          after.events = mine(after.events, (e) => e.type === 'comment.created' && e.actor_id === member.userId);
+          after.events = { ...(after.events as object), cursor: (before.events as { cursor: string }).cursor };
+          (after.events as { latest_seq: number }).latest_seq -= 1;
+        }
         assert.deepEqual(after, before, role);
       }
     });

@@ -399,6 +399,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/boards/{boardId}/comments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a board's comments (anyone who may read the board)
+         * @description Oldest first by default (created_at, id). `thread_id`: one thread; `node_id`: the threads on a card; `resolved`: only resolved (true) or open (false) threads. Each comment says whether it is `unread` for the caller.
+         */
+        get: operations["listComments"];
+        put?: never;
+        /**
+         * Start a comment thread, or reply to one (commenters, editors, the owner)
+         * @description Without `thread_id`: a new thread on the card `node_id`, on the canvas point `position`, or (neither) on the board. With `thread_id` (a thread's first comment): a reply. `mentions` must be the board's owner or members, else 400 naming them.
+         */
+        post: operations["createComment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/boards/{boardId}/comments/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark the board's comments (or one thread's) read for the caller, up to a time
+         * @description Comments created at or before `up_to` are no longer `unread` for the caller. A mark never moves back: an earlier `up_to` than the one kept changes nothing. Answers the mark as kept.
+         */
+        post: operations["markCommentsRead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/boards/{boardId}/comments/{commentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a comment */
+        get: operations["getComment"];
+        put?: never;
+        post?: never;
+        /** Delete a comment (its author, or the board's owner); a thread's first comment takes its replies along */
+        delete: operations["deleteComment"];
+        options?: never;
+        head?: never;
+        /**
+         * Edit a comment (its author), or resolve and reopen a thread (anyone who may comment)
+         * @description `content` and `mentions`: the author only (else 403). `resolved`: true resolves the thread, false reopens it; sent for a thread's first comment only. A stale If-Match is 412.
+         */
+        patch: operations["updateComment"];
+        trace?: never;
+    };
     "/v1/boards/{boardId}/events": {
         parameters: {
             query?: never;
@@ -5213,6 +5279,881 @@ export interface operations {
             };
         };
     };
+    listComments: {
+        parameters: {
+            query?: {
+                /** @description Only this thread's comments */
+                thread_id?: string;
+                /** @description Only the threads on this card */
+                node_id?: string;
+                /** @description Only resolved (true) or open (false) threads */
+                resolved?: boolean;
+                /** @description Page size, 1..100 */
+                limit?: number;
+                /** @description Opaque cursor from the previous page */
+                cursor?: string;
+                /** @description Sort by creation time */
+                order?: "asc" | "desc";
+            };
+            header?: never;
+            path: {
+                /** @description UUID */
+                boardId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "list";
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            board_id: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            thread_id: string;
+                            /** @description null for a thread's first comment; else the thread's first comment */
+                            parent_id: string | null;
+                            /** @description The card the thread is on (a thread's first comment only); null when it is not on a card, or the card was deleted */
+                            node_id: string | null;
+                            /** @description The point of the canvas the thread is on; a thread whose card was deleted keeps the card's last position */
+                            position: {
+                                x: number;
+                                y: number;
+                            } | null;
+                            author: {
+                                /**
+                                 * Format: uuid
+                                 * @description UUID
+                                 */
+                                id: string;
+                                /** @description What to call the author: their local account email's name part, else their sign-in subject */
+                                name: string;
+                            };
+                            content: string;
+                            mentions: string[];
+                            resolved_at: string | null;
+                            resolved_by: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updated_at: string;
+                            /** @description When the content or mentions were last changed; null when never */
+                            edited_at: string | null;
+                            /** @description true when the caller has not marked it read; their own comments never are */
+                            unread: boolean;
+                        }[];
+                        has_more: boolean;
+                        cursor: string | null;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createComment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                boardId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The comment's text, 1..10000 characters, not only white space */
+                    content: string;
+                    /**
+                     * Format: uuid
+                     * @description Reply to this thread (the id of its first comment); omitted: start a thread
+                     */
+                    thread_id?: string;
+                    /**
+                     * Format: uuid
+                     * @description A new thread on this card of the board
+                     */
+                    node_id?: string;
+                    /** @description A new thread on this point of the canvas */
+                    position?: {
+                        x: number;
+                        y: number;
+                    };
+                    /** @description User ids of the people mentioned (at most 50); each must be able to read the board (its owner or a member) */
+                    mentions?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    /** @description Strong entity tag of this representation (RFC 9110): send it as If-Match to change or delete only what you read */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "comment";
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            board_id: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            thread_id: string;
+                            /** @description null for a thread's first comment; else the thread's first comment */
+                            parent_id: string | null;
+                            /** @description The card the thread is on (a thread's first comment only); null when it is not on a card, or the card was deleted */
+                            node_id: string | null;
+                            /** @description The point of the canvas the thread is on; a thread whose card was deleted keeps the card's last position */
+                            position: {
+                                x: number;
+                                y: number;
+                            } | null;
+                            author: {
+                                /**
+                                 * Format: uuid
+                                 * @description UUID
+                                 */
+                                id: string;
+                                /** @description What to call the author: their local account email's name part, else their sign-in subject */
+                                name: string;
+                            };
+                            content: string;
+                            mentions: string[];
+                            resolved_at: string | null;
+                            resolved_by: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updated_at: string;
+                            /** @description When the content or mentions were last changed; null when never */
+                            edited_at: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    markCommentsRead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                boardId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description Only this thread; omitted: every comment of the board
+                     */
+                    thread_id?: string;
+                    /**
+                     * Format: date-time
+                     * @description Comments created at or before this time are read (a time ahead of now counts as now)
+                     */
+                    up_to: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "comment_read";
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            board_id: string;
+                            thread_id: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            read_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getComment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag(s) of the copy the client holds: 304 with no body when it is still current */
+                "if-none-match"?: string;
+            };
+            path: {
+                /** @description UUID */
+                boardId: string;
+                /** @description UUID */
+                commentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description Strong entity tag of this representation (RFC 9110): send it as If-Match to change or delete only what you read */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "comment";
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            board_id: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            thread_id: string;
+                            /** @description null for a thread's first comment; else the thread's first comment */
+                            parent_id: string | null;
+                            /** @description The card the thread is on (a thread's first comment only); null when it is not on a card, or the card was deleted */
+                            node_id: string | null;
+                            /** @description The point of the canvas the thread is on; a thread whose card was deleted keeps the card's last position */
+                            position: {
+                                x: number;
+                                y: number;
+                            } | null;
+                            author: {
+                                /**
+                                 * Format: uuid
+                                 * @description UUID
+                                 */
+                                id: string;
+                                /** @description What to call the author: their local account email's name part, else their sign-in subject */
+                                name: string;
+                            };
+                            content: string;
+                            mentions: string[];
+                            resolved_at: string | null;
+                            resolved_by: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updated_at: string;
+                            /** @description When the content or mentions were last changed; null when never */
+                            edited_at: string | null;
+                            /** @description true when the caller has not marked it read; their own comments never are */
+                            unread: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Not modified: If-None-Match names the current ETag (no body) */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteComment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the resource is unchanged: its ETag as last read (a list of tags, or * for any current one). Otherwise 412 precondition_failed and nothing is written. Weak tags (W/"…") never match */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description UUID */
+                boardId: string;
+                /** @description UUID */
+                commentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "comment";
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            /** @enum {boolean} */
+                            deleted: true;
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateComment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the resource is unchanged: its ETag as last read (a list of tags, or * for any current one). Otherwise 412 precondition_failed and nothing is written. Weak tags (W/"…") never match */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description UUID */
+                boardId: string;
+                /** @description UUID */
+                commentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The comment's text, 1..10000 characters, not only white space */
+                    content?: string;
+                    /** @description User ids of the people mentioned (at most 50); each must be able to read the board (its owner or a member) */
+                    mentions?: string[];
+                    /** @description A thread's first comment only: true resolves the thread, false reopens it (anyone who may comment) */
+                    resolved?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description Strong entity tag of this representation (RFC 9110): send it as If-Match to change or delete only what you read */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "comment";
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            board_id: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            thread_id: string;
+                            /** @description null for a thread's first comment; else the thread's first comment */
+                            parent_id: string | null;
+                            /** @description The card the thread is on (a thread's first comment only); null when it is not on a card, or the card was deleted */
+                            node_id: string | null;
+                            /** @description The point of the canvas the thread is on; a thread whose card was deleted keeps the card's last position */
+                            position: {
+                                x: number;
+                                y: number;
+                            } | null;
+                            author: {
+                                /**
+                                 * Format: uuid
+                                 * @description UUID
+                                 */
+                                id: string;
+                                /** @description What to call the author: their local account email's name part, else their sign-in subject */
+                                name: string;
+                            };
+                            content: string;
+                            mentions: string[];
+                            resolved_at: string | null;
+                            resolved_by: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updated_at: string;
+                            /** @description When the content or mentions were last changed; null when never */
+                            edited_at: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listBoardEvents: {
         parameters: {
             query?: {
@@ -5245,7 +6186,7 @@ export interface operations {
                             /** @description The event's number on its board: 1, 2, 3, … in commit order, without gaps */
                             seq: number;
                             /** @description What changed */
-                            type: "node.created" | "node.updated" | "node.deleted" | "edge.created" | "edge.updated" | "edge.deleted" | "board.updated" | "board.deleted" | "asset.created" | "asset.deleted" | "document.completed" | "document.failed" | "member.added" | "member.updated" | "member.removed";
+                            type: "node.created" | "node.updated" | "node.deleted" | "edge.created" | "edge.updated" | "edge.deleted" | "board.updated" | "board.deleted" | "asset.created" | "asset.deleted" | "document.completed" | "document.failed" | "member.added" | "member.updated" | "member.removed" | "comment.created" | "comment.updated" | "comment.deleted";
                             /**
                              * Format: uuid
                              * @description UUID
@@ -5972,7 +6913,7 @@ export interface operations {
                             id: string;
                             url: string;
                             /** @description Empty: every type */
-                            event_types: ("node.created" | "node.updated" | "node.deleted" | "edge.created" | "edge.updated" | "edge.deleted" | "board.updated" | "board.deleted" | "asset.created" | "asset.deleted" | "document.completed" | "document.failed" | "member.added" | "member.updated" | "member.removed")[];
+                            event_types: ("node.created" | "node.updated" | "node.deleted" | "edge.created" | "edge.updated" | "edge.deleted" | "board.updated" | "board.deleted" | "asset.created" | "asset.deleted" | "document.completed" | "document.failed" | "member.added" | "member.updated" | "member.removed" | "comment.created" | "comment.updated" | "comment.deleted")[];
                             /** @description null: every board the owner owns */
                             board_id: string | null;
                             /** @description false once disabled: deliveries failed for about a day, the endpoint answered 410, or its board was deleted */
@@ -6073,7 +7014,7 @@ export interface operations {
                     /** @description The endpoint: https (http only for hosts in WEBHOOK_ALLOWED_HOSTS), without credentials; private, loopback and link-local addresses are refused */
                     url: string;
                     /** @description The event types to send; empty or absent: every type */
-                    event_types?: ("node.created" | "node.updated" | "node.deleted" | "edge.created" | "edge.updated" | "edge.deleted" | "board.updated" | "board.deleted" | "asset.created" | "asset.deleted" | "document.completed" | "document.failed" | "member.added" | "member.updated" | "member.removed")[];
+                    event_types?: ("node.created" | "node.updated" | "node.deleted" | "edge.created" | "edge.updated" | "edge.deleted" | "board.updated" | "board.deleted" | "asset.created" | "asset.deleted" | "document.completed" | "document.failed" | "member.added" | "member.updated" | "member.removed" | "comment.created" | "comment.updated" | "comment.deleted")[];
                     /** @description Only this board's events (a board the caller may read); absent or null: every board the caller owns */
                     board_id?: string | null;
                 };
@@ -6097,7 +7038,7 @@ export interface operations {
                             id: string;
                             url: string;
                             /** @description Empty: every type */
-                            event_types: ("node.created" | "node.updated" | "node.deleted" | "edge.created" | "edge.updated" | "edge.deleted" | "board.updated" | "board.deleted" | "asset.created" | "asset.deleted" | "document.completed" | "document.failed" | "member.added" | "member.updated" | "member.removed")[];
+                            event_types: ("node.created" | "node.updated" | "node.deleted" | "edge.created" | "edge.updated" | "edge.deleted" | "board.updated" | "board.deleted" | "asset.created" | "asset.deleted" | "document.completed" | "document.failed" | "member.added" | "member.updated" | "member.removed" | "comment.created" | "comment.updated" | "comment.deleted")[];
                             /** @description null: every board the owner owns */
                             board_id: string | null;
                             /** @description false once disabled: deliveries failed for about a day, the endpoint answered 410, or its board was deleted */
@@ -6224,7 +7165,7 @@ export interface operations {
                             id: string;
                             url: string;
                             /** @description Empty: every type */
-                            event_types: ("node.created" | "node.updated" | "node.deleted" | "edge.created" | "edge.updated" | "edge.deleted" | "board.updated" | "board.deleted" | "asset.created" | "asset.deleted" | "document.completed" | "document.failed" | "member.added" | "member.updated" | "member.removed")[];
+                            event_types: ("node.created" | "node.updated" | "node.deleted" | "edge.created" | "edge.updated" | "edge.deleted" | "board.updated" | "board.deleted" | "asset.created" | "asset.deleted" | "document.completed" | "document.failed" | "member.added" | "member.updated" | "member.removed" | "comment.created" | "comment.updated" | "comment.deleted")[];
                             /** @description null: every board the owner owns */
                             board_id: string | null;
                             /** @description false once disabled: deliveries failed for about a day, the endpoint answered 410, or its board was deleted */
@@ -6447,7 +7388,7 @@ export interface operations {
                             /** @description The event's sequence number on its board */
                             seq: number;
                             /** @description What changed */
-                            event_type: "node.created" | "node.updated" | "node.deleted" | "edge.created" | "edge.updated" | "edge.deleted" | "board.updated" | "board.deleted" | "asset.created" | "asset.deleted" | "document.completed" | "document.failed" | "member.added" | "member.updated" | "member.removed";
+                            event_type: "node.created" | "node.updated" | "node.deleted" | "edge.created" | "edge.updated" | "edge.deleted" | "board.updated" | "board.deleted" | "asset.created" | "asset.deleted" | "document.completed" | "document.failed" | "member.added" | "member.updated" | "member.removed" | "comment.created" | "comment.updated" | "comment.deleted";
                             status: "pending" | "succeeded" | "failed";
                             attempts: number;
                             /** @description When the next attempt is due; null once succeeded or failed */

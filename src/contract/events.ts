@@ -20,6 +20,9 @@ export const BoardEventTypes = [
   'member.added',
   'member.updated',
   'member.removed',
+  'comment.created',
+  'comment.updated',
+  'comment.deleted',
 ] as const;
 export type BoardEventType = (typeof BoardEventTypes)[number];
 export const BoardEventTypeSchema = Type.Union(

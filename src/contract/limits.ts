@@ -51,3 +51,8 @@ export const CANVAS_SIZE_MAX = 1e7;
 export const CANVAS_ID_MAX_CHARS = 200;
 /** JSON Canvas import: nodes, and edges, one document may hold. */
 export const CANVAS_MAX_ITEMS = 100_000;
+
+/** Characters of a comment on a board. */
+export const COMMENT_MAX_CHARS = 10_000;
+/** People one comment may mention. */
+export const COMMENT_MENTIONS_MAX = 50;

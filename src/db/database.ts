@@ -33,6 +33,7 @@ import * as m0021 from './migrations/0021-chat-node-ids.js';
 import * as m0022 from './migrations/0022-board-auto-read.js';
 import * as m0023 from './migrations/0023-board-history.js';
 import * as m0024 from './migrations/0024-board-members.js';
+import * as m0025 from './migrations/0025-board-comments.js';
 
 const migrations: Record<string, Migration> = {
   '0001-core': m0001,
@@ -59,6 +60,7 @@ const migrations: Record<string, Migration> = {
   '0022-board-auto-read': m0022,
   '0023-board-history': m0023,
   '0024-board-members': m0024,
+  '0025-board-comments': m0025,
 };
 
 // Keep int8 (counts) as numbers: our counts are far below 2^53.

@@ -329,6 +329,33 @@ export interface BoardShareLinksTable {
   revoked_at: Date | null;
 }
 
+/** A comment on a board (0025-board-comments.ts): a thread's first comment has thread_id = id and no parent. */
+export interface BoardCommentsTable {
+  id: string;
+  board_id: string;
+  thread_id: string;
+  parent_id: string | null;
+  node_id: string | null;
+  position_x: number | null;
+  position_y: number | null;
+  author_id: string;
+  content: string;
+  mentions: string[];
+  resolved_at: Date | null;
+  resolved_by: string | null;
+  created_at: Date;
+  updated_at: Date;
+  edited_at: Date | null;
+}
+
+/** A person's read mark on a board's comments (thread_id null) or on one thread. */
+export interface BoardCommentReadsTable {
+  user_id: string;
+  board_id: string;
+  thread_id: string | null;
+  read_at: Date;
+}
+
 export interface Database {
   users: UsersTable;
   api_keys: ApiKeysTable;
@@ -341,6 +368,8 @@ export interface Database {
   presence_sessions: PresenceSessionsTable;
   board_members: BoardMembersTable;
   board_share_links: BoardShareLinksTable;
+  board_comments: BoardCommentsTable;
+  board_comment_reads: BoardCommentReadsTable;
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
   idempotency_keys: IdempotencyKeysTable;

@@ -25,6 +25,7 @@ import type { AssetService } from '../assets/asset-service.js';
 import type { NodeService } from '../nodes/node-service.js';
 import type { EdgeService } from '../edges/edge-service.js';
 import type { MemberService } from '../boards/member-service.js';
+import type { CommentService } from '../comments/comment-service.js';
 import type { BoardService } from '../boards/board-service.js';
 import type { BatchService } from '../compose/batch-service.js';
 import type { DuplicateService } from '../compose/duplicate-board.js';
@@ -78,6 +79,8 @@ export interface DomainServices {
   documents: DocumentService;
   /** A board's chats and their replies (src/chats/chats.ts). */
   chats: ChatService;
+  /** A board's comment threads and unread marks (src/comments/comment-service.ts). */
+  comments: CommentService;
 }
 
 export interface Services extends DomainServices {

@@ -20,6 +20,7 @@ import { batchRoutes } from '../http/routes/batch.js';
 import { memberRoutes } from '../http/routes/members.js';
 import { webhooksModule } from './webhooks.js';
 import { historyModule } from './history.js';
+import { commentRoutes } from '../http/routes/comments.js';
 
 export const appModules: AppModule[] = [
   { routes: metaRoutes },
@@ -30,6 +31,7 @@ export const appModules: AppModule[] = [
   { routes: batchRoutes },
   historyModule,
   { routes: memberRoutes },
+  { routes: commentRoutes },
   eventsModule,
   { routes: apiKeyRoutes },
   webhooksModule,

@@ -20,6 +20,7 @@ import { scryptParams } from '../accounts/password.js';
 import { DocumentService } from '../documents/document-service.js';
 import { ChatService } from '../chats/chats.js';
 import { HistoryService } from '../compose/history-service.js';
+import { CommentService } from '../comments/comment-service.js';
 
 /** How often an open event stream checks again that its caller may still read the board. */
 const STREAM_RECHECK_MS = 60_000;
@@ -46,6 +47,7 @@ export function buildDomainServices({
   return {
     boards,
     members: new MemberService({ db, publicBaseUrl: config.publicBaseUrl }),
+    comments: new CommentService({ db }),
     nodes,
     edges,
     assets,
