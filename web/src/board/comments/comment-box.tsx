@@ -6,12 +6,11 @@
 // board's stream is back (`retrySignal`) or the browser is online. Each comment is sent with one
 // Idempotency-Key for all its tries, so a retry never makes it twice.
 import { type KeyboardEvent, useEffect, useId, useMemo, useRef, useState } from 'react';
+import { COMMENT_MAX_CHARS } from '@board-workspace/limits';
 import { readMeta, writeMeta } from '../canvas/sync/store';
 import { ApiError } from '../../lib/request';
 import type { Mentionable } from './comments-api';
 
-/** The service's limit on a comment's text (docs/api.md). */
-export const COMMENT_MAX_CHARS = 10_000;
 const MENTION_AT = /(^|\s)@([^\s@]{0,60})$/;
 
 interface Draft {
