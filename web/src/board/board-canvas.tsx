@@ -59,7 +59,7 @@ import { ChatPanel } from './chat-panel';
 import { HistoryPanel } from './history-panel';
 import { CommentsPanel } from './comments/comments-panel';
 import { CardCommentActionsContext, CardCommentsContext } from './comments/comments-context';
-import { PointPins } from './comments/comment-pins';
+import { CommentIcon, PointPins } from './comments/comment-pins';
 import { CanvasCommentMenu, useBoardComments } from './comments/use-board-comments';
 import { FocusPassageContext } from './citations';
 import { ChunkIndex } from './chunk-index';
@@ -318,12 +318,13 @@ export function BoardCanvas({
                 commentsButton={
                   <button
                     type="button"
-                    className="bw-button"
+                    className="bw-button bw-comments-toggle"
                     aria-pressed={comments.open}
                     aria-label={comments.comments.unreadThreads > 0 ? `Comments, ${comments.comments.unreadThreads} unread` : 'Comments'}
+                    title="Comments"
                     onClick={() => comments.setOpen(!comments.open)}
                   >
-                    Comments
+                    <CommentIcon size={16} />
                     {comments.comments.unreadThreads > 0 && <span className="bw-count-badge">{comments.comments.unreadThreads}</span>}
                   </button>
                 }

@@ -6,6 +6,25 @@ import { ViewportPortal } from '@xyflow/react';
 import { CardCommentsContext, useCardCommentActions } from './comments-context';
 import type { Thread } from './use-comments';
 
+/** A speech balloon (drawn, as icons.tsx's are: no emoji, which not every system renders). */
+export function CommentIcon({ size = 14 }: { size?: number }) {
+  return (
+    <svg
+      viewBox="0 0 24 24"
+      width={size}
+      height={size}
+      fill="none"
+      stroke="currentColor"
+      strokeWidth="2"
+      strokeLinecap="round"
+      strokeLinejoin="round"
+      aria-hidden="true"
+    >
+      <path d="M21 12a8 8 0 0 1-11.6 7.1L4 20.5l1.4-4.9A8 8 0 1 1 21 12z" />
+    </svg>
+  );
+}
+
 const plural = (n: number) => `${n} open ${n === 1 ? 'thread' : 'threads'}`;
 
 export function CardCommentPin({ id, title }: { id: string; title: string }) {
@@ -21,7 +40,7 @@ export function CardCommentPin({ id, title }: { id: string; title: string }) {
       title={`${plural(entry.open)}${entry.unread ? ' (unread)' : ''}`}
       onClick={() => openCard(id)}
     >
-      <span aria-hidden="true">💬</span>
+      <CommentIcon />
       {entry.open}
     </button>
   );
@@ -42,7 +61,7 @@ export function PointPins({ threads, onOpen }: { threads: Thread[]; onOpen(threa
           title={root.content.slice(0, 120)}
           onClick={() => onOpen(root.id)}
         >
-          <span aria-hidden="true">💬</span>
+          <CommentIcon />
           {replies.length > 0 ? replies.length + 1 : ''}
         </button>
       ))}
