@@ -5,6 +5,9 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { before, describe, test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { follow } from './helpers/event-stream.js';
 import { isErrorEnvelope, type Response, type TestUser, useServer } from './helpers/harness.js';
 import { startReceiver } from './helpers/webhook-receiver.js';
@@ -330,6 +333,41 @@ describe('comments', () => {
     assert.deepEqual(await allComments(boardId), [...before, ok]);
   });
 
+  test('GET /v1/me/mentions: the comments that mention me, on boards I may still read', async () => {
+    const boardId = await teamBoard();
+    const first = await comment(alice, boardId, { content: 'Carol, look', mentions: [carol.userId] });
+    await comment(alice, boardId, { content: 'Nobody mentioned' });
+    const second = await comment(bob, boardId, { content: 'Carol and Dave', mentions: [dave.userId, carol.userId] });
+    const mentions = async (user: TestUser, query = '') => {
+      const res = await server.request<CommentList>('GET', `/v1/me/mentions${query}`, { token: user.token });
+      assert.equal(res.status, 200, res.text);
+      return res.body;
+    };
+    const carols = (await mentions(carol)).data.filter((c) => c.board_id === boardId);
+    assert.deepEqual(
+      carols.map((c) => [c.id, c.unread]),
+      [
+        [second.id, true],
+        [first.id, true],
+      ],
+    );
+    const page = await mentions(carol, '?limit=1');
+    assert.equal(page.data.length, 1);
+    assert.equal(page.has_more, true);
+    assert.equal((await mentions(carol, `?limit=1&cursor=${page.cursor}`)).data[0]!.id, first.id);
+    assert.deepEqual(
+      (await mentions(erin)).data.filter((c) => c.board_id === boardId),
+      [],
+    );
+    // Removed from the board: its mentions are no longer hers to read.
+    assert.equal((await server.request('DELETE', `/v1/boards/${boardId}/members/${carol.userId}`, { token: alice.token })).status, 200);
+    assert.deepEqual(
+      (await mentions(carol)).data.filter((c) => c.board_id === boardId),
+      [],
+    );
+    assert.equal((await mentions(dave)).data.filter((c) => c.board_id === boardId).length, 1);
+  });
+
   test('unread marks are per person, per board and per thread; own comments are never unread', async () => {
     const boardId = await teamBoard();
     const one = await comment(alice, boardId, { content: 'one' });
@@ -527,5 +565,46 @@ describe('comments', () => {
     assert.equal(again.status, 201, again.text);
     assert.equal(again.body.data.id, first.body.data.id);
     assert.equal((await allComments(boardId)).length, 1);
+  });
+
+  test('MCP: a commenter adds a comment and a viewer lists it, but may not add one', async () => {
+    const boardId = await teamBoard();
+    const card = await server.makeNode(alice, boardId, { data: { text: 'a card' } });
+    const connect = async (user: TestUser) => {
+      const client = new Client({ name: 'comments-test', version: '1.0.0' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${server.url}/v1/mcp`), {
+          requestInit: { headers: { authorization: `Bearer ${user.token}` } },
+        }),
+      );
+      const call = async (name: string, args: Record<string, unknown>) => {
+        const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+        return { ...result, text: result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n') };
+      };
+      return { client, call };
+    };
+    const commenter = await connect(dave);
+    const viewer = await connect(carol);
+    try {
+      const added = await commenter.call('add_comment', { board_id: boardId, content: 'From an assistant', node_id: card.id });
+      assert.ok(!added.isError, added.text);
+      const made = (added.structuredContent as { comment: CommentBody }).comment;
+      assert.deepEqual(await allComments(boardId), [made]);
+      const listed = await viewer.call('list_comments', { board_id: boardId, node_id: card.id });
+      assert.ok(!listed.isError, listed.text);
+      assert.match(listed.text, new RegExp(`\\[${made.id}\\] .* on node ${card.id} \\(unread\\): From an assistant`));
+      const refused = await viewer.call('add_comment', { board_id: boardId, content: 'me too' });
+      assert.equal(refused.isError, true);
+      assert.match(refused.text, /does not allow comments/);
+      const stranger = await connect(erin);
+      const hidden = await stranger.call('list_comments', { board_id: boardId });
+      assert.equal(hidden.isError, true);
+      assert.match(hidden.text, /not found/);
+      await stranger.client.close();
+      assert.equal((await allComments(boardId)).length, 1);
+    } finally {
+      await commenter.client.close();
+      await viewer.client.close();
+    }
   });
 });

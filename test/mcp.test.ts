@@ -15,8 +15,9 @@ import { ApiError, notFound } from '../src/errors.js';
 import type { McpCall } from '../src/mcp/context.js';
 import { guarded } from '../src/mcp/results.js';
 
-const READ_TOOLS = ['ask_board', 'get_nodes', 'list_boards', 'read_board', 'search_board'];
+const READ_TOOLS = ['ask_board', 'get_nodes', 'list_boards', 'list_comments', 'read_board', 'search_board'];
 const WRITE_TOOLS = [
+  'add_comment',
   'connect_nodes',
   'create_nodes',
   'delete_edges',

@@ -332,6 +332,38 @@ test('members and share links', async () => {
   expect(await call('DELETE', `${b}/members/${bob.userId}`), 404);
 });
 
+test('comments', async () => {
+  const board = await call<BoardBody>('POST', '/v1/boards', { body: { name: 'Talk' } });
+  const b = `/v1/boards/${board.body.data.id}`;
+  const node = await call<{ data: { id: string } }>('POST', `${b}/nodes`, {
+    body: { type: 'note', position: { x: 0, y: 0 }, data: { text: 'discussed' } },
+  });
+  const thread = await call<{ data: { id: string } }>('POST', `${b}/comments`, {
+    body: { content: 'On the card', node_id: node.body.data.id },
+  });
+  expect(thread, 201);
+  expect(await call('POST', `${b}/comments`, { body: { content: 'A point', position: { x: 1, y: 2 } } }), 201);
+  const reply = await call<{ data: { id: string } }>('POST', `${b}/comments`, {
+    body: { content: 'A reply', thread_id: thread.body.data.id },
+  });
+  expect(reply, 201);
+  expect(await call('POST', `${b}/comments`, { body: { content: '' } }), 400);
+  expect(await call('GET', `${b}/comments`), 200);
+  expect(await call('GET', `${b}/comments?resolved=false&node_id=${node.body.data.id}`), 200);
+  expect(await call('GET', `${b}/comments?limit=0`), 400);
+  const c = `${b}/comments/${thread.body.data.id}`;
+  expect(await call('GET', c), 200);
+  expect(await call('GET', `${b}/comments/${MISSING_ID}`), 404);
+  expect(await call('PATCH', c, { body: { resolved: true } }), 200);
+  expect(await call('PATCH', c, { body: {} }), 400);
+  expect(await call('POST', `${b}/comments/read`, { body: { up_to: new Date().toISOString() } }), 200);
+  expect(await call('POST', `${b}/comments/read`, { body: { up_to: 'now' } }), 400);
+  expect(await call('GET', '/v1/me/mentions'), 200);
+  expect(await call('GET', '/v1/me/mentions?limit=0'), 400);
+  expect(await call('DELETE', `${b}/comments/${reply.body.data.id}`), 200);
+  expect(await call('DELETE', `${b}/comments/${reply.body.data.id}`), 404);
+});
+
 test('every answer matched the document, and every route was reached', () => {
   assert.deepEqual(problems, []);
   const missing: string[] = [];

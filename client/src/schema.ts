@@ -443,6 +443,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/me/mentions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the comments that mention the caller, on the boards they may read
+         * @description Newest first by default. Only boards the caller may read now: their own, those they are a member of, public ones; a person removed from a board no longer sees its mentions. Each comment says whether it is `unread` for the caller.
+         */
+        get: operations["listMyMentions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/boards/{boardId}/comments/{commentId}": {
         parameters: {
             query?: never;
@@ -5651,6 +5671,154 @@ export interface operations {
                              */
                             read_at: string;
                         };
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listMyMentions: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1..100 */
+                limit?: number;
+                /** @description Opaque cursor from the previous page */
+                cursor?: string;
+                /** @description Sort by creation time */
+                order?: "asc" | "desc";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "list";
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            board_id: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            thread_id: string;
+                            /** @description null for a thread's first comment; else the thread's first comment */
+                            parent_id: string | null;
+                            /** @description The card the thread is on (a thread's first comment only); null when it is not on a card, or the card was deleted */
+                            node_id: string | null;
+                            /** @description The point of the canvas the thread is on; a thread whose card was deleted keeps the card's last position */
+                            position: {
+                                x: number;
+                                y: number;
+                            } | null;
+                            author: {
+                                /**
+                                 * Format: uuid
+                                 * @description UUID
+                                 */
+                                id: string;
+                                /** @description What to call the author: their local account email's name part, else their sign-in subject */
+                                name: string;
+                            };
+                            content: string;
+                            mentions: string[];
+                            resolved_at: string | null;
+                            resolved_by: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updated_at: string;
+                            /** @description When the content or mentions were last changed; null when never */
+                            edited_at: string | null;
+                            /** @description true when the caller has not marked it read; their own comments never are */
+                            unread: boolean;
+                        }[];
+                        has_more: boolean;
+                        cursor: string | null;
                     };
                 };
             };

@@ -42,9 +42,9 @@ function unreadFor(principal: Principal): RawBuilder<boolean> {
       AND (r.thread_id IS NULL OR r.thread_id = board_comments.thread_id)), '-infinity'::timestamptz))`;
 }
 
-/** The comments of a board with what the answer needs (the author's name; `unread` for a reader). */
-function selectComments(db: Executor, boardId: string) {
-  return db
+/** Comments with what the answer needs (the author's name); `boardId`: of that board only. */
+function selectComments(db: Executor, boardId?: string) {
+  const query = db
     .selectFrom('board_comments')
     .innerJoin('users as u', 'u.id', 'board_comments.author_id')
     .leftJoin('accounts as a', 'a.user_id', 'board_comments.author_id')
@@ -65,8 +65,8 @@ function selectComments(db: Executor, boardId: string) {
       'board_comments.created_at',
       'board_comments.updated_at',
       'board_comments.edited_at',
-    ])
-    .where('board_comments.board_id', '=', boardId);
+    ]);
+  return boardId === undefined ? query : query.where('board_comments.board_id', '=', boardId);
 }
 
 type CommentRow = Awaited<ReturnType<ReturnType<typeof selectComments>['executeTakeFirstOrThrow']>>;
@@ -289,6 +289,25 @@ export class CommentService {
         { type: 'comment.deleted', data: { id: current.id, thread_id: current.thread_id } },
       ]);
     });
+  }
+
+  /**
+   * GET /v1/me/mentions: the comments that mention the caller, on the boards they may read now
+   * (their own, those they are a member of, public ones), newest first by default.
+   */
+  async mentionsOf(principal: Principal, page: PageRequest, list: string): Promise<Page<ReadComment>> {
+    const { db } = this.deps;
+    const rows = await applyPage(
+      selectComments(db)
+        .innerJoin('boards as b', 'b.id', 'board_comments.board_id')
+        .select(unreadFor(principal).as('unread'))
+        .where(sql<boolean>`board_comments.mentions @> ARRAY[${principal.userId}]::uuid[]`)
+        .where(boardSeenBy(principal, 'b')),
+      page,
+      'board_comments',
+    ).execute();
+    const result = toPage(rows, page, list);
+    return { ...result, data: result.data.map((row) => ({ ...toComment(row), unread: row.unread })) };
   }
 
   /** POST …/comments/read: the caller has read the board's comments (or a thread's) up to a time. */

@@ -8,6 +8,7 @@ import type { EdgeService } from '../edges/edge-service.js';
 import type { NodeService } from '../nodes/node-service.js';
 import type { DocumentService } from '../documents/document-service.js';
 import type { ChatService } from '../chats/chats.js';
+import type { CommentService } from '../comments/comment-service.js';
 import type { ApiError } from '../errors.js';
 import type { Logger } from '../lib/logger.js';
 
@@ -18,6 +19,7 @@ export interface McpDeps {
   edges: EdgeService;
   documents: DocumentService;
   chats: ChatService;
+  comments: CommentService;
   jobs: { wake(): void };
   /** The app's slots of expensive work per user: every tool call runs holding one (src/lib/heavy-work.ts). */
   heavyWork: { run<T>(userId: string, work: () => Promise<T>): Promise<T> };

@@ -4,6 +4,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { hasScope } from '../auth/principal.js';
 import type { McpCall, McpDeps } from './context.js';
+import { registerCommentReadTools, registerCommentWriteTools } from './comment-tools.js';
 import { registerCrossBoardTools } from './cross-board-tools.js';
 import { registerReadTools } from './read-tools.js';
 import { registerWriteTools } from './write-tools.js';
@@ -14,6 +15,7 @@ const instructions =
   'Boards are canvases of nodes (notes, urls, videos, documents, pdfs, images) joined by edges. ' +
   'Start with list_boards, then read_board; search_board and ask_board use the documents vectorized on a board ' +
   '(vectorize_node adds a node; node_ids on ask_board limits it to chosen nodes); search_boards searches all your boards at once. ' +
+  'list_comments reads the comment threads of a board, add_comment writes one. ' +
   'Write tools and search_boards need an API key with the write scope.';
 
 export function buildMcpServer(deps: McpDeps, request: McpCall, version: string): McpServer {
@@ -22,8 +24,10 @@ export function buildMcpServer(deps: McpDeps, request: McpCall, version: string)
   const call: McpCall = { ...request, share: (work) => deps.heavyWork.run(request.principal.userId, work) };
   const server = new McpServer({ name: MCP_SERVER_NAME, version }, { instructions, capabilities: { tools: {} } });
   registerReadTools(server, deps, call);
+  registerCommentReadTools(server, deps, call);
   if (hasScope(call.principal, 'write')) {
     registerWriteTools(server, deps, call);
+    registerCommentWriteTools(server, deps, call);
     registerCrossBoardTools(server, deps, call);
   }
   return server;

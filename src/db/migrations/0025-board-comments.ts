@@ -31,6 +31,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`CREATE INDEX board_comments_board ON board_comments (board_id, created_at, id)`.execute(db);
   await sql`CREATE INDEX board_comments_thread ON board_comments (thread_id, created_at, id)`.execute(db);
   await sql`CREATE INDEX board_comments_node ON board_comments (node_id) WHERE node_id IS NOT NULL`.execute(db);
+  // The comments that mention a person (GET /v1/me/mentions).
+  await sql`CREATE INDEX board_comments_mentions ON board_comments USING gin (mentions)`.execute(db);
 
   // A person's read marks: one for the whole board (thread_id null) and one per thread they read.
   await sql`

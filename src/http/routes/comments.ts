@@ -94,6 +94,27 @@ export function commentRoutes(app: App, { comments }: Services): void {
   );
 
   app.get(
+    '/v1/me/mentions',
+    {
+      schema: {
+        tags: ['comments'],
+        operationId: 'listMyMentions',
+        summary: 'List the comments that mention the caller, on the boards they may read',
+        description:
+          'Newest first by default. Only boards the caller may read now: their own, those they are a member of, public ones; ' +
+          'a person removed from a board no longer sees its mentions. Each comment says whether it is `unread` for the caller.',
+        querystring: Type.Object(PageQuery, { additionalProperties: false }),
+        response: { 200: List(ReadComment), ...errorResponses },
+      },
+    },
+    async (request) => {
+      const principal = principalOf(request);
+      const list = `mentions:${principal.userId}`;
+      return { object: 'list' as const, ...(await comments.mentionsOf(principal, pageRequest(list, request.query, 'desc'), list)) };
+    },
+  );
+
+  app.get(
     '/v1/boards/:boardId/comments/:commentId',
     {
       schema: {
