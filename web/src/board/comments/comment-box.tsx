@@ -195,7 +195,6 @@ export function CommentBox(props: CommentBoxProps) {
           value={text}
           maxLength={COMMENT_MAX_CHARS}
           rows={2}
-          // biome-ignore lint/a11y/noAutofocus: the box opened by "Comment" is where the person writes next
           autoFocus={autoFocus}
           role="combobox"
           aria-autocomplete="list"

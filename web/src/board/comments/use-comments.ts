@@ -56,7 +56,11 @@ export function useComments(boardId: string, me: string | undefined, notify: (me
       next.delete(id);
       // A deleted root takes its replies with it.
       if (threadId === id || threadId === undefined)
-        for (const c of current.values()) if (c.thread_id === id) deleted.current.add(c.id), next.delete(c.id);
+        for (const c of current.values()) {
+          if (c.thread_id !== id) continue;
+          deleted.current.add(c.id);
+          next.delete(c.id);
+        }
       return next;
     });
   }, []);
@@ -135,7 +139,7 @@ export function useComments(boardId: string, me: string | undefined, notify: (me
     (thread: Thread) => {
       if (!thread.unread) return;
       const all = [thread.root, ...thread.replies];
-      const latest = all.reduce((last, c) => (c.created_at > last ? c.created_at : last), thread.root.created_at);
+      const latest = all.map((c) => c.created_at).sort()[all.length - 1]!;
       // The answer's times are to the millisecond and the service keeps finer ones: a millisecond on
       // covers the last comment itself.
       const upTo = new Date(Date.parse(latest) + 1).toISOString();
