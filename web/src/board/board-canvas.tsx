@@ -58,6 +58,10 @@ import { useViewCentre, useViewportPersistence } from './canvas/ui/use-viewport'
 import { useLiveDrags } from './canvas/sync/live-drags';
 import { ChatPanel } from './chat-panel';
 import { HistoryPanel } from './history-panel';
+import { CommentsPanel } from './comments/comments-panel';
+import { CardCommentActionsContext, CardCommentsContext } from './comments/comments-context';
+import { CommentIcon, PointPins } from './comments/comment-pins';
+import { CanvasCommentMenu, useBoardComments } from './comments/use-board-comments';
 import { FocusPassageContext } from './citations';
 import { ChunkIndex } from './chunk-index';
 import { useCanvasDrag } from './canvas/layout/use-canvas-drag';
@@ -122,13 +126,19 @@ export function BoardCanvas({
   const remoteOutcome = useRef<(nodeId: string, outcome: { failed: boolean; error?: string }) => void>(undefined);
   // A node made here is on the service: automatic reading may start (use-auto-read.ts).
   const nodeCreated = useRef<(nodeId: string) => void>(undefined);
+  // Comments (comments/): the stream's comment events and each reconnection reach them through here.
+  const commentEvents = useRef<{ receive(type: string, data: Record<string, unknown>): void; connected(): void }>(undefined);
   const live = useLiveBoard({
     board: openedBoard,
     graph,
     tracker: outbox,
     text,
     selection: selectedNodes.map((n) => n.id),
-    onConnected: () => outbox.retryNow(),
+    onConnected: () => {
+      outbox.retryNow();
+      commentEvents.current?.connected();
+    },
+    onComment: (type, data) => commentEvents.current?.receive(type, data),
     notify,
     onDocument: (nodeId, outcome) => {
       refreshIndex.current?.();
@@ -159,6 +169,9 @@ export function BoardCanvas({
       ? openedEditable && board.is_public && board.public_access_level === 'edit'
       : (board.permissions?.edit ?? openedEditable));
   const focus = useNodeFocus(graph, notify);
+  const canComment = !live.gone && (board.permissions?.comment ?? openedBoard.permissions?.comment ?? false);
+  const comments = useBoardComments({ boardId, canComment, wrapper, notify });
+  commentEvents.current = { receive: comments.comments.receive, connected: comments.connected };
   const edits = useBoardEdits({ boardId, canEdit, graph, outbox, text, sync, notify, onNodesDeleted: focus.forgetNodes });
   useOutboxSync({
     boardId,
@@ -310,6 +323,19 @@ export function BoardCanvas({
                 onToggleChat={() => setChatOpen(!chatOpen)}
                 historyOpen={historyOpen}
                 onToggleHistory={() => setHistoryOpen(!historyOpen)}
+                commentsButton={
+                  <button
+                    type="button"
+                    className="bw-button bw-comments-toggle"
+                    aria-pressed={comments.open}
+                    aria-label={comments.comments.unreadThreads > 0 ? `Comments, ${comments.comments.unreadThreads} unread` : 'Comments'}
+                    title="Comments"
+                    onClick={() => comments.setOpen(!comments.open)}
+                  >
+                    <CommentIcon size={16} />
+                    {comments.comments.unreadThreads > 0 && <span className="bw-count-badge">{comments.comments.unreadThreads}</span>}
+                  </button>
+                }
                 onExport={async () => {
                   try {
                     const { blob, fileName } = await exportCanvas(boardId, board.name);
@@ -343,7 +369,12 @@ export function BoardCanvas({
                     drop.onDrop(event);
                     links.onDrop(event);
                   }}
-                  onPointerMove={live.onPointerMove}
+                  onPointerMove={(event) => {
+                    live.onPointerMove(event);
+                    comments.canvasHandlers.onPointerMove(event);
+                  }}
+                  onPointerDown={comments.canvasHandlers.onPointerDown}
+                  onContextMenu={comments.canvasHandlers.onContextMenu}
                   onPointerLeave={live.onPointerLeave}
                   onDoubleClick={shortcuts.onDoubleClick}
                 >
@@ -393,6 +424,7 @@ export function BoardCanvas({
                     <MiniMap pannable zoomable style={{ width: 150, height: 100 }} nodeStrokeWidth={3} nodeColor={minimapColor} />
                     <RemoteCursors others={live.presence.others} />
                     <SnapGuides guides={drag.guides} />
+                    <PointPins threads={comments.comments.threads} onOpen={(threadId) => comments.show({ kind: 'thread', threadId })} />
                     <EditBar
                       canEdit={canEdit}
                       canUndo={edits.canUndo}
@@ -417,6 +449,13 @@ export function BoardCanvas({
                       </p>
                     </div>
                   )}
+                  {comments.menu && (
+                    <CanvasCommentMenu
+                      at={comments.menu}
+                      onClose={comments.closeMenu}
+                      onComment={(where) => comments.show({ kind: 'new', ...where })}
+                    />
+                  )}
                   {drop.dropping && <div className="bw-dropzone">Drop images, PDFs or documents to place them here</div>}
                 </div>
                 {chatOpen && (
@@ -430,6 +469,23 @@ export function BoardCanvas({
                     onOpenCitation={focus.focusCitation}
                     onAddToBoard={canEdit ? (text, nodeIds) => edits.addLinkedNote(text, nodeIds, viewCentre()) : undefined}
                     onClose={() => setChatOpen(false)}
+                  />
+                )}
+                {comments.open && (
+                  <CommentsPanel
+                    boardId={boardId}
+                    me={comments.me}
+                    isOwner={isOwner}
+                    canComment={canComment}
+                    comments={comments.comments}
+                    view={comments.view}
+                    onView={comments.show}
+                    candidates={comments.candidates}
+                    nodeLabel={nodeLabel}
+                    onOpenNode={focus.focusNode}
+                    retrySignal={comments.retrySignal}
+                    notify={notify}
+                    onClose={() => comments.setOpen(false)}
                   />
                 )}
                 {historyOpen && (
@@ -470,14 +526,18 @@ export function BoardCanvas({
   }
   // The search index and a focused pdf page reach the node cards around the rest.
   return (
-    <IndexContext.Provider value={searchIndex.states}>
-      <ReadSoonContext.Provider value={reading.soon}>
-        <FocusPageContext.Provider value={focus.highlight === focus.highlightPage?.nodeId ? focus.highlightPage : undefined}>
-          <FocusPassageContext.Provider value={focus.highlight === focus.passage?.nodeId ? focus.passage : undefined}>
-            {canvas}
-          </FocusPassageContext.Provider>
-        </FocusPageContext.Provider>
-      </ReadSoonContext.Provider>
-    </IndexContext.Provider>
+    <CardCommentsContext.Provider value={comments.comments.cards}>
+      <CardCommentActionsContext.Provider value={comments.cardActions}>
+        <IndexContext.Provider value={searchIndex.states}>
+          <ReadSoonContext.Provider value={reading.soon}>
+            <FocusPageContext.Provider value={focus.highlight === focus.highlightPage?.nodeId ? focus.highlightPage : undefined}>
+              <FocusPassageContext.Provider value={focus.highlight === focus.passage?.nodeId ? focus.passage : undefined}>
+                {canvas}
+              </FocusPassageContext.Provider>
+            </FocusPageContext.Provider>
+          </ReadSoonContext.Provider>
+        </IndexContext.Provider>
+      </CardCommentActionsContext.Provider>
+    </CardCommentsContext.Provider>
   );
 }

@@ -1,5 +1,5 @@
 // The frame every canvas node shares: connection handles, a title bar with the node's menu
-// (chat about it, rename, colour, delete), its reading state (read-badge.tsx), and the highlight a
+// (chat about it, comment on it, rename, colour, delete), its comment pin (comments/comment-pins.tsx), its reading state (read-badge.tsx), and the highlight a
 // search result or chat source gives it, and an outline in someone else's colour when they have it selected.
 // Its size, colour and editable title are card-parts.tsx's (stored in the node's data).
 import { type CSSProperties, useContext, useRef, useState, type ReactNode } from 'react';
@@ -11,6 +11,8 @@ import { useCardActions } from '../canvas/edits/card-actions';
 import { ColorSwatches, EditableTitle, useCardLook } from './card-parts';
 import { ReadBadge } from './read-badge';
 import { str } from '../../lib/str';
+import { CardCommentPin } from '../comments/comment-pins';
+import { useCardCommentActions } from '../comments/comments-context';
 
 /** Whether a card has something to read: a note or document its text (as typed here), a file-made document its file. */
 export function hasContent(kind: string, data: Record<string, unknown>, typed?: string): boolean {
@@ -60,6 +62,7 @@ export function NodeFrame(props: {
           {icon}
         </span>
         <EditableTitle id={id} title={title} label={data.label} editing={renaming} onEditing={setRenaming} />
+        <CardCommentPin id={id} title={title} />
         <NodeMenu id={id} title={title} color={look.color} onRename={() => setRenaming(true)} />
       </div>
       <div className="bw-node__body">{children}</div>
@@ -73,6 +76,7 @@ function NodeMenu(props: { id: string; title: string; color: string | undefined;
   const { id, title, color, onRename } = props;
   const actions = useBoardActions();
   const cards = useCardActions();
+  const comments = useCardCommentActions();
   const [open, setOpen] = useState(false);
   const ref = useRef<HTMLDivElement>(null);
   const trigger = useRef<HTMLButtonElement>(null);
@@ -101,6 +105,11 @@ function NodeMenu(props: { id: string; title: string; color: string | undefined;
           <button type="button" role="menuitem" onClick={run(() => actions.chatAbout(id))}>
             Chat about this
           </button>
+          {comments.canComment && (
+            <button type="button" role="menuitem" onClick={run(() => comments.commentOn(id))}>
+              Comment
+            </button>
+          )}
           {cards.canEdit && (
             <>
               <button type="button" role="menuitem" onClick={run(onRename)}>

@@ -55,6 +55,8 @@ export interface BoardEventsOptions {
   onStatus?(status: StreamStatus): void;
   /** A read (vectorize job) ended, here or elsewhere; `error` is a failed one's reason. */
   onDocument?(nodeId: string | null, outcome: { failed: boolean; error?: string }): void;
+  /** A comment was created, changed (edited, resolved, reopened) or deleted (comments/use-comments.ts). */
+  onComment?(type: string, data: Record<string, unknown>): void;
   notify(message: string): void;
 }
 
@@ -87,6 +89,7 @@ export function useBoardEvents(options: BoardEventsOptions): void {
     const apply = (event: BoardEvent) => {
       const { sync } = call();
       const data = event.data as Record<string, unknown>;
+      if ((event.type as string).startsWith('comment.')) return call().onComment?.(event.type, data);
       switch (event.type) {
         case 'node.created':
           // A node brought back with its old id (a restore of the board's history): the stream's

@@ -26,9 +26,12 @@ export interface LiveBoardOptions {
   onDocument?(nodeId: string | null, outcome: { failed: boolean; error?: string }): void;
   /** The event stream (re)connected: the service is reachable again. */
   onConnected?(): void;
+  /** A comment event (comments/use-comments.ts). */
+  onComment?(type: string, data: Record<string, unknown>): void;
 }
 
-export function useLiveBoard({ board: initial, graph, tracker, text, selection, notify, onDocument, onConnected }: LiveBoardOptions) {
+export function useLiveBoard(options: LiveBoardOptions) {
+  const { board: initial, graph, tracker, text, selection, notify, onDocument, onConnected, onComment } = options;
   const boardId = initial.id;
   const flow = useReactFlow<BoardFlowNode, Edge>();
   const sessionId = useMemo(newSessionId, []);
@@ -61,6 +64,7 @@ export function useLiveBoard({ board: initial, graph, tracker, text, selection, 
     },
     onStatus: setStatus,
     onDocument,
+    onComment,
     notify,
   });
 

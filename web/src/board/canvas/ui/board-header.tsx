@@ -1,5 +1,5 @@
 // The bar above the canvas: the board's name and access badges, the toolbar (for editors), the
-// search box, who else is on the board, the save status and the chat toggle, in one row at 1280 px;
+// search box, who else is on the board, the save status, the history, comments and chat toggles, in one row at 1280 px;
 // the export and the owner's tools are in its More menu.
 import { type ReactNode, useState } from 'react';
 import type { Board } from '../../board-api';
@@ -26,6 +26,8 @@ export interface BoardHeaderProps {
   /** The history panel (history-panel.tsx): open or not. */
   historyOpen?: boolean;
   onToggleHistory?(): void;
+  /** The Comments panel's toggle (comments/), beside History. */
+  commentsButton?: ReactNode;
   /** Downloads the board as a JSON Canvas file; the button waits for it. */
   onExport(): Promise<void>;
   /** Who else is on the board (avatars). */
@@ -47,6 +49,7 @@ export function BoardHeader({
   onToggleChat,
   historyOpen = false,
   onToggleHistory,
+  commentsButton,
   onExport,
   presence,
   ownerTools,
@@ -94,6 +97,7 @@ export function BoardHeader({
           {canEdit && <SaveIndicator tracker={tracker} />}
           {exportButton}
           {historyButton}
+          {commentsButton}
           {isOwner && ownerTools}
         </OverflowMenu>
       </header>
@@ -112,6 +116,7 @@ export function BoardHeader({
       {presence}
       {canEdit && <SaveIndicator tracker={tracker} />}
       {historyButton}
+      {commentsButton}
       {chatButton}
       <OverflowMenu>
         {exportButton}
