@@ -11,16 +11,28 @@ import { notFound } from '../errors.js';
 
 /** Call first inside the write's transaction; record its changes with `touchBoard` (record.ts). */
 export async function beginContentWrite(trx: Executor, principal: Principal, boardId: string): Promise<SeenBoard> {
-  // One statement: the visibility rule (boardSeenBy) and the lock.
-  const board = await trx
+  const board = await lockSeenBoard(trx, principal, boardId, 'update');
+  if (!board) throw notFound('Board');
+  assertCanEditContent(board, principal);
+  return board;
+}
+
+/**
+ * The board row as the caller sees it, locked until the transaction ends, in one statement (the
+ * visibility rule, boardSeenBy, and the lock); undefined when they cannot see it. `no key update`
+ * lets rows that only point at the board (a comment's, a job's) be added meanwhile.
+ */
+export function lockSeenBoard(
+  trx: Executor,
+  principal: Principal,
+  boardId: string,
+  lock: 'update' | 'no key update',
+): Promise<SeenBoard | undefined> {
+  const query = trx
     .selectFrom('boards')
     .selectAll()
     .select(memberRoleOf(principal).as('member_role'))
     .where('id', '=', boardId)
-    .where(boardSeenBy(principal))
-    .forUpdate()
-    .executeTakeFirst();
-  if (!board) throw notFound('Board');
-  assertCanEditContent(board, principal);
-  return board;
+    .where(boardSeenBy(principal));
+  return (lock === 'update' ? query.forUpdate() : query.forNoKeyUpdate()).executeTakeFirst();
 }

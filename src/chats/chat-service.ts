@@ -5,8 +5,9 @@
 import { sql } from 'kysely';
 import type { Principal } from '../auth/principal.js';
 import { assertCanChat, boardVisibleTo, findVisibleBoard } from '../access/board-access.js';
+import { assertNodeOnBoard, nodesOfBoard } from '../access/board-nodes.js';
 import type { Db, Executor } from '../db/schema.js';
-import { invalid, notFound } from '../errors.js';
+import { notFound } from '../errors.js';
 import { newId, now } from '../lib/ids.js';
 import { applyPage, toPage, type Page, type PageRequest } from '../lib/pagination.js';
 import { Chat, ChatListItem, type CreateChatBody, Message } from '../contract/chats.js';
@@ -34,26 +35,10 @@ export async function findOwnChat(db: Executor, principal: Principal, boardId: s
   throw notFound('Chat');
 }
 
-/** `ids` without repeats, each a node of this board, or "invalid_request" naming `field`. */
-export async function nodesOfBoard(db: Executor, boardId: string, ids: string[], field: string): Promise<string[]> {
-  const unique = [...new Set(ids)];
-  const found = await db.selectFrom('nodes').select('id').where('board_id', '=', boardId).where('id', 'in', unique).execute();
-  if (found.length !== unique.length) throw invalid(`${field} names a node that is not on this board`);
-  return unique;
-}
-
 export async function createChat(db: Db, principal: Principal, boardId: string, input: CreateChatBody): Promise<Chat> {
   assertCanChat(await findVisibleBoard(db, principal, boardId), principal);
   const nodeIds = input.node_ids ? await nodesOfBoard(db, boardId, input.node_ids, 'node_ids') : null;
-  if (input.node_id) {
-    const node = await db
-      .selectFrom('nodes')
-      .select('id')
-      .where('id', '=', input.node_id)
-      .where('board_id', '=', boardId)
-      .executeTakeFirst();
-    if (!node) throw invalid('node_id is not a node of this board');
-  }
+  if (input.node_id) await assertNodeOnBoard(db, boardId, input.node_id, 'node_id');
   const at = now();
   // The board may vanish between the check and the insert: the foreign key then fails, read as 404.
   const row = await db

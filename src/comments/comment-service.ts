@@ -15,7 +15,9 @@ import { forbidden, invalid, notFound } from '../errors.js';
 import { newId, now } from '../lib/ids.js';
 import { entityTag, assertIfMatch, type TagCondition } from '../lib/etag.js';
 import { applyPage, toPage, type Page, type PageRequest } from '../lib/pagination.js';
-import { accessOf, boardSeenBy, findVisibleBoard, memberRoleOf, type SeenBoard } from '../access/board-access.js';
+import { accessOf, boardSeenBy, findVisibleBoard, type SeenBoard } from '../access/board-access.js';
+import { assertNodeOnBoard } from '../access/board-nodes.js';
+import { lockSeenBoard } from '../access/content-write.js';
 import { changeTransaction, recordChanges } from '../events/record.js';
 import type {
   Comment,
@@ -101,14 +103,7 @@ export class CommentService {
    * until the commit), when the caller may comment on it: 404 when they cannot see it, 403 when they may only read.
    */
   private async commentableBoard(trx: Transaction<Database>, principal: Principal, boardId: string): Promise<SeenBoard> {
-    const board = await trx
-      .selectFrom('boards')
-      .selectAll()
-      .select(memberRoleOf(principal).as('member_role'))
-      .where('id', '=', boardId)
-      .where(boardSeenBy(principal))
-      .forNoKeyUpdate()
-      .executeTakeFirst();
+    const board = await lockSeenBoard(trx, principal, boardId, 'no key update');
     if (!board) {
       // Tells a missing board from a caller whose key is no longer valid (401).
       await findVisibleBoard(trx, principal, boardId);
@@ -192,15 +187,7 @@ export class CommentService {
           .executeTakeFirst();
         if (!root) throw invalid('thread_id is not a thread of this board (the id of its first comment)');
       }
-      if (input.node_id !== undefined) {
-        const node = await trx
-          .selectFrom('nodes')
-          .select('id')
-          .where('id', '=', input.node_id)
-          .where('board_id', '=', boardId)
-          .executeTakeFirst();
-        if (!node) throw invalid('node_id is not a node of this board');
-      }
+      if (input.node_id !== undefined) await assertNodeOnBoard(trx, boardId, input.node_id, 'node_id');
       const mentions = input.mentions ?? [];
       await this.assertMentionable(trx, board, mentions);
       const id = newId();

@@ -10,6 +10,7 @@ import { newId, now } from '../lib/ids.js';
 import { applyPage, toPage, type Page, type PageRequest } from '../lib/pagination.js';
 import type { AssetService, Origin } from '../assets/asset-service.js';
 import { beginContentWrite } from '../access/content-write.js';
+import { assertNodeOnBoard } from '../access/board-nodes.js';
 import { type BoardChange, changeTransaction, recordChanges, recordWithinBounds } from '../events/record.js';
 import { invalidatingBoard, type NodeReadCache } from './node-cache.js';
 import { mergeNodeData, storedNodeData } from './node-data.js';
@@ -84,10 +85,8 @@ async function findNode(db: Executor, boardId: string, nodeId: string) {
   return row;
 }
 
-async function assertParentOnBoard(trx: Executor, boardId: string, parentId: string): Promise<void> {
-  const parent = await trx.selectFrom('nodes').select('id').where('id', '=', parentId).where('board_id', '=', boardId).executeTakeFirst();
-  if (!parent) throw invalid('parent_node_id is not a node of this board');
-}
+const assertParentOnBoard = (trx: Executor, boardId: string, parentId: string) =>
+  assertNodeOnBoard(trx, boardId, parentId, 'parent_node_id');
 
 /** True when `nodeId` is `parentId` or one of its ancestors: making it the parent would close a loop. */
 async function wouldCycle(trx: Executor, nodeId: string, parentId: string): Promise<boolean> {
