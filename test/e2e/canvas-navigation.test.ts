@@ -208,7 +208,7 @@ test('keyboard: a focus ring on cards, connections named by their cards, the car
     const focused = () => page.evaluate(() => document.activeElement?.textContent?.trim() ?? '');
     assert.equal(await focused(), 'Chat about this');
     await page.keyboard.press('ArrowDown');
-    assert.equal(await focused(), 'Rename');
+    assert.equal(await focused(), 'Comment');
     await page.keyboard.press('ArrowUp');
     assert.equal(await focused(), 'Chat about this');
     await page.keyboard.press('End');

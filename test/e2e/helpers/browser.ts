@@ -59,7 +59,8 @@ export async function launchBrowser(device: Device = {}): Promise<Browser> {
     isMobile: device.isMobile,
     hasTouch: device.hasTouch,
   });
-  context.setDefaultTimeout(15_000);
+  // Three browser files run at once on two cores (npm test): a page can take more than 15 s to open.
+  context.setDefaultTimeout(30_000);
   const page = await context.newPage();
   return { context, page, close: () => context.close() };
 }
