@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { TestServer } from '../helpers/harness.js';
-import { eventually, openNewBoard, signedInBrowser, startWebServer } from './helpers/browser.js';
+import { boardsVisible, eventually, openNewBoard, signedInBrowser, startWebServer } from './helpers/browser.js';
 
 let server: TestServer;
 
@@ -28,6 +28,9 @@ test('an editor lowered to viewer turns read-only live; removed, their page clos
   const colleague = await signedInBrowser(server, '/boards');
   try {
     const { page } = colleague;
+    // Signed in first: leaving the page while its first token refresh is under way can cost the
+    // rotated refresh cookie (see the session's note).
+    await boardsVisible(page, server);
     await owner.api('POST', `/v1/boards/${owner.boardId}/members`, { user_id: colleague.account.userId, role: 'editor' });
     await page.goto(`${server.url}/boards/${owner.boardId}`);
     await page.getByRole('heading', { name: 'Team plan', level: 1 }).waitFor();
