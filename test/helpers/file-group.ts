@@ -43,16 +43,24 @@ interface FileSlot {
 }
 
 const slots: FileSlot[] = [];
+let keepAlive: NodeJS.Timeout | undefined;
 
 /** Called first by a group's entry, at its top level: a wire database for each file when the wire run goes to a real PostgreSQL. */
 export async function startGroup(files: string[]): Promise<void> {
   managed = true;
+  // Between one file's last hook and the next file's first, nothing may hold the event loop open
+  // (the service's timers are unref'd: fair-slots' waits); node:test would then end the process with
+  // the next file's tests "still pending". One handle holds it open until the group ends.
+  keepAlive = setInterval(() => {}, 60_000);
   for (const name of files) slots.push({ name, databaseUrl: await createWireDatabase() });
 }
 
 /** Called last by a group's entry, at its top level: what ends the process, after every file's hooks. */
 export function endGroup(): void {
-  after(() => runAll(processEnd));
+  after(async () => {
+    await runAll(processEnd);
+    clearInterval(keepAlive);
+  });
 }
 
 /** The CPU time of this process's children that have exited, in ms (/proc/self/stat's cutime + cstime). */
