@@ -87,7 +87,7 @@ test('600 cards: far out on one canvas (the card under the pointer in the page, 
     await page.keyboard.press('Control+0');
     const near = await eventually('the cards culled', async () => {
       const n = await page.locator('.react-flow__node').count();
-      return n < 150 ? n : undefined;
+      return n > 0 && n < 150 ? n : undefined;
     });
     assert.ok(near > 0, 'some cards are shown');
     const editors = await page.getByRole('textbox', { name: 'Note text' }).count();
