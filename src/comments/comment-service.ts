@@ -95,6 +95,18 @@ function toComment(row: CommentRow): Comment {
 
 const isBlank = (text: string): boolean => text.trim() === '';
 
+/** `threadId` is a thread of this board (the id of its first comment), or "invalid_request". */
+async function assertThreadOnBoard(db: Executor, boardId: string, threadId: string): Promise<void> {
+  const root = await db
+    .selectFrom('board_comments')
+    .select('id')
+    .where('id', '=', threadId)
+    .where('board_id', '=', boardId)
+    .where('parent_id', 'is', null)
+    .executeTakeFirst();
+  if (!root) throw invalid('thread_id is not a thread of this board (the id of its first comment)');
+}
+
 export class CommentService {
   constructor(private readonly deps: CommentDeps) {}
 
@@ -178,14 +190,7 @@ export class CommentService {
     return changeTransaction(this.deps.db, async (trx) => {
       const board = await this.commentableBoard(trx, principal, boardId);
       if (input.thread_id !== undefined) {
-        const root = await trx
-          .selectFrom('board_comments')
-          .select('id')
-          .where('id', '=', input.thread_id)
-          .where('board_id', '=', boardId)
-          .where('parent_id', 'is', null)
-          .executeTakeFirst();
-        if (!root) throw invalid('thread_id is not a thread of this board (the id of its first comment)');
+        await assertThreadOnBoard(trx, boardId, input.thread_id);
       }
       if (input.node_id !== undefined) await assertNodeOnBoard(trx, boardId, input.node_id, 'node_id');
       const mentions = input.mentions ?? [];
@@ -303,14 +308,7 @@ export class CommentService {
     await findVisibleBoard(db, principal, boardId);
     const threadId = input.thread_id ?? null;
     if (threadId !== null) {
-      const root = await db
-        .selectFrom('board_comments')
-        .select('id')
-        .where('id', '=', threadId)
-        .where('board_id', '=', boardId)
-        .where('parent_id', 'is', null)
-        .executeTakeFirst();
-      if (!root) throw invalid('thread_id is not a thread of this board (the id of its first comment)');
+      await assertThreadOnBoard(db, boardId, threadId);
     }
     const at = now();
     const upTo = new Date(input.up_to);
