@@ -125,6 +125,8 @@ export interface Config {
   scryptCost: number;
   /** Lifetime of a refresh token (renewed with each rotation). */
   refreshTokenTtlDays: number;
+  /** Seconds after its first use in which a spent refresh token still refreshes (a reload, two tabs). */
+  refreshReuseSeconds: number;
   /** Login and sign-up attempts per minute per client IP. */
   authLoginPerMinute: number;
   /** The built web app served at / (web/dist of the package). */
@@ -410,6 +412,7 @@ function authConfig(env: Env) {
     // (a hash carries its parameters, so one made at any setting verifies at any other).
     scryptCost: int(env, 'AUTH_SCRYPT_COST', 15, 10, 18),
     refreshTokenTtlDays: int(env, 'AUTH_REFRESH_TOKEN_TTL_DAYS', 30, 1, 3650),
+    refreshReuseSeconds: int(env, 'AUTH_REFRESH_REUSE_SECONDS', 10, 0, 300),
     authLoginPerMinute: int(env, 'AUTH_LOGIN_PER_MINUTE', 10, 1, 10_000_000),
     // Relative to the package root whether this runs from src/ (tsx) or dist/ (built).
     webDistDir: path.resolve(str(env, 'WEB_DIST_DIR') ?? fileURLToPath(new URL('../web/dist', import.meta.url))),

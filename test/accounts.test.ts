@@ -250,7 +250,13 @@ describe('local accounts', () => {
     const r2 = await refresh(second);
     assert.equal(r2.status, 200, r2.text);
     const third = refreshCookie(r2)!.value;
-    // A thief replays the first token: refused, and every token of the sign-in is revoked.
+    // A thief replays the first token after the reuse window (its first use a minute ago): refused,
+    // and every token of the sign-in is revoked.
+    await server.database.db
+      .updateTable('refresh_tokens')
+      .set({ used_at: new Date(Date.now() - 60_000) })
+      .where('token_hash', '=', createHash('sha256').update(first).digest('hex'))
+      .execute();
     const reuse = await refresh(first);
     assertError(reuse, 401, 'unauthorized');
     assert.match(reuse.body.message, /already used/);
@@ -261,11 +267,22 @@ describe('local accounts', () => {
     assert.equal((await refresh(refreshCookie(other)!.value)).status, 200);
   });
 
-  test('two concurrent refreshes with one token: one wins, the other is reuse', async () => {
+  test('within the reuse window a spent token refreshes again (a reload mid-refresh, two tabs at once)', async () => {
     const start = await signup({ email: email('race'), password: PASSWORD });
     const token = refreshCookie(start)!.value;
-    const results = await Promise.all([refresh(token), refresh(token)]);
-    assert.deepEqual(results.map((r) => r.status).sort(), [200, 401]);
+    // Two tabs opening at once send the same cookie: both stay signed in, each with a token of its own.
+    const both = await Promise.all([refresh(token), refresh(token)]);
+    assert.deepEqual(
+      both.map((r) => r.status),
+      [200, 200],
+      both.map((r) => r.text).join('\n'),
+    );
+    const [a, b] = both.map((r) => refreshCookie(r)!.value);
+    assert.notEqual(a, b);
+    // The page reloaded before the first answer arrived: the old cookie once more, still signed in.
+    const reload = await refresh(token);
+    assert.equal(reload.status, 200, reload.text);
+    for (const next of [a!, b!, refreshCookie(reload)!.value]) assert.equal((await refresh(next)).status, 200);
   });
 
   test('refresh without, or with a malformed or unknown, cookie is 401', async () => {
@@ -412,6 +429,20 @@ function requestFrom(
 
 const postFrom = (localAddress: string, url: string, body: unknown, headers?: Record<string, string>) =>
   requestFrom(localAddress, url, { method: 'POST', body, headers });
+
+describe('refresh tokens without a reuse window (AUTH_REFRESH_REUSE_SECONDS=0)', () => {
+  const server = useServer({ AUTH_LOGIN_PER_MINUTE: '1000', AUTH_REFRESH_REUSE_SECONDS: '0' });
+  const refresh = (cookie: string) => server.request<Session>('POST', '/v1/auth/refresh', { headers: { cookie: `bw_refresh=${cookie}` } });
+
+  test('two concurrent refreshes with one token: one wins, the other is reuse and revokes the sign-in', async () => {
+    const start = await server.request<Session>('POST', '/v1/auth/signup', { body: { email: email('race0'), password: PASSWORD } });
+    assert.equal(start.status, 201, start.text);
+    const results = await Promise.all([refresh(refreshCookie(start)!.value), refresh(refreshCookie(start)!.value)]);
+    assert.deepEqual(results.map((r) => r.status).sort(), [200, 401]);
+    const winner = results.find((r) => r.status === 200)!;
+    assertError(await refresh(refreshCookie(winner)!.value), 401, 'unauthorized', "the winner's token after the reuse");
+  });
+});
 
 describe('password hashes at the production cost (AUTH_SCRYPT_COST unset)', () => {
   // The suite's servers hash at a low cost (helpers/compiled.ts); this one at the default.

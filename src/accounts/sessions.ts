@@ -2,9 +2,13 @@
 // Refresh tokens are 32 random bytes (base64url), stored only as their SHA-256. Each refresh spends
 // the presented token and issues a new one in the same family; presenting a spent token again
 // (a stolen copy, or the legitimate client after a thief used it) revokes the whole family, so both
-// parties must sign in again. Each new token lives AUTH_REFRESH_TOKEN_TTL_DAYS from its issue, so a
+// parties must sign in again. Except within AUTH_REFRESH_REUSE_SECONDS of its first use: a page
+// reloaded while its refresh was under way, or two tabs refreshing at once, present the token a
+// second time, and get a token of the family too instead of signing the person out (Supabase's
+// reuse interval). Each new token lives AUTH_REFRESH_TOKEN_TTL_DAYS from its issue, so a
 // sign-in stays alive as long as it is used at least that often.
 import { createHash, randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
 import type { Db, Executor } from '../db/schema.js';
 import { unauthorized } from '../errors.js';
 import { newId, now } from '../lib/ids.js';
@@ -33,6 +37,8 @@ export class Sessions {
     private readonly db: Db,
     private readonly tokens: LocalTokens,
     private readonly refreshTtlDays: number,
+    /** Seconds after its first use in which a spent token still refreshes (0: never). */
+    private readonly reuseSeconds: number,
   ) {}
 
   get refreshTtlSeconds(): number {
@@ -54,19 +60,16 @@ export class Sessions {
       .where('token_hash', '=', hash(presented))
       .executeTakeFirst();
     if (!row || row.revoked_at !== null) throw unauthorized('The refresh token is not valid; sign in again');
-    if (row.used_at !== null) {
-      await this.revokeFamily(row.family_id);
-      throw unauthorized('The refresh token was already used; this sign-in is revoked, sign in again');
-    }
     if (row.expires_at.getTime() <= Date.now()) throw unauthorized('The refresh token has expired; sign in again');
     const rotated = await this.db.transaction().execute(async (trx) => {
-      // Conditional: of two concurrent refreshes with one token, exactly one spends it.
+      // One conditional statement: of two concurrent refreshes outside the reuse window exactly one
+      // spends the token; inside it both do. The window runs from the first use (coalesce).
       const spent = await trx
         .updateTable('refresh_tokens')
-        .set({ used_at: now() })
+        .set({ used_at: sql<Date>`coalesce(used_at, ${now()})` })
         .where('id', '=', row.id)
-        .where('used_at', 'is', null)
         .where('revoked_at', 'is', null)
+        .where((eb) => eb.or([eb('used_at', 'is', null), eb('used_at', '>', new Date(Date.now() - this.reuseSeconds * 1000))]))
         .returning('id')
         .executeTakeFirst();
       if (!spent) return undefined;

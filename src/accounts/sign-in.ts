@@ -28,7 +28,7 @@ export async function createSignIn(db: Db, config: Config, log: Pick<Logger, 'wa
     };
   }
   const tokens = await createLocalTokens(db, config.accessTokenTtlSeconds);
-  const sessions = new Sessions(db, tokens, config.refreshTokenTtlDays);
+  const sessions = new Sessions(db, tokens, config.refreshTokenTtlDays, config.refreshReuseSeconds);
   return {
     mode: 'local',
     sessions,
