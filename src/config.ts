@@ -340,7 +340,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     userQuotas,
     heavyWork: {
-      perUser: int(env, 'HEAVY_WORK_PER_USER', 2, 1, 1000),
+      perUser: int(env, 'HEAVY_WORK_PER_USER', 1, 1, 1000),
       concurrency: int(env, 'HEAVY_WORK_CONCURRENCY', 16, 1, 10_000),
       queuePerUser: int(env, 'HEAVY_WORK_QUEUE_PER_USER', 16, 0, 100_000),
       maxWaitMs: int(env, 'HEAVY_WORK_WAIT_SECONDS', 30, 1, 3600) * 1000,
