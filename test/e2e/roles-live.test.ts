@@ -3,9 +3,10 @@
 // editing tools go, live. The owner then removes them: their page says "You no longer have access
 // to this board" and the board closes, and the text they had typed that had not reached the service
 // (their writes cut off meanwhile) is not dropped in silence: it is named as not saved, with their
-// words to copy.
+// words to copy; the copy of the board kept on their device for offline use is forgotten.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import type { Page } from 'playwright-core';
 import type { TestServer } from '../helpers/harness.js';
 import { boardsVisible, eventually, openNewBoard, signedInBrowser, startWebServer } from './helpers/browser.js';
 
@@ -18,6 +19,26 @@ before(async () => {
 after(async () => {
   await server?.close();
 });
+
+/** Whether the web app keeps the board as last seen in this page's IndexedDB (web/src/board/canvas/sync/store.ts). */
+function keptOffline(page: Page, boardId: string): Promise<boolean> {
+  return page.evaluate(
+    (id) =>
+      new Promise<boolean>((resolve, reject) => {
+        const open = indexedDB.open('board-workspace-sync');
+        open.onerror = () => reject(open.error);
+        open.onsuccess = () => {
+          const get = open.result.transaction('boards').objectStore('boards').get(id);
+          get.onerror = () => reject(get.error);
+          get.onsuccess = () => {
+            open.result.close();
+            resolve(get.result !== undefined);
+          };
+        };
+      }),
+    boardId,
+  );
+}
 
 test('an editor lowered to viewer turns read-only live; removed, their page closes and their unsaved text is named', async () => {
   let noteId = '';
@@ -68,12 +89,16 @@ test('an editor lowered to viewer turns read-only live; removed, their page clos
     // What they typed is still shown, not dropped.
     assert.match(await box.inputValue(), /with my unsaved words/);
 
+    // This device keeps a copy of the board for offline use while they may see it.
+    await eventually('the board to be kept offline', () => keptOffline(page, owner.boardId));
     // The owner removes them: the board closes on their page.
     await members.getByRole('button', { name: `Remove ${colleague.account.email}` }).click();
     await members.getByText(colleague.account.email).waitFor({ state: 'detached' });
     await page.getByRole('heading', { name: 'You no longer have access to this board.' }).waitFor();
     assert.equal(await page.locator('.react-flow').count(), 0, 'the canvas is closed');
     assert.equal(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded), true, 'the page reloaded');
+    // The copy of the board this device kept for offline use (other people's content) is forgotten.
+    await eventually('the offline copy of the board to be forgotten', async () => !(await keptOffline(page, owner.boardId)));
 
     // Their connection returns: the waiting text is refused by the service and named as not saved
     // (in one notice, or one per send when the typing went out in more than one).

@@ -186,7 +186,7 @@ export function BoardCanvas({
     onCreated: (nodeId) => nodeCreated.current?.(nodeId),
     accessLost: live.accessLost !== undefined,
   });
-  useLastSeen(board, nodes, edges, isOwner, canEdit);
+  useLastSeen(board, nodes, edges, isOwner, canEdit, live.gone);
   const whenCreated = useCallback((nodeId: string) => outbox.whenSent(`create:${nodeId}`), [outbox]);
   const reads = useVectorizeJobs({
     boardId,

@@ -16,7 +16,7 @@ import type { BoardFlowNode } from './board-context';
 import { fromFlowState, fromFlowStateEdge, toFlowEdge, toFlowNode } from './flow-mapping';
 import { withPending } from './canvas/sync/operations';
 import { openOutbox } from './canvas/sync/outbox';
-import { readEntries, readLastSeen, writeLastSeen } from './canvas/sync/store';
+import { forgetLastSeen, readEntries, readLastSeen, writeLastSeen } from './canvas/sync/store';
 
 type LoadState =
   | { status: 'loading' }
@@ -85,7 +85,11 @@ export function BoardPage({ boardId }: { boardId: string }) {
       setState({ status: 'ready', ...loaded, ...withPending(loaded.nodes, loaded.edges, outbox.pendingOps()), outbox });
     } catch (error) {
       const status = error instanceof ApiError ? error.status : undefined;
-      if (status === 404) forgetSharedBoard(boardId);
+      if (status === 404) {
+        // Deleted, or no longer shared with this person: nothing of it stays on the device.
+        forgetSharedBoard(boardId);
+        void forgetLastSeen(boardId);
+      }
       setState({ status: 'failed', message: (error as Error).message, notFound: status === 404 });
     }
   }, [boardId]);

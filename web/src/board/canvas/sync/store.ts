@@ -108,6 +108,19 @@ export async function writeLastSeen(value: LastSeenBoard): Promise<void> {
   }
 }
 
+/**
+ * Forgets the board as last seen: it was deleted, or this person lost access to it, and a copy
+ * of other people's content must not stay on the device (the outbox keeps only their own edits).
+ */
+export async function forgetLastSeen(boardId: string): Promise<void> {
+  const db = await database();
+  try {
+    await db?.delete('boards', boardId);
+  } catch {
+    // Nothing kept to forget.
+  }
+}
+
 export async function readMeta<T>(key: string): Promise<T | undefined> {
   const db = await database();
   try {

@@ -1,20 +1,25 @@
 // Keeps the board as this person sees it in IndexedDB (store.ts), a second after it last changed,
 // so a reload while the service is down opens it as last seen (board-page.tsx), with the outbox's
-// waiting changes put on it again (harmless: each is made the same way twice).
+// waiting changes put on it again (harmless: each is made the same way twice). Once the board is
+// gone from this person (deleted, or their access removed) the copy is forgotten and never written again.
 import { useEffect } from 'react';
 import type { Edge } from '@xyflow/react';
 import type { Board } from '../../board-api';
 import type { BoardFlowNode } from '../../board-context';
-import { writeLastSeen } from './store';
+import { forgetLastSeen, writeLastSeen } from './store';
 
 const SAVE_AFTER_MS = 1_000;
 
-export function useLastSeen(board: Board, nodes: BoardFlowNode[], edges: Edge[], isOwner: boolean, canEdit: boolean): void {
+export function useLastSeen(board: Board, nodes: BoardFlowNode[], edges: Edge[], isOwner: boolean, canEdit: boolean, gone: boolean): void {
   useEffect(() => {
+    if (gone) {
+      void forgetLastSeen(board.id);
+      return;
+    }
     const timer = setTimeout(
       () => void writeLastSeen({ id: board.id, board, nodes, edges, isOwner, canEdit, savedAt: Date.now() }),
       SAVE_AFTER_MS,
     );
     return () => clearTimeout(timer);
-  }, [board, nodes, edges, isOwner, canEdit]);
+  }, [board, nodes, edges, isOwner, canEdit, gone]);
 }
