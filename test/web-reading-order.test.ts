@@ -12,7 +12,7 @@ test('cards are read in rows from the top, each row left to right, also when not
   assert.deepEqual(readingOrder(boxes), ['a', 'b', 'c', 'd', 'e']);
 });
 
-test('a card lower than its row's first card by more than that card's height starts a new row', () => {
+test("a card lower than its row's first card by more than that card's height starts a new row", () => {
   const boxes = [card('a', 500, 0), card('b', 0, 150)];
   assert.deepEqual(readingOrder(boxes), ['a', 'b']);
   assert.deepEqual(readingOrder([card('a', 500, 0), card('b', 0, 60)]), ['b', 'a'], 'centre within the first card: one row');

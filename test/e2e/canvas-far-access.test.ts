@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import type { TestServer } from '../helpers/harness.js';
-import { allSaved, eventually, launchBrowser, openNewBoard, PHONE, signUp, startWebServer } from './helpers/browser.js';
+import { eventually, launchBrowser, openNewBoard, PHONE, signUp, startWebServer } from './helpers/browser.js';
 
 let server: TestServer;
 
@@ -52,8 +52,8 @@ test('keyboard far out: Tab reaches the first card (named, ringed), Tab/Shift+Ta
     await api('POST', `/v1/boards/${boardId}/batch`, grid(40, 8, { x: 900, y: 700 }));
   });
   try {
-    const nodes = (await api('GET', `/v1/boards/${boardId}/nodes?limit=100`)).data as { id: string; data: { text: string } }[];
-    const idOf = (text: string) => nodes.find((n) => n.data.text === text)!.id;
+    const nodes = (await api('GET', `/v1/boards/${boardId}/nodes?limit=100`)).data as { id: string; node_data: { text: string } }[];
+    const idOf = (text: string) => nodes.find((n) => n.node_data.text === text)!.id;
     const layer = page.locator('canvas.bw-far-layer');
     await eventually('every card on the far layer', async () => Number(await layer.getAttribute('data-cards')) === 40);
     assert.equal(await page.locator('.react-flow__node').count(), 0, 'no card in the page far out');
@@ -134,8 +134,9 @@ test('phone far out: one touch-and-drag on a card moves it, saved and still ther
   };
   const board = await api('POST', '/v1/boards', { name: 'Far touch' });
   await api('POST', `/v1/boards/${board.id}/batch`, grid(40, 8, { x: 320, y: 220 }));
-  const nodes = (await api('GET', `/v1/boards/${board.id}/nodes?limit=100`)) as { id: string; position_x: number; position_y: number; data: { text: string } }[];
-  const first = nodes.find((n) => n.data.text === 'Card 1')!;
+  const nodes = (await api('GET', `/v1/boards/${board.id}/nodes?limit=100`)) as { id: string; position_x: number; position_y: number; node_data: { text: string } }[];
+  // Card 20: in the middle of the grid (4th column, 3rd row), clear of the canvas's toolbars.
+  const first = nodes.find((n) => n.node_data.text === 'Card 20')!;
 
   const phone = await launchBrowser(PHONE);
   try {
@@ -147,14 +148,17 @@ test('phone far out: one touch-and-drag on a card moves it, saved and still ther
     await page.getByRole('heading', { name: 'Far touch', level: 1 }).waitFor();
     const layer = page.locator('canvas.bw-far-layer');
     await eventually('every card on the far layer', async () => Number(await layer.getAttribute('data-cards')) === 40);
-    assert.equal(await page.locator(`.react-flow__node[data-id="${first.id}"]`).count(), 0, 'Card 1 is not in the page');
+    assert.equal(await page.locator(`.react-flow__node[data-id="${first.id}"]`).count(), 0, 'Card 20 is not in the page');
 
-    // One finger on the middle of Card 1 (at 0, 0 on the canvas, 260 x 160), dragged down and right.
+    // One finger on the middle of Card 20 (260 x 160), dragged down and right.
     const pane = await page.locator('.react-flow__pane').boundingBox();
     assert.ok(pane);
     const view = await viewOf(page);
     assert.ok(view.zoom < 0.25, `far out (zoom ${view.zoom})`);
-    const from = { x: pane.x + view.x + 130 * view.zoom, y: pane.y + view.y + 80 * view.zoom };
+    const from = {
+      x: pane.x + view.x + (first.position_x + 130) * view.zoom,
+      y: pane.y + view.y + (first.position_y + 80) * view.zoom,
+    };
     const cdp = await phone.context.newCDPSession(page);
     await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [from] });
     for (let i = 1; i <= 10; i++) {
@@ -166,9 +170,9 @@ test('phone far out: one touch-and-drag on a card moves it, saved and still ther
       const node = await api('GET', `/v1/boards/${board.id}/nodes/${first.id}`);
       return node.position_x > first.position_x + 60 && node.position_y > first.position_y + 80 ? node : undefined;
     });
+    // (A pan would have moved the view by the finger's 30 x 40 px; the opening fit is corrected by a few.)
     const after = await viewOf(page);
-    assert.deepEqual([after.x, after.y], [view.x, view.y], 'the canvas did not pan');
-    await allSaved(page);
+    assert.ok(Math.abs(after.x - view.x) < 10 && Math.abs(after.y - view.y) < 10, `the canvas did not pan: ${JSON.stringify([view, after])}`);
 
     // After a reload the card is where it was dropped.
     await page.reload();
@@ -176,7 +180,6 @@ test('phone far out: one touch-and-drag on a card moves it, saved and still ther
     await eventually('every card on the far layer', async () => Number(await layer.getAttribute('data-cards')) === 40);
     const kept = await api('GET', `/v1/boards/${board.id}/nodes/${first.id}`);
     assert.deepEqual([kept.position_x, kept.position_y], [moved.position_x, moved.position_y]);
-    await allSaved(page);
   } finally {
     await phone.close();
   }

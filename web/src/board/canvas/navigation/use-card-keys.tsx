@@ -135,50 +135,43 @@ export function useCardKeys(wrapper: RefObject<HTMLElement | null>, nodes: Board
       return order[order.length - 1];
     };
 
-    const onTab = (event: KeyboardEvent, target: Element) => {
-      const forward = !event.shiftKey;
-      const card = target.closest<HTMLElement>('.react-flow__node');
-      const edge = target.closest('.react-flow__edge');
+    /** Where Tab (or Shift+Tab) from `target` goes, when the canvas decides: a card's id or an element. */
+    const tabFrom = (target: Element, forward: boolean): string | Element | undefined => {
       const viewport = element.querySelector('.react-flow__viewport');
+      const card = target.closest<HTMLElement>('.react-flow__node');
       if (card) {
-        const id = card.getAttribute('data-id') ?? '';
         if (forward) {
           const own = tabbable(card, { includeContainer: true });
-          if (own.length > 0 && target !== own[own.length - 1]) return;
-        } else if (target !== card) return;
-        event.preventDefault();
+          if (own.length > 0 && target !== own[own.length - 1]) return undefined;
+        } else if (target !== card) return undefined;
         const order = readingOrder(boxesOf(nodesRef.current));
-        const next = order[order.indexOf(id) + (forward ? 1 : -1)];
-        if (next !== undefined && order.includes(id)) return goTo(next);
-        const after = forward ? (edgesInPage()[0] ?? outside(true)) : outside(false);
-        after?.focus();
-        return;
+        const at = order.indexOf(card.getAttribute('data-id') ?? '');
+        const next = at < 0 ? undefined : order[at + (forward ? 1 : -1)];
+        if (next !== undefined) return next;
+        return forward ? (edgesInPage()[0] ?? outside(true)) : outside(false);
       }
+      const edge = target.closest('.react-flow__edge');
       if (edge) {
         const edges = edgesInPage();
-        const at = edges.indexOf(edge as HTMLElement);
-        event.preventDefault();
-        const next = edges[at + (forward ? 1 : -1)];
-        if (next) return next.focus();
-        if (forward) return outside(true)?.focus();
-        const last = lastCard();
-        if (last !== undefined) return goTo(last);
-        outside(false)?.focus();
-        return;
+        const next = edges[edges.indexOf(edge as HTMLElement) + (forward ? 1 : -1)];
+        if (next) return next;
+        return forward ? outside(true) : (lastCard() ?? outside(false));
       }
       // Shift+Tab from after the canvas comes back to its last connection, else its last card.
-      if (forward || !viewport) return;
+      if (forward || !viewport) return undefined;
       const entry = element.querySelector('.bw-cards-entry');
       const all = tabbable(document.body);
       const previous = all[all.indexOf(target as HTMLElement) - 1];
-      if (!previous || !(viewport.contains(previous) || previous === entry)) return;
-      event.preventDefault();
+      if (!previous || !(viewport.contains(previous) || previous === entry)) return undefined;
       const edges = edgesInPage();
-      const lastEdge = edges[edges.length - 1];
-      if (lastEdge) return lastEdge.focus();
-      const last = lastCard();
-      if (last !== undefined) return goTo(last);
-      outside(false)?.focus();
+      return edges[edges.length - 1] ?? lastCard() ?? outside(false);
+    };
+    const onTab = (event: KeyboardEvent, target: Element) => {
+      const to = tabFrom(target, !event.shiftKey);
+      if (to === undefined) return;
+      event.preventDefault();
+      if (typeof to === 'string') goTo(to);
+      else (to as HTMLElement).focus();
     };
 
     const onKeyDown = (event: KeyboardEvent) => {
@@ -197,6 +190,13 @@ export function useCardKeys(wrapper: RefObject<HTMLElement | null>, nodes: Board
         return;
       }
       if (target !== card || event.shiftKey) return;
+      if (event.key === 'Escape' && card.classList.contains('selected')) {
+        // Unselected, the card keeps the focus (React Flow's own Escape lets go of it too).
+        event.preventDefault();
+        event.stopPropagation();
+        store.getState().triggerNodeChanges([{ type: 'select', id, selected: false }]);
+        return;
+      }
       const direction = ARROWS[event.key];
       if (direction && !card.classList.contains('selected')) {
         const boxes = boxesOf(nodesRef.current);
@@ -242,7 +242,7 @@ export function useCardKeys(wrapper: RefObject<HTMLElement | null>, nodes: Board
 export function CardsEntry({ keys, count }: { keys: CardKeys; count: number }) {
   if (count === 0) return null;
   return (
-    <button type="button" className="bw-cards-entry bw-visually-hidden" tabIndex={0} onFocus={keys.enter}>
+    <button type="button" className="bw-cards-entry bw-visually-hidden" onFocus={keys.enter}>
       {`${count} cards`}
     </button>
   );
