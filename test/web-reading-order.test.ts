@@ -1,6 +1,6 @@
 // The order the keyboard goes through the canvas's cards in (web/src/board/canvas/navigation/
 // reading-order.ts): rows from the top, each left to right; arrows to the nearest card their way.
-// The keys themselves are tested in Chromium (test/e2e/canvas-keyboard.test.ts).
+// The keys themselves are tested in Chromium (test/e2e/canvas-far-access.test.ts).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { nearestInDirection, readingOrder } from '../web/src/board/canvas/navigation/reading-order.js';

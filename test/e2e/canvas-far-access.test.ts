@@ -134,7 +134,12 @@ test('phone far out: one touch-and-drag on a card moves it, saved and still ther
   };
   const board = await api('POST', '/v1/boards', { name: 'Far touch' });
   await api('POST', `/v1/boards/${board.id}/batch`, grid(40, 8, { x: 320, y: 220 }));
-  const nodes = (await api('GET', `/v1/boards/${board.id}/nodes?limit=100`)) as { id: string; position_x: number; position_y: number; node_data: { text: string } }[];
+  const nodes = (await api('GET', `/v1/boards/${board.id}/nodes?limit=100`)) as {
+    id: string;
+    position_x: number;
+    position_y: number;
+    node_data: { text: string };
+  }[];
   // Card 20: in the middle of the grid (4th column, 3rd row), clear of the canvas's toolbars.
   const first = nodes.find((n) => n.node_data.text === 'Card 20')!;
 
@@ -172,7 +177,10 @@ test('phone far out: one touch-and-drag on a card moves it, saved and still ther
     });
     // (A pan would have moved the view by the finger's 30 x 40 px; the opening fit is corrected by a few.)
     const after = await viewOf(page);
-    assert.ok(Math.abs(after.x - view.x) < 10 && Math.abs(after.y - view.y) < 10, `the canvas did not pan: ${JSON.stringify([view, after])}`);
+    assert.ok(
+      Math.abs(after.x - view.x) < 10 && Math.abs(after.y - view.y) < 10,
+      `the canvas did not pan: ${JSON.stringify([view, after])}`,
+    );
 
     // After a reload the card is where it was dropped.
     await page.reload();

@@ -145,7 +145,13 @@ export function useCulling(nodes: BoardFlowNode[], edges: Edge[], wrapper: RefOb
       const { width, height } = cardSize(node);
       const { x, y } = node.position;
       const inView = x < right && x + width > regionX && y < bottom && y + height > regionY;
-      if ((inView && (far || !growing || shown.size < cap)) || node.selected || node.dragging || awake.has(node.id) || node.type === 'uploadNode')
+      if (
+        (inView && (far || !growing || shown.size < cap)) ||
+        node.selected ||
+        node.dragging ||
+        awake.has(node.id) ||
+        node.type === 'uploadNode'
+      )
         shown.add(node.id);
     }
     if (shown.size === nodes.length) return { nodes: nodes.map(named), edges, farCards: NO_CARDS, bringIn };
