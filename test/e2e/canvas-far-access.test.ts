@@ -63,15 +63,17 @@ test('keyboard far out: Tab reaches the first card (named, ringed), Tab/Shift+Ta
     let reached: string | null = null;
     for (let i = 0; i < 60 && !reached; i++) {
       await page.keyboard.press('Tab');
+      // The stop before the canvas hands the focus on to a card (a frame or more later).
       reached = await eventually('the focus settled', async () => {
-        const id = await focusedCard(page);
         const onEntry = await page.evaluate(() => document.activeElement?.classList.contains('bw-cards-entry'));
-        return onEntry ? false : { id };
+        return onEntry ? false : { id: await focusedCard(page) };
       }).then((r) => r.id);
     }
     assert.equal(reached, idOf('Card 1'), 'Tab reached the first card');
     const card1 = page.getByRole('group', { name: 'Card 1, note' });
     assert.equal(await card1.evaluate((el) => el === document.activeElement), true, 'named by its title and type');
+    const described = await card1.evaluate((el) => document.getElementById(el.getAttribute('aria-describedby') ?? '')?.textContent ?? '');
+    assert.match(described, /Enter selects the card and goes into its text/, 'its keys described');
     const { zoom } = await viewOf(page);
     assert.ok(zoom < 0.25, `far out (zoom ${zoom})`);
     const ring = await page.getByTestId(`node-${idOf('Card 1')}`).evaluate((el) => {

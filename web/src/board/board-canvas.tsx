@@ -75,7 +75,7 @@ import { useEdgeNames } from './canvas/navigation/use-edge-names';
 import { withFarCards } from './canvas/navigation/far-cards';
 import { FarLayer } from './canvas/navigation/far-layer';
 import { useOpeningView } from './canvas/navigation/opening-view';
-import { CardsEntry, useCardKeys } from './canvas/navigation/use-card-keys';
+import { CARD_DESCRIPTIONS, CardsEntry, useCardKeys } from './canvas/navigation/use-card-keys';
 
 const ZOOM_RANGE = { minZoom: 0.1, maxZoom: 4 };
 
@@ -388,6 +388,7 @@ export function BoardCanvas({
                     className={navigation.className}
                     {...NAVIGATION_PROPS}
                     nodeTypes={cardTypes}
+                    ariaLabelConfig={CARD_DESCRIPTIONS}
                     edgeTypes={edgeTypes}
                     onNodesChange={drag.onNodesChange}
                     onEdgesChange={onEdgesChange}

@@ -13,7 +13,7 @@
 // card first where it is drawn too small to be read; Escape from its text gives the focus back to
 // the card.
 import { type RefObject, useCallback, useEffect, useRef } from 'react';
-import { type Edge, useReactFlow, useStoreApi } from '@xyflow/react';
+import { type AriaLabelConfig, type Edge, useReactFlow, useStoreApi } from '@xyflow/react';
 import { tabbable } from 'tabbable';
 import type { BoardFlowNode } from '../../board-context';
 import { FAR_ZOOM } from './use-canvas-navigation';
@@ -31,6 +31,17 @@ const boxesOf = (nodes: readonly BoardFlowNode[]): CardBox[] =>
   nodes.filter((n) => FAR_CARD_TYPES.includes(n.type ?? '')).map((n) => ({ id: n.id, ...n.position, ...cardSize(n) }));
 
 const isShown = (element: Element) => element.getClientRects().length > 0 && getComputedStyle(element).visibility !== 'hidden';
+
+const CARD_KEYS_TEXT =
+  'Tab, Shift+Tab and the arrow keys go to other cards. Enter selects the card and goes into its text, Escape comes back. ' +
+  'On a selected card the arrow keys move it and Delete removes it.';
+
+/** What a screen reader is told about a card's keys (React Flow's `ariaLabelConfig`; it reads one
+ * or the other of these depending on its keyboard setting). */
+export const CARD_DESCRIPTIONS: Partial<AriaLabelConfig> = {
+  'node.a11yDescription.default': CARD_KEYS_TEXT,
+  'node.a11yDescription.keyboardDisabled': CARD_KEYS_TEXT,
+};
 
 export interface CardKeys {
   /** For the stop before the canvas: the focus goes on to the first card. */
