@@ -75,6 +75,7 @@ import { useEdgeNames } from './canvas/navigation/use-edge-names';
 import { withFarCards } from './canvas/navigation/far-cards';
 import { FarLayer } from './canvas/navigation/far-layer';
 import { useOpeningView } from './canvas/navigation/opening-view';
+import { CARD_DESCRIPTIONS, CardsEntry, useCardKeys } from './canvas/navigation/use-card-keys';
 
 const ZOOM_RANGE = { minZoom: 0.1, maxZoom: 4 };
 
@@ -158,6 +159,8 @@ export function BoardCanvas({
   const openingView = useOpeningView(viewport, initialNodes, fitViewOptions);
   const culled = useCulling(shownNodes, namedEdges, wrapper, openingView);
   const navigation = useCanvasNavigation(fitViewOptions, wrapper, ZOOM_RANGE);
+  // The keyboard goes through every card in reading order, at every zoom.
+  const cardKeys = useCardKeys(wrapper, shownNodes, culled.bringIn);
   useDocumentTitle(board.name);
   // Sharing can change while the page is open; a deleted board (or one no longer shared) is read-only.
   // Someone editing only through the public `edit` flag loses it with the flag; a member has their
@@ -378,12 +381,14 @@ export function BoardCanvas({
                   onPointerLeave={live.onPointerLeave}
                   onDoubleClick={shortcuts.onDoubleClick}
                 >
+                  <CardsEntry keys={cardKeys} count={realNodes.length} />
                   <ReactFlow<BoardFlowNode, Edge>
                     nodes={culled.nodes}
                     edges={culled.edges}
                     className={navigation.className}
                     {...NAVIGATION_PROPS}
                     nodeTypes={cardTypes}
+                    ariaLabelConfig={CARD_DESCRIPTIONS}
                     edgeTypes={edgeTypes}
                     onNodesChange={drag.onNodesChange}
                     onEdgesChange={onEdgesChange}

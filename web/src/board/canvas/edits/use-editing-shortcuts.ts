@@ -105,6 +105,8 @@ export function useEditingShortcuts({ boardId, canEdit, wrapper, nodes, edges, e
         return;
       }
       const arrow = ARROWS[event.key];
+      // From a focused card that is not selected, the arrows go to another card (navigation/use-card-keys.tsx).
+      if (arrow && event.target instanceof Element && event.target.matches('.react-flow__node:not(.selected)')) return;
       if (arrow && !mod && !event.altKey && canEdit) {
         const ids = nodes.filter((n) => n.selected && n.type !== 'uploadNode').map((n) => n.id);
         if (ids.length === 0) return;

@@ -5,6 +5,7 @@
 // measured. The view is asked again only when it leaves the region last culled for (or the cards
 // change), so panning within it re-renders nothing. Selected and dragged cards, and the cards at the
 // other end of a connection from a shown card, are never culled (an edge needs both ends).
+// The card the keyboard is on is kept in the page at every zoom (use-card-keys.tsx).
 // Far out (below FARTHEST_ZOOM) no card is in the page but those reached for (use-far-wake.ts): the
 // others are drawn on one canvas (far-layer.tsx), so at the zoom that fits 2,000 cards the page holds
 // a handful of elements, and panning there re-renders nothing.
@@ -13,6 +14,8 @@ import { type Edge, type ReactFlowState, useStore, type Viewport } from '@xyflow
 import type { BoardFlowNode } from '../../board-context';
 import { FARTHEST_ZOOM } from './use-canvas-navigation';
 import { useFarWake } from './use-far-wake';
+import { named } from './card-names';
+import { useFarTouchDrag } from './use-far-touch-drag';
 
 /** The canvas types drawn plain far out (the board's cards; an upload's placeholder stays whole). */
 export const FAR_CARD_TYPES = ['noteNode', 'urlNode', 'videoNode', 'documentNode', 'pdfNode', 'imageNode'];
@@ -97,6 +100,8 @@ export interface Culled {
   edges: Edge[];
   /** The cards drawn on the far layer instead (far out only; empty otherwise). */
   farCards: BoardFlowNode[];
+  /** Brings a card into the page, culled or far, for the keyboard to focus it (use-card-keys.ts). */
+  bringIn(id: string): void;
 }
 
 const NO_CARDS: BoardFlowNode[] = [];
@@ -110,7 +115,8 @@ export function useCulling(nodes: BoardFlowNode[], edges: Edge[], wrapper: RefOb
   const nodesRef = useRef(nodes);
   nodesRef.current = nodes;
   const canWake = useCallback((node: BoardFlowNode) => FAR_CARD_TYPES.includes(node.type ?? ''), []);
-  const awake = useFarWake(wrapper, far, nodesRef, canWake);
+  const { awake, bringIn } = useFarWake(wrapper, far, nodesRef, canWake);
+  useFarTouchDrag(wrapper, far, nodesRef, canWake);
   // The board opens with its first cards drawn at once and the rest over the next frames (after
   // each paint), instead of one long render before anything shows.
   const [cap, setCap] = useState(FIRST_CARDS);
@@ -139,10 +145,16 @@ export function useCulling(nodes: BoardFlowNode[], edges: Edge[], wrapper: RefOb
       const { width, height } = cardSize(node);
       const { x, y } = node.position;
       const inView = x < right && x + width > regionX && y < bottom && y + height > regionY;
-      if ((inView && (far || !growing || shown.size < cap)) || node.selected || node.dragging || node.type === 'uploadNode')
+      if (
+        (inView && (far || !growing || shown.size < cap)) ||
+        node.selected ||
+        node.dragging ||
+        awake.has(node.id) ||
+        node.type === 'uploadNode'
+      )
         shown.add(node.id);
     }
-    if (shown.size === nodes.length) return { nodes, edges, farCards: NO_CARDS };
+    if (shown.size === nodes.length) return { nodes: nodes.map(named), edges, farCards: NO_CARDS, bringIn };
     // An edge is drawn only with both ends in the page: the far end of a shown card's edge stays.
     const ends = new Set<string>();
     // A selected edge keeps both its cards (so the delete key still reaches it).
@@ -159,7 +171,7 @@ export function useCulling(nodes: BoardFlowNode[], edges: Edge[], wrapper: RefOb
     let lowest = -Infinity;
     for (const node of nodes) {
       if (shown.has(node.id)) {
-        inPage.push(node);
+        inPage.push(named(node));
         continue;
       }
       const { width, height } = cardSize(node);
@@ -181,6 +193,6 @@ export function useCulling(nodes: BoardFlowNode[], edges: Edge[], wrapper: RefOb
       connectable: false,
       focusable: false,
     } as BoardFlowNode);
-    return { nodes: inPage, edges: edges.filter((e) => shown.has(e.source) && shown.has(e.target)), farCards };
-  }, [nodes, edges, region, growing, cap, far, awake]);
+    return { nodes: inPage, edges: edges.filter((e) => shown.has(e.source) && shown.has(e.target)), farCards, bringIn };
+  }, [nodes, edges, region, growing, cap, far, awake, bringIn]);
 }

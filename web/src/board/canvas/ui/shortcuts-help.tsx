@@ -1,6 +1,7 @@
 // The keyboard shortcuts panel, opened with `?` or the toolbar's "Shortcuts" button and closed
 // with Escape, its close button or a click outside. It lists every shortcut the canvas knows
-// (use-editing-shortcuts.ts, navigation/use-canvas-navigation.ts and React Flow's own Delete/Backspace).
+// (use-editing-shortcuts.ts, navigation/use-canvas-navigation.ts, navigation/use-card-keys.tsx and React
+// Flow's own Delete/Backspace).
 import { useEffect, useRef } from 'react';
 import './editing.css';
 
@@ -22,6 +23,9 @@ export const SHORTCUTS: { keys: string[]; what: string }[] = [
   { keys: ['Alt+drag'], what: 'Move without snapping to other cards or the grid' },
   { keys: ['Delete', 'Backspace'], what: 'Delete the selection' },
   { keys: ['←', '↑', '→', '↓'], what: 'Move the selection (with Shift: further)' },
+  { keys: ['Tab', 'Shift+Tab'], what: 'Go to the next or previous card, in reading order (at every zoom)' },
+  { keys: ['←', '↑', '→', '↓'], what: 'On a card that is not selected: go to the nearest card that way' },
+  { keys: ['Enter'], what: 'On a card: select it and go into its text (zooming in far out); Escape comes back' },
   { keys: ['Double-click on empty canvas'], what: 'Add a note there' },
   { keys: ['Drag from a dot onto a card'], what: 'Connect two nodes' },
   { keys: ['Space+drag', 'Middle or right drag'], what: 'Pan the canvas (touch: drag)' },
