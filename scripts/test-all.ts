@@ -1,19 +1,29 @@
-// `npm test`: the checks and the builds side by side, then the three test runs one after the other.
-// The checks are mostly one thread each (tsc, Redocly), so run one after the other they left one of
-// CI's two cores idle; side by side they take about the time of the longest. The web app is built
-// once, with Vite alone: its type check is the typecheck step's. Each step's output is printed
-// when it ends; the first that fails stops the run with its exit code.
+// `npm test`: the checks, the builds and the three test runs, side by side where that fills CI's
+// two cores. The suite is bound by CPU, but the browser tests wait on the page about half their
+// time, and one check (tsc, Redocly) uses one thread: run one after the other, those left a core
+// idle for minutes. So two lines of work run at once:
+// - in front, at normal priority: the client and the web app built (Vite alone: the web app's type
+//   check is the typecheck step's), then the browser tests, three files at a time. Their waits and
+//   timeouts are the ones that suffer when the cores are busy, so nothing else is ahead of them.
+// - behind, at a lower priority (nice 10: it gets what the browser tests leave): the lint and the two
+//   type checks side by side, and, once the web app is built, the embedded run, then the run on
+//   PostgreSQL. Their tests measure no time the cores' load could stretch past a limit.
+// The browser run's output is printed when it ends, the checks' each when it ends, the two test
+// runs' as they go. Every step runs to its end; the run exits with the first failure's code.
 import { spawn } from 'node:child_process';
 
 interface Step {
   name: string;
   command: string;
-  cwd?: string;
 }
 
-function run(step: Step, quiet: boolean): Promise<{ code: number; output: string }> {
+/** Priority of the work behind the browser tests (`nice`: 0 normal, 19 lowest). */
+const BEHIND = 10;
+
+function run(step: Step, options: { quiet: boolean; nice?: number }): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(step.command, { shell: true, cwd: step.cwd, stdio: quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
+    const command = options.nice ? `nice -n ${options.nice} ${step.command}` : step.command;
+    const child = spawn(command, { shell: true, stdio: options.quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
     let output = '';
     child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -21,36 +31,49 @@ function run(step: Step, quiet: boolean): Promise<{ code: number; output: string
   });
 }
 
-async function together(steps: Step[]): Promise<void> {
-  const failed = await Promise.all(
-    steps.map(async (step) => {
-      const started = Date.now();
-      const { code, output } = await run(step, true);
-      process.stdout.write(`\n> ${step.name} (${((Date.now() - started) / 1000).toFixed(0)} s, exit ${code})\n${output}`);
-      return code;
-    }),
-  );
-  const code = failed.find((c) => c !== 0);
-  if (code !== undefined) process.exit(code);
+const started = Date.now();
+const seconds = () => ((Date.now() - started) / 1000).toFixed(0);
+
+/** Runs a step with its output held until it ends; resolves with its exit code. */
+async function quietly(step: Step, nice?: number): Promise<number> {
+  const { code, output } = await run(step, { quiet: true, nice });
+  process.stdout.write(`\n> ${step.name} (ended at ${seconds()} s, exit ${code})\n${output}`);
+  return code;
 }
 
-async function inTurn(steps: Step[]): Promise<void> {
-  for (const step of steps) {
-    process.stdout.write(`\n> ${step.name}\n`);
-    const { code } = await run(step, false);
-    if (code !== 0) process.exit(code);
-  }
+/** Runs a step with its output as it comes; resolves with its exit code. */
+async function aloud(step: Step, nice?: number): Promise<number> {
+  process.stdout.write(`\n> ${step.name} (from ${seconds()} s)\n`);
+  const { code } = await run(step, { quiet: false, nice });
+  process.stdout.write(`\n> ${step.name}: ended at ${seconds()} s, exit ${code}\n`);
+  return code;
 }
 
-await together([
-  { name: 'lint', command: 'npm run lint' },
-  { name: 'typecheck: the service', command: 'tsc --noEmit -p .' },
-  { name: 'typecheck: the web app', command: 'tsc --noEmit -p web' },
-  { name: 'build: the client and the web app', command: 'npm run build -w client && npm exec -w web -- vite build' },
-]);
-await inTurn([
-  { name: 'test:embedded', command: 'npm run test:embedded' },
-  { name: 'test:wire', command: 'npm run test:wire' },
+const build = quietly({ name: 'build: the client and the web app', command: 'npm run build -w client && npm exec -w web -- vite build' });
+
+const front = (async () => {
+  const built = await build;
+  if (built !== 0) return [built];
   // Three at a time, as `npm run test:e2e`: a browser test waits on the page about half its time.
-  { name: 'test:e2e (the web app built above)', command: 'tsx scripts/run-tests.ts --concurrency 3 test/e2e/*.test.ts' },
-]);
+  return [await quietly({ name: 'test:e2e', command: 'tsx scripts/run-tests.ts --concurrency 3 test/e2e/*.test.ts' })];
+})();
+
+const checks = Promise.all(
+  [
+    { name: 'lint', command: 'npm run lint' },
+    { name: 'typecheck: the service', command: 'tsc --noEmit -p .' },
+    { name: 'typecheck: the web app', command: 'tsc --noEmit -p web' },
+  ].map((step) => quietly(step, BEHIND)),
+);
+
+const behind = (async () => {
+  // The embedded run's servers serve web/dist: not while Vite is writing it.
+  if ((await build) !== 0) return [];
+  const codes = [await aloud({ name: 'test:embedded', command: 'npm run test:embedded' }, BEHIND)];
+  codes.push(await aloud({ name: 'test:wire', command: 'npm run test:wire' }, BEHIND));
+  return codes;
+})();
+
+const codes = [...(await checks), ...(await front), ...(await behind)];
+process.stdout.write(`\nnpm test: ${seconds()} s\n`);
+process.exit(codes.find((code) => code !== 0) ?? 0);

@@ -1,42 +1,59 @@
 // Worker thread that owns the embedded PGlite database and serves it over the PostgreSQL wire
 // protocol on a Unix socket. The service talks to it with node-postgres, exactly as it talks to a
 // real PostgreSQL server, and query execution never runs on the HTTP thread.
+//
+// A thread serves one database at a time: the one in its workerData first, then, once that one has
+// stopped, whichever a `start` message names (embedded.ts keeps a stopped thread for the next
+// database the process opens: loading PGlite's modules into a new thread is about a fifth of a
+// database's start).
+import type net from 'node:net';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { listenWire } from './embedded-wire.js';
 
-interface EmbeddedWorkerData {
+export interface EmbeddedDatabasePlace {
   dataDir: string;
   socketPath: string;
+}
+
+interface EmbeddedWorkerData extends EmbeddedDatabasePlace {
   /** PGlite's PostgreSQL compiled by the main thread (embedded.ts). */
   wasmModule: WebAssembly.Module;
 }
 
-const { dataDir, socketPath, wasmModule } = workerData as EmbeddedWorkerData;
+const { wasmModule, ...first } = workerData as EmbeddedWorkerData;
 const port = parentPort!;
+let serving: { db: PGlite; server: net.Server } | undefined;
 
-try {
-  const db = await PGlite.create(dataDir, {
-    extensions: { vector },
-    pgliteWasmModule: wasmModule,
-    // PGlite's default 128 MB of shared buffers is resident from the start; the operating system's
-    // file cache serves the embedded database's files as well, so a smaller pool keeps the
-    // service's memory modest without slowing typical boards.
-    postgresqlconf: ['shared_buffers=32MB'],
-  });
-  const server = await listenWire(db, socketPath);
-  port.on('message', async (message: unknown) => {
-    if (message !== 'stop') return;
-    try {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await db.close();
-      port.postMessage({ type: 'stopped' });
-    } catch (error) {
-      port.postMessage({ type: 'error', message: String(error) });
-    }
-  });
-  port.postMessage({ type: 'ready' });
-} catch (error) {
-  port.postMessage({ type: 'error', message: error instanceof Error ? error.message : String(error) });
+async function start({ dataDir, socketPath }: EmbeddedDatabasePlace): Promise<void> {
+  try {
+    const db = await PGlite.create(dataDir, {
+      extensions: { vector },
+      pgliteWasmModule: wasmModule,
+      // PGlite's default 128 MB of shared buffers is resident from the start; the operating system's
+      // file cache serves the embedded database's files as well, so a smaller pool keeps the
+      // service's memory modest without slowing typical boards.
+      postgresqlconf: ['shared_buffers=32MB'],
+    });
+    serving = { db, server: await listenWire(db, socketPath) };
+    port.postMessage({ type: 'ready' });
+  } catch (error) {
+    port.postMessage({ type: 'error', message: error instanceof Error ? error.message : String(error) });
+  }
 }
+
+port.on('message', async (message: 'stop' | ({ type: 'start' } & EmbeddedDatabasePlace)) => {
+  if (message !== 'stop') return void start(message);
+  try {
+    const { db, server } = serving!;
+    serving = undefined;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await db.close();
+    port.postMessage({ type: 'stopped' });
+  } catch (error) {
+    port.postMessage({ type: 'error', message: String(error) });
+  }
+});
+
+void start(first);
