@@ -10,6 +10,7 @@
 // Run: npx tsx bench/search-profile.ts   (DATABASE_URL=… or DATA_DIR=…; PROFILE_QUERIES=200;
 // PROFILE_EXPLAIN=1; PROFILE_EXACT_MAX=3000, the service's SEARCH_EXACT_MAX_CHUNKS; PROFILE_MODE=vector;
 // PROFILE_NODE=1: filter on the board's note with the most chunks).
+// PROFILE_HTTP=1 then sends the same claims through HTTP, beside the exact scan (recall@10).
 // PROFILE_LOAD=100000 first fills a new board in bench:search's `notes` shape without the jobs: the
 // notes through the API (a server child on the same database, batches of 100), then each
 // document's chunks written as its document_process job writes them (chunkPages, chunkVectors,
@@ -28,7 +29,8 @@ import { chunkVectors, insertChunks } from '../src/documents/chunk-store.js';
 import { setTermCounts } from '../src/documents/term-stats.js';
 import { newId } from '../src/lib/ids.js';
 import { realDocuments, type RealDocument } from './real-text.js';
-import { loadClaims } from './search-quality-data.js';
+import { loadClaims, recallAt10 } from './search-quality-data.js';
+import os from 'node:os';
 
 const env = (name: string, fallback: string) => process.env[name] || fallback;
 const QUERIES = Number(env('PROFILE_QUERIES', '200'));
@@ -72,19 +74,17 @@ async function load(target: number): Promise<void> {
     }
     for (let i = 0; i < docs.length; i += 100) {
       const batch = docs.slice(i, i + 100);
-      const created = await api.call<{ data: { results: { id: string }[] } }>(
-        'POST',
-        `/v1/boards/${boardId}/batch`,
-        {
-          operations: batch.map((doc, k) => ({
-            op: 'create_node',
-            type: 'note',
-            position: { x: ((i + k) % 100) * 320, y: Math.floor((i + k) / 100) * 240 },
-            data: { label: doc.title.slice(0, 200), text: doc.text.slice(0, 280) },
-          })),
-        },
-        200,
-      );
+      // A kept-alive connection the server has just closed fails the request: sent again once.
+      const send = (body: unknown) => api.call<{ data: { results: { id: string }[] } }>('POST', `/v1/boards/${boardId}/batch`, body, 200);
+      const body = {
+        operations: batch.map((doc, k) => ({
+          op: 'create_node',
+          type: 'note',
+          position: { x: ((i + k) % 100) * 320, y: Math.floor((i + k) / 100) * 240 },
+          data: { label: doc.title.slice(0, 200), text: doc.text.slice(0, 280) },
+        })),
+      };
+      const created = await send(body).catch(() => send(body));
       created.data.results.forEach((r, k) => {
         batch[k]!.id = r.id;
       });
@@ -215,4 +215,43 @@ for (const run of slowest) {
 }
 await db.destroy().catch(() => {});
 await handle.close().catch(() => {});
+if (process.env.PROFILE_HTTP) await throughHttp();
 process.exit(0);
+
+/**
+ * PROFILE_HTTP=1: the same claims through HTTP, as bench:search sends them (a server child on this
+ * database, 50 warm-up claims, then the measured ones one at a time), then the server restarted
+ * with SEARCH_EXACT_MAX_CHUNKS above the board's size: recall@10 against scoring every chunk, and
+ * that scan's latency. Only boards of the profile's user (PROFILE_LOAD) can be searched.
+ */
+async function throughHttp(): Promise<void> {
+  const serve = (extra: Record<string, string>) =>
+    startServerChild({
+      env: { ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}), BOARD_MAX_NODES: '50000', ...extra },
+      ...(dataDir ? { dataDir, keepDataDir: true } : {}),
+    });
+  const series = async (server: Awaited<ReturnType<typeof serve>>) => {
+    const api = new ApiClient(server.url, await benchApiKey(server.url, 'bench-search-profile'));
+    const body = (query: string) => ({ query, limit: 10, mode: MODE, ...(nodeIds ? { node_ids: nodeIds } : {}) });
+    const route = `/v1/boards/${board!.board_id}/documents/search`;
+    for (const query of claims.slice(QUERIES, QUERIES + WARM_UP)) await api.call('POST', route, body(query), 200);
+    const out = { latencies: [] as number[], ids: [] as string[][] };
+    for (const query of claims.slice(0, QUERIES)) {
+      const t = performance.now();
+      const res = await api.call<{ data: { id: string }[] }>('POST', route, body(query), 200);
+      out.latencies.push(performance.now() - t);
+      out.ids.push(res.data.map((h) => h.id));
+    }
+    await server.stop({ keepData: true });
+    return out;
+  };
+  const load = () => os.loadavg()[0]!.toFixed(1);
+  const loadBefore = load();
+  const indexed = await series(await serve({}));
+  const loadBetween = load();
+  const exact = await series(await serve({ SEARCH_EXACT_MAX_CHUNKS: '10000000' }));
+  const f = (v: number[]) => `p50 ${pct(v, 0.5).toFixed(1)} ms, p95 ${pct(v, 0.95).toFixed(1)} ms`;
+  console.log(
+    `HTTP (load ${loadBefore}, ${loadBetween}, ${load()}): search ${f(indexed.latencies)}; recall@10 ${recallAt10(indexed.ids, exact.ids).toFixed(3)} against scoring every chunk, ${f(exact.latencies)}`,
+  );
+}
