@@ -1,30 +1,38 @@
-// Search and background-job benchmark on the embedded database, through the public HTTP API of the
-// built server running as a child process:
-//   1. for each size (default 10,000 and 100,000 chunks) a board is filled by vectorizing a few
-//      note nodes of up to 5,000,000 characters each (the API's limit; about 6,700 chunks per
-//      node): the real path, document_process jobs. The text is `real` by default: SciFact's
-//      abstracts and this machine's manual pages, each once (bench/real-text.ts); `topical` and
-//      `uniform` are synthetic (bench/search-text.ts);
-//   2. while those jobs run, an unrelated GET /v1/boards/{otherBoard} is timed in a loop (p50, p99,
-//      max), and the jobs' duration is reported;
+// Search and background-job benchmark through the public HTTP API of the built server running as
+// a child process:
+//   1. for each size (default 10,000 and 100,000 chunks) a board is filled through the API, in one
+//      of two shapes (BENCH_SEARCH_SHAPE):
+//      - `notes` (the default): one note per document, as people load a corpus: every SciFact
+//        abstract and then this machine's manual pages (bench/real-text.ts), each a note (label its
+//        title) created 100 at a time (POST …/batch) and vectorized 100 at a time (POST
+//        …/documents/batch, a 429 sent again a second later): about 10,000 notes and chunk sets
+//        at 100,000 chunks;
+//      - `large`: a few notes of up to 5,000,000 characters each (the API's limit; about 6,700
+//        chunks per note), the same documents joined.
+//      The text is `real` by default; `topical` and `uniform` are synthetic (bench/search-text.ts);
+//   2. while the document_process jobs run, an unrelated GET /v1/boards/{otherBoard} is timed in a
+//      loop (p50, p99, max), and the jobs' duration is reported;
 //   3. then (on PostgreSQL once autovacuum has done with the new rows) search latency (p50, p95)
-//      for SciFact claims as queries, limit 10, over the whole board and with a one-node filter;
+//      for SciFact claims as queries, limit 10, over the whole board and with a one-node filter
+//      (the note with the most chunks);
 //   4. the server is restarted on the same DATA_DIR with SEARCH_EXACT_MAX_CHUNKS=0 (the index
 //      forced) for the one-node searches, then with it above the board sizes, so the same queries are
 //      answered by an exact scan of the same data: recall@10 of the searches against it.
 // Run: npm run bench:search   (BENCH_SEARCH_SIZES=10000,100000; BENCH_SEARCH_QUERIES=200;
-// BENCH_SEARCH_DEADLINE_MIN=120; BENCH_SEARCH_TEXT=real; BENCH_DATABASE_URL: a PostgreSQL database
-// to run the server on instead of the embedded one, emptied first). Writes bench/results/search.md and .json.
+// BENCH_SEARCH_DEADLINE_MIN=120; BENCH_SEARCH_SHAPE=notes; BENCH_SEARCH_TEXT=real;
+// BENCH_DATABASE_URL: a PostgreSQL database to run the server on instead of the embedded one,
+// emptied first; BENCH_SEARCH_KEEP_DATA=DIR: copy the embedded data directory there at the end, for
+// bench/search-profile.ts). Writes bench/results/search.md and .json.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chunkPages } from '../src/documents/chunker.js';
-import { ApiClient, benchApiKey, createBoard } from './lib/api.js';
+import { ApiClient, benchApiKey, createBoard, runBounded } from './lib/api.js';
 import { fmt, machine, table } from './lib/report.js';
 import { buildServer, ROOT, serverMode, startServerChild } from './lib/server.js';
 import { autovacuumSettled, emptyDatabase, serverVersion } from './lib/postgres.js';
 import { loadClaims, recallAt10 } from './search-quality-data.js';
-import { RealText } from './real-text.js';
+import { RealText, realDocuments, type RealDocument } from './real-text.js';
 import { TextGenerator, type TextKind } from './search-text.js';
 
 const setting = (name: string, fallback: string) =>
@@ -34,10 +42,23 @@ const QUERIES = Number(setting('BENCH_SEARCH_QUERIES', '200'));
 const DEADLINE_MIN = Number(setting('BENCH_SEARCH_DEADLINE_MIN', '120'));
 const TEXT = setting('BENCH_SEARCH_TEXT', 'real') as TextKind | 'real';
 if (TEXT !== 'real' && TEXT !== 'topical' && TEXT !== 'uniform') throw new Error('BENCH_SEARCH_TEXT must be real, topical or uniform');
+const SHAPE = setting('BENCH_SEARCH_SHAPE', 'notes');
+if (SHAPE !== 'notes' && SHAPE !== 'large') throw new Error('BENCH_SEARCH_SHAPE must be notes or large');
 const DATABASE_URL = setting('BENCH_DATABASE_URL', '');
+const KEEP_DATA = setting('BENCH_SEARCH_KEEP_DATA', '');
 /** The server's defaults, which the bench uses to know how many chunks a text makes. */
 const CHUNKING = { size: 1000, overlap: 150 };
 const MAX_TEXT = 5_000_000;
+/** Notes and documents per batch request (the API's most), and the text one documents batch carries at most (its body limit is 10 MiB). */
+const BATCH = 100;
+const BATCH_CHARS = 4_000_000;
+/**
+ * The `notes` shape's one setting off the defaults: 100,000 chunks of abstracts and manual pages
+ * take more notes than a board's default bound (BOARD_MAX_NODES, 10,000).
+ */
+const NOTES_ENV: Record<string, string> = SHAPE === 'notes' ? { BOARD_MAX_NODES: '50000' } : {};
+/** What a note shows of its document (the whole text is what is vectorized). */
+const EXCERPT = 280;
 
 const deadline = setTimeout(() => {
   console.error(`the benchmark ran over ${DEADLINE_MIN} minutes; stopping`);
@@ -98,6 +119,128 @@ interface SizeResult {
   exactFiltered?: Searched;
 }
 
+type Filled = { nodes: { id: string; chunks: number }[]; jobs: string[]; planned: number };
+
+/** Sends a request, sent again a second after a 429 (the per-user bound on queued jobs) until it is taken. */
+// biome-ignore lint/suspicious/noExplicitAny: the bench reads bodies it knows the shape of
+async function send<T = any>(api: ApiClient, method: string, route: string, body: unknown, expected: number): Promise<T> {
+  for (;;) {
+    try {
+      return await api.call<T>(method, route, body, expected);
+    } catch (error) {
+      const refused = error instanceof Error && / got 429: /.test(error.message);
+      if (!refused) throw error;
+      retried++;
+      await sleep(1000);
+    }
+  }
+}
+let retried = 0;
+
+/** `large`: a few notes of up to MAX_TEXT characters, each vectorized by one request. */
+async function fillLarge(api: ApiClient, board: string, target: number, generator: RealText | TextGenerator): Promise<Filled> {
+  const nodes: { id: string; chunks: number }[] = [];
+  const jobs: string[] = [];
+  let planned = 0;
+  while (planned < target) {
+    // About 750 characters of new text per chunk (1,000 minus the overlap): aim at the target.
+    const text = generator.text(Math.min(MAX_TEXT, (target - planned) * 750 + 2000));
+    if (text === '') throw new Error(`the ${TEXT} text ran out at ${planned} chunks`);
+    const chunks = chunkPages([{ page: 1, text }], CHUNKING).length;
+    const node = await api.call<{ data: { id: string } }>(
+      'POST',
+      `/v1/boards/${board}/nodes`,
+      { type: 'note', position: { x: nodes.length, y: 0 }, data: { label: `Document ${nodes.length}`, text: 'long document' } },
+      201,
+    );
+    const job = await send<{ data: { id: string } }>(api, 'POST', `/v1/boards/${board}/documents`, { text, node_id: node.data.id }, 202);
+    nodes.push({ id: node.data.id, chunks });
+    jobs.push(job.data.id);
+    planned += chunks;
+  }
+  return { nodes, jobs, planned };
+}
+
+/**
+ * `notes`: one note per document (label its title, text its beginning), created BATCH at a time,
+ * then the batch's documents vectorized in one request, until the documents' chunks reach `target`.
+ */
+async function fillNotes(api: ApiClient, board: string, target: number, documents: Iterator<RealDocument>): Promise<Filled> {
+  const out: Filled = { nodes: [], jobs: [], planned: 0 };
+  while (out.planned < target) {
+    const batch: (RealDocument & { chunks: number })[] = [];
+    let chars = 0;
+    while (batch.length < BATCH && out.planned < target) {
+      const next = documents.next();
+      if (next.done) {
+        if (batch.length === 0) throw new Error(`the ${TEXT} text ran out at ${out.planned} chunks`);
+        break;
+      }
+      const text = next.value.text.slice(0, MAX_TEXT);
+      if (batch.length > 0 && chars + text.length > BATCH_CHARS) {
+        pendingDocument = next.value;
+        break;
+      }
+      const chunks = chunkPages([{ page: 1, text }], CHUNKING).length;
+      batch.push({ title: next.value.title, text, chunks });
+      chars += text.length;
+      out.planned += chunks;
+    }
+    if (batch.length === 0) break;
+    const first = out.nodes.length;
+    const created = await send<{ data: { results: { id: string }[] } }>(
+      api,
+      'POST',
+      `/v1/boards/${board}/batch`,
+      {
+        operations: batch.map((doc, i) => ({
+          op: 'create_node',
+          type: 'note',
+          position: { x: ((first + i) % 100) * 320, y: Math.floor((first + i) / 100) * 240 },
+          data: { label: doc.title.slice(0, 200), text: doc.text.slice(0, EXCERPT) },
+        })),
+      },
+      200,
+    );
+    const ids = created.data.results.map((r) => r.id);
+    const queued = await send<{ data: { id: string }[] }>(
+      api,
+      'POST',
+      `/v1/boards/${board}/documents/batch`,
+      { documents: batch.map((doc, i) => ({ text: doc.text, node_id: ids[i] })) },
+      202,
+    );
+    batch.forEach((doc, i) => out.nodes.push({ id: ids[i]!, chunks: doc.chunks }));
+    out.jobs.push(...queued.data.map((j) => j.id));
+  }
+  return out;
+}
+
+/** A document put back by fillNotes (it did not fit its batch), served first by the next call. */
+let pendingDocument: RealDocument | undefined;
+
+/** The documents of the `notes` shape: the real ones, or synthetic texts of about ten chunks. */
+function* noteDocuments(generator: RealText | TextGenerator): Generator<RealDocument> {
+  const source = TEXT === 'real' ? realDocuments() : undefined;
+  for (let i = 0; ; i++) {
+    if (pendingDocument) {
+      const held = pendingDocument;
+      pendingDocument = undefined;
+      yield held;
+      continue;
+    }
+    if (source) {
+      const next = source.next();
+      if (next.done) return;
+      yield next.value;
+    } else {
+      const text = generator.text(7500);
+      if (text === '') return;
+      yield { title: `Document ${i}`, text };
+    }
+  }
+}
+
 async function main(): Promise<void> {
   const m = machine();
   const startedAt = Date.now();
@@ -107,8 +250,9 @@ async function main(): Promise<void> {
   const queries = claims.slice(0, QUERIES);
   warmUp = claims.slice(QUERIES, QUERIES + WARM_UP);
   const generator = TEXT === 'real' ? new RealText() : new TextGenerator(42, TEXT);
+  const documents = noteDocuments(generator);
   if (DATABASE_URL) await emptyDatabase(DATABASE_URL);
-  const env: Record<string, string> = DATABASE_URL ? { DATABASE_URL } : {};
+  const env: Record<string, string> = { ...(DATABASE_URL ? { DATABASE_URL } : {}), ...NOTES_ENV };
 
   let server = await startServerChild({ env });
   const dataDir = server.dataDir;
@@ -131,30 +275,7 @@ async function main(): Promise<void> {
   for (const target of SIZES) {
     console.log(`\n== ${fmt(target)} chunks ==`);
     const board = await createBoard(api, `search ${target}`);
-    const submitStarted = performance.now();
-    const nodes: { id: string; chunks: number }[] = [];
-    const jobs: string[] = [];
-    let planned = 0;
-    while (planned < target) {
-      // About 750 characters of new text per chunk (1,000 minus the overlap): aim at the target.
-      const text = generator.text(Math.min(MAX_TEXT, (target - planned) * 750 + 2000));
-      if (text === '') throw new Error(`the ${TEXT} text ran out at ${planned} chunks`);
-      const chunks = chunkPages([{ page: 1, text }], CHUNKING).length;
-      const node = await api.call<{ data: { id: string } }>(
-        'POST',
-        `/v1/boards/${board}/nodes`,
-        { type: 'note', position: { x: nodes.length, y: 0 }, data: { label: `Document ${nodes.length}`, text: 'long document' } },
-        201,
-      );
-      const job = await api.call<{ data: { id: string } }>('POST', `/v1/boards/${board}/documents`, { text, node_id: node.data.id }, 202);
-      nodes.push({ id: node.data.id, chunks });
-      jobs.push(job.data.id);
-      planned += chunks;
-    }
-    const submitSeconds = (performance.now() - submitStarted) / 1000;
-    console.log(`submitted ${nodes.length} vectorize jobs (${fmt(planned)} chunks) in ${submitSeconds.toFixed(1)} s; load ${load()}`);
-
-    // An unrelated read, timed in a loop while the jobs run.
+    // An unrelated read, timed in a loop while the jobs are queued and run.
     const getLatencies: number[] = [];
     let sampling = true;
     const sampler = (async () => {
@@ -163,37 +284,40 @@ async function main(): Promise<void> {
         await sleep(50);
       }
     })();
+    const loadSamples: number[] = [];
+    const loadSampler = setInterval(() => loadSamples.push(os.loadavg()[0]!), 1000);
+    const submitStarted = performance.now();
+    retried = 0;
+    const { nodes, jobs, planned } =
+      SHAPE === 'notes' ? await fillNotes(api, board, target, documents) : await fillLarge(api, board, target, generator);
+    const submitSeconds = (performance.now() - submitStarted) / 1000;
+    console.log(
+      `submitted ${fmt(nodes.length)} vectorize jobs (${fmt(planned)} chunks) in ${submitSeconds.toFixed(1)} s (${fmt(retried)} requests waited out a 429); load ${load()}`,
+    );
     const jobsStarted = performance.now();
-    let loadSamples: number[] = [];
-    for (const id of jobs) {
+    // Every job's state, oldest first: most are done by the time they are asked about.
+    await runBounded(jobs.length, 4, async (i) => {
       for (;;) {
-        const job = (
-          await api.call<{ data: { status: string; error: string | null; result: { chunks: number } | null } }>(
-            'GET',
-            `/v1/jobs/${id}`,
-            undefined,
-            200,
-          )
-        ).data;
-        if (job.status === 'failed') throw new Error(`job ${id} failed: ${job.error}`);
-        if (job.status === 'completed') break;
-        loadSamples.push(os.loadavg()[0]!);
+        const job = (await api.call<{ data: { status: string; error: string | null } }>('GET', `/v1/jobs/${jobs[i]}`, undefined, 200)).data;
+        if (job.status === 'failed') throw new Error(`job ${jobs[i]} failed: ${job.error}`);
+        if (job.status === 'completed') return;
         await sleep(1000);
       }
-    }
+    });
+    clearInterval(loadSampler);
     const jobSeconds = (performance.now() - jobsStarted) / 1000 + submitSeconds;
     sampling = false;
     await sampler;
     const get = { count: getLatencies.length, p50: pct(getLatencies, 0.5), p99: pct(getLatencies, 0.99), max: Math.max(...getLatencies) };
     const loadDuringJobs = loadSamples.length ? `${Math.min(...loadSamples).toFixed(2)}–${Math.max(...loadSamples).toFixed(2)}` : 'n/a';
-    loadSamples = [];
     console.log(
       `jobs done in ${jobSeconds.toFixed(0)} s; GET other board: ${get.count} requests, p50 ${ms(get.p50)} ms, p99 ${ms(get.p99)} ms, max ${ms(get.max)} ms; load ${loadDuringJobs}`,
     );
 
     if (DATABASE_URL) console.log(`autovacuum done after ${await autovacuumSettled(DATABASE_URL)} s; load ${load()}`);
 
-    const filterNode = nodes[0]!;
+    // The note with the most chunks (the first note, in the `large` shape).
+    const filterNode = nodes.reduce((a, b) => (b.chunks > a.chunks ? b : a));
     const indexed = await searchAll(api, board, queries);
     const indexedFiltered = await searchAll(api, board, queries, [filterNode.id]);
     console.log(
@@ -232,13 +356,19 @@ async function main(): Promise<void> {
       `${fmt(r.chunks)} chunks: recall@10 ${recallAt10(r.indexed.ids, r.exact.ids).toFixed(3)}, one node ${recallAt10(r.indexedFiltered.ids, r.exactFiltered.ids).toFixed(3)} (index forced: ${recallAt10(r.forcedFiltered!.ids, r.exactFiltered.ids).toFixed(3)}); exact scan p50 ${ms(pct(r.exact.latencies, 0.5))} ms`,
     );
   }
-  await server.stop();
+  if (KEEP_DATA && !DATABASE_URL) {
+    await server.stop({ keepData: true });
+    fs.rmSync(KEEP_DATA, { recursive: true, force: true });
+    fs.cpSync(dataDir, KEEP_DATA, { recursive: true });
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    console.log(`data directory kept in ${KEEP_DATA}`);
+  } else await server.stop();
 
   const minutes = (Date.now() - startedAt) / 60_000;
   const md = [
-    `Command: \`npm run bench:search\`${process.env.BENCH_SEARCH_SIZES ? ` with BENCH_SEARCH_SIZES=${process.env.BENCH_SEARCH_SIZES}` : ''}${process.env.BENCH_SEARCH_TEXT ? ` BENCH_SEARCH_TEXT=${TEXT}` : ''}; ${new Date().toISOString()}; ${minutes.toFixed(0)} min in all.`,
+    `Command: \`npm run bench:search\`${process.env.BENCH_SEARCH_SIZES ? ` with BENCH_SEARCH_SIZES=${process.env.BENCH_SEARCH_SIZES}` : ''}${process.env.BENCH_SEARCH_SHAPE ? ` BENCH_SEARCH_SHAPE=${SHAPE}` : ''}${process.env.BENCH_SEARCH_TEXT ? ` BENCH_SEARCH_TEXT=${TEXT}` : ''}; ${new Date().toISOString()}; ${minutes.toFixed(0)} min in all.`,
     `Machine: ${m.cpus} CPUs (${m.cpuModel}), Node ${m.node}; load average ${m.loadAverage.toFixed(2)} at the start, ${os.loadavg()[0]!.toFixed(2)} at the end (other work shared the machine).`,
-    `Server: ${serverMode() === 'dist' ? 'node dist/server.js' : 'tsx src/server.ts'}, ${DATABASE_URL ? `PostgreSQL ${await serverVersion(DATABASE_URL)}` : 'embedded database'}, default settings; ${TEXT} text (${TEXT === 'real' ? 'bench/real-text.ts' : 'bench/search-text.ts'}); ${queries.length} SciFact claims as queries, limit 10.`,
+    `Server: ${serverMode() === 'dist' ? 'node dist/server.js' : 'tsx src/server.ts'}, ${DATABASE_URL ? `PostgreSQL ${await serverVersion(DATABASE_URL)}` : 'embedded database'}, default settings${NOTES_ENV.BOARD_MAX_NODES ? ` but BOARD_MAX_NODES=${NOTES_ENV.BOARD_MAX_NODES}` : ''}; ${TEXT} text (${TEXT === 'real' ? 'bench/real-text.ts' : 'bench/search-text.ts'}) ${SHAPE === 'notes' ? 'as one note per document, vectorized in batches of 100' : 'as notes of up to 5 MB'}; ${queries.length} SciFact claims as queries, limit 10.`,
     '',
     table(
       [

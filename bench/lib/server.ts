@@ -30,6 +30,8 @@ export interface ServerOptions {
   env?: Record<string, string>;
   /** Run on this data directory (a restart after stop({ keepData: true })) instead of a new one. */
   dataDir?: string;
+  /** Leave the data directory in place when the bench process exits (it is still removed by stop() without keepData). */
+  keepDataDir?: boolean;
   /** Run the service of this checkout (built there, or its sources with BENCH_SERVER=tsx) instead of this one. */
   root?: string;
 }
@@ -134,7 +136,7 @@ function readStatusKiB(pid: number, field: string): number {
 
 export async function startServerChild(options: ServerOptions = {}): Promise<ServerChild> {
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'bwk-bench-'));
-  dataDirs.add(dataDir);
+  if (!options.keepDataDir) dataDirs.add(dataDir);
   const mode = serverMode();
   const nodeArgs = [
     ...(options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : []),

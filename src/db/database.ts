@@ -34,6 +34,7 @@ import * as m0022 from './migrations/0022-board-auto-read.js';
 import * as m0023 from './migrations/0023-board-history.js';
 import * as m0024 from './migrations/0024-board-members.js';
 import * as m0025 from './migrations/0025-board-comments.js';
+import * as m0026 from './migrations/0026-live-set-indexes.js';
 
 const migrations: Record<string, Migration> = {
   '0001-core': m0001,
@@ -61,6 +62,7 @@ const migrations: Record<string, Migration> = {
   '0023-board-history': m0023,
   '0024-board-members': m0024,
   '0025-board-comments': m0025,
+  '0026-live-set-indexes': m0026,
 };
 
 // Keep int8 (counts) as numbers: our counts are far below 2^53.

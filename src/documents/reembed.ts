@@ -44,6 +44,20 @@ export async function queueReembed(db: Executor, boardId: string): Promise<strin
 /** Live sets that need the re-embed job: of another model, or without term counts (written before 0007). */
 export const staleSet = (model: string) => sql<boolean>`(model <> ${model} OR term_ids IS NULL)`;
 
+/**
+ * Whether a board has a live set that needs the re-embed job, in three index probes whatever its
+ * number of sets (migration 0026: the live sets by model, and those without term counts), since a
+ * search asks it every time: the first and last model of its live sets (each one row of the index,
+ * both the configured model unless another is there) and any set without term counts. Written so
+ * that a kept plan (a prepared statement's generic plan, which cannot tell one board from another)
+ * probes the index too: `model <> $1` or `model < $1` let it prefer a scan of every set.
+ */
+export const staleBoard = (boardId: string, model: string) => {
+  const live = sql`FROM chunk_sets WHERE board_id = ${boardId} AND state = 'live'`;
+  return sql<boolean>`coalesce((SELECT min(model) ${live}) <> ${model} OR (SELECT max(model) ${live}) <> ${model}
+    OR EXISTS (SELECT 1 ${live} AND term_ids IS NULL), false)`;
+};
+
 /** Queues a re-embed for every board with stale live sets; answers how many. */
 export async function queueStaleBoards(db: Db, model: string): Promise<number> {
   const boards = await db

@@ -34,7 +34,7 @@ import {
   type Sparse,
   type TermStats,
 } from './lexical.js';
-import { queueReembed, staleSet } from './reembed.js';
+import { queueReembed, staleBoard } from './reembed.js';
 import { candidateRule, isEmptyRule, seedTerms, type CandidateRule } from './term-pruning.js';
 import { termStatsOf, termStatsQuery } from './term-stats.js';
 
@@ -61,6 +61,14 @@ async function modelTotal(db: Db, model: string): Promise<number> {
   const { rows } = await sql<{
     n: number;
   }>`SELECT coalesce(sum(chunks), 0)::int AS n FROM chunk_sets WHERE model = ${model} AND state = 'live'`.execute(db);
+  return rows[0]!.n;
+}
+
+/** A board's live chunks, from its sets' counts (a row per set: only for a board that needs re-embedding). */
+async function liveChunks(db: Db, boardId: string): Promise<number> {
+  const { rows } = await sql<{
+    n: number;
+  }>`SELECT coalesce(sum(chunks), 0)::int AS n FROM chunk_sets WHERE board_id = ${boardId} AND state = 'live'`.execute(db);
   return rows[0]!.n;
 }
 
@@ -129,17 +137,20 @@ export async function searchChunksPage(
   const threshold = options.threshold ?? 0;
   const nodeIds = options.nodeIds && options.nodeIds.length > 0 ? [...new Set(options.nodeIds)] : undefined;
 
-  // The candidate count (from the sets' counts, so nothing is scanned) picks exact or index; a
-  // board that still has chunks of another model, or without keywords, gets a re-embed job. Every
-  // mode but a dense model's vector search needs the query terms' statistics: read alongside.
+  // The candidate count picks exact or index: the board's live chunks are its term statistics' count
+  // (term 0, read with the query's terms), a node filter's the sum of those nodes' sets. A board
+  // that still has live sets of another model, or without term counts (written before keyword
+  // search), gets a re-embed job; its candidates are then counted from its sets. Neither reads
+  // a row per set: a board of 10,000 notes has 10,000 sets (chunk_sets_live_model_idx, 0026).
+  // Every mode but a dense model's vector search needs the query terms' statistics: read alongside.
   const termIds = mode !== 'vector' || embedder.kind === 'lexical' ? queryTermIds(query) : [];
-  const { rows: found } = await sql<{ visible: boolean; candidates: number; stale: boolean; terms: number[]; dfs: number[] }>`
-    SELECT ${viewer ? boardVisibleTo(viewer, boardId) : sql`true`} AS visible, s.candidates, s.stale, t.terms, t.dfs
-    FROM (
-      SELECT coalesce(sum(chunks), 0)::int AS candidates, coalesce(bool_or(${staleSet(embedder.model)}), false) AS stale
-      FROM chunk_sets WHERE board_id = ${boardId} AND state = 'live' ${nodeFilter(nodeIds)}
-    ) AS s, (${termStatsQuery(boardId, termIds)}) AS t`.execute(db);
-  const { visible, candidates, stale, terms, dfs } = found[0]!;
+  const liveSets = sql`FROM chunk_sets WHERE board_id = ${boardId} AND state = 'live'`;
+  const { rows: found } = await sql<{ visible: boolean; candidates: number | null; stale: boolean; terms: number[]; dfs: number[] }>`
+    SELECT ${viewer ? boardVisibleTo(viewer, boardId) : sql`true`} AS visible,
+      ${nodeIds ? sql`(SELECT coalesce(sum(chunks), 0)::int ${liveSets} ${nodeFilter(nodeIds)})` : sql`NULL::int`} AS candidates,
+      ${staleBoard(boardId, embedder.model)} AS stale, t.terms, t.dfs
+    FROM (${termStatsQuery(boardId, termIds)}) AS t`.execute(db);
+  const { visible, stale, terms, dfs } = found[0]!;
   if (!visible) throw notFound('Board');
   // The cursor is bound to everything that shapes the ranking.
   const key = createHash('sha256')
@@ -148,8 +159,9 @@ export async function searchChunksPage(
     .slice(0, 22);
   const after = options.cursor === undefined ? undefined : readCursor(options.cursor, key, mode);
   if (stale) await queueReembed(db, boardId);
-  if (candidates === 0) return { data: [], has_more: false, cursor: null };
   const termStats = termStatsOf(terms, dfs);
+  const candidates = found[0]!.candidates ?? (stale ? await liveChunks(db, boardId) : termStats.chunks);
+  if (candidates === 0) return { data: [], has_more: false, cursor: null };
   const lexical: LexicalQuery = { vector: queryVector(query, termStats), stats: termStats };
 
   // Small candidate sets are scanned exactly; larger ones go through the term index (lexical) or
