@@ -14,10 +14,16 @@
 // a change to the board (committed.ts), each such page kept at the version just before is brought to
 // the new version at once: the changes applied to it when they can be (a note edited, created or
 // deleted in its range), the same bytes when it is unaffected (another list's change, a setting),
-// nothing when they cannot (a deletion from a page that has more after it: it stays at its old
+// nothing when they cannot (deletions past the rows kept after the page: it stays at its old
 // version, and the next read reads it). Its bytes are made again on its next read. So a read after
 // a change made here costs what a read of an unchanged board costs; a change made by another
 // instance still shows as a newer version, and that read reads.
+//
+// Under load the version reads are batched (board-versions.ts), so a read's version may be that of
+// just before a commit this instance has handled since, or of a commit whose answer it has not
+// handled yet. The first is answered from the answers kept at the versions before the last commits
+// (two); the second waits for the commit to be handled. Either way the read gets the page of the
+// version it read, as it would have from the database.
 //
 // The cache is bounded in bytes (BOARD_LIST_CACHE_MB; 0 turns it off) and forgets the least
 // recently used pages first. A page that could be served to one caller is served to any caller who
