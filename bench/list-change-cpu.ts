@@ -38,9 +38,9 @@ async function reads(server: ServerChild, path: string, token: string, amount: n
   if (r.non2xx || r.errors) throw new Error(`${path}: ${r.non2xx} non-2xx, ${r.errors} errors`);
 }
 
-async function writes(api: ApiClient, count: number, write: (n: number) => Promise<unknown>): Promise<void> {
+/** `count` edits, WRITERS at a time. */
+async function writes(count: number, write: (n: number) => Promise<unknown>): Promise<void> {
   await runBounded(count, WRITERS, write);
-  void api;
 }
 
 async function cpu(server: ServerChild, database: string | undefined, work: () => Promise<unknown>): Promise<Measured> {
@@ -81,13 +81,13 @@ async function measureCheckout(root: string, label: string, databaseUrl: string 
     // Warm-up: the JIT, the pools, the prepared statements.
     await reads(server, nodes, token, 2000);
     await reads(server, edges, token, 1000);
-    await writes(api, 100, editNode);
+    await writes(100, editNode);
 
     const hit = await cpu(server, database, () => reads(server, nodes, token, READS));
-    const write = await cpu(server, database, () => writes(api, WRITES, editNode));
-    const mixed = await cpu(server, database, () => Promise.all([reads(server, nodes, token, READS), writes(api, WRITES, editNode)]));
-    const edgeWrite = await cpu(server, database, () => writes(api, WRITES, editEdge));
-    const edgeMixed = await cpu(server, database, () => Promise.all([reads(server, edges, token, READS), writes(api, WRITES, editEdge)]));
+    const write = await cpu(server, database, () => writes(WRITES, editNode));
+    const mixed = await cpu(server, database, () => Promise.all([reads(server, nodes, token, READS), writes(WRITES, editNode)]));
+    const edgeWrite = await cpu(server, database, () => writes(WRITES, editEdge));
+    const edgeMixed = await cpu(server, database, () => Promise.all([reads(server, edges, token, READS), writes(WRITES, editEdge)]));
     return {
       'node list, board unchanged: per read': per(hit, READS),
       'node edit alone: per edit': per(write, WRITES),
