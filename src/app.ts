@@ -32,7 +32,7 @@ import { appModules } from './modules/modules.js';
 import { buildDomainServices, type ServiceBase } from './modules/services.js';
 import { NodeReadCache } from './nodes/node-cache.js';
 import { BoardListCache } from './boards/list-cache.js';
-import { onCommitted } from './events/committed.js';
+import { commitsPending, onCommitted } from './events/committed.js';
 import { BoardVersions } from './boards/board-versions.js';
 import { createEmbedder } from './providers/embeddings/create-embedder.js';
 import { createChatModel } from './providers/llm/create-chat-model.js';
@@ -86,7 +86,9 @@ export async function buildApp(config: Config, database: DatabaseHandle): Promis
     purger: new ChunkPurger(database.db, foreground, app.log),
     ...(embedded ? { nodeCache: new NodeReadCache() } : {}),
     boardVersions: new BoardVersions(database.db),
-    ...(config.boardListCacheBytes > 0 ? { listCache: new BoardListCache(config.boardListCacheBytes) } : {}),
+    ...(config.boardListCacheBytes > 0
+      ? { listCache: new BoardListCache(config.boardListCacheBytes, (board) => commitsPending(database.db, board)) }
+      : {}),
     background: new Background(app.log),
     heavyWork: new HeavyWork(config.heavyWork, () => database.fairPool.markHeavy()),
     events: new BoardEventHub(database.db, database.notifications),

@@ -174,6 +174,35 @@ describe('kept node pages follow the changes made through this instance', () => 
     );
   });
 
+  test('a deletion past a full page ends its has_more; one from the page is followed by the next row moving up', async () => {
+    const boardId = await server.makeBoard(alice);
+    const base = `/v1/boards/${boardId}/nodes`;
+    const [a, b, c] = [
+      await server.makeNode(alice, boardId, { data: { text: 'a' } }),
+      await server.makeNode(alice, boardId, { data: { text: 'b' } }),
+      await server.makeNode(alice, boardId, { data: { text: 'c' } }),
+    ];
+    const page = async () => {
+      const res = await get(alice.token, `${base}?limit=2`);
+      return { texts: res.body.data.map((n) => n.node_data.text), has_more: res.body.has_more };
+    };
+    assert.deepEqual(await page(), { texts: ['c', 'b'], has_more: true });
+    // The only node after the page goes: nothing follows the page any more.
+    assert.equal((await server.request('DELETE', `${base}/${a.id}`, { token: alice.token })).status, 200);
+    assert.deepEqual(await page(), { texts: ['c', 'b'], has_more: false });
+
+    await server.makeNode(alice, boardId, { data: { text: 'd' } });
+    const e = await server.makeNode(alice, boardId, { data: { text: 'e' } });
+    assert.deepEqual(await page(), { texts: ['e', 'd'], has_more: true });
+    // Written behind the service's back (no version raised): shows whether the next read reads the database.
+    await sql`UPDATE nodes SET node_data = '{"text":"unrecorded"}' WHERE id = ${c.id}`.execute(server.database.db);
+    assert.equal((await server.request('DELETE', `${base}/${e.id}`, { token: alice.token })).status, 200);
+    // c moved up from the rows kept after the page, as it was when kept.
+    assert.deepEqual(await page(), { texts: ['d', 'c'], has_more: true });
+    assert.equal((await server.request('DELETE', `${base}/${b.id}`, { token: alice.token })).status, 200);
+    assert.deepEqual(await page(), { texts: ['d', 'c'], has_more: false });
+  });
+
   test("a page brought forward is still refused to another user's key and to a revoked key", async () => {
     const boardId = await server.makeBoard(alice);
     const base = `/v1/boards/${boardId}/nodes`;

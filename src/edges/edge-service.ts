@@ -1,11 +1,12 @@
 // Edges of a board: create, list (optionally those touching one node), read, update and delete.
 // Both ends must be nodes of the same board; self-loops are allowed, as canvas libraries draw them.
+import { sql } from 'kysely';
 import type { Principal } from '../auth/principal.js';
 import { boardVisibleTo, findVisibleBoard } from '../access/board-access.js';
 import type { Db, Executor } from '../db/schema.js';
 import { invalid, notFound } from '../errors.js';
 import { newId, now } from '../lib/ids.js';
-import { applyPage, toPage, type Page, type PageRequest } from '../lib/pagination.js';
+import { applyPage, type KeptPage, keptPageRequest, toKeptPage, type Page, type PageRequest } from '../lib/pagination.js';
 import { beginContentWrite } from '../access/content-write.js';
 import { changeTransaction, recordChanges, recordWithinBounds } from '../events/record.js';
 import { isStorableText, toStoredJson } from '../nodes/json-data.js';
@@ -123,13 +124,41 @@ export class EdgeService {
   }
 
   async list(principal: Principal, boardId: string, filter: { node_id?: string }, page: PageRequest, list: string): Promise<Page<Edge>> {
+    return (await this.listWithVersion(principal, boardId, filter, page, list)).page;
+  }
+
+  /**
+   * A page of the board's edges and the board's version (event_seq) the same statement saw, as
+   * NodeService.listWithVersion: the list cache keeps it to follow later changes. No version for an
+   * empty page.
+   */
+  async listWithVersion(
+    principal: Principal,
+    boardId: string,
+    filter: { node_id?: string },
+    page: PageRequest,
+    list: string,
+  ): Promise<KeptPage<Edge> & { version: number | undefined }> {
     const { db } = this.deps;
-    let query = db.selectFrom('edges').select(columns).where('board_id', '=', boardId).where(boardVisibleTo(principal, boardId));
+    let query = db
+      .selectFrom('edges')
+      .select(columns)
+      .select(sql<number>`(SELECT event_seq FROM boards WHERE id = ${boardId})`.as('board_version'))
+      .where('board_id', '=', boardId)
+      .where(boardVisibleTo(principal, boardId));
     const nodeId = filter.node_id;
     if (nodeId) query = query.where((eb) => eb.or([eb('source_node_id', '=', nodeId), eb('target_node_id', '=', nodeId)]));
-    const rows = await applyPage(query, page, 'edges').execute();
+    const rows = await applyPage(query, keptPageRequest(page), 'edges').execute();
     if (rows.length === 0) await findVisibleBoard(db, principal, boardId);
-    return toPage(rows, page, list);
+    const version = rows[0]?.board_version;
+    return {
+      ...toKeptPage(
+        rows.map(({ board_version: _, ...edge }) => edge),
+        page,
+        list,
+      ),
+      version,
+    };
   }
 
   async get(principal: Principal, { boardId, id: edgeId }: EdgeIds): Promise<Edge> {

@@ -3,6 +3,11 @@
 // one from the board's event_seq). The list cache (src/boards/list-cache.ts) brings its kept pages
 // up to the new version with them instead of reading them again. Only this instance's own writes are
 // told here; a write of another instance reaches a kept page as a newer version, which it is not.
+//
+// A transaction that has recorded changes to a board is pending until it has ended (and its
+// listeners have been told): a read that finds the board's new version in the database before this
+// process has handled the commit's answer (both answers arrive together) waits for it instead of
+// reading the page again (commitsPending).
 import type { Db } from '../db/schema.js';
 import type { BoardEventType } from '../contract/events.js';
 
@@ -41,4 +46,36 @@ export function tellCommitted(db: Db, boards: ReadonlyMap<string, readonly Commi
   const set = listeners.get(db);
   if (!set) return;
   for (const [boardId, committed] of boards) for (const listener of set) listener(boardId, committed);
+}
+
+/** The ends of the transactions that have recorded changes to each board and not yet ended. */
+const pending = new WeakMap<Db, Map<string, Set<Promise<void>>>>();
+
+/**
+ * Notes that a transaction on `db` has recorded changes to `boardId`: pending until `ended`
+ * resolves, which the transaction does after it committed and told its listeners, or rolled back.
+ */
+export function notePending(db: Db, boardId: string, ended: Promise<void>): void {
+  let boards = pending.get(db);
+  if (!boards) {
+    boards = new Map();
+    pending.set(db, boards);
+  }
+  let ends = boards.get(boardId);
+  if (!ends) {
+    ends = new Set();
+    boards.set(boardId, ends);
+  }
+  const set = ends;
+  set.add(ended);
+  void ended.then(() => {
+    set.delete(ended);
+    if (set.size === 0 && boards.get(boardId) === set) boards.delete(boardId);
+  });
+}
+
+/** When transactions on `db` with changes to `boardId` are pending: a promise of their end. */
+export function commitsPending(db: Db, boardId: string): Promise<void> | undefined {
+  const ends = pending.get(db)?.get(boardId);
+  return ends && ends.size > 0 ? Promise.all(ends).then(() => {}) : undefined;
 }

@@ -16,7 +16,7 @@ import { now } from '../lib/ids.js';
 import { assertTotals, type BoardTotals } from '../access/board-bounds.js';
 import { assertStorageQuota } from '../access/user-quota.js';
 import { announcerOf } from './announcer.js';
-import { type BoardChange, type CommittedChanges, tellCommitted } from './committed.js';
+import { type BoardChange, type CommittedChanges, notePending, tellCommitted } from './committed.js';
 
 export type { BoardChange };
 import type { BoardBounds } from '../config.js';
@@ -34,6 +34,8 @@ export interface Recorded {
 const recorded = new WeakMap<Transaction<Database>, Map<string, number>>();
 /** And the changes themselves, per board in order (committed.ts). */
 const recordedChanges = new WeakMap<Transaction<Database>, Map<string, CommittedChanges[]>>();
+/** And what notes a board's changes pending until the transaction has ended (committed.ts). */
+const pendingOf = new WeakMap<Transaction<Database>, (boardId: string) => void>();
 
 /**
  * Runs `write` in a transaction in which recordChanges may be called, and announces the changes it
@@ -42,16 +44,25 @@ const recordedChanges = new WeakMap<Transaction<Database>, Map<string, Committed
 export async function changeTransaction<T>(db: Db, write: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
   const boards = new Map<string, number>();
   const changes = new Map<string, CommittedChanges[]>();
-  const result = await db.transaction().execute((trx) => {
-    recorded.set(trx, boards);
-    recordedChanges.set(trx, changes);
-    return write(trx);
+  let end: () => void = () => {};
+  const ended = new Promise<void>((resolve) => {
+    end = resolve;
   });
-  if (boards.size > 0) {
-    tellCommitted(db, changes);
-    announcerOf(db).add(boards);
+  try {
+    const result = await db.transaction().execute((trx) => {
+      recorded.set(trx, boards);
+      recordedChanges.set(trx, changes);
+      pendingOf.set(trx, (boardId) => notePending(db, boardId, ended));
+      return write(trx);
+    });
+    if (boards.size > 0) {
+      tellCommitted(db, changes);
+      announcerOf(db).add(boards);
+    }
+    return result;
+  } finally {
+    end();
   }
-  return result;
 }
 
 /**
@@ -84,6 +95,7 @@ export async function recordChanges(
       ${at}, ${at.toISOString()}, ${JSON.stringify(actorId)}, ${touchBoard})`.execute(trx);
   const row = rows[0];
   if (!row || row.last_seq === null) return undefined;
+  if (!boards.has(boardId)) pendingOf.get(trx)!(boardId);
   boards.set(boardId, row.last_seq);
   const committed = recordedChanges.get(trx)!;
   committed.set(boardId, [...(committed.get(boardId) ?? []), { first: row.last_seq - changes.length + 1, changes: [...changes] }]);

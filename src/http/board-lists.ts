@@ -4,7 +4,7 @@
 // anything else is read, sent and kept.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/principal.js';
-import type { Page, PageRequest } from '../lib/pagination.js';
+import type { KeptPage, PageRequest } from '../lib/pagination.js';
 import type { Follow } from '../boards/list-cache.js';
 import { tagged } from './conditional.js';
 import type { Services } from './types.js';
@@ -22,27 +22,29 @@ export async function sendBoardList<T>(
   boardId: string,
   list: string,
   page: PageRequest,
-  read: () => Promise<Page<T> & { version?: number | undefined }>,
-  follow?: Follow<Page<T>>,
+  read: () => Promise<KeptPage<T> & { version?: number | undefined }>,
+  follow?: Follow<KeptPage<T>>,
 ): Promise<FastifyReply> {
-  if (listCache === undefined) {
-    const { version: _, ...read_ } = await read();
-    return reply.send({ object: 'list', ...read_ });
-  }
+  if (listCache === undefined) return reply.send({ object: 'list', ...(await read()).page });
   const version = await boardVersions.visibleTo(principal, boardId);
   const key = `${list}|${page.limit}|${page.order}|${page.after ? `${page.after.createdAt.toISOString()}|${page.after.id}` : ''}`;
-  const kept = listCache.find<Page<T>>(key, version);
+  let kept = listCache.find<KeptPage<T>>(key, version);
+  const commit = kept === undefined ? listCache.behind(key, version) : undefined;
+  if (commit !== undefined) {
+    await commit;
+    kept = listCache.find<KeptPage<T>>(key, version);
+  }
   let body = kept?.body;
   if (kept !== undefined && body === undefined && kept.value !== undefined) {
     // Changes were applied to the kept page since its bytes were made.
-    body = Buffer.from(reply.serialize({ object: 'list', ...kept.value }) as string);
+    body = Buffer.from(reply.serialize({ object: 'list', ...kept.value.page }) as string);
     listCache.fill(key, version, body);
   }
   if (body === undefined) {
     // Read after the version, so the page is of that version or newer: never older than its key.
     // Kept as bytes: sending a Buffer saves encoding the same text on every hit.
     const { version: exact, ...fresh } = await read();
-    body = Buffer.from(reply.serialize({ object: 'list', ...fresh }) as string);
+    body = Buffer.from(reply.serialize({ object: 'list', ...fresh.page }) as string);
     if (exact !== undefined && follow !== undefined) listCache.put(key, exact, body, undefined, { board: boardId, value: fresh, follow });
     else listCache.put(key, version, body);
   }
@@ -70,6 +72,11 @@ export async function sendBoardChild<T>(
 ): Promise<FastifyReply> {
   const version = listCache?.has(key) ? await boardVersions.visibleTo(principal, boardId) : undefined;
   let kept = version === undefined ? undefined : listCache?.find<T>(key, version);
+  const commit = kept === undefined && version !== undefined ? listCache?.behind(key, version) : undefined;
+  if (commit !== undefined) {
+    await commit;
+    kept = listCache?.find<T>(key, version!);
+  }
   if (kept !== undefined && kept.body === undefined) {
     // Changes were applied to the kept resource since its bytes were made.
     const data = kept.value as T;

@@ -96,3 +96,30 @@ export function toPage<T extends { created_at: Date; id: string }>(rows: T[], pa
     cursor: has_more && last ? encodeCursor(list, page.order, last.created_at, last.id) : null,
   };
 }
+
+/**
+ * A page as a cache keeps it to follow later changes (src/boards/list-cache.ts): the rows known
+ * right after it, in order (`beyond`), and whether those are all the list holds after it
+ * (`complete`). Read with `limit` ROWS_BEYOND more than the page: a row after the page (has_more)
+ * and one to spare, so that a row deleted from the page is followed by the next moving up.
+ */
+export interface KeptPage<T> {
+  page: Page<T>;
+  beyond: T[];
+  complete: boolean;
+}
+
+/** Rows read after a kept page's own (KeptPage). */
+export const ROWS_BEYOND = 2;
+
+/** The page request that reads a KeptPage's rows: ROWS_BEYOND - 1 more than applyPage's. */
+export const keptPageRequest = (page: PageRequest): PageRequest => ({ ...page, limit: page.limit + ROWS_BEYOND - 1 });
+
+/** The KeptPage of rows read with keptPageRequest(page). */
+export function toKeptPage<T extends { created_at: Date; id: string }>(rows: T[], page: PageRequest, list: string): KeptPage<T> {
+  return {
+    page: toPage(rows.slice(0, page.limit + 1), page, list),
+    beyond: rows.slice(page.limit),
+    complete: rows.length < page.limit + ROWS_BEYOND,
+  };
+}

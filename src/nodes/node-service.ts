@@ -7,7 +7,7 @@ import { boardSeenBy, boardVisibleTo, findVisibleBoard } from '../access/board-a
 import type { Db, Executor } from '../db/schema.js';
 import { invalid, notFound } from '../errors.js';
 import { newId, now } from '../lib/ids.js';
-import { applyPage, toPage, type Page, type PageRequest } from '../lib/pagination.js';
+import { applyPage, type KeptPage, keptPageRequest, toKeptPage, toPage, type Page, type PageRequest } from '../lib/pagination.js';
 import type { AssetService, Origin } from '../assets/asset-service.js';
 import { beginContentWrite } from '../access/content-write.js';
 import { assertNodeOnBoard } from '../access/board-nodes.js';
@@ -184,8 +184,7 @@ export class NodeService {
   }
 
   async list(principal: Principal, boardId: string, filter: { type?: NodeType }, page: PageRequest, list: string): Promise<Page<Node>> {
-    const { version: _, ...read } = await this.listWithVersion(principal, boardId, filter, page, list);
-    return read;
+    return (await this.listWithVersion(principal, boardId, filter, page, list)).page;
   }
 
   /**
@@ -199,7 +198,7 @@ export class NodeService {
     filter: { type?: NodeType },
     page: PageRequest,
     list: string,
-  ): Promise<Page<Node> & { version: number | undefined }> {
+  ): Promise<KeptPage<Node> & { version: number | undefined }> {
     const { db } = this.deps;
     let query = db
       .selectFrom('nodes')
@@ -208,11 +207,11 @@ export class NodeService {
       .where('board_id', '=', boardId)
       .where(boardVisibleTo(principal, boardId));
     if (filter.type) query = query.where('node_type', '=', filter.type);
-    const rows = await applyPage(query, page, 'nodes').execute();
+    const rows = await applyPage(query, keptPageRequest(page), 'nodes').execute();
     if (rows.length === 0) await findVisibleBoard(db, principal, boardId);
     const version = rows[0]?.board_version;
     return {
-      ...toPage(
+      ...toKeptPage(
         rows.map(({ board_version: _, ...node }) => node),
         page,
         list,

@@ -4,6 +4,7 @@ import { edgeTag } from '../../edges/edge-service.js';
 import { pageRequest } from '../../lib/pagination.js';
 import { principalOf } from '../plugins/auth.js';
 import { sendBoardList } from '../board-lists.js';
+import { followEdgePage } from '../../boards/follow-changes.js';
 import { ifMatchOf, IfMatchHeaders, IfNoneMatchHeaders, NotModified, tagged, withETag } from '../conditional.js';
 import { Uuid } from '../../contract/common.js';
 import { CreateEdgeBody, Edge, UpdateEdgeBody } from '../../contract/edges.js';
@@ -59,8 +60,15 @@ export function edgeRoutes(app: App, services: Services): void {
       const list = `edges:${boardId}:${nodeId ?? '*'}`;
       const page = pageRequest(list, request.query, 'desc');
       const principal = principalOf(request);
-      return sendBoardList(services, reply, principal, boardId, list, page, () =>
-        edges.list(principal, boardId, { node_id: nodeId }, page, list),
+      return sendBoardList(
+        services,
+        reply,
+        principal,
+        boardId,
+        list,
+        page,
+        () => edges.listWithVersion(principal, boardId, { node_id: nodeId }, page, list),
+        followEdgePage(list, nodeId, page),
       );
     },
   );
