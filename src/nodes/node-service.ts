@@ -72,7 +72,10 @@ const textOf = (value: RawBuilder<unknown>) =>
  * it again (the expressions below use the text five times). OFFSET 0 keeps the planner from
  * folding the subquery into the select list, which would bring the repetition back.
  */
-const briefFields = sql<{ said: string; label: string | null }>`(select coalesce(${textOf(sql`f.text`)}, ${textOf(sql`f.url`)}, ${textOf(sql`f."publicUrl"`)}, '') as said, ${textOf(sql`f.label`)} as label
+const briefFields = sql<{
+  said: string;
+  label: string | null;
+}>`(select coalesce(${textOf(sql`f.text`)}, ${textOf(sql`f.url`)}, ${textOf(sql`f."publicUrl"`)}, '') as said, ${textOf(sql`f.label`)} as label
    from jsonb_to_record(nodes.node_data) as f(text jsonb, url jsonb, "publicUrl" jsonb, label jsonb) offset 0)`.as('brief');
 
 /** The node's columns, in the order of its schema. */
