@@ -198,7 +198,12 @@ class Answerer {
     const chat = await api.call<{ data: { id: string } }>('POST', `/v1/boards/${boardId}/chats`, {}, 201);
     const t = performance.now();
     const reply = (
-      await api.call<{ data: Reply }>('POST', `/v1/boards/${boardId}/chats/${chat.data.id}/messages`, { content: claim.claim, stream: false }, 201)
+      await api.call<{ data: Reply }>(
+        'POST',
+        `/v1/boards/${boardId}/chats/${chat.data.id}/messages`,
+        { content: claim.claim, stream: false },
+        201,
+      )
     ).data;
     this.latencies.push(performance.now() - t);
     this.models.add(reply.model);
@@ -257,7 +262,9 @@ class Answerer {
 const started = Date.now();
 const m = machine();
 const corpus = loadCorpus();
-const onlyIds = process.env.CHAT_GROUNDING_CLAIM_IDS ? new Set(process.env.CHAT_GROUNDING_CLAIM_IDS.split(',').map((s) => s.trim())) : undefined;
+const onlyIds = process.env.CHAT_GROUNDING_CLAIM_IDS
+  ? new Set(process.env.CHAT_GROUNDING_CLAIM_IDS.split(',').map((s) => s.trim()))
+  : undefined;
 const claims = loadBeirClaims()
   .filter((c) => !onlyIds || onlyIds.has(c.id))
   .slice(0, claimLimit('CHAT_GROUNDING_CLAIMS'));
@@ -326,8 +333,7 @@ try {
     'reply latency (non-streamed, sequential)',
     'replies whose retrieval was unavailable',
   ];
-  const differing =
-    answerers.length === 2 ? claims.filter((c) => answerers[0]!.hits.get(c.id) !== answerers[1]!.hits.get(c.id)) : [];
+  const differing = answerers.length === 2 ? claims.filter((c) => answerers[0]!.hits.get(c.id) !== answerers[1]!.hits.get(c.id)) : [];
   const md = [
     `Command: \`npm run bench:chat-grounding\`${serverMode() === 'tsx' ? ' with BENCH_SERVER=tsx' : ''}${BASE_ROOT ? `, BENCH_GROUNDING_BASE_ROOT=${BASE_ROOT}` : ''}; ${new Date().toISOString()}; ${((Date.now() - started) / 1000).toFixed(0)} s in all.`,
     `Machine: ${m.cpus} CPUs (${m.cpuModel}), ${m.memoryGiB} GiB RAM, Node ${m.node}; load average ${m.loadAverage.toFixed(2)} at the start, ${os.loadavg()[0]!.toFixed(2)} at the end.`,
