@@ -1,8 +1,23 @@
 // Lexical relevance of board text to a question: sentences, the text's terms (terms.ts, the same as
-// search's), and a BM25-style score. Used by the local answerer to pick what to quote, and to rank
-// notes for the prompts of remote models. Pure functions; profiles are cached per text because a
-// board's notes are scored again on every question.
-import { terms } from './terms.js';
+// search's, less the words of a question that name no subject), and a BM25-style score. Used by the
+// local answerer to pick what to quote, and to rank notes for the prompts of remote models. Pure
+// functions; profiles are cached per text because a board's notes are scored again on every question.
+import { terms as searchTerms } from './terms.js';
+
+/**
+ * Words that ask rather than say ("does", "not", "why", "tell", "explain"…), which search's stop
+ * words keep: a sentence sharing only these with the question is not about it. Counted, they drew
+ * the local answerer to sentences that merely deny or ask something, away from the passage it then
+ * cites (SciFact claims are often "X does not…"; BENCHMARKS.md, "Chat grounding").
+ */
+export const QUESTION_WORDS: ReadonlySet<string> = new Set(
+  'does its no not she so when whom why will just tell say says please know give show explain describe board note notes'.split(' '),
+);
+
+/** The terms relevance scores: search's, without the question words. */
+export function terms(text: string): string[] {
+  return searchTerms(text, QUESTION_WORDS);
+}
 
 /** What scoring needs of a text: its term frequencies and its length in terms. */
 interface Profile {
