@@ -21,11 +21,10 @@ export function tokenize(text: string): string[] {
 const STEM_CACHE_MAX = 200_000;
 const stems = new Map<string, string | null>();
 
-/** The text's terms in order: Porter stems of its words, English stop words (and the words of `skip`) left out. */
-export function terms(text: string, skip?: ReadonlySet<string>): string[] {
+/** The text's terms in order: Porter stems of its words, English stop words left out. */
+export function terms(text: string): string[] {
   const out: string[] = [];
   for (const word of tokenize(text)) {
-    if (skip?.has(word)) continue;
     let stem = stems.get(word);
     if (stem === undefined) {
       stem = STOP.has(word) ? null : stemmer(word);
