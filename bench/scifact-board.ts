@@ -1,7 +1,8 @@
 // SciFact on a board, through the public API, as the search-quality and grounded-chat benchmarks
 // use it: one note node per abstract (label = title, text = abstract), each vectorized by
 // POST /v1/boards/{id}/documents with its node_id (the text: title, blank line, abstract), every
-// document_process job waited for; and the map back from the service's chunks to abstracts.
+// document_process job waited for (a 429 of a full job queue is sent again a second later); and the
+// map back from the service's chunks to abstracts.
 import type { ApiClient } from './lib/api.js';
 import { createBoard, runBounded } from './lib/api.js';
 import { documentText, type Abstract } from './search-quality-data.js';
@@ -36,8 +37,16 @@ export async function loadScifactBoard(api: ApiClient, corpus: Abstract[]): Prom
       201,
     );
     docOfNode.set(node.data.id, doc.id);
-    const job = await api.call('POST', `/v1/boards/${boardId}/documents`, { text: documentText(doc), node_id: node.data.id }, 202);
-    return job.data.id as string;
+    // A full job queue (JOB_MAX_QUEUED_PER_USER) answers 429: wait a second and send it again.
+    for (;;) {
+      try {
+        const job = await api.call('POST', `/v1/boards/${boardId}/documents`, { text: documentText(doc), node_id: node.data.id }, 202);
+        return job.data.id as string;
+      } catch (error) {
+        if (!/got 429/.test(String(error))) throw error;
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+    }
   });
   let chunks = 0;
   for (const id of jobIds) {

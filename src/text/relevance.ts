@@ -1,8 +1,35 @@
-// Lexical relevance of board text to a question: sentences, the text's terms (terms.ts, the same as
-// search's), and a BM25-style score. Used by the local answerer to pick what to quote, and to rank
-// notes for the prompts of remote models. Pure functions; profiles are cached per text because a
-// board's notes are scored again on every question.
-import { terms } from './terms.js';
+// Lexical relevance of board text to a question: sentences, stemmed content words, and a BM25-style
+// score. Used by the local answerer to pick what to quote, and to rank notes for the prompts of
+// remote models. Pure functions; profiles are cached per text because a board's notes are scored
+// again on every question.
+//
+// Its words are its own, not search's (terms.ts): search's stop words keep "does", "not", "no",
+// "when", "why", "will" and the like, and single letters, and so weigh sentences differently. With
+// search's terms (commit d9be6ae to the fix) the answerer chose other sentences for some questions,
+// often ones that merely deny something ("X does not…" is how many SciFact claims read), away from
+// the passage it then cites: hit@5 on SciFact fell below the code before (BENCHMARKS.md, "Chat
+// grounding").
+import { stemmer } from 'stemmer';
+
+/** Words that carry no subject of a question: the usual function words, and asking words ("tell", "explain"). */
+export const CHAT_STOPWORDS: ReadonlySet<string> = new Set(
+  (
+    'a an and are as at be been but by can could did do does for from had has have how i if in into is it its ' +
+    'me my no not of on or our she he so than that the their them then there these they this those to was we ' +
+    'were what when where which who whom why will with would you your about any all also just more most some such ' +
+    'tell say says said please know give show explain describe board note notes'
+  ).split(' '),
+);
+
+/** Stemmed content words of a text, in order (a single character only when it is a digit). */
+export function terms(text: string): string[] {
+  const out: string[] = [];
+  for (const word of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+    if (CHAT_STOPWORDS.has(word) || (word.length < 2 && !/\d/.test(word))) continue;
+    out.push(/^[a-z]+$/.test(word) ? stemmer(word) : word);
+  }
+  return out;
+}
 
 /** What scoring needs of a text: its term frequencies and its length in terms. */
 interface Profile {
