@@ -12,7 +12,7 @@
 import { stemmer } from 'stemmer';
 
 /** Words that carry no subject of a question: the usual function words, and asking words ("tell", "explain"). */
-export const CHAT_STOPWORDS: ReadonlySet<string> = new Set(
+const CHAT_STOPWORDS: ReadonlySet<string> = new Set(
   (
     'a an and are as at be been but by can could did do does for from had has have how i if in into is it its ' +
     'me my no not of on or our she he so than that the their them then there these they this those to was we ' +
@@ -22,7 +22,7 @@ export const CHAT_STOPWORDS: ReadonlySet<string> = new Set(
 );
 
 /** Stemmed content words of a text, in order (a single character only when it is a digit). */
-export function terms(text: string): string[] {
+function chatTerms(text: string): string[] {
   const out: string[] = [];
   for (const word of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
     if (CHAT_STOPWORDS.has(word) || (word.length < 2 && !/\d/.test(word))) continue;
@@ -55,7 +55,7 @@ function remember<T>(cache: Map<string, T>, text: string, value: T): T {
 function profile(text: string): Profile {
   const hit = profileCache.get(text);
   if (hit) return hit;
-  const list = terms(text);
+  const list = chatTerms(text);
   const tf = new Map<string, number>();
   for (const t of list) tf.set(t, (tf.get(t) ?? 0) + 1);
   return remember(profileCache, text, { tf, length: list.length });
@@ -84,7 +84,7 @@ export interface Scored<T> {
  * candidate, since each text's term frequencies are cached.
  */
 export function rank<T>(question: string, candidates: { item: T; text: string; boost?: number }[]): Scored<T>[] {
-  const wanted = [...new Set(terms(question))];
+  const wanted = [...new Set(chatTerms(question))];
   if (wanted.length === 0) return [];
   const profiles = candidates.map((c) => profile(c.text));
   const df = new Array<number>(wanted.length).fill(0);

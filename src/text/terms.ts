@@ -1,6 +1,7 @@
-// How text becomes terms, the one way for every use: chunks and queries of search (their sparse
-// vectors and the term index, src/documents/lexical.ts) and the relevance of board text to a
-// chat question (relevance.ts). Words are lower-cased, stripped of accents, English stop words
+// How text becomes terms for search: chunks and queries (their sparse vectors and the term index,
+// src/documents/lexical.ts). The relevance of board text to a chat question (relevance.ts) has
+// word rules of its own, on purpose: with these, the local answerer quoted other sentences and its
+// grounding on SciFact fell (BENCHMARKS.md, "Chat grounding"). Words are lower-cased, stripped of accents, English stop words
 // (the stopword package's list) left out, and Porter-stemmed. What chunks store was computed with
 // these terms: changing them changes what a query matches until every board is embedded again.
 import { stemmer } from 'stemmer';
