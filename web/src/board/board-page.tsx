@@ -36,7 +36,10 @@ type Loaded = { board: Board; nodes: BoardFlowNode[]; edges: Edge[]; isOwner: bo
 
 /** The board from the service; kept on this device as last seen. */
 async function loadFromService(boardId: string): Promise<Loaded> {
+  // Marks of the opening's steps in the page's Performance timeline (bench/canvas.ts reads them).
+  performance.mark('bw:board-request');
   const board = await getBoard(boardId);
+  performance.mark('bw:board-read');
   let loaded: Loaded;
   if (board.flow_state) {
     loaded = {
@@ -82,6 +85,7 @@ export function BoardPage({ boardId }: { boardId: string }) {
         loaded = lastSeen;
       }
       const outbox = await openOutbox(boardId, readEntries);
+      performance.mark('bw:outbox-open');
       setState({ status: 'ready', ...loaded, ...withPending(loaded.nodes, loaded.edges, outbox.pendingOps()), outbox });
     } catch (error) {
       const status = error instanceof ApiError ? error.status : undefined;
