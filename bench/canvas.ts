@@ -138,35 +138,33 @@ const PHASES = [
 
 /** From the page's Resource Timing and the board page's marks (web/src/board/board-page.tsx). */
 async function openingPhases(page: Page, boardId: string): Promise<Phases> {
-  return page.evaluate(
-    ({ boardId, names }) => {
-      const resources = performance.getEntriesByType('resource') as PerformanceResourceTiming[];
-      const resource = (test: (path: string) => boolean) => resources.find((r) => test(new URL(r.name).pathname));
-      const mark = (name: string) => performance.getEntriesByName(name, 'mark')[0]?.startTime;
-      const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined;
-      const board = resource((p) => p === `/v1/boards/${boardId}`);
-      const firstCard = (window as unknown as { __firstCard: number }).__firstCard;
-      const values: (number | undefined)[] = [
-        nav?.responseEnd,
-        resource((p) => /^\/assets\/index-[^/]*\.js$/.test(p))?.responseEnd,
-        resource((p) => p === '/v1/auth/config')?.responseEnd,
-        resource((p) => p === '/v1/auth/refresh')?.responseEnd,
-        resource((p) => /^\/assets\/board-(route|page)[^/]*\.js$/.test(p))?.responseEnd,
-        board?.startTime ?? mark('bw:board-request'),
-        board?.responseStart || undefined,
-        mark('bw:board-first-cards'),
-        board?.responseEnd || undefined,
-        mark('bw:board-read'),
-        mark('bw:outbox-open'),
-        firstCard,
-      ];
-      // A step after the first card did not hold it up (the rest of a board read progressively).
-      return Object.fromEntries(
-        names.map((name, i) => [name, values[i] !== undefined && values[i]! <= firstCard + 1 ? values[i] : undefined]),
-      );
-    },
-    { boardId, names: [...PHASES] },
-  ) as Promise<Phases>;
+  // A string, not a function: tsx would wrap the inner functions in a helper the page lacks.
+  return page.evaluate(`(() => {
+    const boardId = ${JSON.stringify(boardId)};
+    const names = ${JSON.stringify(PHASES)};
+    const resources = performance.getEntriesByType('resource');
+    const resource = (test) => resources.find((r) => test(new URL(r.name).pathname));
+    const mark = (name) => performance.getEntriesByName(name, 'mark')[0]?.startTime;
+    const nav = performance.getEntriesByType('navigation')[0];
+    const board = resource((p) => p === '/v1/boards/' + boardId);
+    const firstCard = window.__firstCard;
+    const values = [
+      nav?.responseEnd,
+      resource((p) => /^\\/assets\\/index-[^/]*\\.js$/.test(p))?.responseEnd,
+      resource((p) => p === '/v1/auth/config')?.responseEnd,
+      resource((p) => p === '/v1/auth/refresh')?.responseEnd,
+      resource((p) => /^\\/assets\\/board-(route|page)[^/]*\\.js$/.test(p))?.responseEnd,
+      board?.startTime ?? mark('bw:board-request'),
+      board?.responseStart || undefined,
+      mark('bw:board-first-cards'),
+      board?.responseEnd || undefined,
+      mark('bw:board-read'),
+      mark('bw:outbox-open'),
+      firstCard,
+    ];
+    // A step after the first card did not hold it up (the rest of a board read progressively).
+    return Object.fromEntries(names.map((name, i) => [name, values[i] !== undefined && values[i] <= firstCard + 1 ? values[i] : undefined]));
+  })()`);
 }
 
 /** Chromium's own counters of the page's main thread (seconds). */

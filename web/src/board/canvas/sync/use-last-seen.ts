@@ -9,12 +9,21 @@ import { writeLastSeen } from './store';
 
 const SAVE_AFTER_MS = 1_000;
 
-export function useLastSeen(board: Board, nodes: BoardFlowNode[], edges: Edge[], isOwner: boolean, canEdit: boolean): void {
+/** `complete`: the whole board is on the canvas (a board still arriving is not kept half). */
+export function useLastSeen(
+  board: Board,
+  nodes: BoardFlowNode[],
+  edges: Edge[],
+  isOwner: boolean,
+  canEdit: boolean,
+  complete = true,
+): void {
   useEffect(() => {
+    if (!complete) return;
     const timer = setTimeout(
       () => void writeLastSeen({ id: board.id, board, nodes, edges, isOwner, canEdit, savedAt: Date.now() }),
       SAVE_AFTER_MS,
     );
     return () => clearTimeout(timer);
-  }, [board, nodes, edges, isOwner, canEdit]);
+  }, [board, nodes, edges, isOwner, canEdit, complete]);
 }
