@@ -1,4 +1,4 @@
-// `npm run bench:canvas`: the board canvas in Chromium at 6, 500 and 2,000 cards, in one run (issue
+// `npm run bench:canvas`: the board canvas in Chromium at 6, 500, 2,000 and 10,000 cards, in one run (issue
 // 30). The service runs in this process (test/helpers/harness.ts, the built web app from web/dist:
 // `npm run build -w client && npm run build -w web` first) on a fresh embedded database; Debian's
 // Chromium (playwright-core, headless, software rendering) opens each board as its owner would, in a
@@ -15,7 +15,7 @@
 // the page's Resource Timing and the board page's marks (web/src/board/board-load.ts, MARKS).
 // Frame times are the gaps between animation frames while the pan or drag runs (p50, p90), and the
 // frame rate is frames per second over that time; each is also given as a share of the 6-card board's.
-// Settings: BENCH_CANVAS_SIZES (default 6,500,2000), BENCH_CANVAS_OPENS, CHROMIUM_PATH, and
+// Settings: BENCH_CANVAS_SIZES (default 6,500,2000,10000), BENCH_CANVAS_OPENS, CHROMIUM_PATH, and
 // BENCH_CANVAS_PROFILE=<dir>: where the time goes, per board and phase (the last open, the pan, the
 // drag): the page's script, style and layout time (Chromium's Performance metrics) printed, and a V8
 // CPU profile of each written to <dir> (map it to the sources with bench/canvas-profile-summary.ts).
@@ -26,7 +26,7 @@ import { startServer, type TestServer } from '../test/helpers/harness.js';
 import { fmt, machine, median, quantile, table } from './lib/report.js';
 import { ROOT } from './lib/server.js';
 
-const SIZES = (process.env.BENCH_CANVAS_SIZES ?? '6,500,2000').split(',').map(Number);
+const SIZES = (process.env.BENCH_CANVAS_SIZES ?? '6,500,2000,10000').split(',').map(Number);
 const OPENS = Number(process.env.BENCH_CANVAS_OPENS ?? 5);
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const PROFILE = process.env.BENCH_CANVAS_PROFILE;
