@@ -35,9 +35,7 @@ export interface Arrivals {
 }
 
 export function useArrivals({ arriving, outbox, apply, applied, notify }: ArrivalsOptions): Arrivals {
-  const [settled, setSettled] = useState<'complete' | 'failed' | undefined>(() =>
-    !arriving || arriving.complete ? 'complete' : undefined,
-  );
+  const [settled, setSettled] = useState<'complete' | 'failed' | undefined>(arriving ? undefined : 'complete');
   const [batches, setBatches] = useState(0);
   const latest = useRef({ apply, applied, notify });
   latest.current = { apply, applied, notify };
@@ -50,7 +48,8 @@ export function useArrivals({ arriving, outbox, apply, applied, notify }: Arriva
   }, []);
 
   useEffect(() => {
-    if (!arriving || arriving.complete) return;
+    // Also when the read ended between the first part and this effect: what waits is put on, then settled.
+    if (!arriving) return;
     let waiting: BoardBatch[] = [];
     let timer: ReturnType<typeof setTimeout> | undefined;
     const flush = () => {
