@@ -1,4 +1,4 @@
-// `npm run bench:canvas`: the board canvas in Chromium at 6, 500 and 2,000 cards, in one run (issue
+// `npm run bench:canvas`: the board canvas in Chromium at 6, 500, 2,000 and 10,000 cards, in one run (issue
 // 30). The service runs in this process (test/helpers/harness.ts, the built web app from web/dist:
 // `npm run build -w client && npm run build -w web` first) on a fresh embedded database; Debian's
 // Chromium (playwright-core, headless, software rendering) opens each board as its owner would, in a
@@ -9,9 +9,13 @@
 //     opens at (every card fitted);
 //   drag: after Shift+1 (fit every card again), a card near the centre dragged by its title bar, 300 px
 //     in 60 mouse moves (far out, the pointer first goes over the card, which brings it into the page).
+// Before the first card, each step of the opening (the page, the app's script, the sign-in settings
+// and token, the canvas's script, the board's request, its first and last byte, its first cards and
+// whole read, the outbox opened from IndexedDB) as its median time from the navigation's start, from
+// the page's Resource Timing and the board page's marks (web/src/board/board-load.ts, MARKS).
 // Frame times are the gaps between animation frames while the pan or drag runs (p50, p90), and the
 // frame rate is frames per second over that time; each is also given as a share of the 6-card board's.
-// Settings: BENCH_CANVAS_SIZES (default 6,500,2000), BENCH_CANVAS_OPENS, CHROMIUM_PATH, and
+// Settings: BENCH_CANVAS_SIZES (default 6,500,2000,10000), BENCH_CANVAS_OPENS, CHROMIUM_PATH, and
 // BENCH_CANVAS_PROFILE=<dir>: where the time goes, per board and phase (the last open, the pan, the
 // drag): the page's script, style and layout time (Chromium's Performance metrics) printed, and a V8
 // CPU profile of each written to <dir> (map it to the sources with bench/canvas-profile-summary.ts).
@@ -22,7 +26,7 @@ import { startServer, type TestServer } from '../test/helpers/harness.js';
 import { fmt, machine, median, quantile, table } from './lib/report.js';
 import { ROOT } from './lib/server.js';
 
-const SIZES = (process.env.BENCH_CANVAS_SIZES ?? '6,500,2000').split(',').map(Number);
+const SIZES = (process.env.BENCH_CANVAS_SIZES ?? '6,500,2000,10000').split(',').map(Number);
 const OPENS = Number(process.env.BENCH_CANVAS_OPENS ?? 5);
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const PROFILE = process.env.BENCH_CANVAS_PROFILE;
@@ -91,7 +95,7 @@ async function open(
   account: Account,
   boardId: string,
   profile?: string,
-): Promise<{ page: Page; close(): Promise<void>; firstCardMs: number; cdp?: CDPSession }> {
+): Promise<{ page: Page; close(): Promise<void>; firstCardMs: number; phases: Phases; cdp?: CDPSession }> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   const { cookie } = await session(server, account.email, 'login');
   await context.addCookies([{ name: 'bw_refresh', value: cookie, url: `${server.url}/v1/auth`, httpOnly: true, sameSite: 'Strict' }]);
@@ -109,7 +113,58 @@ async function open(
   }
   const firstCardMs = await page.evaluate(() => (window as unknown as { __firstCard: number }).__firstCard);
   if (cdp && profile) await stopProfile(cdp, profile);
-  return { page, close: () => context.close(), firstCardMs, cdp };
+  const phases = await openingPhases(page, boardId);
+  return { page, close: () => context.close(), firstCardMs, phases, cdp };
+}
+
+/** The steps of an open before its first card, each as ms from the navigation's start (undefined:
+ * not seen before the first card). */
+type Phases = Record<(typeof PHASES)[number], number | undefined>;
+
+const PHASES = [
+  'page',
+  'app script',
+  'sign-in settings',
+  'token',
+  'canvas script',
+  'board asked',
+  'board first byte',
+  'board first cards',
+  'board last byte',
+  'board read',
+  'outbox open',
+  'first card',
+] as const;
+
+/** From the page's Resource Timing and the board page's marks (web/src/board/board-page.tsx). */
+async function openingPhases(page: Page, boardId: string): Promise<Phases> {
+  // A string, not a function: tsx would wrap the inner functions in a helper the page lacks.
+  return page.evaluate(`(() => {
+    const boardId = ${JSON.stringify(boardId)};
+    const names = ${JSON.stringify(PHASES)};
+    const resources = performance.getEntriesByType('resource');
+    const resource = (test) => resources.find((r) => test(new URL(r.name).pathname));
+    const mark = (name) => performance.getEntriesByName(name, 'mark')[0]?.startTime;
+    const nav = performance.getEntriesByType('navigation')[0];
+    const board = resource((p) => p === '/v1/boards/' + boardId);
+    const firstCard = window.__firstCard;
+    const values = [
+      nav?.responseEnd,
+      resource((p) => /^\\/assets\\/index-[^/]*\\.js$/.test(p))?.responseEnd,
+      resource((p) => p === '/v1/auth/config')?.responseEnd,
+      resource((p) => p === '/v1/auth/refresh')?.responseEnd,
+      resource((p) => /^\\/assets\\/board-(route|page)[^/]*\\.js$/.test(p))?.responseEnd,
+      board?.startTime ?? mark('bw:board-request'),
+      board?.responseStart || undefined,
+      mark('bw:board-first-cards'),
+      board?.responseEnd || undefined,
+      mark('bw:board-read'),
+      mark('bw:outbox-open'),
+      firstCard,
+    ];
+    // A step after the first card did not hold it up (the rest of a board read progressively).
+    return Object.fromEntries(names.map((name, i) => [name, values[i] !== undefined && values[i] <= firstCard + 1 ? values[i] : undefined]));
+  })()`);
 }
 
 /** Chromium's own counters of the page's main thread (seconds). */
@@ -229,13 +284,14 @@ async function main() {
   const host = machine();
   const server = await startServer({ AUTH_LOGIN_PER_MINUTE: '1000' });
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
-  const rows: { size: number; firstCard: number[]; pan: Frames; drag: Frames; zoom: number }[] = [];
+  const rows: { size: number; firstCard: number[]; phases: Phases[]; pan: Frames; drag: Frames; zoom: number }[] = [];
   try {
     const email = `bench-${Date.now()}@example.test`;
     const account: Account = { email, token: (await session(server, email, 'signup')).token };
     for (const size of SIZES) {
       const boardId = await makeBoard(server, account, size);
       const firstCard: number[] = [];
+      const phases: Phases[] = [];
       for (let i = 0; i < OPENS; i++) {
         const last = i === OPENS - 1;
         const opened = await open(
@@ -246,6 +302,7 @@ async function main() {
           PROFILE && last ? path.join(PROFILE, `${size}-open.cpuprofile`) : undefined,
         );
         firstCard.push(opened.firstCardMs);
+        phases.push(opened.phases);
         if (i < OPENS - 1) {
           await opened.close();
           continue;
@@ -265,7 +322,7 @@ async function main() {
         const dragged = await drag(opened.page);
         if (opened.cdp && PROFILE) await stopProfile(opened.cdp, path.join(PROFILE, `${size}-drag.cpuprofile`));
         await opened.close();
-        rows.push({ size, firstCard, pan: panned, drag: dragged, zoom });
+        rows.push({ size, firstCard, phases, pan: panned, drag: dragged, zoom });
         console.error(
           `${size} cards: first card ${fmt(median(firstCard))} ms, pan ${fmt(panned.fps, 1)} fps, drag ${fmt(dragged.fps, 1)} fps`,
         );
@@ -307,6 +364,18 @@ async function main() {
         fmt(r.drag.fps, 1),
         share(r.drag.fps, reference.drag.fps),
       ]),
+    ),
+  );
+  // Where the time before the first card goes: each step's median time from the navigation's start.
+  const at = (r: (typeof rows)[number], name: (typeof PHASES)[number]) => {
+    const seen = r.phases.map((p) => p[name]).filter((v): v is number => v !== undefined);
+    return seen.length === 0 ? '–' : fmt(median(seen));
+  };
+  console.log(`\nBefore the first card, median ms from the navigation's start ('–': not before the first card):\n`);
+  console.log(
+    table(
+      ['step', ...rows.map((r) => `${r.size} cards`)],
+      PHASES.map((name) => [name, ...rows.map((r) => at(r, name))]),
     ),
   );
 }

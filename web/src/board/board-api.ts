@@ -54,8 +54,9 @@ export async function getBoard(id: string): Promise<Board> {
   return (await unwrap(api.GET('/v1/boards/{id}', { params: { path: { id } } }), 'Could not load the board')).data;
 }
 
-/** All nodes of a board by pages (for boards the caller does not own: no flow_state). */
-export async function listAllNodes(boardId: string): Promise<NodeRecord[]> {
+/** All nodes of a board by pages (for boards the caller does not own: no flow_state); `onPage` gets
+ * each page as it arrives. */
+export async function listAllNodes(boardId: string, onPage?: (page: NodeRecord[]) => void): Promise<NodeRecord[]> {
   const out: NodeRecord[] = [];
   let cursor: string | undefined;
   do {
@@ -64,6 +65,7 @@ export async function listAllNodes(boardId: string): Promise<NodeRecord[]> {
       'Could not load the nodes',
     );
     out.push(...page.data);
+    onPage?.(page.data);
     cursor = page.has_more ? (page.cursor ?? undefined) : undefined;
   } while (cursor);
   return out;

@@ -10,7 +10,18 @@
 // docs/architecture.md ("The web app's board page") for the map.
 import { useCallback, useMemo, useRef, useState } from 'react';
 import { Link } from 'wouter';
-import { Background, BackgroundVariant, Controls, type Edge, MiniMap, ReactFlow, SelectionMode, type XYPosition } from '@xyflow/react';
+import {
+  Background,
+  BackgroundVariant,
+  Controls,
+  type Edge,
+  MiniMap,
+  ReactFlow,
+  SelectionMode,
+  useReactFlow,
+  useStoreApi,
+  type XYPosition,
+} from '@xyflow/react';
 import { type Board, exportCanvas } from './board-api';
 import { saveBlob } from '../lib/download';
 import { useDocumentTitle } from '../lib/title';
@@ -74,8 +85,12 @@ import { useFitViewOptions } from './canvas/navigation/fit-view';
 import { useEdgeNames } from './canvas/navigation/use-edge-names';
 import { withFarCards } from './canvas/navigation/far-cards';
 import { FarLayer } from './canvas/navigation/far-layer';
-import { useOpeningView } from './canvas/navigation/opening-view';
+import { fittedView, useOpeningView } from './canvas/navigation/opening-view';
 import { CARD_DESCRIPTIONS, CardsEntry, useCardKeys } from './canvas/navigation/use-card-keys';
+import { useUntouched } from './canvas/navigation/use-untouched';
+import { useArrivals } from './canvas/sync/use-arrivals';
+import type { ServerSync } from './canvas/sync/server-sync';
+import type { BoardLoad } from './board-load';
 
 const ZOOM_RANGE = { minZoom: 0.1, maxZoom: 4 };
 
@@ -97,6 +112,8 @@ export interface BoardCanvasProps {
   canEdit: boolean;
   /** The person's changes not yet confirmed by the service (restored from IndexedDB on load). */
   outbox: Outbox;
+  /** The rest of the board as it arrives (board-load.ts); none when it was read whole. */
+  arriving?: BoardLoad;
 }
 
 export function BoardCanvas({
@@ -106,6 +123,7 @@ export function BoardCanvas({
   isOwner,
   canEdit: openedEditable,
   outbox,
+  arriving,
 }: BoardCanvasProps) {
   const boardId = openedBoard.id;
   const wrapper = useRef<HTMLDivElement>(null);
@@ -129,6 +147,18 @@ export function BoardCanvas({
   const nodeCreated = useRef<(nodeId: string) => void>(undefined);
   // Comments (comments/): the stream's comment events and each reconnection reach them through here.
   const commentEvents = useRef<{ receive(type: string, data: Record<string, unknown>): void; connected(): void }>(undefined);
+  // The rest of the board as it arrives, put on the canvas through server-sync (canvas/sync/use-arrivals.ts);
+  // a board opening fitted is fitted again to each batch until the person first acts.
+  const untouched = useUntouched();
+  const syncRef = useRef<ServerSync>(undefined);
+  const refit = useRef<() => void>(undefined);
+  const arrivals = useArrivals({
+    arriving,
+    outbox,
+    apply: (batch) => syncRef.current?.loaded(batch.nodes, batch.edges),
+    applied: () => refit.current?.(),
+    notify,
+  });
   const live = useLiveBoard({
     board: openedBoard,
     graph,
@@ -141,12 +171,14 @@ export function BoardCanvas({
     },
     onComment: (type, data) => commentEvents.current?.receive(type, data),
     notify,
+    ready: arrivals.ready,
     onDocument: (nodeId, outcome) => {
       refreshIndex.current?.();
       if (nodeId) remoteOutcome.current?.(nodeId, outcome);
     },
   });
   const { board, sync } = live;
+  syncRef.current = sync;
   // What this person may do: the board's permissions, as the service answers them (its one rule),
   // read again when their role changes (canvas/sync/use-board-events.ts).
   const canUpload = !live.gone && (board.permissions?.upload ?? isOwner);
@@ -155,8 +187,15 @@ export function BoardCanvas({
   // Only the cards near the view are in the page; the zoom keys; edges named by their cards.
   const namedEdges = useEdgeNames(edges, nodes);
   const fitViewOptions = useFitViewOptions();
-  const viewport = useViewportPersistence({ board: openedBoard, hasNodes: initialNodes.length > 0 });
+  const viewport = useViewportPersistence({ board: openedBoard, hasNodes: initialNodes.length > 0, untouched });
   const openingView = useOpeningView(viewport, initialNodes, fitViewOptions);
+  const flow = useReactFlow<BoardFlowNode, Edge>();
+  const flowStore = useStoreApi<BoardFlowNode, Edge>();
+  refit.current = () => {
+    const { width, height } = flowStore.getState();
+    if (!viewport.fitView || !untouched() || width === 0 || height === 0) return;
+    void flow.setViewport(fittedView(graph.nodes(), fitViewOptions, { width, height }));
+  };
   const culled = useCulling(shownNodes, namedEdges, wrapper, openingView);
   const navigation = useCanvasNavigation(fitViewOptions, wrapper, ZOOM_RANGE);
   // The keyboard goes through every card in reading order, at every zoom.
@@ -189,7 +228,7 @@ export function BoardCanvas({
     onCreated: (nodeId) => nodeCreated.current?.(nodeId),
     accessLost: live.accessLost !== undefined,
   });
-  useLastSeen(board, nodes, edges, isOwner, canEdit, live.gone);
+  useLastSeen(board, nodes, edges, isOwner, canEdit, { complete: arrivals.complete, gone: live.gone });
   const whenCreated = useCallback((nodeId: string) => outbox.whenSent(`create:${nodeId}`), [outbox]);
   const reads = useVectorizeJobs({
     boardId,

@@ -38,9 +38,23 @@ export interface CanvasGraph {
   /** The service's state of an edge: added, or its ends and data replaced. */
   applyEdge(edge: Edge): void;
   removeEdge(id: string): void;
+  /** Adds the nodes and edges whose ids are not there yet (the rest of the board arriving). */
+  addAbsent(nodes: BoardFlowNode[], edges: Edge[]): void;
 }
 
 const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/** Of `items`, those whose id is not in `list` (nor twice in `items`). */
+function absent<T extends { id: string }>(list: T[], items: T[]): T[] {
+  const there = new Set(list.map((item) => item.id));
+  const out: T[] = [];
+  for (const item of items) {
+    if (there.has(item.id)) continue;
+    there.add(item.id);
+    out.push(item);
+  }
+  return out;
+}
 
 function mergeNode(existing: BoardFlowNode, node: BoardFlowNode): BoardFlowNode {
   const samePosition = existing.position.x === node.position.x && existing.position.y === node.position.y;
@@ -117,6 +131,10 @@ export function useBoardGraph(initialNodes: BoardFlowNode[], initialEdges: Edge[
             : [...list, edge],
         ),
       removeEdge: (id) => setEdges((list) => (list.some((e) => e.id === id) ? list.filter((e) => e.id !== id) : list)),
+      addAbsent: (nodes, edges) => {
+        if (nodes.length > 0) setNodes((list) => [...list, ...absent(list, nodes)]);
+        if (edges.length > 0) setEdges((list) => [...list, ...absent(list, edges)]);
+      },
     }),
     [setNodes, setEdges],
   );

@@ -9,6 +9,7 @@
 import type { Edge } from '@xyflow/react';
 import type { EdgeRecord, NodeRecord } from '../../board-api';
 import { toFlowEdge, toFlowNode } from '../../flow-mapping';
+import type { BoardFlowNode } from '../../flow-node';
 import type { TextSync } from './text-sync';
 import type { CanvasGraph } from '../use-board-graph';
 
@@ -148,6 +149,18 @@ export class ServerSync {
     const times = this.seen.get(id) ?? new Set<number>();
     times.add(at);
     this.seen.set(id, times);
+  }
+
+  /**
+   * Nodes and edges of the board's first read that arrived after the canvas opened (use-arrivals.ts):
+   * added only where the canvas has nothing under the id and the id was not deleted meanwhile, so
+   * what is there (the person's change, a newer state from the stream) stays.
+   */
+  loaded(nodes: BoardFlowNode[], edges: Edge[]): void {
+    this.graph.addAbsent(
+      nodes.filter((n) => !this.deleted.has(n.id)),
+      edges.filter((e) => !this.deletedEdges.has(e.id)),
+    );
   }
 
   /** Nodes the service no longer has (deleted by someone, or missing after a reload). */

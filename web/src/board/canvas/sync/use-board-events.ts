@@ -58,6 +58,8 @@ export interface BoardEventsOptions {
   /** A comment was created, changed (edited, resolved, reopened) or deleted (comments/use-comments.ts). */
   onComment?(type: string, data: Record<string, unknown>): void;
   notify(message: string): void;
+  /** The board's first read is on the canvas (board-load.ts: it arrives in batches); a reload waits for it. */
+  ready?: Promise<unknown>;
 }
 
 const isUploadPlaceholder = (id: string) => id.startsWith('upload-');
@@ -124,6 +126,8 @@ export function useBoardEvents(options: BoardEventsOptions): void {
     const reload = async () => {
       const mine = ++reloads;
       buffer ??= [];
+      // Compared with the whole board as first read, not with the part of it that has arrived.
+      await call().ready;
       for (let attempt = 0; !signal.aborted; attempt++) {
         const before = call().graph.ids();
         try {

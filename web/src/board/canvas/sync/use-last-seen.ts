@@ -10,16 +10,28 @@ import { forgetLastSeen, writeLastSeen } from './store';
 
 const SAVE_AFTER_MS = 1_000;
 
-export function useLastSeen(board: Board, nodes: BoardFlowNode[], edges: Edge[], isOwner: boolean, canEdit: boolean, gone: boolean): void {
+/**
+ * `complete`: the whole board is on the canvas (a board still arriving is not kept half). `gone`:
+ * deleted, or this person's access removed: the copy is forgotten.
+ */
+export function useLastSeen(
+  board: Board,
+  nodes: BoardFlowNode[],
+  edges: Edge[],
+  isOwner: boolean,
+  canEdit: boolean,
+  { complete, gone }: { complete: boolean; gone: boolean },
+): void {
   useEffect(() => {
     if (gone) {
       void forgetLastSeen(board.id);
       return;
     }
+    if (!complete) return;
     const timer = setTimeout(
       () => void writeLastSeen({ id: board.id, board, nodes, edges, isOwner, canEdit, savedAt: Date.now() }),
       SAVE_AFTER_MS,
     );
     return () => clearTimeout(timer);
-  }, [board, nodes, edges, isOwner, canEdit, gone]);
+  }, [board, nodes, edges, isOwner, canEdit, complete, gone]);
 }

@@ -28,10 +28,12 @@ export interface LiveBoardOptions {
   onConnected?(): void;
   /** A comment event (comments/use-comments.ts). */
   onComment?(type: string, data: Record<string, unknown>): void;
+  /** The board's first read is on the canvas (sync/use-arrivals.ts). */
+  ready?: Promise<unknown>;
 }
 
 export function useLiveBoard(options: LiveBoardOptions) {
-  const { board: initial, graph, tracker, text, selection, notify, onDocument, onConnected, onComment } = options;
+  const { board: initial, graph, tracker, text, selection, notify, onDocument, onConnected, onComment, ready } = options;
   const boardId = initial.id;
   const flow = useReactFlow<BoardFlowNode, Edge>();
   const sessionId = useMemo(newSessionId, []);
@@ -66,6 +68,7 @@ export function useLiveBoard(options: LiveBoardOptions) {
     onDocument,
     onComment,
     notify,
+    ready,
   });
 
   const { moveCursor } = presence;

@@ -40,9 +40,11 @@ function writeViewport(key: string, viewport: Viewport): void {
 export interface ViewportOptions {
   board: Board;
   hasNodes: boolean;
+  /** The person has done nothing on the page yet (navigation/use-untouched.ts). */
+  untouched?: () => boolean;
 }
 
-export function useViewportPersistence({ board, hasNodes }: ViewportOptions) {
+export function useViewportPersistence({ board, hasNodes, untouched }: ViewportOptions) {
   const flow = useReactFlow<BoardFlowNode, Edge>();
   const key = useMemo(() => viewportKey(board.id), [board.id]);
   // Only when the page opens: later changes of the board's default never move the view shown.
@@ -59,14 +61,15 @@ export function useViewportPersistence({ board, hasNodes }: ViewportOptions) {
 
   const onMoveEnd: OnMoveEnd = useCallback(
     (event, viewport) => {
-      // The fit on opening is not a choice of the person: not kept (the next open fits again).
+      // The fit on opening is not a choice of the person: not kept (the next open fits again); nor
+      // are the fits as the rest of the board arrives, made until the person first acts.
       if (initialFit.current && !event) {
-        initialFit.current = false;
+        if (!untouched?.()) initialFit.current = false;
         return;
       }
       writeViewport(key, viewport);
     },
-    [key],
+    [key, untouched],
   );
 
   /** The owner makes the current view the board's default, for everyone's first open. */
