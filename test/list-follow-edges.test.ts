@@ -11,17 +11,7 @@ import { BoardListCache, type Follow } from '../src/boards/list-cache.js';
 import { encodeCursor } from '../src/lib/pagination.js';
 import type { EdgeList, ErrorBody } from './helpers/api-types.js';
 import { type TestUser, useServer } from './helpers/harness.js';
-
-/** A small seeded generator (mulberry32), so a failing series can be run again as it was. */
-function random(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom as random } from './helpers/seeded-random.js';
 
 interface PageSpec {
   query: string;
