@@ -41,7 +41,7 @@ export interface ViewportOptions {
   board: Board;
   hasNodes: boolean;
   /** The person has done nothing on the page yet (navigation/use-untouched.ts). */
-  untouched?: () => boolean;
+  untouched: () => boolean;
 }
 
 export function useViewportPersistence({ board, hasNodes, untouched }: ViewportOptions) {
@@ -64,8 +64,9 @@ export function useViewportPersistence({ board, hasNodes, untouched }: ViewportO
       // The fit on opening is not a choice of the person: not kept (the next open fits again); nor
       // are the fits as the rest of the board arrives, made until the person first acts.
       if (initialFit.current && !event) {
-        if (!untouched?.()) initialFit.current = false;
-        return;
+        if (untouched()) return;
+        // The person has acted: this move (a zoom button's, say) and every one after it is theirs.
+        initialFit.current = false;
       }
       writeViewport(key, viewport);
     },
