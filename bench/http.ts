@@ -2,7 +2,8 @@
 // autocannon drives the server (a child process, see lib/server.ts) on loopback with 50 connections:
 // GET /v1/ping (public, no database: the baseline), GET /healthz (public, one SELECT 1: what one
 // database round trip costs), the single-node read and a 20-item node list, both with an API key,
-// the same list while 4 more connections change notes on that page as fast as they can (a read
+// the same list while 4 more connections change notes on that page as fast as they can, or at
+// BENCH_CHANGES_PER_SECOND (a read
 // that is the first to show a change finds the board changed since the page was kept, unless the
 // page was brought forward by the change; the bench counts those reads), and
 // the same list on a second server with the list cache off (BOARD_LIST_CACHE_MB=0): every read from
@@ -65,6 +66,11 @@ interface Target {
 
 /** Connections that change the board meanwhile (Target.changing): the reads' user shares the service with them. */
 const WRITERS = 4;
+/**
+ * BENCH_CHANGES_PER_SECOND: the writers' pace (0, the default: as fast as they can, so a faster
+ * write path takes more of the service from the reads); e.g. 20 for a board several people edit.
+ */
+const CHANGES_PER_SECOND = Number(process.env.BENCH_CHANGES_PER_SECOND ?? 0);
 
 /**
  * Changes `nodes` of the target's board in turn, on WRITERS connections, each one request at a time,
@@ -74,11 +80,20 @@ function changeMeanwhile(target: Target, nodes: string[]): { stop(): Promise<num
   const api = new ApiClient(target.server.url, target.token ?? '');
   const board = target.path.split('/')[3];
   let stopped = false;
+  let next = 0;
   let made = 0;
+  const started = performance.now();
   const writer = async () => {
     while (!stopped) {
-      const n = made++;
+      const n = next++;
+      if (CHANGES_PER_SECOND > 0) {
+        // Paced: change n is due n / rate seconds after the start, whichever writer makes it.
+        const wait = started + (n / CHANGES_PER_SECOND) * 1000 - performance.now();
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        if (stopped) break;
+      }
       await api.call('PATCH', `/v1/boards/${board}/nodes/${nodes[n % nodes.length]}`, { data: { text: `change ${n}` } }, 200);
+      made++;
     }
   };
   const loops = Promise.all(Array.from({ length: WRITERS }, writer));
