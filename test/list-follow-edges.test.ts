@@ -8,18 +8,12 @@ import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { BoardListCache, type Follow } from '../src/boards/list-cache.js';
-import { encodeCursor } from '../src/lib/pagination.js';
 import type { EdgeList, ErrorBody } from './helpers/api-types.js';
 import { type TestUser, useServer } from './helpers/harness.js';
 import { seededRandom as random } from './helpers/seeded-random.js';
+import { expectedPage, type PageSpec } from './helpers/expected-page.js';
 
-interface PageSpec {
-  query: string;
-  limit: number;
-  order: 'asc' | 'desc';
-  nodeId?: string;
-  after?: { created_at: string; id: string };
-}
+type Spec = PageSpec & { nodeId?: string };
 
 describe('BoardListCache: the answer before a followed commit', () => {
   const appendAll: Follow<string> = (value, changes) => `${value}+${changes.length}`;
@@ -74,27 +68,14 @@ describe('kept edge pages follow the changes made through this instance', () => 
   const get = (token: string, path: string) => server.request<EdgeList>('GET', path, { token });
 
   /** The page as the database holds it now, read directly (not through the service). */
-  async function expected(boardId: string, spec: PageSpec) {
-    const dir = spec.order === 'desc' ? sql`desc` : sql`asc`;
-    const { rows } = await sql<Record<string, unknown> & { created_at: Date; id: string }>`
-      SELECT id, board_id, source_node_id, target_node_id, edge_type, edge_data, created_at, updated_at FROM edges
-      WHERE board_id = ${boardId}
-        ${spec.nodeId ? sql`AND (source_node_id = ${spec.nodeId} OR target_node_id = ${spec.nodeId})` : sql``}
-        ${spec.after ? sql`AND (created_at, id) ${spec.order === 'desc' ? sql`<` : sql`>`} (${spec.after.created_at}::timestamptz, ${spec.after.id}::uuid)` : sql``}
-      ORDER BY created_at ${dir}, id ${dir} LIMIT ${spec.limit + 1}`.execute(server.database.db);
-    const data = rows.slice(0, spec.limit);
-    const has_more = rows.length > spec.limit;
-    const last = data[data.length - 1];
-    const list = `edges:${boardId}:${spec.nodeId ?? '*'}`;
-    return JSON.parse(
-      JSON.stringify({
-        object: 'list',
-        data,
-        has_more,
-        cursor: has_more && last ? encodeCursor(list, spec.order, last.created_at, last.id) : null,
-      }),
+  const expected = (boardId: string, spec: Spec) =>
+    expectedPage(
+      server.database.db,
+      sql`SELECT id, board_id, source_node_id, target_node_id, edge_type, edge_data, created_at, updated_at FROM edges`,
+      sql`board_id = ${boardId} ${spec.nodeId ? sql`AND (source_node_id = ${spec.nodeId} OR target_node_id = ${spec.nodeId})` : sql``}`,
+      `edges:${boardId}:${spec.nodeId ?? '*'}`,
+      spec,
     );
-  }
 
   test('every kept edge page answers what the database holds after each change of a random series', async () => {
     const boardId = await server.makeBoard(alice);
@@ -122,7 +103,7 @@ describe('kept edge pages follow the changes made through this instance', () => 
 
     const firstPage = (await get(alice.token, `${base}?limit=3`)).body;
     const third = firstPage.data[2]!;
-    const pages: PageSpec[] = [
+    const pages: Spec[] = [
       { query: '?limit=3', limit: 3, order: 'desc' },
       { query: '?limit=3&order=asc', limit: 3, order: 'asc' },
       { query: `?limit=2&node_id=${hub.toUpperCase()}`, limit: 2, order: 'desc', nodeId: hub },
