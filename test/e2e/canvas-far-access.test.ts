@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import type { TestServer } from '../helpers/harness.js';
-import { eventually, launchBrowser, openNewBoard, PHONE, signUp, startWebServer } from './helpers/browser.js';
+import { accountApi, eventually, launchBrowser, openNewBoard, PHONE, signUp, startWebServer } from './helpers/browser.js';
 
 let server: TestServer;
 
@@ -129,11 +129,9 @@ test('keyboard far out: Tab reaches the first card (named, ringed), Tab/Shift+Ta
 
 test('phone far out: one touch-and-drag on a card moves it, saved and still there after a reload', async () => {
   const account = await signUp(server);
-  const api = async (method: string, path: string, body?: unknown) => {
-    const res = await server.request<{ data: any }>(method, path, { token: account.accessToken, body });
-    assert.ok(res.status < 300, `${method} ${path}: ${res.status} ${res.text}`);
-    return res.body.data;
-  };
+  const call = accountApi(server, account);
+  /** The answer's `data`. */
+  const api = async (method: string, path: string, body?: unknown) => (await call(method, path, body)).data;
   const board = await api('POST', '/v1/boards', { name: 'Far touch' });
   await api('POST', `/v1/boards/${board.id}/batch`, grid(40, 8, { x: 320, y: 220 }));
   const nodes = (await api('GET', `/v1/boards/${board.id}/nodes?limit=100`)) as {

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { TestServer } from '../helpers/harness.js';
-import { eventually, launchBrowser, nodeBox, PHONE, signUp, startWebServer } from './helpers/browser.js';
+import { accountApi, eventually, launchBrowser, nodeBox, PHONE, signUp, startWebServer } from './helpers/browser.js';
 
 let server: TestServer;
 
@@ -18,11 +18,9 @@ after(async () => {
 
 test('a phone: readable opening zoom, Fit View by the screen, a touch drag saved, More closes after Add note', async () => {
   const account = await signUp(server);
-  const api = async (method: string, path: string, body?: unknown) => {
-    const res = await server.request<{ data: any }>(method, path, { token: account.accessToken, body });
-    assert.ok(res.status < 300, `${method} ${path}: ${res.status} ${res.text}`);
-    return res.body.data;
-  };
+  const call = accountApi(server, account);
+  /** The answer's `data`. */
+  const api = async (method: string, path: string, body?: unknown) => (await call(method, path, body)).data;
   const board = await api('POST', '/v1/boards', { name: 'Camping' });
   const ids: string[] = [];
   for (const [x, y] of [

@@ -268,13 +268,18 @@ export type AccountApi = (method: string, path: string, body?: unknown) => Promi
  * A browser signed in as a new account, on a new board of that account (its heading shown);
  * `setup` may fill the board through the API before the page opens.
  */
-export async function openNewBoard(server: TestServer, name: string, setup?: (api: AccountApi, boardId: string) => Promise<void>) {
-  const account = await signUp(server);
-  const api: AccountApi = async (method, urlPath, body) => {
+/** Calls the API as this account: answers the body, throws on a status of 300 or more. */
+export function accountApi(server: TestServer, account: { accessToken: string }): AccountApi {
+  return async (method, urlPath, body) => {
     const res = await server.request(method, urlPath, { token: account.accessToken, body });
     if (res.status >= 300) throw new Error(`${method} ${urlPath} answered ${res.status}: ${res.text}`);
     return res.body;
   };
+}
+
+export async function openNewBoard(server: TestServer, name: string, setup?: (api: AccountApi, boardId: string) => Promise<void>) {
+  const account = await signUp(server);
+  const api = accountApi(server, account);
   const boardId = (await api('POST', '/v1/boards', { name })).data.id as string;
   await setup?.(api, boardId);
   // Opened straight at the board: one page load, one refresh of the session cookie.
