@@ -1,12 +1,12 @@
 // Small stroke icons drawn inline (no icon font or emoji, which not every system can render).
 import type { ReactNode } from 'react';
 
-function Icon({ children }: { children: ReactNode }) {
+function Icon({ children, size = 16 }: { children: ReactNode; size?: number }) {
   return (
     <svg
       viewBox="0 0 24 24"
-      width="16"
-      height="16"
+      width={size}
+      height={size}
       fill="none"
       stroke="currentColor"
       strokeWidth="2"
@@ -107,5 +107,12 @@ export const KeyboardIcon = () => (
   <Icon>
     <rect x="2" y="6" width="20" height="12" rx="2" />
     <path d="M6 10h.01M10 10h.01M14 10h.01M18 10h.01M8 14h8" />
+  </Icon>
+);
+
+/** A speech balloon (comment pins are drawn at 14 px, the toolbar's at 16). */
+export const CommentIcon = ({ size = 14 }: { size?: number }) => (
+  <Icon size={size}>
+    <path d="M21 12a8 8 0 0 1-11.6 7.1L4 20.5l1.4-4.9A8 8 0 1 1 21 12z" />
   </Icon>
 );

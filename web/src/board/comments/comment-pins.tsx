@@ -3,27 +3,9 @@
 // drawn in the flow's coordinates (React Flow's ViewportPortal) so they pan and zoom with it.
 import { useContext } from 'react';
 import { ViewportPortal } from '@xyflow/react';
+import { CommentIcon } from '../icons';
 import { CardCommentsContext, useCardCommentActions } from './comments-context';
 import type { Thread } from './use-comments';
-
-/** A speech balloon (drawn, as icons.tsx's are: no emoji, which not every system renders). */
-export function CommentIcon({ size = 14 }: { size?: number }) {
-  return (
-    <svg
-      viewBox="0 0 24 24"
-      width={size}
-      height={size}
-      fill="none"
-      stroke="currentColor"
-      strokeWidth="2"
-      strokeLinecap="round"
-      strokeLinejoin="round"
-      aria-hidden="true"
-    >
-      <path d="M21 12a8 8 0 0 1-11.6 7.1L4 20.5l1.4-4.9A8 8 0 1 1 21 12z" />
-    </svg>
-  );
-}
 
 const plural = (n: number) => `${n} open ${n === 1 ? 'thread' : 'threads'}`;
 
