@@ -9,7 +9,9 @@
 //   type checks side by side, and, once the web app is built, the embedded run, then the run on
 //   PostgreSQL. Their tests measure no time the cores' load could stretch past a limit.
 // The browser run's output is printed when it ends, the checks' each when it ends, the two test
-// runs' as they go. Every step runs to its end; the run exits with the first failure's code.
+// runs' as they go. Every step runs to its end; the run exits with the first failure's code. Last
+// comes a summary: each step's exit code and every failed test with its error, so that the tail of
+// the log (all a CI page may keep) says what failed.
 import { spawn } from 'node:child_process';
 
 interface Step {
@@ -23,20 +25,26 @@ const BEHIND = 10;
 function run(step: Step, options: { quiet: boolean; nice?: number }): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
     const command = options.nice ? `nice -n ${options.nice} ${step.command}` : step.command;
-    const child = spawn(command, { shell: true, stdio: options.quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
+    const child = spawn(command, { shell: true, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
-    child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const take = (to: NodeJS.WriteStream) => (chunk: Buffer) => {
+      output += chunk.toString();
+      if (!options.quiet) to.write(chunk);
+    };
+    child.stdout.on('data', take(process.stdout));
+    child.stderr.on('data', take(process.stderr));
     child.on('exit', (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), output }));
   });
 }
 
 const started = Date.now();
+const ended: { name: string; code: number; output: string }[] = [];
 const seconds = () => ((Date.now() - started) / 1000).toFixed(0);
 
 /** Runs a step with its output held until it ends; resolves with its exit code. */
 async function quietly(step: Step, nice?: number): Promise<number> {
   const { code, output } = await run(step, { quiet: true, nice });
+  ended.push({ name: step.name, code, output });
   process.stdout.write(`\n> ${step.name} (ended at ${seconds()} s, exit ${code})\n${output}`);
   return code;
 }
@@ -44,7 +52,8 @@ async function quietly(step: Step, nice?: number): Promise<number> {
 /** Runs a step with its output as it comes; resolves with its exit code. */
 async function aloud(step: Step, nice?: number): Promise<number> {
   process.stdout.write(`\n> ${step.name} (from ${seconds()} s)\n`);
-  const { code } = await run(step, { quiet: false, nice });
+  const { code, output } = await run(step, { quiet: false, nice });
+  ended.push({ name: step.name, code, output });
   process.stdout.write(`\n> ${step.name}: ended at ${seconds()} s, exit ${code}\n`);
   return code;
 }
@@ -74,6 +83,35 @@ const behind = (async () => {
   return codes;
 })();
 
+/**
+ * The failures in a step's TAP output: each `not ok` line of a test (not of the suites and files
+ * around it, which fail with it) with the lines of its report up to its end (`...`), at most 40.
+ */
+function failures(output: string): string[] {
+  const lines = output.split('\n');
+  const found: string[] = [];
+  lines.forEach((line, at) => {
+    const failed = /^(\s*)not ok \d+ - /.exec(line);
+    if (!failed) return;
+    const report = [line];
+    for (const next of lines.slice(at + 1, at + 40)) {
+      report.push(next);
+      if (next === `${failed[1]}  ...`) break;
+    }
+    // A suite's report says how many of its tests failed; the tests' own reports say which and why.
+    if (!report.some((l) => /^\s*type: 'suite'/.test(l))) found.push(report.join('\n'));
+  });
+  return found;
+}
+
 const codes = [...(await checks), ...(await front), ...(await behind)];
+process.stdout.write('\n> summary\n');
+for (const step of ended) {
+  process.stdout.write(`${step.code === 0 ? 'ok' : 'FAILED'}  ${step.name} (exit ${step.code})\n`);
+  if (step.code === 0) continue;
+  // A check (lint, a type check, a build) has no TAP: its last lines say what failed.
+  const found = failures(step.output);
+  process.stdout.write(`${(found.length > 0 ? found : step.output.trimEnd().split('\n').slice(-30)).join('\n')}\n`);
+}
 process.stdout.write(`\nnpm test: ${seconds()} s\n`);
 process.exit(codes.find((code) => code !== 0) ?? 0);
