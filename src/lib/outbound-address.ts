@@ -10,6 +10,8 @@
 // tests' one on loopback. The service's page reader (src/documents/reading/fetch-page.ts) goes by the same
 // rules, checked again at every redirect it follows.
 import dns from 'node:dns/promises';
+import http, { type OutgoingHttpHeaders } from 'node:http';
+import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { invalid } from '../errors.js';
@@ -130,9 +132,28 @@ export async function resolveEndpoint(url: URL, allowedHosts: readonly string[])
 }
 
 /** A connection's lookup that answers with the checked addresses, whatever form the caller asks in. */
-export function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
+function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
   return (_hostname, options, callback) => {
     if (options.all) (callback as (err: null, all: ResolvedAddress[]) => void)(null, addresses);
     else callback(null, addresses[0]!.address, addresses[0]!.family);
   };
+}
+
+/** Makes a request to the address checked by `outboundTarget`. */
+export type OutboundRequest = (options: {
+  method: 'GET' | 'POST';
+  headers: OutgoingHttpHeaders;
+  signal: AbortSignal;
+}) => http.ClientRequest;
+
+/**
+ * Checks `url` by these rules (resolveEndpoint: an EndpointRefused when it is not allowed), then
+ * gives what makes requests to it: each connects to the very addresses checked, on a connection of
+ * its own (a pooled one may have been made to other addresses), and follows no redirect. Made in
+ * the caller's turn, so its error listener can be on before an error is emitted.
+ */
+export async function outboundTarget(url: URL, allowedHosts: readonly string[]): Promise<OutboundRequest> {
+  const addresses = await resolveEndpoint(url, allowedHosts);
+  const client = url.protocol === 'https:' ? https : http;
+  return (options) => client.request(url, { ...options, agent: false, ...(addresses ? { lookup: pinnedLookup(addresses) } : {}) });
 }

@@ -1,11 +1,9 @@
 // One attempt at a delivery: POST the signed body to the endpoint and tell what came of it. The
-// connection goes to an address resolveEndpoint checked (endpoint.ts), through node's http client
-// with a `lookup` that answers with those addresses only; redirects are not followed; the whole
+// connection goes only to addresses the outbound rules allow (lib/outbound-address.ts,
+// outboundTarget); redirects are not followed; the whole
 // attempt, connecting included, is bounded by WEBHOOK_TIMEOUT_MS; at most a few KiB of the answer
 // are read, for the delivery's error.
-import http from 'node:http';
-import https from 'node:https';
-import { EndpointRefused, pinnedLookup, resolveEndpoint } from '../lib/outbound-address.js';
+import { EndpointRefused, outboundTarget } from '../lib/outbound-address.js';
 
 /** The most of an answer's body read (and kept, cut shorter, as the delivery's error). */
 const MAX_ANSWER_BYTES = 4096;
@@ -34,16 +32,12 @@ export async function postDelivery(
   const url = new URL(endpoint);
   const signal = AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)]);
   try {
-    const addresses = await resolveEndpoint(url, options.allowedHosts);
+    const send = await outboundTarget(url, options.allowedHosts);
     signal.throwIfAborted();
     return await new Promise<Attempt>((resolve, reject) => {
-      const client = url.protocol === 'https:' ? https : http;
-      const request = client.request(url, {
+      const request = send({
         method: 'POST',
         headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
-        // A connection of its own each time: a pooled one may have been made to other addresses.
-        agent: false,
-        ...(addresses ? { lookup: pinnedLookup(addresses) } : {}),
         signal,
       });
       request.on('error', reject);

@@ -3,9 +3,7 @@
 // public addresses, checked after DNS and again at every redirect (at most MAX_REDIRECTS); the
 // connection goes to the very addresses checked. The whole read, redirects and body included, is
 // bounded in time and in bytes. Every failure is a ReadError in plain words, the job's error.
-import http from 'node:http';
-import https from 'node:https';
-import { EndpointRefused, pinnedLookup, resolveEndpoint } from '../../lib/outbound-address.js';
+import { EndpointRefused, outboundTarget } from '../../lib/outbound-address.js';
 import { JobError as ReadError } from '../../jobs/worker.js';
 
 export const MAX_REDIRECTS = 5;
@@ -76,20 +74,16 @@ function parse(address: string, base?: URL): URL {
 
 /** One request: a redirect to follow, or the page's bytes (within maxBytes). */
 async function get(url: URL, allowedHosts: readonly string[], maxBytes: number, signal: AbortSignal): Promise<Answer> {
-  const addresses = await resolveEndpoint(url, allowedHosts);
+  const send = await outboundTarget(url, allowedHosts);
   signal.throwIfAborted();
   return new Promise<Answer>((resolve, reject) => {
-    const client = url.protocol === 'https:' ? https : http;
-    const request = client.request(url, {
+    const request = send({
       method: 'GET',
       headers: {
         'user-agent': USER_AGENT,
         accept: 'text/html,application/xhtml+xml;q=0.9,text/plain;q=0.8,text/markdown;q=0.8',
         'accept-encoding': 'identity',
       },
-      // A connection of its own each time: a pooled one may have been made to other addresses.
-      agent: false,
-      ...(addresses ? { lookup: pinnedLookup(addresses) } : {}),
       signal,
     });
     request.on('error', reject);
