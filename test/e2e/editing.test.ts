@@ -429,3 +429,42 @@ test('arrow keys move the selection and the move is saved; the shortcuts panel o
     await close();
   }
 });
+
+test('a new note takes the focus once: out of the page and back (zoomed far out), it leaves the keys to the canvas', async () => {
+  let a = '';
+  const { page, api, boardId, close } = await openNewBoard(server, 'Focus once board', async (api, boardId) => {
+    [a = ''] = await addNotes(api, boardId, [{ text: 'Alpha', x: 0, y: 0 }]);
+  });
+  try {
+    const alphaBox = await nodeBox(page, a);
+    await page.mouse.dblclick(alphaBox.x + 40, alphaBox.y + alphaBox.height + 120);
+    const created = await eventually('the note created', async () => (await nodesOf(api, boardId)).find((n) => n.id !== a));
+    const note = page.getByTestId(`node-${created.id}`);
+    await page.keyboard.type('Delta');
+    await eventually('the text saved', async () => textOf((await api('GET', `/v1/boards/${boardId}/nodes/${created.id}`)).data) === 'Delta');
+    await allSaved(page);
+    const pane = await page.locator('.react-flow__pane').boundingBox();
+    assert.ok(pane);
+    await page.mouse.click(pane.x + pane.width - 60, pane.y + 60);
+    assert.equal(await page.evaluate(() => document.activeElement?.tagName), 'BODY', 'the click on the canvas took the focus from the note');
+
+    // Far out the cards leave the page (drawn on one canvas); at 100% the note's card is made again.
+    await eventually('the note out of the page', async () => {
+      await page.keyboard.press('Control+-');
+      return (await note.count()) === 0;
+    });
+    await page.keyboard.press('Control+0');
+    await note.waitFor();
+    // A frame or two for the card's effects (the old code focused the note again here).
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+
+    // The keys are the canvas's: ? opens the shortcuts, and the note's text is as it was.
+    await page.keyboard.press('?');
+    await page.getByRole('dialog', { name: /shortcuts/i }).waitFor();
+    await page.keyboard.press('Escape');
+    await allSaved(page);
+    assert.equal(textOf((await api('GET', `/v1/boards/${boardId}/nodes/${created.id}`)).data), 'Delta');
+  } finally {
+    await close();
+  }
+});

@@ -281,7 +281,7 @@ export function BoardCanvas({
     notify,
   });
 
-  const { autoFocusId, remove } = edits;
+  const { autoFocusId, autoFocusDone, remove } = edits;
   const { noteEdited } = reading;
   const saveNoteText = useCallback(
     (id: string, text: string) => {
@@ -300,6 +300,7 @@ export function BoardCanvas({
       tracker: outbox,
       text,
       autoFocusId,
+      autoFocusDone,
       saveNoteText,
       vectorize: (id, options) => void startVectorize(id, options),
       dismissJob,
@@ -319,6 +320,7 @@ export function BoardCanvas({
       outbox,
       text,
       autoFocusId,
+      autoFocusDone,
       saveNoteText,
       startVectorize,
       dismissJob,

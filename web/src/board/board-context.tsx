@@ -59,6 +59,8 @@ export interface BoardActions {
   text: TextSync;
   /** The note whose text box takes focus when it appears (a note just added from the toolbar). */
   autoFocusId?: string;
+  /** That note took the focus (or gave up trying): it does not take it again when it appears anew. */
+  autoFocusDone(nodeId: string): void;
   /** Saves a note's text (shown at once, kept in the outbox until the service has it). */
   saveNoteText(nodeId: string, text: string): void;
   /** Reads the node now (its vectorize job): "Read", "Read again". */

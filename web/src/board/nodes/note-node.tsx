@@ -39,7 +39,7 @@ export function NoteNode(props: NodeProps<BoardFlowNode>) {
 
 function NoteCard({ id, data, selected }: NodeProps<BoardFlowNode>) {
   const actions = useBoardActions();
-  const { canEdit, tracker, text, saveNoteText, autoFocusId } = actions;
+  const { canEdit, tracker, text, saveNoteText, autoFocusId, autoFocusDone } = actions;
   const saved = str(data.text);
   // The text typed here while it waits to be saved (merged with others' typing), else the service's.
   const typed = useSyncExternalStore(text.subscribe, () => text.local(id));
@@ -67,6 +67,8 @@ function NoteCard({ id, data, selected }: NodeProps<BoardFlowNode>) {
 
   const saveText = useRef(saveNoteText);
   saveText.current = saveNoteText;
+  const focusDone = useRef(autoFocusDone);
+  focusDone.current = autoFocusDone;
   useEffect(() => {
     if (autoFocusId !== id) return;
     // React Flow keeps a new node hidden until it has been measured, and a hidden element cannot
@@ -95,6 +97,7 @@ function NoteCard({ id, data, selected }: NodeProps<BoardFlowNode>) {
       el?.focus({ preventScroll: true });
       if (el && document.activeElement === el) {
         stop();
+        focusDone.current(id);
         if (early) {
           const value = el.value + early;
           caret.current = { text: value, start: value.length, end: value.length };
@@ -103,7 +106,10 @@ function NoteCard({ id, data, selected }: NodeProps<BoardFlowNode>) {
         return;
       }
       if (++tries < 60) frame = requestAnimationFrame(attempt);
-      else stop();
+      else {
+        stop();
+        focusDone.current(id);
+      }
     };
     attempt();
     return () => {

@@ -86,6 +86,11 @@ export function useBoardEdits({ boardId, canEdit, graph, outbox, text, sync, not
     },
     [create],
   );
+  /**
+   * The new note took the focus once: scrolled or zoomed out of the page and back (which mounts
+   * its card again), it must not take the focus from wherever the person is by then.
+   */
+  const autoFocusDone = useCallback((id: string) => setAutoFocusId((current) => (current === id ? undefined : current)), []);
 
   /**
    * A chat reply added to the board: a note holding `text`, right of the nodes it cites (else
@@ -475,6 +480,7 @@ export function useBoardEdits({ boardId, canEdit, graph, outbox, text, sync, not
 
   return {
     autoFocusId,
+    autoFocusDone,
     addingNote,
     addNote,
     addNoteAt,
