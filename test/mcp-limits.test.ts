@@ -134,6 +134,25 @@ describe('the bounds of one MCP request', () => {
   });
 });
 
+describe('the calls of one batch take their turns one after another', () => {
+  // A queue of one: calls of one batch that all joined the user's queue at once would fill it.
+  const server = useServer({ HEAVY_WORK_PER_USER: '1', HEAVY_WORK_QUEUE_PER_USER: '1' });
+  let alice: TestUser;
+  let boardId: string;
+  before(async () => {
+    alice = await server.user();
+    boardId = await server.makeBoard(alice);
+  });
+
+  test('5 calls in one batch all run, past a queue of one, and never queue behind each other', async () => {
+    const res = await mcp<ToolAnswer[]>(server, alice.token, batchOf(5, boardId, 10));
+    assert.equal(res.status, 200, res.text.slice(0, 500));
+    assert.equal(res.body.length, 5);
+    for (const answer of res.body) assert.ok(answer.result && !answer.result.isError, JSON.stringify(answer).slice(0, 300));
+    assert.equal(await nodeCount(server, boardId), 50);
+  });
+});
+
 describe('each JSON-RPC request counts against the rate limits', () => {
   const server = useServer({ RATE_LIMIT_API_KEY_PER_MINUTE: '10', RATE_LIMIT_USER_PER_MINUTE: '1000', RATE_LIMIT_JWT_PER_MINUTE: '6' });
   let alice: TestUser;

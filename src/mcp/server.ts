@@ -24,7 +24,16 @@ const instructions =
 export function buildMcpServer(deps: McpDeps, request: McpCall, version: string): McpServer {
   // Each tool call is expensive work of its user's: it waits for one of the user's slots, so one
   // user's many calls (in parallel requests or one batch) take their turn with everyone else's.
-  const call: McpCall = { ...request, share: (work) => deps.heavyWork.run(request.principal.userId, work) };
+  // The calls of one request (a JSON-RPC batch) take their turns one after another: each joins the
+  // user's queue once the one before it has ended, so a batch never fills its own user's queue or
+  // waits out the queue's time limit behind itself (HEAVY_WORK_QUEUE_PER_USER, _WAIT_SECONDS).
+  let previous: Promise<unknown> = Promise.resolve();
+  const share = <T>(work: () => Promise<T>): Promise<T> => {
+    const turn = previous.then(() => deps.heavyWork.run(request.principal.userId, work));
+    previous = turn.catch(() => {});
+    return turn;
+  };
+  const call: McpCall = { ...request, share };
   const server = new McpServer({ name: MCP_SERVER_NAME, version }, { instructions, capabilities: { tools: {} } });
   const canWrite = hasScope(call.principal, 'write');
   registerReadTools(server, deps, call);
