@@ -3,7 +3,14 @@
 // (content-write.ts), so a write is all-or-nothing and concurrent writes cannot form a cycle.
 import { type RawBuilder, sql } from 'kysely';
 import type { Principal } from '../auth/principal.js';
-import { assertCanEditContent, boardSeenBy, boardVisibleTo, findVisibleBoard, memberRoleOf, type SeenBoard } from '../access/board-access.js';
+import {
+  assertCanEditContent,
+  boardSeenBy,
+  boardVisibleTo,
+  findVisibleBoard,
+  memberRoleOf,
+  type SeenBoard,
+} from '../access/board-access.js';
 import type { Db, Executor } from '../db/schema.js';
 import { invalid, notFound } from '../errors.js';
 import { newId, now } from '../lib/ids.js';
@@ -106,7 +113,12 @@ type NodeRow = Awaited<ReturnType<typeof findNode>>;
  * (no such board for the caller, no such node, or the node gone meanwhile), the two steps run
  * apart, and answer as they always have (404 Board, 403, 404 Node).
  */
-async function beginNodeWrite(trx: Executor, principal: Principal, boardId: string, nodeId: string): Promise<{ board: SeenBoard; node: NodeRow }> {
+async function beginNodeWrite(
+  trx: Executor,
+  principal: Principal,
+  boardId: string,
+  nodeId: string,
+): Promise<{ board: SeenBoard; node: NodeRow }> {
   const row = await trx
     .selectFrom('boards')
     .innerJoin('nodes', 'nodes.board_id', 'boards.id')
