@@ -104,6 +104,9 @@ async function findNode(db: Executor, boardId: string, nodeId: string) {
 
 type NodeRow = Awaited<ReturnType<typeof findNode>>;
 
+/** The node's columns as beginNodeWrite names them beside the board's, and their own names. */
+const nodeColumnOf = new Map<string, string>(columns.map((c) => [`node_${c}`, c]));
+
 /**
  * A node write's opening (beginContentWrite) and the read of its node, in one statement: the board
  * row locked as there, and the node's row locked too, as the update that follows would lock it.
@@ -137,8 +140,9 @@ async function beginNodeWrite(
   const board: Record<string, unknown> = {};
   const node: Record<string, unknown> = { board_id: boardId };
   for (const [key, value] of Object.entries(row)) {
-    if (key.startsWith('node_')) node[key.slice('node_'.length)] = value;
-    else board[key] = value;
+    const column = nodeColumnOf.get(key); // the board's own node_count is no node column
+    if (column === undefined) board[key] = value;
+    else node[column] = value;
   }
   assertCanEditContent(board as SeenBoard, principal);
   return { board: board as SeenBoard, node: node as NodeRow };
