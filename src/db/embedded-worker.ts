@@ -12,6 +12,9 @@ import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { listenWire } from './embedded-wire.js';
 
+/** The embedded PostgreSQL's buffer pool (its `shared_buffers`). */
+const EMBEDDED_SHARED_BUFFERS = '16MB';
+
 export interface EmbeddedDatabasePlace {
   dataDir: string;
   socketPath: string;
@@ -31,10 +34,12 @@ async function start({ dataDir, socketPath }: EmbeddedDatabasePlace): Promise<vo
     const db = await PGlite.create(dataDir, {
       extensions: { vector },
       pgliteWasmModule: wasmModule,
-      // PGlite's default 128 MB of shared buffers is resident from the start; the operating system's
-      // file cache serves the embedded database's files as well, so a smaller pool keeps the
-      // service's memory modest without slowing typical boards.
-      postgresqlconf: ['shared_buffers=32MB'],
+      // PGlite's default 128 MB of shared buffers is resident from the start (its shared memory
+      // is zero-filled WebAssembly memory); the operating system's file cache serves the embedded
+      // database's files as well, so a smaller pool keeps the service's memory modest without
+      // slowing typical boards: 16 MB is 2,048 pages of 8 kB, about 18 MiB less resident than 32 MB
+      // (BENCHMARKS.md "Embedded service memory"; test/embedded-memory.test.ts).
+      postgresqlconf: [`shared_buffers=${EMBEDDED_SHARED_BUFFERS}`],
     });
     serving = { db, server: await listenWire(db, socketPath) };
     port.postMessage({ type: 'ready' });

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import v8 from 'node:v8';
 import type { EmbeddedDatabasePlace } from './embedded-worker.js';
 
 export interface EmbeddedPostgres {
@@ -79,6 +80,13 @@ let pgliteModule: Promise<WebAssembly.Module> | undefined;
  * starts over a hundred embedded databases in a few processes).
  */
 function compiledPglite(): Promise<WebAssembly.Module> {
+  // V8 recompiles PGlite's hot functions with its optimising compiler as the database runs, by
+  // default on as many background threads at once as the machine has, each in memory of its own
+  // that the C allocator keeps once freed: 20 to 30 MiB of the service's memory at rest (measured,
+  // BENCHMARKS.md "Embedded service memory"). One at a time, the same functions are optimised a
+  // little later and that memory is one thread's. A process-wide V8 setting; this process compiles
+  // no other WebAssembly.
+  v8.setFlagsFromString('--wasm-num-compilation-tasks=1');
   pgliteModule ??= fs.promises
     // Beside PGlite's entry module, where PGlite itself looks for it.
     .readFile(new URL('./pglite.wasm', import.meta.resolve('@electric-sql/pglite')))

@@ -24,10 +24,14 @@ import type { BoardBounds } from '../config.js';
 /** The channel a change that queued webhook deliveries notifies (empty payload): it wakes the senders. */
 export const WEBHOOK_DELIVERIES_CHANNEL = 'webhook_deliveries';
 
-/** What recording answers: the last event's number, and the board's totals after the write (board-bounds.ts). */
+/**
+ * What recording answers: the last event's number, the board's totals after the write
+ * (board-bounds.ts), and the bytes its owner stores after the write (user-quota.ts).
+ */
 export interface Recorded {
   seq: number;
   totals: BoardTotals;
+  ownerStoredBytes: number;
 }
 
 /** What each open changeTransaction has recorded: the last sequence number per board. */
@@ -89,23 +93,38 @@ export async function recordChanges(
   if (changes.length === 0) return undefined;
   const boards = recorded.get(trx);
   if (!boards) throw new Error('recordChanges runs inside a changeTransaction, which announces the changes once they commit');
-  const { rows } = await sql<{ last_seq: number | null; total_nodes: number; total_edges: number; total_bytes: number }>`
-    SELECT * FROM record_board_changes(${boardId}, ${actorId}, ${changes.map((c) => c.type)}::text[],
+  // The owner's stored bytes in the same round trip: the statement's snapshot, taken after the
+  // write's own statements, sees the totals their triggers left on the owner's row (0019-user-usage.ts).
+  const { rows } = await sql<{
+    last_seq: number | null;
+    total_nodes: number;
+    total_edges: number;
+    total_bytes: number;
+    owner_stored_bytes: number | null;
+  }>`
+    SELECT r.*, (SELECT u.data_bytes + u.asset_bytes + u.chunk_bytes FROM users u JOIN boards b ON b.owner_id = u.id
+                 WHERE b.id = ${boardId}) AS owner_stored_bytes
+    FROM record_board_changes(${boardId}, ${actorId}, ${changes.map((c) => c.type)}::text[],
       ${changes.map((c) => c.audience ?? 'all')}::text[], ${changes.map((c) => JSON.stringify(c.data))}::text[],
-      ${at}, ${at.toISOString()}, ${JSON.stringify(actorId)}, ${touchBoard})`.execute(trx);
+      ${at}, ${at.toISOString()}, ${JSON.stringify(actorId)}, ${touchBoard}) r`.execute(trx);
   const row = rows[0];
   if (!row || row.last_seq === null) return undefined;
   if (!boards.has(boardId)) pendingOf.get(trx)!(boardId);
   boards.set(boardId, row.last_seq);
   const committed = recordedChanges.get(trx)!;
   committed.set(boardId, [...(committed.get(boardId) ?? []), { first: row.last_seq - changes.length + 1, changes: [...changes] }]);
-  return { seq: row.last_seq, totals: { node_count: row.total_nodes, edge_count: row.total_edges, data_bytes: row.total_bytes } };
+  return {
+    seq: row.last_seq,
+    totals: { node_count: row.total_nodes, edge_count: row.total_edges, data_bytes: row.total_bytes },
+    ownerStoredBytes: row.owner_stored_bytes ?? 0,
+  };
 }
 
 /**
  * Records a content write's changes and checks the board's bounds against the totals the recording
  * answers: one round trip for both. `before`: the totals when the write locked the board. A write
- * that added data is checked against its owner's stored-bytes quota too (user-quota.ts).
+ * that added data is checked against its owner's stored-bytes quota too (user-quota.ts), with the
+ * owner's bytes the recording answered: only a write past the quota reads them again, to refuse it.
  */
 export async function recordWithinBounds(
   trx: Transaction<Database>,
@@ -119,5 +138,6 @@ export async function recordWithinBounds(
   const recorded = await recordChanges(trx, boardId, actorId, changes, at, true);
   if (!recorded) return;
   assertTotals(before, recorded.totals, bounds);
-  if (recorded.totals.data_bytes > before.data_bytes) await assertStorageQuota(trx, { boardId }, bounds.owner);
+  if (recorded.totals.data_bytes > before.data_bytes && recorded.ownerStoredBytes > bounds.owner.maxStoredBytes)
+    await assertStorageQuota(trx, { boardId }, bounds.owner);
 }

@@ -3,7 +3,14 @@
 // (content-write.ts), so a write is all-or-nothing and concurrent writes cannot form a cycle.
 import { type RawBuilder, sql } from 'kysely';
 import type { Principal } from '../auth/principal.js';
-import { boardSeenBy, boardVisibleTo, findVisibleBoard } from '../access/board-access.js';
+import {
+  assertCanEditContent,
+  boardSeenBy,
+  boardVisibleTo,
+  findVisibleBoard,
+  memberRoleOf,
+  type SeenBoard,
+} from '../access/board-access.js';
 import type { Db, Executor } from '../db/schema.js';
 import { invalid, notFound } from '../errors.js';
 import { newId, now } from '../lib/ids.js';
@@ -93,6 +100,65 @@ async function findNode(db: Executor, boardId: string, nodeId: string) {
     .executeTakeFirst();
   if (!row) throw notFound('Node');
   return row;
+}
+
+type NodeRow = Awaited<ReturnType<typeof findNode>>;
+
+/** The node's columns as beginNodeWrite names them beside the board's, and their own names. */
+const nodeColumnOf = new Map<string, string>(columns.map((c) => [`node_${c}`, c]));
+
+/**
+ * A node write's opening (beginContentWrite) and the read of its node, in one statement: the board
+ * row locked as there, and the node's row locked too, as the update that follows would lock it.
+ * Locked, the node is read as it is once the board's lock is ours: a writer that waited for the
+ * board reads the node as the writer before it left it (If-Match compares against that), where a
+ * row only joined would be the version the statement first saw. When the statement finds no row
+ * (no such board for the caller, no such node, or the node gone meanwhile), the two steps run
+ * apart, and answer as they always have (404 Board, 403, 404 Node).
+ */
+async function beginNodeWrite(
+  trx: Executor,
+  principal: Principal,
+  boardId: string,
+  nodeId: string,
+): Promise<{ board: SeenBoard; node: NodeRow }> {
+  const row = await trx
+    .selectFrom('boards')
+    .innerJoin('nodes', 'nodes.board_id', 'boards.id')
+    .selectAll('boards')
+    .select(memberRoleOf(principal).as('member_role'))
+    .select(columns.map((c) => `nodes.${c} as node_${c}` as const))
+    .where('boards.id', '=', boardId)
+    .where('nodes.id', '=', nodeId)
+    .where(boardSeenBy(principal))
+    .modifyEnd(sql`FOR UPDATE OF boards FOR NO KEY UPDATE OF nodes`)
+    .executeTakeFirst();
+  if (!row) {
+    const board = await beginContentWrite(trx, principal, boardId);
+    return { board, node: await findNode(trx, boardId, nodeId) };
+  }
+  const board: Record<string, unknown> = {};
+  const node: Record<string, unknown> = { board_id: boardId };
+  for (const [key, value] of Object.entries(row)) {
+    const column = nodeColumnOf.get(key); // the board's own node_count is no node column
+    if (column === undefined) board[key] = value;
+    else node[column] = value;
+  }
+  assertCanEditContent(board as SeenBoard, principal);
+  return { board: board as SeenBoard, node: node as NodeRow };
+}
+
+/**
+ * Whether an update whose If-Match no longer holds finds its change already on `row` (a replay of
+ * an update that landed, its answer lost): then it is answered with the node and writes nothing
+ * (RFC 9110 §13.1.1; client-ids.ts).
+ */
+function appliedAlready(row: Node, input: UpdateNodeBody, ifMatch: TagCondition | undefined): boolean {
+  if (ifMatch === undefined || ifMatchHolds(ifMatch, nodeTag(row))) return false;
+  const samePosition = !input.position || (input.position.x === row.position_x && input.position.y === row.position_y);
+  const sameParent = input.parent_node_id === undefined || (input.parent_node_id?.toLowerCase() ?? null) === row.parent_node_id;
+  const sameData = !input.data || canonicalJson(mergeNodeData(row.node_data, input.data)) === canonicalJson(row.node_data);
+  return samePosition && sameParent && sameData;
 }
 
 const assertParentOnBoard = (trx: Executor, boardId: string, parentId: string) =>
@@ -285,8 +351,10 @@ export class NodeService {
     input: UpdateNodeBody,
     at: Date,
     { origin, ifMatch }: Origin & { ifMatch?: TagCondition | undefined },
+    /** The node as read under the board's lock, when the caller has read it (beginNodeWrite). */
+    current?: NodeRow,
   ): Promise<Node> {
-    const node = await findNode(trx, boardId, nodeId);
+    const node = current ?? (await findNode(trx, boardId, nodeId));
     // Behind the board lock: of two writers holding the same tag, the second sees the first's change.
     assertIfMatch(ifMatch, nodeTag(node), 'node');
     const merged = input.data === undefined ? undefined : mergeNodeData(node.node_data, input.data);
@@ -331,11 +399,7 @@ export class NodeService {
   ): Promise<Node | undefined> {
     if (ifMatch === undefined) return undefined;
     const row = await trx.selectFrom('nodes').select(columns).where('id', '=', nodeId).where('board_id', '=', boardId).executeTakeFirst();
-    if (!row || ifMatchHolds(ifMatch, nodeTag(row))) return undefined;
-    const samePosition = !input.position || (input.position.x === row.position_x && input.position.y === row.position_y);
-    const sameParent = input.parent_node_id === undefined || (input.parent_node_id?.toLowerCase() ?? null) === row.parent_node_id;
-    const sameData = !input.data || canonicalJson(mergeNodeData(row.node_data, input.data)) === canonicalJson(row.node_data);
-    return samePosition && sameParent && sameData ? row : undefined;
+    return row && appliedAlready(row, input, ifMatch) ? row : undefined;
   }
 
   async update(
@@ -348,10 +412,10 @@ export class NodeService {
     return invalidatingBoard(this.deps, boardId, () =>
       changeTransaction(db, async (trx) => {
         const at = now();
-        const board = await beginContentWrite(trx, principal, boardId);
-        const applied = await this.alreadyApplied(trx, boardId, nodeId, input, ifMatch);
-        if (applied) return applied;
-        const node = await this.modify(trx, boardId, nodeId, input, at, { origin, ifMatch });
+        // One statement locks the board and reads the node, which modify then changes.
+        const { board, node: current } = await beginNodeWrite(trx, principal, boardId, nodeId);
+        if (appliedAlready(current, input, ifMatch)) return pickShape(Node, current);
+        const node = await this.modify(trx, boardId, nodeId, input, at, { origin, ifMatch }, current);
         // Larger data may take the board past its bound on bytes.
         await recordWithinBounds(trx, boardId, principal.userId, [{ type: 'node.updated', data: node }], at, bounds, board);
         return node;
