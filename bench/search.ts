@@ -23,6 +23,17 @@
 // BENCH_DATABASE_URL: a PostgreSQL database to run the server on instead of the embedded one,
 // emptied first; BENCH_SEARCH_KEEP_DATA=DIR: copy the embedded data directory there at the end, for
 // bench/search-profile.ts). Writes bench/results/search.md and .json.
+// Loaded once, measured again in minutes: filling 100,000 chunks in the `notes` shape queues about
+// 25,000 document jobs (most of an hour). Two settings keep the loaded board and skip steps 1–2 when
+// it is there (a board named `search N` of the bench's user, or `profile N` of search-profile.ts's
+// PROFILE_LOAD, holding at least N chunks), so that only the searches, the restarts and the exact
+// scans run:
+//   - BENCH_SEARCH_DATA=DIR: the embedded database in DIR, used in place and never removed (a new
+//     DIR is created and filled, then kept; a directory kept by BENCH_SEARCH_KEEP_DATA works too).
+//     The run writes to it (migrations, an API key, the small second board): copy it first to keep
+//     one untouched.
+//   - BENCH_SEARCH_REUSE=1 with BENCH_DATABASE_URL: the database is not emptied; a board that is
+//     not there yet is filled and stays for the next run.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -46,6 +57,17 @@ const SHAPE = setting('BENCH_SEARCH_SHAPE', 'notes');
 if (SHAPE !== 'notes' && SHAPE !== 'large') throw new Error('BENCH_SEARCH_SHAPE must be notes or large');
 const DATABASE_URL = setting('BENCH_DATABASE_URL', '');
 const KEEP_DATA = setting('BENCH_SEARCH_KEEP_DATA', '');
+const DATA = setting('BENCH_SEARCH_DATA', '');
+const REUSE = DATA !== '' || setting('BENCH_SEARCH_REUSE', '') === '1';
+if (DATA && DATABASE_URL)
+  throw new Error('BENCH_SEARCH_DATA is an embedded data directory: with BENCH_DATABASE_URL use BENCH_SEARCH_REUSE=1');
+if (REUSE && !DATA && !DATABASE_URL)
+  throw new Error('BENCH_SEARCH_REUSE=1 reuses the database of BENCH_DATABASE_URL (embedded: BENCH_SEARCH_DATA=DIR)');
+/** The bench's user, and search-profile.ts's (PROFILE_LOAD), whose loaded boards a reusing run searches too. */
+const OWNERS = [
+  { subject: 'bench-search', board: (target: number) => `search ${target}` },
+  { subject: 'bench-search-profile', board: (target: number) => `profile ${target}` },
+];
 /** The server's defaults, which the bench uses to know how many chunks a text makes. */
 const CHUNKING = { size: 1000, overlap: 150 };
 const MAX_TEXT = 5_000_000;
@@ -108,10 +130,17 @@ interface SizeResult {
   chunks: number;
   nodes: { id: string; chunks: number }[];
   filterNode: { id: string; chunks: number };
-  submitSeconds: number;
-  jobSeconds: number;
-  get: { count: number; p50: number; p99: number; max: number };
-  loadDuringJobs: string;
+  /** How the board was filled; absent for a board a previous run loaded (BENCH_SEARCH_DATA, BENCH_SEARCH_REUSE). */
+  ingest?: {
+    submitSeconds: number;
+    jobSeconds: number;
+    get: { count: number; p50: number; p99: number; max: number };
+    loadDuringJobs: string;
+  };
+  /** The API key of the board's owner. */
+  token: string;
+  /** The 1-minute load average at the start and the end of the two measured series. */
+  searchLoad: string;
   indexed: Searched;
   indexedFiltered: Searched;
   forcedFiltered?: Searched;
@@ -241,6 +270,43 @@ function* noteDocuments(generator: RealText | TextGenerator): Generator<RealDocu
   }
 }
 
+/** The id of the caller's board of that name, if any (the newest). */
+async function findBoard(api: ApiClient, name: string): Promise<string | undefined> {
+  const boards = await api.call<{ data: { id: string; name: string }[] }>('GET', '/v1/boards?limit=100', undefined, 200);
+  return boards.data.find((b) => b.name === name)?.id;
+}
+
+/**
+ * A board of `target` chunks a previous run loaded (BENCH_SEARCH_DATA, BENCH_SEARCH_REUSE): its
+ * owner's API key, and its nodes' chunk counts (the documents' node index). Throws on a board that
+ * holds fewer (a fill that was stopped: remove it, or the data, and load again).
+ */
+async function loadedBoard(
+  url: string,
+  target: number,
+): Promise<{ token: string; board: string; nodes: { id: string; chunks: number }[] } | undefined> {
+  for (const owner of OWNERS) {
+    const token = await benchApiKey(url, owner.subject);
+    const api = new ApiClient(url, token);
+    const board = await findBoard(api, owner.board(target));
+    if (!board) continue;
+    const index = await api.call<{ data: { node_id: string; chunks: number }[] }>(
+      'GET',
+      `/v1/boards/${board}/documents/nodes`,
+      undefined,
+      200,
+    );
+    const nodes = index.data.map((n) => ({ id: n.node_id, chunks: n.chunks }));
+    const chunks = nodes.reduce((sum, n) => sum + n.chunks, 0);
+    if (chunks < target)
+      throw new Error(
+        `board ${board} (${owner.board(target)}) holds ${fmt(chunks)} chunks, fewer than ${fmt(target)}: a fill that did not finish`,
+      );
+    return { token, board, nodes };
+  }
+  return undefined;
+}
+
 async function main(): Promise<void> {
   const m = machine();
   const startedAt = Date.now();
@@ -251,16 +317,23 @@ async function main(): Promise<void> {
   warmUp = claims.slice(QUERIES, QUERIES + WARM_UP);
   const generator = TEXT === 'real' ? new RealText() : new TextGenerator(42, TEXT);
   const documents = noteDocuments(generator);
-  if (DATABASE_URL) await emptyDatabase(DATABASE_URL);
+  if (DATABASE_URL && !REUSE) await emptyDatabase(DATABASE_URL);
   const env: Record<string, string> = { ...(DATABASE_URL ? { DATABASE_URL } : {}), ...NOTES_ENV };
+  // A reused data directory is never removed, whatever way the bench ends.
+  const serve = (extra: Record<string, string> = {}, dataDir: string | undefined = DATA || undefined) =>
+    startServerChild({ env: { ...env, ...extra }, ...(dataDir ? { dataDir, keepDataDir: DATA !== '' } : {}) });
 
-  let server = await startServerChild({ env });
+  let server = await serve();
   const dataDir = server.dataDir;
-  const token = await benchApiKey(server.url, 'bench-search');
-  let api = new ApiClient(server.url, token);
-  const other = await createBoard(api, 'unrelated board');
-  for (let i = 0; i < 20; i++)
-    await api.call('POST', `/v1/boards/${other}/nodes`, { type: 'note', position: { x: i, y: 0 }, data: { text: `note ${i}` } }, 201);
+  const token = await benchApiKey(server.url, OWNERS[0]!.subject);
+  const api = new ApiClient(server.url, token);
+  const otherName = 'unrelated board';
+  let other = REUSE ? await findBoard(api, otherName) : undefined;
+  if (!other) {
+    other = await createBoard(api, otherName);
+    for (let i = 0; i < 20; i++)
+      await api.call('POST', `/v1/boards/${other}/nodes`, { type: 'note', position: { x: i, y: 0 }, data: { text: `note ${i}` } }, 201);
+  }
 
   // The same GET with nothing else running, for comparison.
   const idle: number[] = [];
@@ -271,10 +344,39 @@ async function main(): Promise<void> {
   const idleGet = { p50: pct(idle, 0.5), p99: pct(idle, 0.99), max: Math.max(...idle) };
   console.log(`GET other board, idle server: p50 ${ms(idleGet.p50)} ms, p99 ${ms(idleGet.p99)} ms, max ${ms(idleGet.max)} ms`);
 
+  /** Step 3: the searches over the whole board and over its note with the most chunks (the first note, in the `large` shape). */
+  const measure = async (owner: ApiClient, board: string, nodes: { id: string; chunks: number }[]) => {
+    const filterNode = nodes.reduce((a, b) => (b.chunks > a.chunks ? b : a));
+    const before = os.loadavg()[0]!;
+    const indexed = await searchAll(owner, board, queries);
+    const indexedFiltered = await searchAll(owner, board, queries, [filterNode.id]);
+    const searchLoad = `${before.toFixed(2)}–${os.loadavg()[0]!.toFixed(2)}`;
+    console.log(
+      `search: p50 ${ms(pct(indexed.latencies, 0.5))} ms, p95 ${ms(pct(indexed.latencies, 0.95))} ms; one node (${fmt(filterNode.chunks)} chunks): p50 ${ms(pct(indexedFiltered.latencies, 0.5))} ms, p95 ${ms(pct(indexedFiltered.latencies, 0.95))} ms; load ${load()}`,
+    );
+    return { filterNode, indexed, indexedFiltered, searchLoad };
+  };
+
   const results: SizeResult[] = [];
   for (const target of SIZES) {
     console.log(`\n== ${fmt(target)} chunks ==`);
-    const board = await createBoard(api, `search ${target}`);
+    const loaded = REUSE ? await loadedBoard(server.url, target) : undefined;
+    if (loaded) {
+      const chunks = loaded.nodes.reduce((sum, n) => sum + n.chunks, 0);
+      console.log(`reusing board ${loaded.board}: ${fmt(loaded.nodes.length)} vectorized notes, ${fmt(chunks)} chunks; load ${load()}`);
+      if (DATABASE_URL) console.log(`autovacuum done after ${await autovacuumSettled(DATABASE_URL)} s; load ${load()}`);
+      const boardApi = new ApiClient(server.url, loaded.token);
+      results.push({
+        target,
+        board: loaded.board,
+        chunks,
+        nodes: loaded.nodes,
+        token: loaded.token,
+        ...(await measure(boardApi, loaded.board, loaded.nodes)),
+      });
+      continue;
+    }
+    const board = await createBoard(api, OWNERS[0]!.board(target));
     // An unrelated read, timed in a loop while the jobs are queued and run.
     const getLatencies: number[] = [];
     let sampling = true;
@@ -316,47 +418,38 @@ async function main(): Promise<void> {
 
     if (DATABASE_URL) console.log(`autovacuum done after ${await autovacuumSettled(DATABASE_URL)} s; load ${load()}`);
 
-    // The note with the most chunks (the first note, in the `large` shape).
-    const filterNode = nodes.reduce((a, b) => (b.chunks > a.chunks ? b : a));
-    const indexed = await searchAll(api, board, queries);
-    const indexedFiltered = await searchAll(api, board, queries, [filterNode.id]);
-    console.log(
-      `search: p50 ${ms(pct(indexed.latencies, 0.5))} ms, p95 ${ms(pct(indexed.latencies, 0.95))} ms; one node (${fmt(filterNode.chunks)} chunks): p50 ${ms(pct(indexedFiltered.latencies, 0.5))} ms, p95 ${ms(pct(indexedFiltered.latencies, 0.95))} ms; load ${load()}`,
-    );
     results.push({
       target,
       board,
       chunks: planned,
       nodes,
-      filterNode,
-      submitSeconds,
-      jobSeconds,
-      get,
-      loadDuringJobs,
-      indexed,
-      indexedFiltered,
+      token,
+      ingest: { submitSeconds, jobSeconds, get, loadDuringJobs },
+      ...(await measure(api, board, nodes)),
     });
   }
 
   // The one-node searches again with the index forced (SEARCH_EXACT_MAX_CHUNKS=0): by default a
   // node that is a small share of the index is scanned exactly, which hides the iterative scan.
   await server.stop({ keepData: true });
-  server = await startServerChild({ dataDir, env: { ...env, SEARCH_EXACT_MAX_CHUNKS: '0' } });
-  api = new ApiClient(server.url, token);
-  for (const r of results) r.forcedFiltered = await searchAll(api, r.board, queries, [r.filterNode.id]);
+  server = await serve({ SEARCH_EXACT_MAX_CHUNKS: '0' }, dataDir);
+  for (const r of results) r.forcedFiltered = await searchAll(new ApiClient(server.url, r.token), r.board, queries, [r.filterNode.id]);
 
   // The same data, answered by exact scans.
   await server.stop({ keepData: true });
-  server = await startServerChild({ dataDir, env: { ...env, SEARCH_EXACT_MAX_CHUNKS: '10000000' } });
-  api = new ApiClient(server.url, token);
+  server = await serve({ SEARCH_EXACT_MAX_CHUNKS: '10000000' }, dataDir);
   for (const r of results) {
-    r.exact = await searchAll(api, r.board, queries);
-    r.exactFiltered = await searchAll(api, r.board, queries, [r.filterNode.id]);
+    const owner = new ApiClient(server.url, r.token);
+    r.exact = await searchAll(owner, r.board, queries);
+    r.exactFiltered = await searchAll(owner, r.board, queries, [r.filterNode.id]);
     console.log(
       `${fmt(r.chunks)} chunks: recall@10 ${recallAt10(r.indexed.ids, r.exact.ids).toFixed(3)}, one node ${recallAt10(r.indexedFiltered.ids, r.exactFiltered.ids).toFixed(3)} (index forced: ${recallAt10(r.forcedFiltered!.ids, r.exactFiltered.ids).toFixed(3)}); exact scan p50 ${ms(pct(r.exact.latencies, 0.5))} ms`,
     );
   }
-  if (KEEP_DATA && !DATABASE_URL) {
+  if (DATA) {
+    await server.stop({ keepData: true });
+    console.log(`data directory ${DATA} kept`);
+  } else if (KEEP_DATA && !DATABASE_URL) {
     await server.stop({ keepData: true });
     fs.rmSync(KEEP_DATA, { recursive: true, force: true });
     fs.cpSync(dataDir, KEEP_DATA, { recursive: true });
@@ -366,13 +459,14 @@ async function main(): Promise<void> {
 
   const minutes = (Date.now() - startedAt) / 60_000;
   const md = [
-    `Command: \`npm run bench:search\`${process.env.BENCH_SEARCH_SIZES ? ` with BENCH_SEARCH_SIZES=${process.env.BENCH_SEARCH_SIZES}` : ''}${process.env.BENCH_SEARCH_SHAPE ? ` BENCH_SEARCH_SHAPE=${SHAPE}` : ''}${process.env.BENCH_SEARCH_TEXT ? ` BENCH_SEARCH_TEXT=${TEXT}` : ''}; ${new Date().toISOString()}; ${minutes.toFixed(0)} min in all.`,
+    `Command: \`npm run bench:search\`${process.env.BENCH_SEARCH_SIZES ? ` with BENCH_SEARCH_SIZES=${process.env.BENCH_SEARCH_SIZES}` : ''}${DATA ? ` BENCH_SEARCH_DATA=${DATA}` : ''}${REUSE && !DATA ? ' BENCH_SEARCH_REUSE=1' : ''}${process.env.BENCH_SEARCH_SHAPE ? ` BENCH_SEARCH_SHAPE=${SHAPE}` : ''}${process.env.BENCH_SEARCH_TEXT ? ` BENCH_SEARCH_TEXT=${TEXT}` : ''}; ${new Date().toISOString()}; ${minutes.toFixed(0)} min in all.`,
     `Machine: ${m.cpus} CPUs (${m.cpuModel}), Node ${m.node}; load average ${m.loadAverage.toFixed(2)} at the start, ${os.loadavg()[0]!.toFixed(2)} at the end (other work shared the machine).`,
     `Server: ${serverMode() === 'dist' ? 'node dist/server.js' : 'tsx src/server.ts'}, ${DATABASE_URL ? `PostgreSQL ${await serverVersion(DATABASE_URL)}` : 'embedded database'}, default settings${NOTES_ENV.BOARD_MAX_NODES ? ` but BOARD_MAX_NODES=${NOTES_ENV.BOARD_MAX_NODES}` : ''}; ${TEXT} text (${TEXT === 'real' ? 'bench/real-text.ts' : 'bench/search-text.ts'}) ${SHAPE === 'notes' ? 'as one note per document, vectorized in batches of 100' : 'as notes of up to 5 MB'}; ${queries.length} SciFact claims as queries, limit 10.`,
     '',
     table(
       [
         'chunks on the board',
+        'load average during the searches',
         'search p50 / p95',
         'recall@10 vs exact',
         'one node (chunks): p50 / p95, recall@10',
@@ -381,6 +475,7 @@ async function main(): Promise<void> {
       ],
       results.map((r) => [
         fmt(r.chunks),
+        r.searchLoad,
         `${ms(pct(r.indexed.latencies, 0.5))} / ${ms(pct(r.indexed.latencies, 0.95))} ms`,
         recallAt10(r.indexed.ids, r.exact!.ids).toFixed(3),
         `(${fmt(r.filterNode.chunks)}): ${ms(pct(r.indexedFiltered.latencies, 0.5))} / ${ms(pct(r.indexedFiltered.latencies, 0.95))} ms, ${recallAt10(r.indexedFiltered.ids, r.exactFiltered!.ids).toFixed(3)}`,
@@ -396,10 +491,14 @@ async function main(): Promise<void> {
       results.map((r) => [
         `${fmt(r.chunks)} chunks`,
         `${r.nodes.length}`,
-        `${r.submitSeconds.toFixed(0)} s`,
-        `${r.jobSeconds.toFixed(0)} s (${fmt(r.chunks / r.jobSeconds)} chunks/s)`,
-        `${fmt(r.get.count)}, ${ms(r.get.p50)} / ${ms(r.get.p99)} / ${ms(r.get.max)} ms`,
-        r.loadDuringJobs,
+        ...(r.ingest
+          ? [
+              `${r.ingest.submitSeconds.toFixed(0)} s`,
+              `${r.ingest.jobSeconds.toFixed(0)} s (${fmt(r.chunks / r.ingest.jobSeconds)} chunks/s)`,
+              `${fmt(r.ingest.get.count)}, ${ms(r.ingest.get.p50)} / ${ms(r.ingest.get.p99)} / ${ms(r.ingest.get.max)} ms`,
+              r.ingest.loadDuringJobs,
+            ]
+          : ['loaded by an earlier run', '–', '–', '–']),
       ]),
     ),
   ].join('\n');
@@ -412,7 +511,7 @@ async function main(): Promise<void> {
       {
         machine: m,
         idleGet,
-        results: results.map(({ indexed, indexedFiltered, forcedFiltered, exact, exactFiltered, ...r }) => ({
+        results: results.map(({ indexed, indexedFiltered, forcedFiltered, exact, exactFiltered, token: _token, ...r }) => ({
           ...r,
           search: { p50: pct(indexed.latencies, 0.5), p95: pct(indexed.latencies, 0.95) },
           filtered: { p50: pct(indexedFiltered.latencies, 0.5), p95: pct(indexedFiltered.latencies, 0.95) },

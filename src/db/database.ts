@@ -35,6 +35,7 @@ import * as m0023 from './migrations/0023-board-history.js';
 import * as m0024 from './migrations/0024-board-members.js';
 import * as m0025 from './migrations/0025-board-comments.js';
 import * as m0026 from './migrations/0026-live-set-indexes.js';
+import * as m0027 from './migrations/0027-hidden-sets-index.js';
 
 const migrations: Record<string, Migration> = {
   '0001-core': m0001,
@@ -63,6 +64,7 @@ const migrations: Record<string, Migration> = {
   '0024-board-members': m0024,
   '0025-board-comments': m0025,
   '0026-live-set-indexes': m0026,
+  '0027-hidden-sets-index': m0027,
 };
 
 // Keep int8 (counts) as numbers: our counts are far below 2^53.

@@ -19,9 +19,14 @@ export const intArrayLiteral = (v: number[]): string => `{${v.join(',')}}`;
 /** pgvector's text form; 7 significant digits are more than its float4 storage keeps. */
 export const vectorLiteral = (v: number[]): string => `[${v.map((x) => Number(x.toPrecision(7))).join(',')}]`;
 
-/** `set_id NOT IN (the board's sets that are not live)`: few rows, so a hashed subplan per search. */
+/**
+ * `set_id NOT IN (the board's sets that are not live)`: few rows, so a hashed subplan per search.
+ * The states are named (every state but 'live': the CHECK of migration 0006) so that the condition
+ * is one only chunk_sets_hidden_idx (board_id, state) serves: with `state <> 'live'` a planner without
+ * statistics read the board's every set through chunk_sets_board_idx (migration 0027).
+ */
 export const visibleChunk = (boardId: string): Expression<SqlBool> =>
-  sql<SqlBool>`set_id NOT IN (SELECT id FROM chunk_sets WHERE board_id = ${boardId} AND state <> 'live')`;
+  sql<SqlBool>`set_id NOT IN (SELECT id FROM chunk_sets WHERE board_id = ${boardId} AND state IN ('writing', 'retired'))`;
 
 /** How long one background statement should hold the connection. */
 export const PACE_TARGET_MS = 20;

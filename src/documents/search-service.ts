@@ -142,12 +142,13 @@ export async function searchChunksPage(
   // that still has live sets of another model, or without term counts (written before keyword
   // search), gets a re-embed job; its candidates are then counted from its sets. Neither reads
   // a row per set: a board of 10,000 notes has 10,000 sets (chunk_sets_live_model_idx, 0026).
+  // (The node filter's live state is an aggregate FILTER, not a condition: the planner without
+  // statistics took `state = 'live'` for a rare value and read the partial live-set indexes whole.)
   // Every mode but a dense model's vector search needs the query terms' statistics: read alongside.
   const termIds = mode !== 'vector' || embedder.kind === 'lexical' ? queryTermIds(query) : [];
-  const liveSets = sql`FROM chunk_sets WHERE board_id = ${boardId} AND state = 'live'`;
   const { rows: found } = await sql<{ visible: boolean; candidates: number | null; stale: boolean; terms: number[]; dfs: number[] }>`
     SELECT ${viewer ? boardVisibleTo(viewer, boardId) : sql`true`} AS visible,
-      ${nodeIds ? sql`(SELECT coalesce(sum(chunks), 0)::int ${liveSets} ${nodeFilter(nodeIds)})` : sql`NULL::int`} AS candidates,
+      ${nodeIds ? sql`(SELECT coalesce(sum(chunks) FILTER (WHERE state = 'live'), 0)::int FROM chunk_sets WHERE ${boardOrNodes(boardId, nodeIds)})` : sql`NULL::int`} AS candidates,
       ${staleBoard(boardId, embedder.model)} AS stale, t.terms, t.dfs
     FROM (${termStatsQuery(boardId, termIds)}) AS t`.execute(db);
   const { visible, stale, terms, dfs } = found[0]!;
@@ -213,6 +214,17 @@ const NO_MATCH = 1e-12;
 /** Only chunks (or sets) of these nodes, when given. */
 const nodeFilter = (nodeIds?: string[]) => (nodeIds ? sql`AND node_id = ANY(${nodeIds}::uuid[])` : sql``);
 
+/**
+ * The board's chunks (or sets), or only those of these nodes: then a condition on node_id alone, the
+ * ids first kept to the board's nodes (a node of another board matches nothing). Beside an
+ * indexable `board_id = …`, a planner without statistics (the embedded database) read the board's
+ * index too (every chunk or live set of the board) and combined it with the node's.
+ */
+const boardOrNodes = (boardId: string, nodeIds?: string[]) =>
+  nodeIds
+    ? sql<SqlBool>`node_id = ANY(ARRAY(SELECT id FROM nodes WHERE board_id = ${boardId} AND id = ANY(${nodeIds}::uuid[])))`
+    : sql<SqlBool>`board_id = ${boardId}`;
+
 /** The keyset condition after the previous page's last row. */
 const keysetAfter = (keyExpr: RawBuilder<number>, after?: Keyset) =>
   after ? sql`AND (${keyExpr} > ${after.d} OR (${keyExpr} = ${after.d} AND id > ${after.i}::uuid))` : sql``;
@@ -231,7 +243,7 @@ async function scanRank(
   const modelFilter = model === undefined ? sql`` : sql`model = ${sql.lit(model)} AND`;
   const { rows } = await sql<Row>`
     SELECT id, content, node_id, metadata, ${keyExpr} AS key FROM document_chunks
-    WHERE ${modelFilter} board_id = ${r.boardId} ${nodeFilter(r.nodeIds)} AND ${visibleChunk(r.boardId)}
+    WHERE ${modelFilter} ${boardOrNodes(r.boardId, r.nodeIds)} AND ${visibleChunk(r.boardId)}
       ${filter ? sql`AND ${filter}` : sql``} AND ${keyExpr} <= ${maxKey} ${keysetAfter(keyExpr, r.after)}
     ORDER BY key, id LIMIT ${r.limit + 1}`.execute(r.db);
   return rows;
