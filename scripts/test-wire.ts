@@ -7,54 +7,28 @@
 // and the files run side by side. Without it, the run goes to PGlite served over the wire protocol
 // by @electric-sql/pglite-socket on a TCP port: one connection, one shared database, one file at a
 // time.
-import fs from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import pg from 'pg';
 import { runTests } from '../test/helpers/compiled.js';
+import { wireSelection } from '../test/helpers/wire-files.js';
 import { wireTemplate } from '../test/helpers/wire-template.js';
 
-/**
- * Files the whole run leaves to the embedded run, each with its reason: they prove nothing of the
- * database (docs/testing.md, "What runs on one database only", says why each is here). A file with
- * SQL, transactions, concurrency, faults, search or jobs does not belong here. Named on the command
- * line, a file runs all the same.
- */
-const EMBEDDED_ONLY: ReadonlyMap<string, string> = new Map([
-  // No database at all: pure modules, the web app's modules, the import rules.
-  ['test/citations.test.ts', 'a pure module (src/text/citations.ts)'],
-  ['test/documents-chunker.test.ts', 'a pure module (the chunker)'],
-  ['test/layers.test.ts', "the source files' imports"],
-  ['test/storage.test.ts', 'file storage on disk and S3 (s3rver), no database'],
-  ['test/web-citations.test.ts', "the web app's module, no service"],
-  ['test/web-links.test.ts', "the web app's module, no service"],
-  ['test/web-node-clipboard.test.ts', "the web app's module, no service"],
-  ['test/web-outbox.test.ts', "the web app's module, no service"],
-  ['test/web-reapply.test.ts', "the web app's module, no service"],
-  ['test/web-text-merge.test.ts', "the web app's module, no service"],
-  // A service, but what they check is not the database's: the OpenAPI document and the client
-  // generated from it, the built web app's files and headers.
-  ['test/client.test.ts', 'the generated client against the served OpenAPI document'],
-  ['test/web-app-serving.test.ts', "the web app's files, caching and security headers"],
-]);
-
+// Which files: test/helpers/wire-files.ts (those that reach no database, and those named with a
+// reason, are left to the embedded run). Named on the command line, a file runs all the same.
 const named = process.argv.slice(2);
-const files =
-  named.length > 0
-    ? named
-    : fs
-        .readdirSync('test')
-        .filter((f) => f.endsWith('.test.ts'))
-        .map((f) => `test/${f}`)
-        .filter((f) => !EMBEDDED_ONLY.has(f));
-// A file renamed or removed must leave the list too, so the list stays the one reviewed.
-const stale = [...EMBEDDED_ONLY.keys()].filter((f) => !fs.existsSync(f));
-if (stale.length > 0) {
-  console.error(`scripts/test-wire.ts: EMBEDDED_ONLY names files that do not exist: ${stale.join(', ')}`);
+const selection = wireSelection();
+// A stale or needless name in the list stops the run, so the list stays the one reviewed.
+if (named.length === 0 && selection.problems.length > 0) {
+  console.error(`test/helpers/wire-files.ts: EMBEDDED_ONLY: ${selection.problems.join('; ')}`);
   process.exit(2);
 }
-if (named.length === 0) console.log(`${EMBEDDED_ONLY.size} files left to the embedded run (docs/testing.md)`);
+const files = named.length > 0 ? named : selection.run;
+if (named.length === 0)
+  console.log(
+    `${selection.noDatabase.length + selection.listed.length} files left to the embedded run: ${selection.noDatabase.length} reach no database, ${selection.listed.length} named (docs/testing.md)`,
+  );
 
 /** Whether process `pid` runs on this machine (signal 0 checks without sending anything). */
 function processAlive(pid: number): boolean {

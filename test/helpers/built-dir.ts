@@ -16,3 +16,51 @@ export function publishBuilt(building: string, dir: string): void {
     fs.rmSync(building, { recursive: true, force: true });
   }
 }
+
+/** Whether process `pid` runs on this machine (signal 0 checks without sending anything). */
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Whether the process holding `lock` is gone (or never wrote its pid, a minute ago). */
+function lockAbandoned(lock: string): boolean {
+  try {
+    const pid = Number(fs.readFileSync(path.join(lock, 'pid'), 'utf8'));
+    return pid > 0 && !processAlive(pid);
+  } catch {
+    try {
+      return Date.now() - fs.statSync(lock).mtimeMs > 60_000;
+    } catch {
+      return false; // released meanwhile
+    }
+  }
+}
+
+/**
+ * Builds `dir` with `build` (which publishes it, see publishBuilt) unless built already, one process
+ * at a time: the first test processes of a run all need it at once, and each building its own did
+ * the work that many times. The others wait for it; a lock whose process is gone is taken over.
+ */
+export async function buildOnce(dir: string, build: () => Promise<void>): Promise<void> {
+  const lock = `${dir}.lock`;
+  while (!isBuilt(dir)) {
+    try {
+      fs.mkdirSync(lock);
+    } catch {
+      if (lockAbandoned(lock)) fs.rmSync(lock, { recursive: true, force: true });
+      else await new Promise((resolve) => setTimeout(resolve, 100));
+      continue;
+    }
+    try {
+      fs.writeFileSync(path.join(lock, 'pid'), String(process.pid));
+      if (!isBuilt(dir)) await build();
+    } finally {
+      fs.rmSync(lock, { recursive: true, force: true });
+    }
+  }
+}

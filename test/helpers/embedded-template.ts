@@ -1,13 +1,14 @@
 // A migrated embedded database to start test servers from. Creating one (PGlite's initdb and every
 // migration) costs several times what opening a copy does, and most test servers want nothing but
 // an empty, migrated database. The first test process that needs it builds it once in
-// node_modules/.cache, under a name that changes with the migrations and the PGlite version; every
-// server then starts on a copy. Tests of the first start itself (durability, crash) open their own.
+// node_modules/.cache (the others wait for it), under a name that changes with the migrations and
+// the PGlite version; every server then starts on a copy. Tests of the first start itself
+// (durability, crash) open their own.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { openDatabase } from '../../src/db/database.js';
-import { isBuilt, publishBuilt } from './built-dir.js';
+import { buildOnce, publishBuilt } from './built-dir.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -26,11 +27,13 @@ async function buildTemplate(): Promise<string> {
   // Beside the compiled entries (helpers/compiled.ts), not in TMPDIR, which a test run makes its own.
   const dir = path.join(ROOT, 'node_modules', '.cache', `bwk-test-template-${templateKey()}`);
   fs.mkdirSync(path.dirname(dir), { recursive: true });
-  if (isBuilt(dir)) return dir;
-  const building = fs.mkdtempSync(`${dir}-building-`);
-  const database = await openDatabase({ dataDir: building, databaseUrl: undefined, databasePoolMax: 1 });
-  await database.close();
-  publishBuilt(building, dir);
+  // One process builds it (about 15 s of CPU), the others wait: a run's first processes all need it.
+  await buildOnce(dir, async () => {
+    const building = fs.mkdtempSync(`${dir}-building-`);
+    const database = await openDatabase({ dataDir: building, databaseUrl: undefined, databasePoolMax: 1 });
+    await database.close();
+    publishBuilt(building, dir);
+  });
   return dir;
 }
 
