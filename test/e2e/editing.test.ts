@@ -441,12 +441,19 @@ test('a new note takes the focus once: out of the page and back (zoomed far out)
     const created = await eventually('the note created', async () => (await nodesOf(api, boardId)).find((n) => n.id !== a));
     const note = page.getByTestId(`node-${created.id}`);
     await page.keyboard.type('Delta');
-    await eventually('the text saved', async () => textOf((await api('GET', `/v1/boards/${boardId}/nodes/${created.id}`)).data) === 'Delta');
+    await eventually(
+      'the text saved',
+      async () => textOf((await api('GET', `/v1/boards/${boardId}/nodes/${created.id}`)).data) === 'Delta',
+    );
     await allSaved(page);
     const pane = await page.locator('.react-flow__pane').boundingBox();
     assert.ok(pane);
     await page.mouse.click(pane.x + pane.width - 60, pane.y + 60);
-    assert.equal(await page.evaluate(() => document.activeElement?.tagName), 'BODY', 'the click on the canvas took the focus from the note');
+    assert.equal(
+      await page.evaluate(() => document.activeElement?.tagName),
+      'BODY',
+      'the click on the canvas took the focus from the note',
+    );
 
     // Far out the cards leave the page (drawn on one canvas); at 100% the note's card is made again.
     await eventually('the note out of the page', async () => {
