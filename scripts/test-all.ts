@@ -78,8 +78,7 @@ const checks = Promise.all(
 const behind = (async () => {
   // The embedded run's servers serve web/dist: not while Vite is writing it.
   if ((await build) !== 0) return [];
-  // One after the other: side by side (tried in session 19) the two runs took longer in all on
-  // two cores (1,443 s against about 1,000), each stretching the other's waits.
+  // One after the other: side by side (tried in session 19, docs/testing.md) was not shown faster.
   const codes = [await aloud({ name: 'test:embedded', command: 'npm run test:embedded' }, BEHIND)];
   codes.push(await aloud({ name: 'test:wire', command: 'npm run test:wire' }, BEHIND));
   return codes;
