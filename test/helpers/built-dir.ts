@@ -18,7 +18,7 @@ export function publishBuilt(building: string, dir: string): void {
 }
 
 /** Whether process `pid` runs on this machine (signal 0 checks without sending anything). */
-function processAlive(pid: number): boolean {
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

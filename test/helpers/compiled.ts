@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Plugin } from 'esbuild';
-import { isBuilt, publishBuilt } from './built-dir.js';
+import { isBuilt, processAlive, publishBuilt } from './built-dir.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const SRC = path.join(ROOT, 'src');
@@ -135,16 +135,6 @@ function scratchDir(): string | undefined {
     if (pid && !processAlive(pid)) fs.rmSync(path.join(parent, name), { recursive: true, force: true });
   }
   return fs.mkdtempSync(path.join(parent, `bwk-tests-${process.pid}-`));
-}
-
-/** Whether process `pid` runs on this machine (signal 0 checks without sending anything). */
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /**
