@@ -20,6 +20,11 @@ interface UserTotals {
 }
 
 const stored = (t: UserTotals) => t.data_bytes + t.asset_bytes + t.chunk_bytes;
+
+/** The bytes the owner of `boardId` stores (what `stored` sums), as a scalar subquery for a statement's select list. */
+export const ownerStoredBytesOf = (boardId: string) =>
+  sql<number | null>`(SELECT u.data_bytes + u.asset_bytes + u.chunk_bytes FROM users u JOIN boards b ON b.owner_id = u.id
+    WHERE b.id = ${boardId})`;
 const breakdown = (t: UserTotals) =>
   `${t.data_bytes} of node and edge data, ${t.asset_bytes} of asset files, ${t.chunk_bytes} of document chunks`;
 

@@ -14,7 +14,7 @@ import { sql, type Transaction } from 'kysely';
 import type { Database, Db } from '../db/schema.js';
 import { now } from '../lib/ids.js';
 import { assertTotals, type BoardTotals } from '../access/board-bounds.js';
-import { assertStorageQuota } from '../access/user-quota.js';
+import { assertStorageQuota, ownerStoredBytesOf } from '../access/user-quota.js';
 import { announcerOf } from './announcer.js';
 import { type BoardChange, type CommittedChanges, notePending, tellCommitted } from './committed.js';
 
@@ -102,8 +102,7 @@ export async function recordChanges(
     total_bytes: number;
     owner_stored_bytes: number | null;
   }>`
-    SELECT r.*, (SELECT u.data_bytes + u.asset_bytes + u.chunk_bytes FROM users u JOIN boards b ON b.owner_id = u.id
-                 WHERE b.id = ${boardId}) AS owner_stored_bytes
+    SELECT r.*, ${ownerStoredBytesOf(boardId)} AS owner_stored_bytes
     FROM record_board_changes(${boardId}, ${actorId}, ${changes.map((c) => c.type)}::text[],
       ${changes.map((c) => c.audience ?? 'all')}::text[], ${changes.map((c) => JSON.stringify(c.data))}::text[],
       ${at}, ${at.toISOString()}, ${JSON.stringify(actorId)}, ${touchBoard}) r`.execute(trx);
