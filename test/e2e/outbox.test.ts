@@ -159,6 +159,37 @@ test('an API client changed the note meanwhile: other words are merged; the same
   }
 });
 
+test('the service out of reach while the board is brought up to date: no notice covers the canvas, and the board catches up once it answers', async () => {
+  const { page, api, boardId, close } = await openNewBoard(server, 'Catching up');
+  try {
+    // After the reload: the board's first read goes through; the stream says "ready" and ends (so the
+    // page reads the board again to catch up), and those reads find no service until `reachable`.
+    let reachable = false;
+    let refused = 0;
+    let reads = 0;
+    await page.route('**/events**', (route) =>
+      route.fulfill({ status: 200, contentType: 'text/event-stream', body: 'event: ready\ndata: {"latest_seq":0}\n\n' }),
+    );
+    await page.route(`**/v1/boards/${boardId}/nodes**`, (route) => {
+      if (route.request().method() !== 'GET' || reachable || reads++ === 0) return route.continue();
+      refused++;
+      return route.abort('connectionrefused');
+    });
+    await page.reload();
+    await page.getByRole('heading', { name: 'Catching up', level: 1 }).waitFor();
+    await eventually('catching up tried while out of reach', async () => refused >= 2);
+    assert.equal(await page.locator('.bw-notice').count(), 0, 'a notice for a service out of reach');
+
+    const id = (await api('POST', `/v1/boards/${boardId}/nodes`, { type: 'note', position: { x: 0, y: 0 }, data: { text: 'Made meanwhile' } }))
+      .data.id as string;
+    reachable = true;
+    await page.getByTestId(`node-${id}`).waitFor();
+    assert.equal(await page.locator('.bw-notice').count(), 0);
+  } finally {
+    await close();
+  }
+});
+
 /** The page's header status text. */
 const headerStatus = (page: Page) => page.locator('.bw-save').first();
 

@@ -149,7 +149,10 @@ export function useBoardEvents(options: BoardEventsOptions): void {
           return;
         } catch (error) {
           if (signal.aborted || mine !== reloads) return;
-          if (attempt === 0) call().notify(`The board could not be brought up to date: ${(error as Error).message}`);
+          // The service out of reach, or away for a moment: the header's "Reconnecting…" says so, and
+          // a notice here would only cover the canvas while the person goes on working offline.
+          const transient = error instanceof ApiError && (error.unreachable || error.status === 503);
+          if (attempt === 0 && !transient) call().notify(`The board could not be brought up to date: ${(error as Error).message}`);
           await pause(RETRY_MS[Math.min(attempt, RETRY_MS.length - 1)]!, signal);
         }
       }
