@@ -30,6 +30,7 @@
 // service: bench/results/chat-grounding-<label>.jsonl, so two runs can be diffed.
 //
 // Settings (environment): CHAT_GROUNDING_CLAIMS (the first N train claims; all 809 by default),
+// CHAT_GROUNDING_FROM (skip the first N train claims: the rest of a run cut short; 0 by default),
 // CHAT_GROUNDING_CLAIM_IDS (only these claim ids, comma-separated), BENCH_GROUNDING_DATA_DIR,
 // BENCH_GROUNDING_BASE_ROOT, SCIFACT_DIR, BENCH_SERVER=tsx (run the sources without building).
 import { spawnSync } from 'node:child_process';
@@ -265,10 +266,11 @@ const corpus = loadCorpus();
 const onlyIds = process.env.CHAT_GROUNDING_CLAIM_IDS
   ? new Set(process.env.CHAT_GROUNDING_CLAIM_IDS.split(',').map((s) => s.trim()))
   : undefined;
+const skipped = process.env.CHAT_GROUNDING_FROM ? claimLimit('CHAT_GROUNDING_FROM') : 0;
 const claims = loadBeirClaims()
   .filter((c) => !onlyIds || onlyIds.has(c.id))
-  .slice(0, claimLimit('CHAT_GROUNDING_CLAIMS'));
-const PROTOCOL = `BEIR relevance, ${claims.length} SciFact train claims`;
+  .slice(skipped, skipped + claimLimit('CHAT_GROUNDING_CLAIMS'));
+const PROTOCOL = `BEIR relevance, ${claims.length} SciFact train claims${skipped ? ` from the ${skipped + 1}th` : ''}`;
 console.log(`SciFact: ${corpus.length} abstracts; ${claims.length} train claims asked (${PROTOCOL})`);
 
 if (serverMode() === 'dist') {

@@ -180,8 +180,9 @@ test('the service out of reach while the board is brought up to date: no notice 
     await eventually('catching up tried while out of reach', async () => refused >= 2);
     assert.equal(await page.locator('.bw-notice').count(), 0, 'a notice for a service out of reach');
 
-    const id = (await api('POST', `/v1/boards/${boardId}/nodes`, { type: 'note', position: { x: 0, y: 0 }, data: { text: 'Made meanwhile' } }))
-      .data.id as string;
+    const id = (
+      await api('POST', `/v1/boards/${boardId}/nodes`, { type: 'note', position: { x: 0, y: 0 }, data: { text: 'Made meanwhile' } })
+    ).data.id as string;
     reachable = true;
     await page.getByTestId(`node-${id}`).waitFor();
     assert.equal(await page.locator('.bw-notice').count(), 0);
