@@ -32,7 +32,8 @@
 // Settings (environment): CHAT_GROUNDING_CLAIMS (the first N train claims; all 809 by default),
 // CHAT_GROUNDING_FROM (skip the first N train claims: the rest of a run cut short; 0 by default),
 // CHAT_GROUNDING_CLAIM_IDS (only these claim ids, comma-separated), BENCH_GROUNDING_DATA_DIR,
-// BENCH_GROUNDING_BASE_ROOT, SCIFACT_DIR, BENCH_SERVER=tsx (run the sources without building).
+// BENCH_GROUNDING_BASE_ROOT, SCIFACT_DIR, BENCH_SERVER=tsx (run the sources without building),
+// BENCH_CPU_PROF=<dir> (V8 CPU profiles of this code's service; bench/profile-summary.ts).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -281,7 +282,8 @@ const { dataDir, board, reused } = await loadedBoard(corpus);
 const answerers: Answerer[] = [];
 try {
   const thisCommit = commitOf(ROOT);
-  const server = await startServerChild({ env: SERVER_ENV, dataDir: copyOf(dataDir) });
+  const cpuProfDir = process.env.BENCH_CPU_PROF ? path.resolve(process.env.BENCH_CPU_PROF) : undefined;
+  const server = await startServerChild({ env: SERVER_ENV, dataDir: copyOf(dataDir), cpuProfDir });
   answerers.push(new Answerer(`this code (${thisCommit})`, server, path.join(RESULTS, `chat-grounding-${thisCommit}.jsonl`)));
   let forgotten: string[] = [];
   if (BASE_ROOT) {

@@ -7,7 +7,7 @@ import { describe, test } from 'node:test';
 import type { GroundingPassage } from '../src/providers/llm/chat-model.js';
 import { composeAnswer } from '../src/providers/llm/local.js';
 import type { CitablePassage } from '../src/text/citations.js';
-import { rank } from '../src/text/relevance.js';
+import { rank, rankSentences, sentences } from '../src/text/relevance.js';
 
 const QUESTION = 'Does aspirin not prevent strokes?';
 const ABOUT = 'Aspirin prevents strokes in older adults.';
@@ -33,5 +33,40 @@ describe('chat relevance', () => {
     assert.equal(answer.text, `From the board:\n- "${ABOUT}" (Trial) [1]\n\nSources: Trial.`);
     assert.deepEqual(answer.sources, ['chunk-1']);
     assert.deepEqual([...answer.quotes], [[1, ABOUT]]);
+  });
+
+  test('ranking the sentences per passage gives every sentence ranked one by one: the same scores, in the same order', () => {
+    // A seeded corpus: 300 passages of 1 to 12 sentences over a small vocabulary (so words repeat
+    // across sentences and passages), some passages repeated, some boosted; 60 questions.
+    let seed = 7;
+    const next = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const vocabulary = (
+      'aspirin stroke strokes prevent prevents cell cells tumour growth protein proteins gene genes trial trials ' +
+      'mouse mice dose doses risk heart blood pressure insulin 2019 7 does not the of in and why'
+    ).split(' ');
+    const sentence = () =>
+      `${Array.from({ length: 1 + next(14) }, () => vocabulary[next(vocabulary.length)]).join(' ')}${['.', '!', '?', '\n'][next(4)]}`;
+    const texts = Array.from({ length: 300 }, () => Array.from({ length: 1 + next(12) }, sentence).join(' '));
+    const passages = texts.map((text, index) => ({
+      item: index,
+      text: next(5) === 0 ? texts[next(index + 1)]! : text,
+      boost: next(3) === 0 ? 1.5 : 1,
+    }));
+    for (let q = 0; q < 60; q++) {
+      const question = Array.from({ length: 1 + next(6) }, () => vocabulary[next(vocabulary.length)]).join(' ');
+      const one = rank(
+        question,
+        passages.flatMap((p) => sentences(p.text).map((text, position) => ({ item: { item: p.item, position }, text, boost: p.boost }))),
+      );
+      const per = rankSentences(question, passages);
+      assert.deepEqual(
+        per.map((r) => ({ item: { item: r.item, position: r.position }, text: r.text, score: r.score })),
+        one,
+        question,
+      );
+    }
   });
 });

@@ -3,7 +3,7 @@
 // board's notes), quotes the sentences most relevant to the question, names their sources, and
 // says plainly when the board holds nothing relevant. Tokens are counted with a real tokenizer.
 import { tokenCounter } from '../../text/tokens.js';
-import { rank, sentences } from '../../text/relevance.js';
+import { rankSentences, sentences } from '../../text/relevance.js';
 import { type CitablePassage, locate } from '../../text/citations.js';
 import type { ChatEvent, ChatModel, ChatRequest, ChatTurn, GroundingPassage } from './chat-model.js';
 
@@ -28,20 +28,16 @@ export function composeAnswer(
   citable: CitablePassage[] = [],
 ): { text: string; sources: string[]; quotes: Map<number, string> } {
   const quotes = new Map<number, string>();
-  const candidates = passages.flatMap((passage, index) =>
-    sentences(passage.text).map((sentence, position) => ({
-      item: { passage, index, position },
-      text: sentence,
-      boost: passage.primary ? 1.5 : 1,
-    })),
+  const ranked = rankSentences(
+    question,
+    passages.map((passage, index) => ({ item: { passage, index }, text: passage.text, boost: passage.primary ? 1.5 : 1 })),
   );
-  const ranked = rank(question, candidates);
   if (ranked.length === 0) return { text: NOTHING_RELEVANT, sources: [], quotes };
   const best = ranked[0]!.score;
   const seen = new Set<string>();
   const picked = ranked.filter((r) => r.score >= best * 0.5 && !seen.has(r.text) && seen.add(r.text)).slice(0, MAX_QUOTES);
   // Quotes read in board order (source, then position), not in score order.
-  picked.sort((a, b) => a.item.index - b.item.index || a.item.position - b.item.position);
+  picked.sort((a, b) => a.item.index - b.item.index || a.position - b.position);
   const lines = picked.map((p) => {
     const n = passageNumber(p.item.passage, p.text, citable);
     if (n !== undefined && !quotes.has(n)) quotes.set(n, p.text);
