@@ -9,7 +9,9 @@
 //   - EXPLAIN (ANALYZE, BUFFERS) of every statement of the slowest searches (PROFILE_EXPLAIN).
 // Run: npx tsx bench/search-profile.ts   (DATABASE_URL=… or DATA_DIR=…; PROFILE_QUERIES=200;
 // PROFILE_EXPLAIN=1; PROFILE_EXACT_MAX=3000, the service's SEARCH_EXACT_MAX_CHUNKS; PROFILE_MODE=vector;
-// PROFILE_NODE=1: filter on the board's note with the most chunks).
+// PROFILE_NODE=1: filter on the board's note with the most chunks; PROFILE_COUNTS=1: the work of every
+// search in counts, which a shared machine's load does not change: chunks scored, buffers, and
+// how often each statement shape was planned again).
 // PROFILE_HTTP=1 then sends the same claims through HTTP, beside the exact scan (recall@10).
 // PROFILE_LOAD=100000 first fills a new board in bench:search's `notes` shape without the jobs: the
 // notes through the API (a server child on the same database, batches of 100), then each
@@ -203,6 +205,46 @@ for (const [i, times] of positions)
   console.log(
     `  statement ${i + 1}: ${times.length} searches, p50 ${pct(times, 0.5).toFixed(2)} ms, p95 ${pct(times, 0.95).toFixed(2)} ms`,
   );
+
+if (process.env.PROFILE_COUNTS) await workCounts();
+
+/**
+ * PROFILE_COUNTS=1: every measured search's statements explained again (EXPLAIN ANALYZE, a custom
+ * plan): the chunks the term-index lookups scored (the rows of their bitmap heap scans) and the
+ * buffers each search touched; then the service's named statements with their generic and custom
+ * plan counts on the connection that answers (on PostgreSQL one of the pool's; a shape planned again
+ * on every run shows custom plans only).
+ */
+async function workCounts(): Promise<void> {
+  type PlanNode = { 'Node Type': string; 'Actual Rows': number; 'Actual Loops': number; Plans?: PlanNode[] };
+  type Explained = { Plan: PlanNode & { 'Shared Hit Blocks': number; 'Shared Read Blocks': number } };
+  const scoredIn = (n: PlanNode): number =>
+    (n['Node Type'] === 'Bitmap Heap Scan' ? n['Actual Rows'] * n['Actual Loops'] : 0) +
+    (n.Plans ?? []).reduce((sum, c) => sum + scoredIn(c), 0);
+  const scored: number[] = [];
+  const buffers: number[] = [];
+  for (const run of runs) {
+    let rows = 0;
+    let touched = 0;
+    for (const s of run.statements) {
+      const { rows: out } = await handle.pool.query<{ 'QUERY PLAN': Explained[] }>(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${s.sql}`, [
+        ...s.parameters,
+      ]);
+      const plan = out[0]!['QUERY PLAN'][0]!.Plan;
+      rows += scoredIn(plan);
+      touched += plan['Shared Hit Blocks'] + plan['Shared Read Blocks'];
+    }
+    scored.push(rows);
+    buffers.push(touched);
+  }
+  const summary = (v: number[]) =>
+    `mean ${(v.reduce((a, b) => a + b, 0) / v.length).toFixed(0)}, p50 ${pct(v, 0.5)}, p95 ${pct(v, 0.95)}, max ${Math.max(...v)}`;
+  console.log(`chunks scored per search: ${summary(scored)}; buffers per search: ${summary(buffers)}`);
+  const { rows: kept } = await sql<{ generic: number; custom: number; statement: string }>`
+    SELECT generic_plans::int AS generic, custom_plans::int AS custom, statement FROM pg_prepared_statements
+    WHERE statement LIKE '%document_chunks%' ORDER BY generic_plans + custom_plans DESC LIMIT 10`.execute(db);
+  for (const k of kept) console.log(`  plans: generic ${k.generic}, custom ${k.custom}: ${k.statement.replace(/\s+/g, ' ').slice(0, 120)}`);
+}
 
 const slowest = [...runs].sort((a, b) => b.ms - a.ms).slice(0, EXPLAIN);
 for (const run of slowest) {
