@@ -1,16 +1,22 @@
-// The operator CLI (src/cli.ts), run as a child process: argument checks, then keys created, listed
-// and revoked, and local accounts created, listed and given new passwords, on the database a server
-// then opens (the embedded one in a DATA_DIR, or the wire run's TEST_DATABASE_URL), and a clear
-// refusal while a running server holds the embedded database.
+// The operator CLI (src/cli.ts): argument checks, then keys created, listed and revoked, and local
+// accounts created, listed and given new passwords, on the database a server then opens (the
+// embedded one in a DATA_DIR, or the wire run's TEST_DATABASE_URL), and a clear refusal while a
+// running server holds the embedded database. Most calls run the CLI's commands in this process
+// (runCli, src/cli-main.ts): a process of its own loads the npm packages and PGlite again, about a
+// second of CPU a call. A few run it as the operator does, a process of its own: `npm run cli` itself
+// (creating a database, reading a piped stdin), the compiled entry with an argument error, --help,
+// and the refusal (a lock held by this very process would not be one).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { SignJWT } from 'jose';
+import { runCli } from '../src/cli-main.js';
 import { newId } from '../src/lib/ids.js';
 import type { ApiKeyList, BodyOf, BoardBody, ErrorBody } from './helpers/api-types.js';
 import { JWT_SECRET, startServer, type Response, type TestServer, useServer } from './helpers/harness.js';
@@ -26,14 +32,19 @@ interface Run {
   stderr: string;
 }
 
-/** Runs a command; stdin is /dev/null unless `input` is given, which is piped in and closed. */
-function spawnCollect(command: string, args: string[], env: Record<string, string>, input?: string): Promise<Run> {
+/** This process's environment without the database's settings, and the CLI's settings for the tests. */
+function cliEnv(env: Record<string, string>): Record<string, string | undefined> {
   const base = { ...process.env };
   delete base.DATABASE_URL;
   delete base.DATA_DIR;
+  return { ...base, LOG_LEVEL: 'silent', API_KEY_ENV: 'test', ...env };
+}
+
+/** Runs a command; stdin is /dev/null unless `input` is given, which is piped in and closed. */
+function spawnCollect(command: string, args: string[], env: Record<string, string>, input?: string): Promise<Run> {
   const child = spawn(command, args, {
     cwd: root,
-    env: { ...base, LOG_LEVEL: 'silent', API_KEY_ENV: 'test', ...env },
+    env: cliEnv(env),
     stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
   if (input !== undefined) child.stdin!.end(input);
@@ -44,11 +55,24 @@ function spawnCollect(command: string, args: string[], env: Record<string, strin
   return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
 }
 
-/** The CLI compiled (helpers/compiled.ts); `npm run cli` itself is run by the tests that name it. */
-const cli = async (args: string[], env: Record<string, string> = {}, input?: string) =>
+/** The CLI as a process of its own, compiled (helpers/compiled.ts); `npm run cli` itself is run by the tests that name it. */
+const cliProcess = async (args: string[], env: Record<string, string> = {}, input?: string) =>
   spawnCollect(process.execPath, [...NODE_FLAGS, await compiledEntry('cli'), ...args], { ...compiledEnv, ...env }, input);
 
-// No database is opened for these: the wire run leaves them to the embedded run (they are 32 processes).
+/** The CLI's commands run in this process, with the streams a process of its own would have: stdin empty unless `input`. */
+async function cli(args: string[], env: Record<string, string> = {}, input?: string): Promise<Run> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(args, {
+    env: cliEnv({ ...compiledEnv, ...env }),
+    stdin: Readable.from(input === undefined ? [] : [Buffer.from(input)], { objectMode: false }),
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+  });
+  return { code, stdout, stderr };
+}
+
+// No database is opened for these: the wire run leaves them to the embedded run.
 describe('cli: arguments', { concurrency: true, skip: wire ? 'no database involved: run by the embedded run' : false }, () => {
   const cases: [string, string[], RegExp][] = [
     ['no command', [], /Missing command/],
@@ -122,9 +146,11 @@ describe('cli: arguments', { concurrency: true, skip: wire ? 'no database involv
       /Unknown option '--password'/,
     ],
   ];
+  // One as a process of its own: the exit code and the streams are the process's.
+  const asProcess = new Set(['no command']);
   for (const [name, args, message] of cases) {
     test(`${name}: exit code 2 and a clear message`, async () => {
-      const run = await cli(args);
+      const run = await (asProcess.has(name) ? cliProcess : cli)(args);
       assert.equal(run.code, 2, run.stderr);
       assert.match(run.stderr, message);
       assert.equal(run.stdout, '');
@@ -138,7 +164,7 @@ describe('cli: arguments', { concurrency: true, skip: wire ? 'no database involv
   });
 
   test('--help prints the usage on stdout', async () => {
-    const run = await cli(['--help']);
+    const run = await cliProcess(['--help']);
     assert.equal(run.code, 0);
     assert.match(run.stdout, /keys create --user <uuid> --name <name> --scopes/);
     assert.match(run.stdout, /accounts create --email <email>/);
@@ -253,7 +279,7 @@ describe('cli: embedded database held by a running server', () => {
   const server = useServer({ DATABASE_URL: '' });
 
   test('refuses with a clear message and exit code 1', async () => {
-    const run = await cli(['keys', 'create', '--user', newId(), '--name', 'ci', '--scopes', 'read'], { DATA_DIR: server.dataDir });
+    const run = await cliProcess(['keys', 'create', '--user', newId(), '--name', 'ci', '--scopes', 'read'], { DATA_DIR: server.dataDir });
     assert.equal(run.code, 1, run.stderr);
     assert.match(run.stderr, new RegExp(`in use by process ${process.pid}`));
     assert.match(run.stderr, /stop it first, or create the key through the API/);

@@ -12,6 +12,7 @@ import { openDatabase } from '../src/db/database.js';
 import { chunkPages } from '../src/documents/chunker.js';
 import type { BoardBody, DocumentChunk, DocumentList, Job, JobBody, NodeBody, SearchBody } from './helpers/api-types.js';
 import { type ChildServer, startChildServer } from './helpers/child-server.js';
+import { seedEmbeddedDatabase } from './helpers/embedded-template.js';
 import { wireRun } from './helpers/wire-database.js';
 
 const skip = wireRun ? 'the child server always uses the embedded database' : false;
@@ -69,6 +70,8 @@ function longText(paragraphs: number): string {
 test('kill -9 during a large vectorize job: after a restart it completes with the exact chunks, or fails; never stuck', {
   skip,
 }, async () => {
+  // A copy of the migrated template: creating a database is not what this test is about.
+  await seedEmbeddedDatabase(dataDir);
   const database = await openDatabase({ dataDir, databaseUrl: undefined, databasePoolMax: 1 });
   const token = (
     await new ApiKeyService({ db: database.db, env: 'test' }).createForSubject('crash-test', { name: 'crash', scopes: ['read', 'write'] })

@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
-import type { Board, BoardBody, DuplicateBody, EdgeList, NodeInput, NodeList } from './helpers/api-types.js';
+import type { Board, BoardBody, BodyOf, DuplicateBody, EdgeList, Node, NodeInput, NodeList } from './helpers/api-types.js';
 import { type Response, type TestUser, useServer } from './helpers/harness.js';
 import { makePdf, PNG, uploadFile } from './helpers/assets.js';
 
 const server = useServer();
+
+type BatchBody = BodyOf<'/v1/boards/{boardId}/batch', 'post'>;
 let alice: TestUser;
 let bob: TestUser;
 
@@ -16,7 +18,8 @@ before(async () => {
 const NODES = 500;
 const ROOTS = 100;
 const EDGES = 1000;
-const CONCURRENCY = 10;
+/** Nodes made in one batch: a node's parent is one of an earlier batch's. */
+const WAVE = 10;
 
 /** A small deterministic generator, so a failure can be replayed. */
 function lcg(seed: number): (n: number) => number {
@@ -25,16 +28,6 @@ function lcg(seed: number): (n: number) => number {
     state = (state * 1103515245 + 12345) % 2 ** 31;
     return state % n;
   };
-}
-
-/** Runs the tasks in waves of CONCURRENCY, so everything of an earlier wave exists when a wave starts. */
-async function inWaves<T>(count: number, task: (i: number) => Promise<T>): Promise<T[]> {
-  const results: T[] = [];
-  for (let start = 0; start < count; start += CONCURRENCY) {
-    const wave = Array.from({ length: Math.min(CONCURRENCY, count - start) }, (_, k) => task(start + k));
-    results.push(...(await Promise.all(wave)));
-  }
-  return results;
 }
 
 const assets: Record<'pdf' | 'image', Record<string, unknown>> = { pdf: {}, image: {} };
@@ -130,31 +123,42 @@ test('duplicating a board of 500 nodes and 1,000 edges copies the graph exactly'
   assets.image = (await uploadFile(server, alice, boardId, PNG, 'pixel.png', 'image/png')).nodeData;
   const rand = lcg(42);
 
+  // Each wave of WAVE nodes (their parents from earlier waves), then the edges, in batches:
+  // the graph is what is duplicated here, and making it one request a node or edge was most of this
+  // file's time.
   const ids: string[] = [];
-  const nodes = await inWaves(NODES, async (i) => {
-    const { type, data } = nodeBody(i);
-    // After the first ROOTS nodes, most nodes get a parent from an earlier wave.
-    const earlier = i - (i % CONCURRENCY);
-    const parent = i >= ROOTS && i % 5 !== 0 ? ids[rand(earlier)] : undefined;
-    const node = await server.makeNode(alice, boardId, {
-      type,
-      position: { x: i * 10, y: -i * 3.5 },
-      data,
-      ...(parent ? { parent_node_id: parent } : {}),
+  const nodes: Node[] = [];
+  for (let start = 0; start < NODES; start += WAVE) {
+    const operations = Array.from({ length: Math.min(WAVE, NODES - start) }, (_, k) => {
+      const i = start + k;
+      const { type, data } = nodeBody(i);
+      // After the first ROOTS nodes, most nodes get a parent from an earlier wave.
+      const parent = i >= ROOTS && i % 5 !== 0 ? ids[rand(start)] : undefined;
+      return { op: 'create_node', type, position: { x: i * 10, y: -i * 3.5 }, data, ...(parent ? { parent_node_id: parent } : {}) };
     });
-    ids[i] = node.id;
-    return node;
-  });
+    const res = await server.request<BatchBody>('POST', `/v1/boards/${boardId}/batch`, { token: alice.token, body: { operations } });
+    assert.equal(res.status, 200, res.text);
+    for (const [k, result] of res.body.data.results.entries()) {
+      ids[start + k] = result.id;
+      nodes.push(result.node!);
+    }
+  }
   assert.equal(nodes.length, NODES);
   const parented = nodes.filter((n) => n.parent_node_id !== null).length;
   assert.ok(parented > 250, `${parented} nodes have a parent`);
 
-  await inWaves(EDGES, async (j) => {
-    await server.makeEdge(alice, boardId, ids[rand(NODES)]!, ids[rand(NODES)]!, {
-      ...(j % 3 === 0 ? {} : { type: j % 2 === 0 ? 'smoothstep' : 'bezier' }),
-      ...(j % 4 === 0 ? {} : { data: { weight: j / 10, label: `e${j}` } }),
-    });
-  });
+  const edges = Array.from({ length: EDGES }, (_, j) => ({
+    op: 'create_edge',
+    source_node_id: ids[rand(NODES)]!,
+    target_node_id: ids[rand(NODES)]!,
+    ...(j % 3 === 0 ? {} : { type: j % 2 === 0 ? 'smoothstep' : 'bezier' }),
+    ...(j % 4 === 0 ? {} : { data: { weight: j / 10, label: `e${j}` } }),
+  }));
+  for (let start = 0; start < EDGES; start += 500) {
+    const operations = edges.slice(start, start + 500);
+    const res = await server.request<BatchBody>('POST', `/v1/boards/${boardId}/batch`, { token: alice.token, body: { operations } });
+    assert.equal(res.status, 200, res.text);
+  }
 
   const original = await flowOf(alice.token, boardId);
   assert.equal(original.nodes.length, NODES);

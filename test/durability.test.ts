@@ -13,12 +13,15 @@ import { ApiKeyService } from '../src/auth/api-key-service.js';
 import { openDatabase } from '../src/db/database.js';
 import type { BoardBody, BoardList, NodeBody } from './helpers/api-types.js';
 import { type ChildServer, startChildServer } from './helpers/child-server.js';
+import { seedEmbeddedDatabase } from './helpers/embedded-template.js';
 import { startServer } from './helpers/harness.js';
 import { wireRun } from './helpers/wire-database.js';
 
 const skip = wireRun ? 'the child server always uses the embedded database' : false;
 
 async function makeKey(dataDir: string): Promise<string> {
+  // A copy of the migrated template: what is tested is the writes' durability, not the database's creation.
+  await seedEmbeddedDatabase(dataDir);
   const database = await openDatabase({ dataDir, databaseUrl: undefined, databasePoolMax: 1 });
   try {
     const key = await new ApiKeyService({ db: database.db, env: 'test' }).createForSubject(`durability-${Date.now()}`, {
@@ -41,7 +44,7 @@ async function call<T>(child: ChildServer, token: string, method: string, urlPat
   return { status: res.status, body: (await res.json()) as T };
 }
 
-// One DATA_DIR for both tests (creating a database is the slow part); each test leaves it closed.
+// One DATA_DIR for both tests; each test leaves it closed.
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bwk-durability-'));
 let token: string;
 before(async () => {

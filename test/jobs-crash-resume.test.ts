@@ -13,6 +13,7 @@ import { ApiKeyService } from '../src/auth/api-key-service.js';
 import { openDatabase } from '../src/db/database.js';
 import type { BoardBody, Job, JobBody } from './helpers/api-types.js';
 import { type ChildServer, startChildServer } from './helpers/child-server.js';
+import { seedEmbeddedDatabase } from './helpers/embedded-template.js';
 import { realPostgres, wireRun } from './helpers/wire-database.js';
 import { newId, now } from '../src/lib/ids.js';
 import { startServer } from './helpers/harness.js';
@@ -53,6 +54,8 @@ async function until(done: () => boolean | Promise<boolean>, message: string, ms
 }
 
 test('kill -9 mid-job, restart: the job resumes at once, not after its lease', { skip }, async () => {
+  // A copy of the migrated template: creating a database is not what this test is about.
+  await seedEmbeddedDatabase(dataDir);
   const database = await openDatabase({ dataDir, databaseUrl: undefined, databasePoolMax: 1 });
   const token = (
     await new ApiKeyService({ db: database.db, env: 'test' }).createForSubject('resume-test', { name: 'resume', scopes: ['read', 'write'] })

@@ -12,6 +12,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { openDatabase } from '../src/db/database.js';
 import { newId } from '../src/lib/ids.js';
 import { JobWorker, type ClaimedJob } from '../src/jobs/worker.js';
+import { seedEmbeddedDatabase } from './helpers/embedded-template.js';
 import { realPostgres } from './helpers/wire-database.js';
 
 const silent = {
@@ -27,6 +28,8 @@ test('two workers with two slots each claim every job once and serve users in tu
   // Several connections where the server takes them (the wire run's server takes one at a time).
   // pglite-socket takes one connection; a real server gives each worker slot its own.
   const poolMax = realPostgres ? 4 : 1;
+  // Embedded, a copy of the migrated template (as the harness's servers start from).
+  if (!process.env.TEST_DATABASE_URL) await seedEmbeddedDatabase(dataDir);
   const database = await openDatabase({ dataDir, databaseUrl: process.env.TEST_DATABASE_URL, databasePoolMax: poolMax });
   const workers: JobWorker[] = [];
   try {

@@ -54,8 +54,8 @@ const FLOORS: string[][] = [
   ['mcp'], // the tools for AI assistants
   ['http'], // routes and plugins
   ['modules'], // each domain's routes, jobs and background work
-  ['app.ts', 'cli.ts'], // the app factory; the operator's command line
-  ['server.ts'], // the entry point
+  ['app.ts', 'cli-main.ts'], // the app factory; the operator's command line
+  ['server.ts', 'cli.ts'], // the entry points
 ];
 
 /** A file's room: its top folder under src/, or the file itself at the top. */

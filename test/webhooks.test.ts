@@ -26,6 +26,7 @@ import type {
   WebhookList,
 } from './helpers/api-types.js';
 import { type ChildServer, startChildServer } from './helpers/child-server.js';
+import { seedEmbeddedDatabase } from './helpers/embedded-template.js';
 import { MISSING_ID, startServer, TIMESTAMP, type TestServer, type TestUser, useServer } from './helpers/harness.js';
 import { type ReceivedRequest, startReceiver } from './helpers/webhook-receiver.js';
 import { realPostgres } from './helpers/wire-database.js';
@@ -582,6 +583,8 @@ describe('a kill -9 between the change and the delivery', () => {
   };
 
   test('every event queued before the kill arrives once, in order, after the restart', async () => {
+    // Embedded, a copy of the migrated template (as the harness's servers start from).
+    if (!databaseUrl) await seedEmbeddedDatabase(dataDir);
     const handle = await openDatabase({ dataDir, databaseUrl, databasePoolMax: 1 });
     const { raw_key: token } = await new ApiKeyService({ db: handle.db, env: 'test' }).createForSubject(newId(), {
       name: 'kill',

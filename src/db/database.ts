@@ -5,7 +5,7 @@ import pg from 'pg';
 import { Kysely, Migrator, PostgresDialect, type Migration } from 'kysely';
 import type { Config } from '../config.js';
 import type { Database, Db } from './schema.js';
-import { startEmbeddedPostgres } from './embedded.js';
+import { type EmbeddedPostgres, startEmbeddedPostgres } from './embedded.js';
 import { PreparedStatementPool } from './prepared-pool.js';
 import { FairPool } from './fair-pool.js';
 import { clientNotifications, poolNotifications, type Notifications } from './notifications.js';
@@ -81,11 +81,16 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
+/**
+ * Opens the database `config` names. `startEmbedded` starts the embedded one (the tests pass one that
+ * hands out a database kept running between their servers: test/helpers/kept-database.ts).
+ */
 export async function openDatabase(
   config: Pick<Config, 'databaseUrl' | 'databasePoolMax' | 'dataDir'> &
     Partial<Pick<Config, 'databasePreparedStatements' | 'databaseConnectionsPerUser' | 'heavyWork'>>,
+  startEmbedded: (dataDir: string) => Promise<EmbeddedPostgres> = startEmbeddedPostgres,
 ): Promise<DatabaseHandle> {
-  const embedded = config.databaseUrl === undefined ? await startEmbeddedPostgres(config.dataDir) : undefined;
+  const embedded = config.databaseUrl === undefined ? await startEmbedded(config.dataDir) : undefined;
   const pool = new pg.Pool({
     ...(embedded ? { ...embedded.connection, max: 1 } : { connectionString: config.databaseUrl, max: config.databasePoolMax }),
     // A request that cannot get a connection in this time fails with 503 instead of hanging.

@@ -139,12 +139,13 @@ function scratchDir(): string | undefined {
 
 /**
  * Whether a test file must have a process of its own: a top-level await (a file sharing a process is
- * loaded synchronously inside its suite; an await in a module it imports is found when bundling), or
- * listeners on the process (a warning Node gives once a process, which an earlier file could have
- * taken).
+ * loaded synchronously inside its suite; an await in a module it imports is found when bundling),
+ * read as an `await` on an unindented line with no `async` before it (`const f = async () => (await
+ * …)` is none), or listeners on the process (a warning Node gives once a process, which an earlier
+ * file could have taken).
  */
 function needsOwnProcess(source: string): boolean {
-  return /^[^\s/*].*\bawait\b/m.test(source) || /\bprocess\.(on|once)\(/.test(source);
+  return /^[^\s/*](?:(?!\basync\b).)*\bawait\b/m.test(source) || /\bprocess\.(on|once)\(/.test(source);
 }
 
 /**

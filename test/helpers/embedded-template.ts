@@ -2,8 +2,10 @@
 // migration) costs several times what opening a copy does, and most test servers want nothing but
 // an empty, migrated database. The first test process that needs it builds it once in
 // node_modules/.cache (the others wait for it), under a name that changes with the migrations and
-// the PGlite version; every server then starts on a copy. Tests of the first start itself
-// (durability, crash) open their own.
+// the PGlite version; every server then starts on a copy, and so do the databases the crash and
+// durability tests hand their child servers (seedEmbeddedDatabase). A database made from nothing
+// (initdb in a process of its own, then every migration) is made by `npm run cli` in
+// test/cli.test.ts, and by this template's build.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';

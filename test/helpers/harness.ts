@@ -5,6 +5,7 @@
 import type { Edge, EdgeInput, Job, Node, NodeInput } from './api-types.js';
 import { compiledEnv } from './compiled.js';
 import { seedEmbeddedDatabase } from './embedded-template.js';
+import { keepDatabase, keptOrOwnDatabase } from './kept-database.js';
 import { realPostgres } from './wire-database.js';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -69,10 +70,10 @@ export interface TestServer {
  * Opens the database. The wire run's server (pglite-socket, one connection) may still be closing a
  * previous server's connection and drops a new one meanwhile: then it tries again, briefly.
  */
-async function openWithRetry(config: Config): Promise<DatabaseHandle> {
+async function openWithRetry(config: Config, startEmbedded?: Parameters<typeof openDatabase>[1]): Promise<DatabaseHandle> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await openDatabase(config);
+      return await openDatabase(config, startEmbedded);
     } catch (error) {
       if (!process.env.TEST_DATABASE_URL || attempt === 10) throw error;
       await new Promise((resolve) => setTimeout(resolve, 300));
@@ -95,8 +96,11 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
     ...(process.env.TEST_DATABASE_URL ? { DATABASE_URL: process.env.TEST_DATABASE_URL, DATABASE_POOL_MAX: realPostgres ? '4' : '1' } : {}),
     ...env,
   });
-  if (config.databaseUrl === undefined) await seedEmbeddedDatabase(config.dataDir);
-  const database = await openWithRetry(config);
+  // Embedded, with no database of its own named: the one its process keeps, when no other server
+  // holds it (kept-database.ts), else a copy of the template in its DATA_DIR.
+  const kept = keepDatabase && config.databaseUrl === undefined && env.DATA_DIR === undefined && env.DATABASE_URL === undefined;
+  if (config.databaseUrl === undefined && !kept) await seedEmbeddedDatabase(config.dataDir);
+  const database = await openWithRetry(config, kept ? keptOrOwnDatabase : undefined);
   const built = await buildApp(config, database);
   const address = await built.app.listen({ port: 0, host: '127.0.0.1' });
 
