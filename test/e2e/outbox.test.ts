@@ -180,8 +180,9 @@ test('the service out of reach while the board is brought up to date: no notice 
     await eventually('catching up tried while out of reach', async () => refused >= 2);
     assert.equal(await page.locator('.bw-notice').count(), 0, 'a notice for a service out of reach');
 
-    const id = (await api('POST', `/v1/boards/${boardId}/nodes`, { type: 'note', position: { x: 0, y: 0 }, data: { text: 'Made meanwhile' } }))
-      .data.id as string;
+    const id = (
+      await api('POST', `/v1/boards/${boardId}/nodes`, { type: 'note', position: { x: 0, y: 0 }, data: { text: 'Made meanwhile' } })
+    ).data.id as string;
     reachable = true;
     await page.getByTestId(`node-${id}`).waitFor();
     assert.equal(await page.locator('.bw-notice').count(), 0);
@@ -229,8 +230,9 @@ test('edits made while the service is down, and a reload meanwhile, reach the se
   const doomed = await make('To be deleted', 0, 260);
   const target = await make('Connect to me', 420, 0);
 
-  const a = await launchBrowser();
-  const b = await launchBrowser();
+  // The service worker's app shell is what opens the page reloaded while the service is down.
+  const a = await launchBrowser({ serviceWorker: true });
+  const b = await launchBrowser({ serviceWorker: true });
   try {
     await a.context.addCookies([
       { name: 'bw_refresh', value: owner.refreshCookie, url: `${child.url}/v1/auth`, httpOnly: true, sameSite: 'Strict' },
