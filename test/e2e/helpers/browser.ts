@@ -1,13 +1,13 @@
 // End-to-end harness: the real service (harness.startServer, which serves the built web app from
-// web/dist) and Debian's Chromium driven by playwright-core, headless: one Chromium per test file,
-// and a browser context of its own for each person. `npm run test:e2e` builds the app first.
+// web/dist) and Debian's Chromium driven by playwright-core, headless: one Chromium per test
+// process, and a browser context of its own for each person. `npm run test:e2e` builds the app first.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser as PlaywrightBrowser, type BrowserContext, type Locator, type Page } from 'playwright-core';
-import { afterProcess } from '../../helpers/file-group.js';
+import { afterEachFile, afterProcess } from '../../helpers/file-group.js';
 import { startServer, type TestServer } from '../../helpers/harness.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -47,9 +47,16 @@ afterProcess(async () => {
   await (await chromiumProcess)?.close();
 });
 
+/** The contexts still open: those a test left open are closed when its file ends. */
+const openContexts = new Set<BrowserContext>();
+afterEachFile(async () => {
+  await Promise.all([...openContexts].map((context) => context.close()));
+});
+
 /**
  * A browser as a new person has it: a context of its own (cookies, storage, permissions; nothing
- * shared with any other) in the file's Chromium, with one page; `device` emulates another screen.
+ * shared with any other) in the process's Chromium, with one page; `device` emulates another screen.
+ * The app's service worker is let in, as in every browser.
  */
 export async function launchBrowser(device: Device = {}): Promise<Browser> {
   if (!fs.existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH)`);
@@ -59,19 +66,38 @@ export async function launchBrowser(device: Device = {}): Promise<Browser> {
     isMobile: device.isMobile,
     hasTouch: device.hasTouch,
   });
+  openContexts.add(context);
+  context.on('close', () => openContexts.delete(context));
   // Three browser files run at once on two cores (npm test): a page can take more than 15 s to open.
   context.setDefaultTimeout(30_000);
   const page = await context.newPage();
   return { context, page, close: () => context.close() };
 }
 
-/** The service with the built web app; fails clearly when the app has not been built. */
+/** What every web server of the tests gets: tests make several accounts from one address (the sign-in rate limit is tested elsewhere). */
+const WEB_SERVER_ENV = { AUTH_LOGIN_PER_MINUTE: '1000' };
+
+let sharedServer: Promise<TestServer> | undefined;
+afterProcess(async () => {
+  await (await sharedServer?.catch(() => undefined))?.close();
+});
+
+/**
+ * The service with the built web app; fails clearly when the app has not been built. Without
+ * settings of its own, the files of a test process share one server (each test makes its own
+ * accounts and boards), closed when the last file ends; its `close` does nothing. With `env`, a
+ * server of the caller's own.
+ */
 export async function startWebServer(env: Record<string, string> = {}): Promise<TestServer> {
   if (!fs.existsSync(path.join(root, 'web', 'dist', 'index.html'))) {
     throw new Error('web/dist is missing: run `npm run build` (npm run test:e2e does) before the end-to-end tests');
   }
-  // Tests make several accounts from one address; the sign-in rate limit is tested elsewhere.
-  return startServer({ AUTH_LOGIN_PER_MINUTE: '1000', ...env });
+  if (Object.keys(env).length > 0) return startServer({ ...WEB_SERVER_ENV, ...env });
+  sharedServer ??= startServer(WEB_SERVER_ENV).catch((error) => {
+    sharedServer = undefined;
+    throw error;
+  });
+  return { ...(await sharedServer), close: async () => {} };
 }
 
 let accounts = 0;
