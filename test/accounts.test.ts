@@ -442,6 +442,19 @@ describe('refresh tokens without a reuse window (AUTH_REFRESH_REUSE_SECONDS=0)',
     const winner = results.find((r) => r.status === 200)!;
     assertError(await refresh(refreshCookie(winner)!.value), 401, 'unauthorized', "the winner's token after the reuse");
   });
+
+  test('a token spent by an instance whose clock runs ahead is reuse too, not a refresh', async () => {
+    // The race above, made certain: the first refresh's clock reading later than the second's.
+    const start = await server.request<Session>('POST', '/v1/auth/signup', { body: { email: email('ahead'), password: PASSWORD } });
+    assert.equal(start.status, 201, start.text);
+    const raw = refreshCookie(start)!.value;
+    await server.database.db
+      .updateTable('refresh_tokens')
+      .set({ used_at: new Date(Date.now() + 2000) })
+      .where('token_hash', '=', createHash('sha256').update(raw).digest('hex'))
+      .execute();
+    assertError(await refresh(raw), 401, 'unauthorized', 'a spent token with no reuse window');
+  });
 });
 
 describe('password hashes at the production cost (AUTH_SCRYPT_COST unset)', () => {

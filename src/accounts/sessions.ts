@@ -63,13 +63,19 @@ export class Sessions {
     if (row.expires_at.getTime() <= Date.now()) throw unauthorized('The refresh token has expired; sign in again');
     const rotated = await this.db.transaction().execute(async (trx) => {
       // One conditional statement: of two concurrent refreshes outside the reuse window exactly one
-      // spends the token; inside it both do. The window runs from the first use (coalesce).
+      // spends the token; inside it both do. The window runs from the first use (coalesce). With no
+      // window the token must be unused: a cutoff of "now" would let a second refresh through on
+      // PostgreSQL whenever the first one's clock reading was a millisecond later than its own.
       const spent = await trx
         .updateTable('refresh_tokens')
         .set({ used_at: sql<Date>`coalesce(used_at, ${now()})` })
         .where('id', '=', row.id)
         .where('revoked_at', 'is', null)
-        .where((eb) => eb.or([eb('used_at', 'is', null), eb('used_at', '>', new Date(Date.now() - this.reuseSeconds * 1000))]))
+        .where((eb) =>
+          this.reuseSeconds > 0
+            ? eb.or([eb('used_at', 'is', null), eb('used_at', '>', new Date(Date.now() - this.reuseSeconds * 1000))])
+            : eb('used_at', 'is', null),
+        )
         .returning('id')
         .executeTakeFirst();
       if (!spent) return undefined;
