@@ -18,8 +18,21 @@ const eachFile: Hook[] = [];
 const processEnd: Hook[] = [];
 let managed = false;
 
+/**
+ * Runs the hooks last registered first, as a stack unwinds: what a helper registered later may use
+ * what an earlier one did (the shared web server's close resets the kept database, so it runs before
+ * the database stops). Every hook runs although one fails; the first failure is thrown after them.
+ */
 async function runAll(hooks: Hook[]): Promise<void> {
-  for (const hook of hooks) await hook();
+  const failures: unknown[] = [];
+  for (const hook of [...hooks].reverse()) {
+    try {
+      await hook();
+    } catch (error) {
+      failures.push(error);
+    }
+  }
+  if (failures.length > 0) throw failures[0];
 }
 
 /** Runs `hook` when each test file ends (the processes a file started, the servers it left open). */
@@ -58,8 +71,12 @@ export async function startGroup(files: string[]): Promise<void> {
 /** Called last by a group's entry, at its top level: what ends the process, after every file's hooks. */
 export function endGroup(): void {
   after(async () => {
-    await runAll(processEnd);
-    clearInterval(keepAlive);
+    try {
+      await runAll(processEnd);
+    } finally {
+      // Else a failed hook would leave the process running until the runner's timeout.
+      clearInterval(keepAlive);
+    }
   });
 }
 
