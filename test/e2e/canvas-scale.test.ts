@@ -90,6 +90,10 @@ test('600 cards: far out on one canvas (the card under the pointer in the page, 
     const most = (Math.ceil((4.4 * pane.width) / 320) + 1) * (Math.ceil((4.4 * pane.height) / 220) + 1);
     assert.ok(most < CARDS / 2, `the bound (${most} cards) says something in a window of ${pane.width}×${pane.height}`);
     await page.keyboard.press('Control+0');
+    // The zoom animates: panning before it ends would race its last frames.
+    await eventually('the view at 100%', async () =>
+      (await page.locator('.react-flow__viewport').evaluate((el) => (el as HTMLElement).style.transform)).endsWith('scale(1)'),
+    );
     const near = await eventually('the cards culled', async () => {
       const n = await page.locator('.react-flow__node').count();
       return n > 0 && n <= most ? n : undefined;
