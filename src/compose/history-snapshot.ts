@@ -1,7 +1,7 @@
 // What a board version holds and how it is stored: the board's fields, nodes and edges as the API
 // answers them, as JSON compressed with gzip (zlib runs on libuv's thread pool, so compressing a
 // large board does not hold the event loop). A 2,000-card board is a few hundred KiB of JSON and a
-// few tens of KiB stored (BENCHMARKS.md, "Board history").
+// few tens of KiB stored.
 import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
 import { fieldsOf } from '../contract/common.js';
