@@ -3,12 +3,13 @@
 // so that its menu's last item falls on that notice, or the view panned so that a connection's
 // toolbar does; the item is what is on top at its centre, and a click on it does what it says.
 // They are drawn in the board's popover layer, above the notices
-// (web/src/board/canvas/ui/popover-layer.tsx); drawn inside the canvas, they were under them.
+// (web/src/board/canvas/ui/popover-layer.tsx); drawn inside the canvas, they were under them. And
+// on a phone, a notice sits above an open sheet (the chat), not over its bottom.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import type { TestServer } from '../helpers/harness.js';
-import { dragBy, eventually, nodeBox, openNewBoard, startWebServer } from './helpers/browser.js';
+import { accountApi, dragBy, eventually, launchBrowser, nodeBox, openNewBoard, PHONE, signUp, startWebServer } from './helpers/browser.js';
 
 let server: TestServer;
 
@@ -110,5 +111,36 @@ test("a connection's toolbar over a notice: its button is on top and takes a nor
     await page.getByRole('textbox', { name: 'Connection label' }).waitFor();
   } finally {
     await close();
+  }
+});
+
+test('on a phone, a notice sits above an open sheet, not over its bottom', async () => {
+  const account = await signUp(server);
+  const api = accountApi(server, account);
+  const boardId = (await api('POST', '/v1/boards', { name: 'Sheet and notice' })).data.id as string;
+  const phone = await launchBrowser(PHONE);
+  try {
+    const { page } = phone;
+    await phone.context.addCookies([
+      { name: 'bw_refresh', value: account.refreshCookie, url: `${server.url}/v1/auth`, httpOnly: true, sameSite: 'Strict' },
+    ]);
+    await page.goto(`${server.url}/boards/${boardId}`);
+    await page.getByRole('heading', { name: 'Sheet and notice', level: 1 }).waitFor();
+    const notice = await showNotice(page, boardId);
+    await page.keyboard.press('Escape');
+    await page.getByRole('button', { name: 'Chat' }).click();
+    const sheet = page.getByRole('complementary', { name: 'Chat' });
+    await sheet.waitFor();
+    const [shown, up] = [(await notice.boundingBox())!, (await sheet.boundingBox())!];
+    assert.ok(!overlaps(shown, up), `the notice (${JSON.stringify(shown)}) is off the sheet (${JSON.stringify(up)})`);
+    // The sheet's bottom is the sheet's own.
+    const bottom = { x: shown.x, y: up.y + up.height - 40, width: shown.width, height: 1 };
+    const onTop = await page.evaluate(
+      ({ x, y }) => document.elementFromPoint(x, y)?.closest('aside')?.getAttribute('aria-label'),
+      centre(bottom),
+    );
+    assert.equal(onTop, 'Chat', 'what is on top at the bottom of the sheet');
+  } finally {
+    await phone.close();
   }
 });
