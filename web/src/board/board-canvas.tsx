@@ -357,205 +357,203 @@ export function BoardCanvas({
       <JobsContext.Provider value={jobs}>
         <HighlightContext.Provider value={focus.highlight}>
           <RemoteSelectionContext.Provider value={live.presence.remoteSelection}>
-            <PopoverLayerProvider value={popoverLayer}>
-              <div className="bw-board">
-                <BoardHeader
-                  board={board}
-                  isOwner={isOwner}
-                  canEdit={canEdit}
-                  toolbar={toolbar}
-                  chunks={chunks}
-                  nodeLabel={nodeLabel}
-                  onOpenNode={focus.focusNode}
-                  tracker={outbox}
-                  chatOpen={chatOpen}
-                  onToggleChat={() => setChatOpen(!chatOpen)}
-                  historyOpen={historyOpen}
-                  onToggleHistory={() => setHistoryOpen(!historyOpen)}
-                  commentsButton={
-                    <button
-                      type="button"
-                      className="bw-button bw-comments-toggle"
-                      aria-pressed={comments.open}
-                      aria-label={comments.comments.unreadThreads > 0 ? `Comments, ${comments.comments.unreadThreads} unread` : 'Comments'}
-                      title="Comments"
-                      onClick={() => comments.setOpen(!comments.open)}
-                    >
-                      <CommentIcon size={16} />
-                      {comments.comments.unreadThreads > 0 && <span className="bw-count-badge">{comments.comments.unreadThreads}</span>}
-                    </button>
-                  }
-                  onExport={async () => {
-                    try {
-                      const { blob, fileName } = await exportCanvas(boardId, board.name);
-                      saveBlob(blob, fileName);
-                    } catch (error) {
-                      notify((error as Error).message);
-                    }
-                  }}
-                  ownerTools={<OwnerTools board={board} onSetDefaultView={viewport.setAsDefault} />}
-                  presence={
-                    <>
-                      {live.reconnecting && (
-                        <span className="bw-badge" title="Changes by others will appear once the connection is back">
-                          Reconnecting…
-                        </span>
-                      )}
-                      <PresenceAvatars others={live.presence.others} />
-                    </>
-                  }
-                />
-                <div className="bw-board__main">
-                  <div
-                    className={`bw-canvas${drop.dropping ? ' is-dropping' : ''}`}
-                    ref={wrapper}
-                    onDragOver={(event) => {
-                      drop.onDragOver(event);
-                      links.onDragOver(event);
-                    }}
-                    onDragLeave={drop.onDragLeave}
-                    onDrop={(event) => {
-                      drop.onDrop(event);
-                      links.onDrop(event);
-                    }}
-                    onPointerMove={(event) => {
-                      live.onPointerMove(event);
-                      comments.canvasHandlers.onPointerMove(event);
-                    }}
-                    onPointerDown={comments.canvasHandlers.onPointerDown}
-                    onContextMenu={comments.canvasHandlers.onContextMenu}
-                    onPointerLeave={live.onPointerLeave}
-                    onDoubleClick={shortcuts.onDoubleClick}
+            <div className="bw-board">
+              <BoardHeader
+                board={board}
+                isOwner={isOwner}
+                canEdit={canEdit}
+                toolbar={toolbar}
+                chunks={chunks}
+                nodeLabel={nodeLabel}
+                onOpenNode={focus.focusNode}
+                tracker={outbox}
+                chatOpen={chatOpen}
+                onToggleChat={() => setChatOpen(!chatOpen)}
+                historyOpen={historyOpen}
+                onToggleHistory={() => setHistoryOpen(!historyOpen)}
+                commentsButton={
+                  <button
+                    type="button"
+                    className="bw-button bw-comments-toggle"
+                    aria-pressed={comments.open}
+                    aria-label={comments.comments.unreadThreads > 0 ? `Comments, ${comments.comments.unreadThreads} unread` : 'Comments'}
+                    title="Comments"
+                    onClick={() => comments.setOpen(!comments.open)}
                   >
-                    <CardsEntry keys={cardKeys} count={realNodes.length} />
-                    <ReactFlow<BoardFlowNode, Edge>
-                      nodes={culled.nodes}
-                      edges={culled.edges}
-                      className={navigation.className}
-                      {...NAVIGATION_PROPS}
-                      nodeTypes={cardTypes}
-                      ariaLabelConfig={CARD_DESCRIPTIONS}
-                      edgeTypes={edgeTypes}
-                      onNodesChange={drag.onNodesChange}
-                      onEdgesChange={onEdgesChange}
-                      onBeforeDelete={edits.beforeDelete}
-                      onConnect={canEdit ? edits.connect : undefined}
-                      onConnectEnd={shortcuts.onConnectEnd}
-                      onEdgeDoubleClick={cards.onEdgeDoubleClick}
-                      onNodeDragStart={drag.onNodeDragStart}
-                      onNodeDrag={drag.onNodeDrag}
-                      onNodeDragStop={drag.onNodeDragStop}
-                      onMoveEnd={viewport.onMoveEnd}
-                      onPaneClick={focus.clearHighlight}
-                      defaultViewport={openingView}
-                      // A board whose view was never moved opens with its content in view instead.
-                      fitView={viewport.fitView}
-                      fitViewOptions={fitViewOptions}
-                      minZoom={ZOOM_RANGE.minZoom}
-                      maxZoom={ZOOM_RANGE.maxZoom}
-                      nodesDraggable={canEdit}
-                      nodesConnectable={canEdit}
-                      // The only keys the canvas takes itself; React Flow handles them (through beforeDelete).
-                      deleteKeyCode={canEdit ? ['Delete', 'Backspace'] : null}
-                      defaultEdgeOptions={defaultEdgeOptions}
-                      connectionRadius={30}
-                      // As in tldraw and Excalidraw: dragging on empty canvas selects (a rectangle),
-                      // space+drag, the middle or right button, the wheel, or touch pans; Shift (or Ctrl/Cmd) +
-                      // click adds to the selection; a double-click makes a note (not a zoom).
-                      selectionOnDrag
-                      selectionMode={SelectionMode.Partial}
-                      panOnDrag={[1, 2]}
-                      selectionKeyCode={null}
-                      multiSelectionKeyCode={MULTI_SELECT_KEYS}
-                      zoomOnDoubleClick={false}
+                    <CommentIcon size={16} />
+                    {comments.comments.unreadThreads > 0 && <span className="bw-count-badge">{comments.comments.unreadThreads}</span>}
+                  </button>
+                }
+                onExport={async () => {
+                  try {
+                    const { blob, fileName } = await exportCanvas(boardId, board.name);
+                    saveBlob(blob, fileName);
+                  } catch (error) {
+                    notify((error as Error).message);
+                  }
+                }}
+                ownerTools={<OwnerTools board={board} onSetDefaultView={viewport.setAsDefault} />}
+                presence={
+                  <>
+                    {live.reconnecting && (
+                      <span className="bw-badge" title="Changes by others will appear once the connection is back">
+                        Reconnecting…
+                      </span>
+                    )}
+                    <PresenceAvatars others={live.presence.others} />
+                  </>
+                }
+              />
+              <div className="bw-board__main">
+                <div
+                  className={`bw-canvas${drop.dropping ? ' is-dropping' : ''}`}
+                  ref={wrapper}
+                  onDragOver={(event) => {
+                    drop.onDragOver(event);
+                    links.onDragOver(event);
+                  }}
+                  onDragLeave={drop.onDragLeave}
+                  onDrop={(event) => {
+                    drop.onDrop(event);
+                    links.onDrop(event);
+                  }}
+                  onPointerMove={(event) => {
+                    live.onPointerMove(event);
+                    comments.canvasHandlers.onPointerMove(event);
+                  }}
+                  onPointerDown={comments.canvasHandlers.onPointerDown}
+                  onContextMenu={comments.canvasHandlers.onContextMenu}
+                  onPointerLeave={live.onPointerLeave}
+                  onDoubleClick={shortcuts.onDoubleClick}
+                >
+                  <CardsEntry keys={cardKeys} count={realNodes.length} />
+                  <ReactFlow<BoardFlowNode, Edge>
+                    nodes={culled.nodes}
+                    edges={culled.edges}
+                    className={navigation.className}
+                    {...NAVIGATION_PROPS}
+                    nodeTypes={cardTypes}
+                    ariaLabelConfig={CARD_DESCRIPTIONS}
+                    edgeTypes={edgeTypes}
+                    onNodesChange={drag.onNodesChange}
+                    onEdgesChange={onEdgesChange}
+                    onBeforeDelete={edits.beforeDelete}
+                    onConnect={canEdit ? edits.connect : undefined}
+                    onConnectEnd={shortcuts.onConnectEnd}
+                    onEdgeDoubleClick={cards.onEdgeDoubleClick}
+                    onNodeDragStart={drag.onNodeDragStart}
+                    onNodeDrag={drag.onNodeDrag}
+                    onNodeDragStop={drag.onNodeDragStop}
+                    onMoveEnd={viewport.onMoveEnd}
+                    onPaneClick={focus.clearHighlight}
+                    defaultViewport={openingView}
+                    // A board whose view was never moved opens with its content in view instead.
+                    fitView={viewport.fitView}
+                    fitViewOptions={fitViewOptions}
+                    minZoom={ZOOM_RANGE.minZoom}
+                    maxZoom={ZOOM_RANGE.maxZoom}
+                    nodesDraggable={canEdit}
+                    nodesConnectable={canEdit}
+                    // The only keys the canvas takes itself; React Flow handles them (through beforeDelete).
+                    deleteKeyCode={canEdit ? ['Delete', 'Backspace'] : null}
+                    defaultEdgeOptions={defaultEdgeOptions}
+                    connectionRadius={30}
+                    // As in tldraw and Excalidraw: dragging on empty canvas selects (a rectangle),
+                    // space+drag, the middle or right button, the wheel, or touch pans; Shift (or Ctrl/Cmd) +
+                    // click adds to the selection; a double-click makes a note (not a zoom).
+                    selectionOnDrag
+                    selectionMode={SelectionMode.Partial}
+                    panOnDrag={[1, 2]}
+                    selectionKeyCode={null}
+                    multiSelectionKeyCode={MULTI_SELECT_KEYS}
+                    zoomOnDoubleClick={false}
+                  >
+                    <Background variant={BackgroundVariant.Dots} gap={22} size={1.4} />
+                    <FarLayer cards={culled.farCards} edges={edges} />
+                    <Controls showInteractive={false} fitViewOptions={fitViewOptions} />
+                    <MiniMap pannable zoomable style={{ width: 150, height: 100 }} nodeStrokeWidth={3} nodeColor={minimapColor} />
+                    <RemoteCursors others={live.presence.others} />
+                    <SnapGuides guides={drag.guides} />
+                    <PointPins threads={comments.comments.threads} onOpen={(threadId) => comments.show({ kind: 'thread', threadId })} />
+                    <EditBar
+                      canEdit={canEdit}
+                      canUndo={edits.canUndo}
+                      canRedo={edits.canRedo}
+                      canDuplicate={selectedNodes.length > 0}
+                      onUndo={() => void edits.undo()}
+                      onRedo={() => void edits.redo()}
+                      onDuplicate={shortcuts.duplicate}
+                      onShowShortcuts={shortcuts.openHelp}
                     >
-                      <Background variant={BackgroundVariant.Dots} gap={22} size={1.4} />
-                      <FarLayer cards={culled.farCards} edges={edges} />
-                      <Controls showInteractive={false} fitViewOptions={fitViewOptions} />
-                      <MiniMap pannable zoomable style={{ width: 150, height: 100 }} nodeStrokeWidth={3} nodeColor={minimapColor} />
-                      <RemoteCursors others={live.presence.others} />
-                      <SnapGuides guides={drag.guides} />
-                      <PointPins threads={comments.comments.threads} onOpen={(threadId) => comments.show({ kind: 'thread', threadId })} />
-                      <EditBar
-                        canEdit={canEdit}
-                        canUndo={edits.canUndo}
-                        canRedo={edits.canRedo}
-                        canDuplicate={selectedNodes.length > 0}
-                        onUndo={() => void edits.undo()}
-                        onRedo={() => void edits.redo()}
-                        onDuplicate={shortcuts.duplicate}
-                        onShowShortcuts={shortcuts.openHelp}
-                      >
-                        <FrameButton disabled={selectedNodes.length === 0} onClick={frames.frameSelection} />
-                      </EditBar>
-                    </ReactFlow>
-                    {realNodes.length === 0 && (
-                      <div className="bw-empty">
-                        <p>
-                          {canUpload
-                            ? 'This board is empty. Add a note, or drop an image or PDF here.'
-                            : canEdit
-                              ? 'This board is empty. Add a note.'
-                              : 'This board is empty.'}
-                        </p>
-                      </div>
-                    )}
-                    {comments.menu && (
-                      <CanvasCommentMenu
-                        at={comments.menu}
-                        onClose={comments.closeMenu}
-                        onComment={(where) => comments.show({ kind: 'new', ...where })}
-                      />
-                    )}
-                    {drop.dropping && <div className="bw-dropzone">Drop images, PDFs or documents to place them here</div>}
-                  </div>
-                  {chatOpen && (
-                    <ChatPanel
-                      boardId={boardId}
-                      selectedNode={selectedNode}
-                      nodeLabel={nodeLabel}
-                      onOpenNode={focus.focusNode}
-                      chunks={chunks}
-                      selection={selectedNodes.map((n) => n.id)}
-                      onOpenCitation={focus.focusCitation}
-                      onAddToBoard={canEdit ? (text, nodeIds) => edits.addLinkedNote(text, nodeIds, viewCentre()) : undefined}
-                      onClose={() => setChatOpen(false)}
+                      <FrameButton disabled={selectedNodes.length === 0} onClick={frames.frameSelection} />
+                    </EditBar>
+                  </ReactFlow>
+                  {realNodes.length === 0 && (
+                    <div className="bw-empty">
+                      <p>
+                        {canUpload
+                          ? 'This board is empty. Add a note, or drop an image or PDF here.'
+                          : canEdit
+                            ? 'This board is empty. Add a note.'
+                            : 'This board is empty.'}
+                      </p>
+                    </div>
+                  )}
+                  {comments.menu && (
+                    <CanvasCommentMenu
+                      at={comments.menu}
+                      onClose={comments.closeMenu}
+                      onComment={(where) => comments.show({ kind: 'new', ...where })}
                     />
                   )}
-                  {comments.open && (
-                    <CommentsPanel
-                      boardId={boardId}
-                      me={comments.me}
-                      isOwner={isOwner}
-                      canComment={canComment}
-                      comments={comments.comments}
-                      view={comments.view}
-                      onView={comments.show}
-                      candidates={comments.candidates}
-                      nodeLabel={nodeLabel}
-                      onOpenNode={focus.focusNode}
-                      retrySignal={comments.retrySignal}
-                      notify={notify}
-                      onClose={() => comments.setOpen(false)}
-                    />
-                  )}
-                  {historyOpen && (
-                    <HistoryPanel
-                      boardId={boardId}
-                      nodes={realNodes}
-                      canRestore={!live.gone && (board.permissions?.manage ?? isOwner)}
-                      isOwner={isOwner}
-                      notify={notify}
-                      onClose={() => setHistoryOpen(false)}
-                    />
-                  )}
+                  {drop.dropping && <div className="bw-dropzone">Drop images, PDFs or documents to place them here</div>}
                 </div>
-                <NoticeList notices={notices.list} onDismiss={notices.dismiss} />
-                {shortcuts.helpOpen && <ShortcutsHelp onClose={shortcuts.closeHelp} />}
-                {links.dialogOpen && <AddLinkDialog onAdd={(url) => placeLink(url, viewCentre())} onClose={links.closeDialog} />}
-                <PopoverLayer layerRef={setPopoverLayer} />
+                {chatOpen && (
+                  <ChatPanel
+                    boardId={boardId}
+                    selectedNode={selectedNode}
+                    nodeLabel={nodeLabel}
+                    onOpenNode={focus.focusNode}
+                    chunks={chunks}
+                    selection={selectedNodes.map((n) => n.id)}
+                    onOpenCitation={focus.focusCitation}
+                    onAddToBoard={canEdit ? (text, nodeIds) => edits.addLinkedNote(text, nodeIds, viewCentre()) : undefined}
+                    onClose={() => setChatOpen(false)}
+                  />
+                )}
+                {comments.open && (
+                  <CommentsPanel
+                    boardId={boardId}
+                    me={comments.me}
+                    isOwner={isOwner}
+                    canComment={canComment}
+                    comments={comments.comments}
+                    view={comments.view}
+                    onView={comments.show}
+                    candidates={comments.candidates}
+                    nodeLabel={nodeLabel}
+                    onOpenNode={focus.focusNode}
+                    retrySignal={comments.retrySignal}
+                    notify={notify}
+                    onClose={() => comments.setOpen(false)}
+                  />
+                )}
+                {historyOpen && (
+                  <HistoryPanel
+                    boardId={boardId}
+                    nodes={realNodes}
+                    canRestore={!live.gone && (board.permissions?.manage ?? isOwner)}
+                    isOwner={isOwner}
+                    notify={notify}
+                    onClose={() => setHistoryOpen(false)}
+                  />
+                )}
               </div>
-            </PopoverLayerProvider>
+              <NoticeList notices={notices.list} onDismiss={notices.dismiss} />
+              {shortcuts.helpOpen && <ShortcutsHelp onClose={shortcuts.closeHelp} />}
+              {links.dialogOpen && <AddLinkDialog onAdd={(url) => placeLink(url, viewCentre())} onClose={links.closeDialog} />}
+              <PopoverLayer layerRef={setPopoverLayer} />
+            </div>
           </RemoteSelectionContext.Provider>
         </HighlightContext.Provider>
       </JobsContext.Provider>
@@ -585,7 +583,7 @@ export function BoardCanvas({
           <ReadSoonContext.Provider value={reading.soon}>
             <FocusPageContext.Provider value={focus.highlight === focus.highlightPage?.nodeId ? focus.highlightPage : undefined}>
               <FocusPassageContext.Provider value={focus.highlight === focus.passage?.nodeId ? focus.passage : undefined}>
-                {canvas}
+                <PopoverLayerProvider value={popoverLayer}>{canvas}</PopoverLayerProvider>
               </FocusPassageContext.Provider>
             </FocusPageContext.Provider>
           </ReadSoonContext.Provider>
