@@ -76,4 +76,8 @@ test("a connection's toolbar goes where it covers neither card", () => {
   const lower = { x: 0, y: 220, ...card };
   assert.equal(toolbarSide(130, 190, [upper, lower]), 'right');
   assert.equal(toolbarSide(400, 80, [upper, { x: 540, y: 0, ...card }]), 'below');
+  // Its size is the same on screen at every zoom: zoomed out, it takes more of the canvas.
+  const further = { x: 0, y: 300, ...card };
+  assert.equal(toolbarSide(130, 230, [upper, further]), 'below');
+  assert.equal(toolbarSide(130, 230, [upper, further], 0.5), 'right');
 });

@@ -88,7 +88,8 @@ test('a frame made around a selection holds its cards: renamed, coloured, moved 
     await frameCard.getByRole('textbox', { name: 'Title' }).fill('Sprint 12');
     await frameCard.getByRole('textbox', { name: 'Title' }).press('Enter');
     await frameCard.getByRole('button', { name: 'Menu of Sprint 12' }).click();
-    await frameCard.getByRole('button', { name: 'Green' }).click();
+    // The card's menu is drawn in the board's popover layer, not inside the card.
+    await page.getByRole('menu', { name: 'Menu of Sprint 12' }).getByRole('button', { name: 'Green' }).click();
     await allSaved(page);
     await eventually('the name and colour saved', async () => {
       const frame = (await nodesOf(api, boardId)).get(frameId);

@@ -44,6 +44,7 @@ import { freeCentre } from './canvas/edits/free-spot';
 import { OwnerTools } from './canvas/ui/owner-tools';
 import { defaultEdgeOptions, edgeTypes, minimapColor, nodeTypes } from './canvas/flow-types';
 import { NoticeList, useNotices } from './canvas/ui/notices';
+import { PopoverLayer, PopoverLayerProvider } from './canvas/ui/popover-layer';
 import { PresenceAvatars, RemoteCursors } from './canvas/ui/presence-layer';
 import { useBoardEdits } from './canvas/edits/use-board-edits';
 import { useBoardGraph } from './canvas/use-board-graph';
@@ -130,6 +131,8 @@ export function BoardCanvas({
   const wrapper = useRef<HTMLDivElement>(null);
   const [chatOpen, setChatOpen] = useState(false);
   const [historyOpen, setHistoryOpen] = useState(false);
+  // Where the canvas's menus are drawn (canvas/ui/popover-layer.tsx), once it is on the page.
+  const [popoverLayer, setPopoverLayer] = useState<HTMLDivElement | null>(null);
   const chunks = useMemo(() => new ChunkIndex(boardId), [boardId]);
   // Text typed into notes and not yet saved (from before a reload too) shows as typed.
   const text = useMemo(() => {
@@ -549,6 +552,7 @@ export function BoardCanvas({
               <NoticeList notices={notices.list} onDismiss={notices.dismiss} />
               {shortcuts.helpOpen && <ShortcutsHelp onClose={shortcuts.closeHelp} />}
               {links.dialogOpen && <AddLinkDialog onAdd={(url) => placeLink(url, viewCentre())} onClose={links.closeDialog} />}
+              <PopoverLayer layerRef={setPopoverLayer} />
             </div>
           </RemoteSelectionContext.Provider>
         </HighlightContext.Provider>
@@ -579,7 +583,7 @@ export function BoardCanvas({
           <ReadSoonContext.Provider value={reading.soon}>
             <FocusPageContext.Provider value={focus.highlight === focus.highlightPage?.nodeId ? focus.highlightPage : undefined}>
               <FocusPassageContext.Provider value={focus.highlight === focus.passage?.nodeId ? focus.passage : undefined}>
-                {canvas}
+                <PopoverLayerProvider value={popoverLayer}>{canvas}</PopoverLayerProvider>
               </FocusPassageContext.Provider>
             </FocusPageContext.Provider>
           </ReadSoonContext.Provider>

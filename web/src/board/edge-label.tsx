@@ -1,13 +1,16 @@
 // What a connection shows at its middle: its label (edge_data.label, as JSON Canvas export and
 // import have it), edited in place after a double-click on the connection or its label, and, while
 // the connection is selected by someone who may edit, a small toolbar to label it and colour it
-// (edge_data.color). Drawn as HTML over the canvas through React Flow's EdgeLabelRenderer.
-import { useCallback, useEffect, useRef } from 'react';
-import { EdgeLabelRenderer } from '@xyflow/react';
+// (edge_data.color). The label is drawn as HTML over the canvas through React Flow's
+// EdgeLabelRenderer; the toolbar in the board's popover layer, above the notices, at the label.
+import { useCallback, useEffect, useRef, useState } from 'react';
+import type { Placement } from '@floating-ui/react-dom';
+import { EdgeLabelRenderer, useStore } from '@xyflow/react';
 import { useCardActions } from './canvas/edits/card-actions';
+import { InPopoverLayer, useAnchoredPopover } from './canvas/ui/popover-layer';
 import { ColorSwatches } from './nodes/card-parts';
 import { colorHex } from './nodes/card-style';
-import { type Rect, toolbarSide } from './canvas/layout/toolbar-place';
+import { type Rect, type ToolbarSide, toolbarSide } from './canvas/layout/toolbar-place';
 
 export function EdgeAdornment(props: {
   id: string;
@@ -25,12 +28,21 @@ export function EdgeAdornment(props: {
   const editing = canEdit && editingEdge === id;
   const tools = canEdit && selected && !editing;
   const doubleClickRef = useOwnDoubleClick(canEdit ? () => editEdgeLabel(id) : undefined);
+  // The label's element, which the toolbar is placed at.
+  const [anchor, setAnchor] = useState<HTMLDivElement | null>(null);
+  const labelRef = useCallback(
+    (element: HTMLDivElement | null) => {
+      doubleClickRef(element);
+      setAnchor(element);
+    },
+    [doubleClickRef],
+  );
   if (!label && !editing && !tools) return null;
   const hex = colorHex(color);
   return (
     <EdgeLabelRenderer>
       <div
-        ref={doubleClickRef}
+        ref={labelRef}
         className="bw-edge-label nodrag nopan"
         data-testid={`edge-label-${id}`}
         style={{ transform: `translate(-50%, -50%) translate(${x}px, ${y}px)` }}
@@ -50,16 +62,38 @@ export function EdgeAdornment(props: {
             </span>
           )
         )}
-        {tools && (
-          <div className={`bw-edge-tools is-${toolbarSide(x, y, cards ?? [])}`} role="toolbar" aria-label="Connection tools">
-            <button type="button" className="bw-button is-quiet" onClick={() => editEdgeLabel(id)}>
-              {label ? 'Edit label' : 'Add label'}
-            </button>
-            <ColorSwatches label="Connection colour" value={color} onChange={(c) => updateEdgeData(id, { color: c })} />
-          </div>
-        )}
       </div>
+      {tools && anchor && <EdgeTools id={id} anchor={anchor} x={x} y={y} cards={cards ?? []} label={label} color={color} />}
     </EdgeLabelRenderer>
+  );
+}
+
+const PLACEMENT: Record<ToolbarSide, Placement> = { below: 'bottom', above: 'top', right: 'right', left: 'left' };
+
+/** The selected connection's toolbar, on the side of its middle where it covers neither card. */
+function EdgeTools(props: { id: string; anchor: Element; x: number; y: number; cards: Rect[]; label: string; color: string | undefined }) {
+  const { id, anchor, x, y, cards, label, color } = props;
+  const { editEdgeLabel, updateEdgeData } = useCardActions();
+  // Only the shown toolbar follows the zoom: its room on the canvas is its size on screen over it.
+  const zoom = useStore((state) => state.transform[2]);
+  const side = toolbarSide(x, y, cards, zoom);
+  // Not flipped: the side is chosen to keep the cards' titles clear (toolbar-place.ts).
+  const popover = useAnchoredPopover(PLACEMENT[side], { gap: 10, flip: false, reference: anchor });
+  return (
+    <InPopoverLayer>
+      <div
+        className="bw-edge-tools"
+        role="toolbar"
+        aria-label="Connection tools"
+        ref={popover.refs.setFloating}
+        style={popover.floatingStyles}
+      >
+        <button type="button" className="bw-button is-quiet" onClick={() => editEdgeLabel(id)}>
+          {label ? 'Edit label' : 'Add label'}
+        </button>
+        <ColorSwatches label="Connection colour" value={color} onChange={(c) => updateEdgeData(id, { color: c })} />
+      </div>
+    </InPopoverLayer>
   );
 }
 

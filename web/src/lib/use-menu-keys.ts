@@ -1,7 +1,7 @@
 // The keyboard of a popup menu, after the WAI-ARIA menu button pattern: opening it puts the focus on
 // its first item, the arrow keys (and Home, End) move between its items, Escape closes it and gives
-// the focus back to the button that opened it, Tab closes it and moves on. A click outside closes it
-// too (use-dismiss.ts).
+// the focus back to the button that opened it, Tab closes it and moves on from that button. A click
+// outside closes it too (use-dismiss.ts).
 import { type KeyboardEvent, type RefObject, useEffect } from 'react';
 
 const ITEMS = 'button:not([disabled]), a[href], input:not([disabled]), select:not([disabled])';
@@ -35,6 +35,8 @@ export function useMenuKeys(options: {
         return;
       }
       if (event.key === 'Tab') {
+        // From its button, so Tab moves on from there (the menu may be drawn in another layer).
+        trigger.current?.focus();
         setOpen(false);
         return;
       }

@@ -4,7 +4,17 @@
 // cards' pin contexts, and the canvas's context menu ("Comment here" at a point, "Comment on this
 // card" on a card; a right-button drag still pans). The board's event stream feeds `receive` and,
 // on each (re)connection, `connected` (the list is loaded again, failed sends are tried again).
-import { type MouseEvent, type PointerEvent, type RefObject, useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import {
+  type MouseEvent,
+  type PointerEvent,
+  type RefObject,
+  useCallback,
+  useEffect,
+  useLayoutEffect,
+  useMemo,
+  useRef,
+  useState,
+} from 'react';
 import { useReactFlow } from '@xyflow/react';
 import { useSession } from '../../auth/session';
 import { useDismiss } from '../../lib/use-dismiss';
@@ -13,9 +23,10 @@ import type { CardCommentActions } from './comments-context';
 import { listMembers, type Mentionable } from './comments-api';
 import type { CommentsView } from './comments-panel';
 import { useComments } from './use-comments';
+import { InPopoverLayer, useAnchoredPopover } from '../canvas/ui/popover-layer';
 
 interface MenuAt {
-  /** Where it opened, in the canvas element's pixels. */
+  /** Where it opened, in the page's (client) pixels. */
   left: number;
   top: number;
   /** The point of the canvas (flow coordinates). */
@@ -107,16 +118,15 @@ export function useBoardComments({ boardId, canComment, wrapper, notify }: Board
       if (target.closest('input, textarea, [contenteditable="true"]')) return;
       event.preventDefault();
       if (press.current?.moved) return;
-      const box = wrapper.current?.getBoundingClientRect();
-      if (!box) return;
+      if (!wrapper.current) return;
       // From the keyboard (the menu key) the event has no pointer position: the element's centre.
       const fromKeys = event.clientX === 0 && event.clientY === 0;
       const rect = (onCard ?? target).getBoundingClientRect();
       const x = fromKeys ? rect.left + rect.width / 2 : event.clientX;
       const y = fromKeys ? rect.top + rect.height / 2 : event.clientY;
       setMenu({
-        left: x - box.left,
-        top: y - box.top,
+        left: x,
+        top: y,
         point: flow.screenToFlowPosition({ x, y }),
         nodeId: onCard?.getAttribute('data-id') ?? undefined,
       });
@@ -150,19 +160,32 @@ export function CanvasCommentMenu({
   onClose(): void;
   onComment(where: { nodeId?: string; position?: { x: number; y: number } }): void;
 }) {
-  const ref = useRef<HTMLDivElement>(null);
-  const list = useRef<HTMLDivElement>(null);
+  // Drawn in the board's popover layer, above the notices, at the point (popover-layer.tsx).
+  const popover = useAnchoredPopover('bottom-start');
+  const list = popover.refs.floating;
+  const { setReference } = popover.refs;
+  useLayoutEffect(() => {
+    const { left, top } = at;
+    setReference({ getBoundingClientRect: () => new DOMRect(left, top, 0, 0) });
+  }, [at, setReference]);
   const trigger = useRef<HTMLElement | null>(document.activeElement as HTMLElement | null);
   const setOpen = useCallback((open: boolean) => !open && onClose(), [onClose]);
-  useDismiss(ref, true, setOpen);
+  useDismiss(list, true, setOpen);
   const keys = useMenuKeys({ open: true, setOpen, trigger, list });
   const run = (where: { nodeId?: string; position?: { x: number; y: number } }) => () => {
     onClose();
     onComment(where);
   };
   return (
-    <div className="bw-canvas-menu" ref={ref} style={{ left: at.left, top: at.top }}>
-      <div className="bw-menu__list" role="menu" aria-label="Canvas menu" ref={list} onKeyDown={keys.onKeyDown}>
+    <InPopoverLayer>
+      <div
+        className="bw-menu__list"
+        role="menu"
+        aria-label="Canvas menu"
+        ref={popover.refs.setFloating}
+        style={popover.floatingStyles}
+        onKeyDown={keys.onKeyDown}
+      >
         {at.nodeId && (
           <button type="button" role="menuitem" onClick={run({ nodeId: at.nodeId })}>
             Comment on this card
@@ -172,6 +195,6 @@ export function CanvasCommentMenu({
           Comment here
         </button>
       </div>
-    </div>
+    </InPopoverLayer>
   );
 }

@@ -2,12 +2,13 @@
 // (chat about it, comment on it, rename, colour, delete), its comment pin (comments/comment-pins.tsx), its reading state (read-badge.tsx), and the highlight a
 // search result or chat source gives it, and an outline in someone else's colour when they have it selected.
 // Its size, colour and editable title are card-parts.tsx's (stored in the node's data).
-import { type CSSProperties, useContext, useRef, useState, type ReactNode } from 'react';
+import { type CSSProperties, useCallback, useContext, useRef, useState, type ReactNode } from 'react';
 import { useDismiss } from '../../lib/use-dismiss';
 import { useMenuKeys } from '../../lib/use-menu-keys';
 import { Handle, Position, useNodesData } from '@xyflow/react';
 import { type BoardFlowNode, HighlightContext, RemoteSelectionContext, useBoardActions } from '../board-context';
 import { useCardActions } from '../canvas/edits/card-actions';
+import { InPopoverLayer, useAnchoredPopover } from '../canvas/ui/popover-layer';
 import { ColorSwatches, EditableTitle, useCardLook } from './card-parts';
 import { ReadBadge } from './read-badge';
 import { str } from '../../lib/str';
@@ -80,8 +81,18 @@ function NodeMenu(props: { id: string; title: string; color: string | undefined;
   const [open, setOpen] = useState(false);
   const ref = useRef<HTMLDivElement>(null);
   const trigger = useRef<HTMLButtonElement>(null);
-  const list = useRef<HTMLDivElement>(null);
-  useDismiss(ref, open, setOpen);
+  // Drawn in the board's popover layer, above the notices, at the button (popover-layer.tsx).
+  const popover = useAnchoredPopover('bottom-end');
+  const list = popover.refs.floating;
+  const { setReference } = popover.refs;
+  const triggerRef = useCallback(
+    (element: HTMLButtonElement | null) => {
+      trigger.current = element;
+      setReference(element);
+    },
+    [setReference],
+  );
+  useDismiss([ref, list], open, setOpen);
   const keys = useMenuKeys({ open, setOpen, trigger, list });
   const run = (action: () => void) => () => {
     setOpen(false);
@@ -91,7 +102,7 @@ function NodeMenu(props: { id: string; title: string; color: string | undefined;
     <div className="bw-menu nodrag" ref={ref}>
       <button
         type="button"
-        ref={trigger}
+        ref={triggerRef}
         className="bw-icon-button"
         aria-label={`Menu of ${title}`}
         aria-haspopup="menu"
@@ -101,29 +112,38 @@ function NodeMenu(props: { id: string; title: string; color: string | undefined;
         ⋯
       </button>
       {open && (
-        <div className="bw-menu__list" role="menu" aria-label={`Menu of ${title}`} ref={list} onKeyDown={keys.onKeyDown}>
-          <button type="button" role="menuitem" onClick={run(() => actions.chatAbout(id))}>
-            Chat about this
-          </button>
-          {comments.canComment && (
-            <button type="button" role="menuitem" onClick={run(() => comments.commentOn(id))}>
-              Comment
+        <InPopoverLayer>
+          <div
+            className="bw-menu__list"
+            role="menu"
+            aria-label={`Menu of ${title}`}
+            ref={popover.refs.setFloating}
+            style={popover.floatingStyles}
+            onKeyDown={keys.onKeyDown}
+          >
+            <button type="button" role="menuitem" onClick={run(() => actions.chatAbout(id))}>
+              Chat about this
             </button>
-          )}
-          {cards.canEdit && (
-            <>
-              <button type="button" role="menuitem" onClick={run(onRename)}>
-                Rename
+            {comments.canComment && (
+              <button type="button" role="menuitem" onClick={run(() => comments.commentOn(id))}>
+                Comment
               </button>
-              <ColorSwatches label="Card colour" value={color} onChange={(c) => cards.updateNodeData(id, { color: c })} />
-            </>
-          )}
-          {actions.canEdit && (
-            <button type="button" role="menuitem" className="is-danger" onClick={run(() => actions.remove(id))}>
-              Delete
-            </button>
-          )}
-        </div>
+            )}
+            {cards.canEdit && (
+              <>
+                <button type="button" role="menuitem" onClick={run(onRename)}>
+                  Rename
+                </button>
+                <ColorSwatches label="Card colour" value={color} onChange={(c) => cards.updateNodeData(id, { color: c })} />
+              </>
+            )}
+            {actions.canEdit && (
+              <button type="button" role="menuitem" className="is-danger" onClick={run(() => actions.remove(id))}>
+                Delete
+              </button>
+            )}
+          </div>
+        </InPopoverLayer>
       )}
     </div>
   );
