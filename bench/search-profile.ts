@@ -10,8 +10,12 @@
 // Run: npx tsx bench/search-profile.ts   (DATABASE_URL=… or DATA_DIR=…; PROFILE_QUERIES=200;
 // PROFILE_EXPLAIN=1; PROFILE_EXACT_MAX=3000, the service's SEARCH_EXACT_MAX_CHUNKS; PROFILE_MODE=vector;
 // PROFILE_NODE=1: filter on the board's note with the most chunks; PROFILE_COUNTS=1: the work of every
-// search in counts, which a shared machine's load does not change: chunks scored, buffers, and
+// search in counts, which a shared machine's load does not change: chunks scored, in all and per
+// statement, buffers, the searches that scored the most with their terms' document frequencies, and
 // how often each statement shape was planned again).
+// PROFILE_RECALL=FILE: recall@10 of the measured searches against scoring every chunk, in process;
+// the exact top 10 of each claim is computed once (slow: every chunk scored) and kept in FILE for the
+// next runs on the same board.
 // PROFILE_HTTP=1 then sends the same claims through HTTP, beside the exact scan (recall@10).
 // PROFILE_LOAD=100000 first fills a new board in bench:search's `notes` shape without the jobs: the
 // notes through the API (a server child on the same database, batches of 100), then each
@@ -22,6 +26,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import { openDatabase } from '../src/db/database.js';
 import type { Database } from '../src/db/schema.js';
 import { searchChunksPage } from '../src/documents/search-service.js';
+import { queryTermIds } from '../src/documents/lexical.js';
 import { LOCAL_MODEL, localEmbedder } from '../src/providers/embeddings/embedder.js';
 import type { SearchMode } from '../src/contract/documents.js';
 import { databaseCpuSeconds, startServerChild } from './lib/server.js';
@@ -32,6 +37,7 @@ import { setTermCounts } from '../src/documents/term-stats.js';
 import { newId } from '../src/lib/ids.js';
 import { realDocuments, type RealDocument } from './real-text.js';
 import { loadClaims, recallAt10 } from './search-quality-data.js';
+import fs from 'node:fs';
 import os from 'node:os';
 
 const env = (name: string, fallback: string) => process.env[name] || fallback;
@@ -174,15 +180,15 @@ const search = (query: string) => searchChunksPage(deps, board.board_id, query, 
 for (const query of claims.slice(QUERIES, QUERIES + WARM_UP)) await search(query);
 
 const databaseName = databaseUrl ? decodeURIComponent(new URL(databaseUrl).pathname.slice(1)) : undefined;
-const runs: { query: string; ms: number; statements: Statement[] }[] = [];
+const runs: { query: string; ms: number; statements: Statement[]; ids: string[] }[] = [];
 const cpu0 = process.cpuUsage();
 const db0 = databaseName ? databaseCpuSeconds(databaseName) : 0;
 const started = performance.now();
 for (const query of claims.slice(0, QUERIES)) {
   log = [];
   const t = performance.now();
-  await search(query);
-  runs.push({ query, ms: performance.now() - t, statements: log });
+  const page = await search(query);
+  runs.push({ query, ms: performance.now() - t, statements: log, ids: page.data.map((h) => h.id) });
 }
 const wall = performance.now() - started;
 const cpu = process.cpuUsage(cpu0);
@@ -206,7 +212,35 @@ for (const [i, times] of positions)
     `  statement ${i + 1}: ${times.length} searches, p50 ${pct(times, 0.5).toFixed(2)} ms, p95 ${pct(times, 0.95).toFixed(2)} ms`,
   );
 
+// The measured searches' statements are kept; what runs after them is not logged into the last one's.
+log = [];
+if (process.env.PROFILE_RECALL) await recall(process.env.PROFILE_RECALL);
 if (process.env.PROFILE_COUNTS) await workCounts();
+
+/** PROFILE_RECALL=FILE: the measured searches' first 10 against scoring every chunk (kept in FILE once computed). */
+async function recall(file: string): Promise<void> {
+  type Kept = { board: string; mode: SearchMode; nodeIds: string[] | null; exact: Record<string, string[]> };
+  let kept: Kept | undefined = fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as Kept) : undefined;
+  if (kept && (kept.board !== board!.board_id || kept.mode !== MODE || JSON.stringify(kept.nodeIds) !== JSON.stringify(nodeIds ?? null)))
+    throw new Error(`${file} holds another search's exact results`);
+  kept ??= { board: board!.board_id, mode: MODE, nodeIds: nodeIds ?? null, exact: {} };
+  const exactDeps = { ...deps, exactMaxChunks: 1_000_000_000 };
+  let computed = 0;
+  for (const run of runs) {
+    if (kept.exact[run.query]) continue;
+    const page = await searchChunksPage(exactDeps, board!.board_id, run.query, { mode: MODE, limit: 10, nodeIds });
+    kept.exact[run.query] = page.data.map((h) => h.id);
+    computed++;
+  }
+  if (computed > 0) fs.writeFileSync(file, JSON.stringify(kept));
+  const misses = runs.filter((r) => kept.exact[r.query]!.some((id) => !r.ids.includes(id))).length;
+  console.log(
+    `recall@10 against scoring every chunk: ${recallAt10(
+      runs.map((r) => r.ids),
+      runs.map((r) => kept.exact[r.query]!),
+    ).toFixed(4)} (${misses} of ${runs.length} searches miss a chunk; ${computed} exact rankings computed now, the rest read from ${file})`,
+  );
+}
 
 /**
  * PROFILE_COUNTS=1: every measured search's statements explained again (EXPLAIN ANALYZE, a custom
@@ -223,23 +257,40 @@ async function workCounts(): Promise<void> {
     (n.Plans ?? []).reduce((sum, c) => sum + scoredIn(c), 0);
   const scored: number[] = [];
   const buffers: number[] = [];
+  const byStatement = new Map<number, number[]>();
+  const perRun: { query: string; rows: number; split: number[] }[] = [];
   for (const run of runs) {
     let rows = 0;
     let touched = 0;
-    for (const s of run.statements) {
+    const split: number[] = [];
+    for (const [i, s] of run.statements.entries()) {
       const { rows: out } = await handle.pool.query<{ 'QUERY PLAN': Explained[] }>(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${s.sql}`, [
         ...s.parameters,
       ]);
       const plan = out[0]!['QUERY PLAN'][0]!.Plan;
+      byStatement.set(i, [...(byStatement.get(i) ?? []), scoredIn(plan)]);
+      split.push(scoredIn(plan));
       rows += scoredIn(plan);
       touched += plan['Shared Hit Blocks'] + plan['Shared Read Blocks'];
     }
     scored.push(rows);
     buffers.push(touched);
+    perRun.push({ query: run.query, rows, split });
+  }
+  // The searches that scored the most: their query terms' document frequencies.
+  for (const r of [...perRun].sort((a, b) => b.rows - a.rows).slice(0, 12)) {
+    const ids = queryTermIds(r.query);
+    const { rows: st } = await sql<{
+      term: number;
+      df: number;
+    }>`SELECT term, df FROM board_terms WHERE board_id = ${board!.board_id} AND term = ANY(${ids}::int4[]) ORDER BY df`.execute(db);
+    console.log(`  ${r.rows} scored (${r.split.join(' + ')}): dfs ${st.map((t) => t.df).join(' ')}: ${r.query.slice(0, 90)}`);
   }
   const summary = (v: number[]) =>
     `mean ${(v.reduce((a, b) => a + b, 0) / v.length).toFixed(0)}, p50 ${pct(v, 0.5)}, p95 ${pct(v, 0.95)}, max ${Math.max(...v)}`;
   console.log(`chunks scored per search: ${summary(scored)}; buffers per search: ${summary(buffers)}`);
+  for (const [i, v] of byStatement)
+    console.log(`  statement ${i + 1}: chunks scored ${summary(v)} (over the ${v.length} searches that ran it)`);
   const { rows: kept } = await sql<{ generic: number; custom: number; statement: string }>`
     SELECT generic_plans::int AS generic, custom_plans::int AS custom, statement FROM pg_prepared_statements
     WHERE statement LIKE '%document_chunks%' ORDER BY generic_plans + custom_plans DESC LIMIT 10`.execute(db);

@@ -13,7 +13,7 @@ import { unitEmbeddings } from '../src/db/migrations/0008-term-index.js';
 import { termKeysLiteral } from '../src/documents/search-service.js';
 import { candidateRule, seedTerms, type BoundedTerm, type CandidateRule } from '../src/documents/term-pruning.js';
 import type { DuplicateBody, JobBody, SearchBody } from './helpers/api-types.js';
-import { startServer, type TestUser, useServer } from './helpers/harness.js';
+import { type Response, startServer, type TestUser, useServer } from './helpers/harness.js';
 
 const random = prng(7);
 // Pronounceable distinct words, so stemming keeps them apart.
@@ -174,6 +174,81 @@ describe('search through the term index', () => {
       assert.equal((await pages({ query: 'qqqzzz', mode: 'keyword' }, index, 1))[0]!.length, 0);
       assert.equal((await pages({ query: vocabulary[0]!, threshold: 0.99 }, index, 1))[0]!.length, 0);
     }
+  });
+});
+
+/** `n` different words drawn as `word` draws them (no word twice). */
+function distinctWords(n: number): string[] {
+  const out = new Set<string>();
+  while (out.size < n) out.add(word());
+  return [...out];
+}
+
+// Where the index's bounds are hard ceilings its answer is exact: no word is written twice in a note
+// (so none twice in a chunk) and a term weighs at most what it weighs once, under the twice-written
+// weight the bounds assume (lexical.ts). Then every chunk left out scores below the k-th, and the
+// index must return what scoring every chunk returns: the same chunks, scores and pages. (The notes'
+// labels hold no query word: a label's terms are in every chunk's local embedding but in the term
+// index only where the chunk's own text holds them, so a chunk that matches by its label alone can
+// be missed by the index.)
+describe('search through the term index where its bounds hold', () => {
+  const server = useServer({ JOB_POLL_MS: '50', CHUNK_SIZE: '160', CHUNK_OVERLAP: '0' });
+  let alice: TestUser;
+  let board: string;
+  const nodes: string[] = [];
+
+  async function pages(body: Record<string, unknown>, index: boolean) {
+    server.config.searchExactMaxChunks = index ? 0 : 10_000_000;
+    const out: { id: string; score: number }[] = [];
+    let cursor: string | null = null;
+    for (let page = 0; page < 3; page++) {
+      const res: Response<SearchBody> = await server.request<SearchBody>('POST', `/v1/boards/${board}/documents/search`, {
+        token: alice.token,
+        body: cursor ? { ...body, cursor } : body,
+      });
+      assert.equal(res.status, 200, res.text);
+      out.push(...res.body.data.map((h) => ({ id: h.id, score: h.score })));
+      cursor = res.body.cursor;
+      if (!cursor) break;
+    }
+    return out;
+  }
+
+  before(async () => {
+    alice = await server.user();
+    board = await server.makeBoard(alice);
+    for (let i = 0; i < 30; i++) {
+      const text = `${distinctWords(20 + Math.floor(random() * 60)).join(' ')}.`;
+      const node = await server.makeNode(alice, board, { position: { x: i, y: 1 }, data: { text, label: 'note' } });
+      const job = await server.request<JobBody>('POST', `/v1/boards/${board}/documents`, {
+        token: alice.token,
+        body: { text, node_id: node.id },
+      });
+      assert.equal(job.status, 202, job.text);
+      assert.equal((await server.waitForJob(job.body.data.id, alice.token)).status, 'completed');
+      nodes.push(node.id);
+    }
+  });
+
+  test('every mode, threshold, node filter and page: the same chunks and scores as scoring every chunk', async () => {
+    const queryRandom = prng(13);
+    let compared = 0;
+    for (let q = 0; q < 30; q++) {
+      const words = Array.from(
+        { length: 2 + Math.floor(queryRandom() * 7) },
+        () => vocabulary[Math.floor(queryRandom() ** 2 * vocabulary.length)]!,
+      );
+      for (const mode of ['vector', 'keyword', 'hybrid'] as const) {
+        const body: Record<string, unknown> = { query: words.join(' '), mode, limit: q % 2 === 0 ? 3 : 10 };
+        if (q % 3 === 1) body.threshold = mode === 'hybrid' ? 0.3 : 0.1;
+        if (q % 4 === 3) body.node_ids = nodes.slice(0, 12);
+        const exact = await pages(body, false);
+        const indexed = await pages(body, true);
+        assert.deepEqual(indexed, exact, JSON.stringify(body));
+        compared += exact.length;
+      }
+    }
+    assert.ok(compared > 500, `compared ${compared} results`);
   });
 });
 

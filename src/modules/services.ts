@@ -70,7 +70,11 @@ export function buildDomainServices({
       purger,
       maxQueued: config.jobMaxQueuedPerUser,
       quotas: config.userQuotas,
-      exactMaxChunks: config.searchExactMaxChunks,
+      // Read from the app's configuration at each search, as the route did before this object
+      // (test/search-pruning.test.ts switches one server between the term index and the exact scan).
+      get exactMaxChunks() {
+        return config.searchExactMaxChunks;
+      },
     }),
     chats: new ChatService({
       db,
