@@ -475,3 +475,28 @@ test('a new note takes the focus once: out of the page and back (zoomed far out)
     await close();
   }
 });
+
+test('typing at once into a note just added, then clicking into it and typing on: every word in the order typed', async () => {
+  const { page, api, boardId, close } = await openNewBoard(server, 'Typing at once board');
+  try {
+    // A slow machine: the new note takes the focus only frames after the click (here a second
+    // late), and what is typed meanwhile is kept for it. The person clicks into the note first.
+    await page.evaluate(() => {
+      const raf = window.requestAnimationFrame.bind(window);
+      window.requestAnimationFrame = (callback) => window.setTimeout(() => raf(callback), 1500);
+    });
+    await page.getByRole('button', { name: 'Add note' }).click();
+    await page.keyboard.type('Anemones eat plankton ');
+    const box = page.getByRole('textbox', { name: 'Note text' });
+    await box.click();
+    await page.keyboard.type('and small fish.');
+    await allSaved(page);
+    await eventually('the text saved', async () => {
+      const nodes = (await api('GET', `/v1/boards/${boardId}/nodes`)).data as ApiNode[];
+      return nodes.length === 1 && nodes[0]!.node_data.text === 'Anemones eat plankton and small fish.';
+    });
+    assert.equal(await box.inputValue(), 'Anemones eat plankton and small fish.');
+  } finally {
+    await close();
+  }
+});

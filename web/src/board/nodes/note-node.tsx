@@ -73,8 +73,9 @@ function NoteCard({ id, data, selected }: NodeProps<BoardFlowNode>) {
     if (autoFocusId !== id) return;
     // React Flow keeps a new node hidden until it has been measured, and a hidden element cannot
     // take focus: try on the next frames until it can. What the person types meanwhile (the note
-    // is made at once, so they start typing at once) is kept and put into the note when it has
-    // the focus, so the first keystrokes are not lost (nor taken as the canvas's Delete key).
+    // is made at once, so they start typing at once) is kept and put into the note the moment it
+    // has the focus (whoever gave it), before any key typed into it, so the first keystrokes are
+    // neither lost (nor taken as the canvas's Delete key) nor put after the words typed next.
     let frame = 0;
     let tries = 0;
     let early = '';
@@ -90,19 +91,32 @@ function NoteCard({ id, data, selected }: NodeProps<BoardFlowNode>) {
       event.preventDefault();
       event.stopPropagation();
     };
-    const stop = () => document.removeEventListener('keydown', keep, true);
+    const putEarly = (el: HTMLTextAreaElement) => {
+      stop();
+      if (!early) return;
+      const value = el.value + early;
+      early = '';
+      // Into the field at once, the caret after it: the next key may come before React draws it.
+      el.value = value;
+      el.setSelectionRange(value.length, value.length);
+      caret.current = { text: value, start: value.length, end: value.length };
+      saveText.current(id, value);
+    };
+    const focused = (event: FocusEvent) => {
+      if (ref.current && event.target === ref.current) putEarly(ref.current);
+    };
+    const stop = () => {
+      document.removeEventListener('keydown', keep, true);
+      document.removeEventListener('focusin', focused, true);
+    };
     document.addEventListener('keydown', keep, true);
+    document.addEventListener('focusin', focused, true);
     const attempt = () => {
       const el = ref.current;
       el?.focus({ preventScroll: true });
       if (el && document.activeElement === el) {
-        stop();
+        putEarly(el);
         focusDone.current(id);
-        if (early) {
-          const value = el.value + early;
-          caret.current = { text: value, start: value.length, end: value.length };
-          saveText.current(id, value);
-        }
         return;
       }
       if (++tries < 60) frame = requestAnimationFrame(attempt);
