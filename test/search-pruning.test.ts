@@ -13,7 +13,7 @@ import { unitEmbeddings } from '../src/db/migrations/0008-term-index.js';
 import { termKeysLiteral } from '../src/documents/search-service.js';
 import { candidateRule, seedTerms, type BoundedTerm, type CandidateRule } from '../src/documents/term-pruning.js';
 import type { DuplicateBody, JobBody, SearchBody } from './helpers/api-types.js';
-import { type Response, startServer, type TestUser, useServer } from './helpers/harness.js';
+import { type Response, startServer, type TestServer, type TestUser, useServer } from './helpers/harness.js';
 
 const random = prng(7);
 // Pronounceable distinct words, so stemming keeps them apart.
@@ -31,6 +31,25 @@ const cumulative = vocabulary
         (sum += w)
     )(0),
   );
+/** A note made and read (its document job completed); resolves with its id. */
+async function readNote(
+  server: TestServer,
+  user: TestUser,
+  board: string,
+  position: { x: number; y: number },
+  text: string,
+  label: string,
+) {
+  const node = await server.makeNode(user, board, { position, data: { text, label } });
+  const job = await server.request<JobBody>('POST', `/v1/boards/${board}/documents`, {
+    token: user.token,
+    body: { text, node_id: node.id },
+  });
+  assert.equal(job.status, 202, job.text);
+  assert.equal((await server.waitForJob(job.body.data.id, user.token)).status, 'completed');
+  return node.id;
+}
+
 function word(): string {
   const r = random() * cumulative[cumulative.length - 1]!;
   return vocabulary[cumulative.findIndex((c) => c >= r)]!;
@@ -67,14 +86,7 @@ describe('search through the term index', () => {
     for (let i = 0; i < 40; i++) {
       const text = Array.from({ length: 4 + Math.floor(random() * 8) }, () => `${sentence(6 + Math.floor(random() * 14))}.`).join(' ');
       const label = i % 3 === 0 ? sentence(2) : 'note';
-      const node = await server.makeNode(alice, board, { position: { x: i, y: 0 }, data: { text, label } });
-      const job = await server.request<JobBody>('POST', `/v1/boards/${board}/documents`, {
-        token: alice.token,
-        body: { text, node_id: node.id },
-      });
-      assert.equal(job.status, 202, job.text);
-      assert.equal((await server.waitForJob(job.body.data.id, alice.token)).status, 'completed');
-      nodes.push(node.id);
+      nodes.push(await readNote(server, alice, board, { x: i, y: 0 }, text, label));
     }
   });
 
@@ -219,14 +231,7 @@ describe('search through the term index where its bounds hold', () => {
     board = await server.makeBoard(alice);
     for (let i = 0; i < 30; i++) {
       const text = `${distinctWords(20 + Math.floor(random() * 60)).join(' ')}.`;
-      const node = await server.makeNode(alice, board, { position: { x: i, y: 1 }, data: { text, label: 'note' } });
-      const job = await server.request<JobBody>('POST', `/v1/boards/${board}/documents`, {
-        token: alice.token,
-        body: { text, node_id: node.id },
-      });
-      assert.equal(job.status, 202, job.text);
-      assert.equal((await server.waitForJob(job.body.data.id, alice.token)).status, 'completed');
-      nodes.push(node.id);
+      nodes.push(await readNote(server, alice, board, { x: i, y: 1 }, text, 'note'));
     }
   });
 
