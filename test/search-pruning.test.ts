@@ -50,6 +50,30 @@ async function readNote(
   return node.id;
 }
 
+/** Every page of a search (at most `maxPages`), through the term index (exactMax 0) or scoring every chunk. */
+async function searchPages(
+  server: TestServer,
+  user: TestUser,
+  board: string,
+  body: Record<string, unknown>,
+  index: boolean,
+  maxPages = 3,
+): Promise<SearchBody['data'][]> {
+  server.config.searchExactMaxChunks = index ? 0 : 10_000_000;
+  const out: SearchBody['data'][] = [];
+  let cursor: string | null = null;
+  do {
+    const res: Response<SearchBody> = await server.request<SearchBody>('POST', `/v1/boards/${board}/documents/search`, {
+      token: user.token,
+      body: cursor ? { ...body, cursor } : body,
+    });
+    assert.equal(res.status, 200, res.text);
+    out.push(res.body.data);
+    cursor = res.body.cursor;
+  } while (cursor && out.length < maxPages);
+  return out;
+}
+
 function word(): string {
   const r = random() * cumulative[cumulative.length - 1]!;
   return vocabulary[cumulative.findIndex((c) => c >= r)]!;
@@ -67,18 +91,8 @@ describe('search through the term index', () => {
     assert.equal(res.status, 200, res.text);
     return res.body;
   };
-  /** Every page of a search, with the term index (exactMax 0) or scoring every chunk. */
-  async function pages(body: Record<string, unknown>, index: boolean, maxPages = 3) {
-    server.config.searchExactMaxChunks = index ? 0 : 10_000_000;
-    const out: { id: string; score: number }[][] = [];
-    let cursor: string | null = null;
-    do {
-      const page = await search(cursor ? { ...body, cursor } : body);
-      out.push(page.data);
-      cursor = page.cursor;
-    } while (cursor && out.length < maxPages);
-    return out;
-  }
+  const pages = (body: Record<string, unknown>, index: boolean, maxPages?: number) =>
+    searchPages(server, alice, board, body, index, maxPages);
 
   before(async () => {
     alice = await server.user();
@@ -209,22 +223,8 @@ describe('search through the term index where its bounds hold', () => {
   let board: string;
   const nodes: string[] = [];
 
-  async function pages(body: Record<string, unknown>, index: boolean) {
-    server.config.searchExactMaxChunks = index ? 0 : 10_000_000;
-    const out: { id: string; score: number }[] = [];
-    let cursor: string | null = null;
-    for (let page = 0; page < 3; page++) {
-      const res: Response<SearchBody> = await server.request<SearchBody>('POST', `/v1/boards/${board}/documents/search`, {
-        token: alice.token,
-        body: cursor ? { ...body, cursor } : body,
-      });
-      assert.equal(res.status, 200, res.text);
-      out.push(...res.body.data.map((h) => ({ id: h.id, score: h.score })));
-      cursor = res.body.cursor;
-      if (!cursor) break;
-    }
-    return out;
-  }
+  const pages = async (body: Record<string, unknown>, index: boolean) =>
+    (await searchPages(server, alice, board, body, index)).flat().map((h) => ({ id: h.id, score: h.score }));
 
   before(async () => {
     alice = await server.user();
