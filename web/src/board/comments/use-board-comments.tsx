@@ -23,7 +23,7 @@ import type { CardCommentActions } from './comments-context';
 import { listMembers, type Mentionable } from './comments-api';
 import type { CommentsView } from './comments-panel';
 import { useComments } from './use-comments';
-import { InPopoverLayer, useAnchoredPopover } from '../canvas/ui/popover-layer';
+import { PopoverMenu, useAnchoredPopover } from '../canvas/ui/popover-layer';
 
 interface MenuAt {
   /** Where it opened, in the page's (client) pixels. */
@@ -177,24 +177,15 @@ export function CanvasCommentMenu({
     onComment(where);
   };
   return (
-    <InPopoverLayer>
-      <div
-        className="bw-menu__list"
-        role="menu"
-        aria-label="Canvas menu"
-        ref={popover.refs.setFloating}
-        style={popover.floatingStyles}
-        onKeyDown={keys.onKeyDown}
-      >
-        {at.nodeId && (
-          <button type="button" role="menuitem" onClick={run({ nodeId: at.nodeId })}>
-            Comment on this card
-          </button>
-        )}
-        <button type="button" role="menuitem" onClick={run({ position: at.point })}>
-          Comment here
+    <PopoverMenu label="Canvas menu" popover={popover} onKeyDown={keys.onKeyDown}>
+      {at.nodeId && (
+        <button type="button" role="menuitem" onClick={run({ nodeId: at.nodeId })}>
+          Comment on this card
         </button>
-      </div>
-    </InPopoverLayer>
+      )}
+      <button type="button" role="menuitem" onClick={run({ position: at.point })}>
+        Comment here
+      </button>
+    </PopoverMenu>
   );
 }

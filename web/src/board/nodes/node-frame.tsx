@@ -8,7 +8,7 @@ import { useMenuKeys } from '../../lib/use-menu-keys';
 import { Handle, Position, useNodesData } from '@xyflow/react';
 import { type BoardFlowNode, HighlightContext, RemoteSelectionContext, useBoardActions } from '../board-context';
 import { useCardActions } from '../canvas/edits/card-actions';
-import { InPopoverLayer, useAnchoredPopover } from '../canvas/ui/popover-layer';
+import { PopoverMenu, useAnchoredPopover } from '../canvas/ui/popover-layer';
 import { ColorSwatches, EditableTitle, useCardLook } from './card-parts';
 import { ReadBadge } from './read-badge';
 import { str } from '../../lib/str';
@@ -112,38 +112,29 @@ function NodeMenu(props: { id: string; title: string; color: string | undefined;
         ⋯
       </button>
       {open && (
-        <InPopoverLayer>
-          <div
-            className="bw-menu__list"
-            role="menu"
-            aria-label={`Menu of ${title}`}
-            ref={popover.refs.setFloating}
-            style={popover.floatingStyles}
-            onKeyDown={keys.onKeyDown}
-          >
-            <button type="button" role="menuitem" onClick={run(() => actions.chatAbout(id))}>
-              Chat about this
+        <PopoverMenu label={`Menu of ${title}`} popover={popover} onKeyDown={keys.onKeyDown}>
+          <button type="button" role="menuitem" onClick={run(() => actions.chatAbout(id))}>
+            Chat about this
+          </button>
+          {comments.canComment && (
+            <button type="button" role="menuitem" onClick={run(() => comments.commentOn(id))}>
+              Comment
             </button>
-            {comments.canComment && (
-              <button type="button" role="menuitem" onClick={run(() => comments.commentOn(id))}>
-                Comment
+          )}
+          {cards.canEdit && (
+            <>
+              <button type="button" role="menuitem" onClick={run(onRename)}>
+                Rename
               </button>
-            )}
-            {cards.canEdit && (
-              <>
-                <button type="button" role="menuitem" onClick={run(onRename)}>
-                  Rename
-                </button>
-                <ColorSwatches label="Card colour" value={color} onChange={(c) => cards.updateNodeData(id, { color: c })} />
-              </>
-            )}
-            {actions.canEdit && (
-              <button type="button" role="menuitem" className="is-danger" onClick={run(() => actions.remove(id))}>
-                Delete
-              </button>
-            )}
-          </div>
-        </InPopoverLayer>
+              <ColorSwatches label="Card colour" value={color} onChange={(c) => cards.updateNodeData(id, { color: c })} />
+            </>
+          )}
+          {actions.canEdit && (
+            <button type="button" role="menuitem" className="is-danger" onClick={run(() => actions.remove(id))}>
+              Delete
+            </button>
+          )}
+        </PopoverMenu>
       )}
     </div>
   );

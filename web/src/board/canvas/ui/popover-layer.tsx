@@ -4,7 +4,7 @@
 // canvas's zoom; here it is always on top and always at its own size, placed at what opened it by
 // Floating UI and kept there as that moves.
 import { autoUpdate, flip, offset, type Placement, shift, useFloating } from '@floating-ui/react-dom';
-import { createContext, type ReactNode, useContext } from 'react';
+import { createContext, type KeyboardEvent, type ReactNode, useContext } from 'react';
 import { createPortal } from 'react-dom';
 
 const PopoverLayerContext = createContext<HTMLElement | null>(null);
@@ -39,4 +39,28 @@ export function useAnchoredPopover(placement: Placement, options: { gap?: number
     whileElementsMounted: (ref, floating, update) => autoUpdate(ref, floating, update, { animationFrame: true }),
     ...(reference !== undefined ? { elements: { reference } } : {}),
   });
+}
+
+/** A menu (`role="menu"`) drawn in the popover layer where `popover` (useAnchoredPopover) places it. */
+export function PopoverMenu(props: {
+  label: string;
+  popover: ReturnType<typeof useAnchoredPopover>;
+  onKeyDown(event: KeyboardEvent<HTMLDivElement>): void;
+  children: ReactNode;
+}) {
+  const { label, popover, onKeyDown, children } = props;
+  return (
+    <InPopoverLayer>
+      <div
+        className="bw-menu__list"
+        role="menu"
+        aria-label={label}
+        ref={popover.refs.setFloating}
+        style={popover.floatingStyles}
+        onKeyDown={onKeyDown}
+      >
+        {children}
+      </div>
+    </InPopoverLayer>
+  );
 }
