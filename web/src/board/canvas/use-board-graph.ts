@@ -11,13 +11,11 @@ import { type Edge, type OnEdgesChange, type OnNodesChange, useEdgesState, useNo
 import type { BoardFlowNode } from '../board-context';
 
 export interface CanvasGraph {
-  /** The node as of the last change made here or drawn (for callbacks that should not be rebuilt on every change). */
+  /** The node as of the last render (for callbacks that should not be rebuilt on every change). */
   nodeById(id: string): BoardFlowNode | undefined;
-  /** The edge as of the last change made here or drawn. */
-  edgeById(id: string): Edge | undefined;
-  /** Every node as of the last change made here or drawn (React Flow holds only those in the page: use-culling.ts). */
+  /** Every node as of the last render (React Flow holds only those in the page: use-culling.ts). */
   nodes(): BoardFlowNode[];
-  /** Ids of the nodes and edges as of the last change made here or drawn. */
+  /** Ids of the nodes and edges as of the last render. */
   ids(): { nodes: string[]; edges: string[] };
   /** Adds a node; with `select`, it becomes the only selected node. A node already there (the
    * event stream was quicker than the API's answer) is kept as it is, only selected. */
@@ -81,61 +79,49 @@ export function useBoardGraph(initialNodes: BoardFlowNode[], initialEdges: Edge[
   const edgesRef = useRef(edges);
   edgesRef.current = edges;
 
-  const graph = useMemo<CanvasGraph>(() => {
-    // Each change is made to the refs at once as well as queued for React: a second change (an undo
-    // right after another, two keys pressed before React draws) reads the lists as the first left
-    // them, not as they were drawn last.
-    const editNodes = (update: (list: BoardFlowNode[]) => BoardFlowNode[]) => {
-      nodesRef.current = update(nodesRef.current);
-      setNodes(update);
-    };
-    const editEdges = (update: (list: Edge[]) => Edge[]) => {
-      edgesRef.current = update(edgesRef.current);
-      setEdges(update);
-    };
-    return {
+  const graph = useMemo<CanvasGraph>(
+    () => ({
       nodeById: (id) => nodesRef.current.find((n) => n.id === id),
-      edgeById: (id) => edgesRef.current.find((e) => e.id === id),
       nodes: () => nodesRef.current,
       ids: () => ({ nodes: nodesRef.current.map((n) => n.id), edges: edgesRef.current.map((e) => e.id) }),
       addNode: (node, options) =>
-        editNodes((list) => {
+        setNodes((list) => {
           const there = list.some((n) => n.id === node.id);
           if (!options?.select) return there ? list : [...list, node];
           const others = list.map((n) => (n.selected && n.id !== node.id ? { ...n, selected: false } : n));
           return there ? others.map((n) => (n.id === node.id ? { ...n, selected: true } : n)) : [...others, { ...node, selected: true }];
         }),
       addOrUpdateNode: (node, update) =>
-        editNodes((list) => (list.some((n) => n.id === node.id) ? list.map((n) => (n.id === node.id ? update(n) : n)) : [...list, node])),
-      patchNode: (id, change) => editNodes((list) => list.map((n) => (n.id === id ? change(n) : n))),
+        setNodes((list) => (list.some((n) => n.id === node.id) ? list.map((n) => (n.id === node.id ? update(n) : n)) : [...list, node])),
+      patchNode: (id, change) => setNodes((list) => list.map((n) => (n.id === id ? change(n) : n))),
       replaceNode: (id, node) =>
-        editNodes((list) =>
+        setNodes((list) =>
           // The event stream may have added the created node already: the placeholder just goes.
           list.some((n) => n.id === node.id) ? list.filter((n) => n.id !== id) : list.map((n) => (n.id === id ? node : n)),
         ),
-      removeNode: (id) => editNodes((list) => list.filter((n) => n.id !== id)),
-      selectOnly: (id) => editNodes((list) => list.map((n) => (n.selected === (n.id === id) ? n : { ...n, selected: n.id === id }))),
+      removeNode: (id) => setNodes((list) => list.filter((n) => n.id !== id)),
+      selectOnly: (id) => setNodes((list) => list.map((n) => (n.selected === (n.id === id) ? n : { ...n, selected: n.id === id }))),
       select: (ids) => {
         const chosen = new Set(ids);
-        editNodes((list) => list.map((n) => (!!n.selected === chosen.has(n.id) ? n : { ...n, selected: chosen.has(n.id) })));
-        editEdges((list) => (list.some((e) => e.selected) ? list.map((e) => (e.selected ? { ...e, selected: false } : e)) : list));
+        setNodes((list) => list.map((n) => (!!n.selected === chosen.has(n.id) ? n : { ...n, selected: chosen.has(n.id) })));
+        setEdges((list) => (list.some((e) => e.selected) ? list.map((e) => (e.selected ? { ...e, selected: false } : e)) : list));
       },
-      addEdge: (edge) => editEdges((list) => (list.some((e) => e.id === edge.id) ? list : [...list, edge])),
+      addEdge: (edge) => setEdges((list) => (list.some((e) => e.id === edge.id) ? list : [...list, edge])),
       applyNode: (node) =>
-        editNodes((list) =>
+        setNodes((list) =>
           list.some((n) => n.id === node.id) ? list.map((n) => (n.id === node.id ? mergeNode(n, node) : n)) : [...list, node],
         ),
       removeNodes: (ids) => {
         const gone = new Set(ids);
-        editNodes((list) => (list.some((n) => gone.has(n.id)) ? list.filter((n) => !gone.has(n.id)) : list));
-        editEdges((list) =>
+        setNodes((list) => (list.some((n) => gone.has(n.id)) ? list.filter((n) => !gone.has(n.id)) : list));
+        setEdges((list) =>
           list.some((e) => gone.has(e.source) || gone.has(e.target))
             ? list.filter((e) => !gone.has(e.source) && !gone.has(e.target))
             : list,
         );
       },
       applyEdge: (edge) =>
-        editEdges((list) =>
+        setEdges((list) =>
           list.some((e) => e.id === edge.id)
             ? list.map((e) =>
                 e.id !== edge.id || (e.source === edge.source && e.target === edge.target && sameJson(e.data, edge.data))
@@ -144,13 +130,14 @@ export function useBoardGraph(initialNodes: BoardFlowNode[], initialEdges: Edge[
               )
             : [...list, edge],
         ),
-      removeEdge: (id) => editEdges((list) => (list.some((e) => e.id === id) ? list.filter((e) => e.id !== id) : list)),
+      removeEdge: (id) => setEdges((list) => (list.some((e) => e.id === id) ? list.filter((e) => e.id !== id) : list)),
       addAbsent: (nodes, edges) => {
-        if (nodes.length > 0) editNodes((list) => [...list, ...absent(list, nodes)]);
-        if (edges.length > 0) editEdges((list) => [...list, ...absent(list, edges)]);
+        if (nodes.length > 0) setNodes((list) => [...list, ...absent(list, nodes)]);
+        if (edges.length > 0) setEdges((list) => [...list, ...absent(list, edges)]);
       },
-    };
-  }, [setNodes, setEdges]);
+    }),
+    [setNodes, setEdges],
+  );
 
   return { nodes, edges, onNodesChange, onEdgesChange, graph };
 }

@@ -323,8 +323,8 @@ export function useBoardEdits({ boardId, canEdit, graph, outbox, text, sync, not
   );
 
   const undoDeps = useMemo<HistoryOutboxDeps>(
-    () => ({ graph, history, outbox, text, deleteNow }),
-    [graph, history, outbox, text, deleteNow],
+    () => ({ graph, history, outbox, text, edgeById: (id) => flow.getEdge(id), deleteNow }),
+    [graph, history, outbox, text, flow, deleteNow],
   );
 
   /**
@@ -343,7 +343,7 @@ export function useBoardEdits({ boardId, canEdit, graph, outbox, text, sync, not
           node: (id) => graph.nodeById(id),
           noteText: (id) => text.local(id) ?? str(graph.nodeById(id)?.data.text),
           edgeData: (id) => {
-            const edge = graph.edgeById(id);
+            const edge = flow.getEdge(id);
             return edge && ((edge.data ?? {}) as Record<string, unknown>);
           },
           resolve: (id) => history.resolve(id),
@@ -362,7 +362,7 @@ export function useBoardEdits({ boardId, canEdit, graph, outbox, text, sync, not
       historyQueue.current = historyQueue.current.then(run, run);
       return historyQueue.current;
     },
-    [canEdit, history, graph, text, undoDeps, notify],
+    [canEdit, history, graph, text, flow, undoDeps, notify],
   );
   const undo = useCallback(() => step('undo'), [step]);
   const redo = useCallback(() => step('redo'), [step]);
@@ -453,7 +453,7 @@ export function useBoardEdits({ boardId, canEdit, graph, outbox, text, sync, not
    * (PATCH replaces edge_data). */
   const updateEdgeData = useCallback(
     (edgeId: string, patch: Record<string, unknown>) => {
-      const edge = graph.edgeById(edgeId);
+      const edge = flow.getEdge(edgeId);
       if (!edge) return;
       const before = (edge.data ?? {}) as Record<string, unknown>;
       history.record({
@@ -466,7 +466,7 @@ export function useBoardEdits({ boardId, canEdit, graph, outbox, text, sync, not
       graph.applyEdge({ ...edge, data, label: typeof data.label === 'string' ? data.label : undefined, markerEnd: edgeMarker(data) });
       outbox.enqueue({ op: 'update_edge', id: edgeId, data });
     },
-    [graph, outbox, history],
+    [flow, graph, outbox, history],
   );
 
   /** Adds a url node for `url` (a video node for YouTube and Vimeo) centred on `at`, selected;
