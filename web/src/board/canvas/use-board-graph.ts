@@ -15,6 +15,10 @@ export interface CanvasGraph {
   nodeById(id: string): BoardFlowNode | undefined;
   /** Every node as of the last render (React Flow holds only those in the page: use-culling.ts). */
   nodes(): BoardFlowNode[];
+  /** The edge as of the last render (React Flow holds only those with both ends in the page). */
+  edgeById(id: string): Edge | undefined;
+  /** Every edge as of the last render. */
+  edges(): Edge[];
   /** Ids of the nodes and edges as of the last render. */
   ids(): { nodes: string[]; edges: string[] };
   /** Adds a node; with `select`, it becomes the only selected node. A node already there (the
@@ -83,6 +87,8 @@ export function useBoardGraph(initialNodes: BoardFlowNode[], initialEdges: Edge[
     () => ({
       nodeById: (id) => nodesRef.current.find((n) => n.id === id),
       nodes: () => nodesRef.current,
+      edgeById: (id) => edgesRef.current.find((e) => e.id === id),
+      edges: () => edgesRef.current,
       ids: () => ({ nodes: nodesRef.current.map((n) => n.id), edges: edgesRef.current.map((e) => e.id) }),
       addNode: (node, options) =>
         setNodes((list) => {

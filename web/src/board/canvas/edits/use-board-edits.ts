@@ -255,7 +255,7 @@ export function useBoardEdits({ boardId, canEdit, graph, outbox, text, sync, not
   const deleteNow = useCallback(
     (nodeIds: string[], edgeIds: string[]) => {
       // Kept until the service has the deletion: a refused one puts them back (restoreDeleted).
-      const edges = flow.getEdges();
+      const edges = graph.edges();
       for (const id of nodeIds) {
         deletedHere.current.set(id, { node: graph.nodeById(id), edges: edges.filter((e) => e.source === id || e.target === id) });
       }
@@ -271,7 +271,7 @@ export function useBoardEdits({ boardId, canEdit, graph, outbox, text, sync, not
       onNodesDeleted(gone);
       return { gone, edgesGone: new Set(edgeIds) };
     },
-    [flow, graph, outbox, sync, onNodesDeleted],
+    [graph, outbox, sync, onNodesDeleted],
   );
 
   /** A deletion the service refused: the node (with its edges) or the edge is put back. */
@@ -323,8 +323,8 @@ export function useBoardEdits({ boardId, canEdit, graph, outbox, text, sync, not
   );
 
   const undoDeps = useMemo<HistoryOutboxDeps>(
-    () => ({ graph, history, outbox, text, edgeById: (id) => flow.getEdge(id), deleteNow }),
-    [graph, history, outbox, text, flow, deleteNow],
+    () => ({ graph, history, outbox, text, deleteNow }),
+    [graph, history, outbox, text, deleteNow],
   );
 
   /**
@@ -343,7 +343,7 @@ export function useBoardEdits({ boardId, canEdit, graph, outbox, text, sync, not
           node: (id) => graph.nodeById(id),
           noteText: (id) => text.local(id) ?? str(graph.nodeById(id)?.data.text),
           edgeData: (id) => {
-            const edge = flow.getEdge(id);
+            const edge = graph.edgeById(id);
             return edge && ((edge.data ?? {}) as Record<string, unknown>);
           },
           resolve: (id) => history.resolve(id),
@@ -362,7 +362,7 @@ export function useBoardEdits({ boardId, canEdit, graph, outbox, text, sync, not
       historyQueue.current = historyQueue.current.then(run, run);
       return historyQueue.current;
     },
-    [canEdit, history, graph, text, flow, undoDeps, notify],
+    [canEdit, history, graph, text, undoDeps, notify],
   );
   const undo = useCallback(() => step('undo'), [step]);
   const redo = useCallback(() => step('redo'), [step]);
@@ -453,7 +453,7 @@ export function useBoardEdits({ boardId, canEdit, graph, outbox, text, sync, not
    * (PATCH replaces edge_data). */
   const updateEdgeData = useCallback(
     (edgeId: string, patch: Record<string, unknown>) => {
-      const edge = flow.getEdge(edgeId);
+      const edge = graph.edgeById(edgeId);
       if (!edge) return;
       const before = (edge.data ?? {}) as Record<string, unknown>;
       history.record({
@@ -466,7 +466,7 @@ export function useBoardEdits({ boardId, canEdit, graph, outbox, text, sync, not
       graph.applyEdge({ ...edge, data, label: typeof data.label === 'string' ? data.label : undefined, markerEnd: edgeMarker(data) });
       outbox.enqueue({ op: 'update_edge', id: edgeId, data });
     },
-    [flow, graph, outbox, history],
+    [graph, outbox, history],
   );
 
   /** Adds a url node for `url` (a video node for YouTube and Vimeo) centred on `at`, selected;

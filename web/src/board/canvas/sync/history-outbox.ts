@@ -4,7 +4,6 @@
 // Excalidraw's history does), so undo works while the service is down and its writes reach the
 // service in order with the rest. Re-created nodes and edges get new client ids, mapped in the
 // history.
-import type { Edge } from '@xyflow/react';
 import { edgeMarker } from '../../flow-mapping';
 import { str } from '../../../lib/str';
 import type { EditHistory } from '../edits/edit-history';
@@ -19,7 +18,6 @@ export interface HistoryOutboxDeps {
   history: EditHistory;
   outbox: Outbox;
   text: TextSync;
-  edgeById(id: string): Edge | undefined;
   /** Deletes through the same path as the Delete key. */
   deleteNow(nodeIds: string[], edgeIds: string[]): void;
 }
@@ -84,7 +82,7 @@ export function applyStep(deps: HistoryOutboxDeps, step: Exclude<Step, { kind: '
       return;
     }
     case 'edgeData': {
-      const edge = deps.edgeById(step.id);
+      const edge = graph.edgeById(step.id);
       if (!edge) return;
       // The edge's data as the canvas has it now (others' changes included), with these keys as they were.
       const data = patched((edge.data ?? {}) as Record<string, unknown>, step.patch);

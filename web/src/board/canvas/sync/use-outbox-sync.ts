@@ -74,7 +74,7 @@ export function useOutboxSync(options: OutboxSyncOptions): void {
     return outbox.start({
       text,
       savedNode: (record) => call().sync.saved(record),
-      savedEdge: (record) => call().sync.edge(record),
+      savedEdge: (record) => call().sync.savedEdge(record),
       created: (nodeId) => call().onCreated?.(nodeId),
       sending: (op) => {
         if (op.op === 'text') call().history.seal(noteKey(op.id));
