@@ -159,6 +159,54 @@ test('an API client changed the note meanwhile: other words are merged; the same
   }
 });
 
+test("an API client coloured a connection meanwhile: this person's label is saved beside the colour, not over it", async () => {
+  let edge = '';
+  const { page, api, boardId, close } = await openNewBoard(server, 'Connection keys', async (api, boardId) => {
+    const [a, b] = await Promise.all(
+      // Apart on both axes: a straight up-and-down or sideways connection has an empty box, which
+      // Playwright takes as hidden.
+      [0, 1].map(
+        async (i) =>
+          (
+            await api('POST', `/v1/boards/${boardId}/nodes`, {
+              type: 'note',
+              position: { x: i * 300, y: i * 420 },
+              data: { text: `Note ${i}` },
+            })
+          ).data.id as string,
+      ),
+    );
+    edge = (await api('POST', `/v1/boards/${boardId}/edges`, { source_node_id: a, target_node_id: b })).data.id;
+  });
+  try {
+    const edgeEl = page.locator(`.react-flow__edge[data-id="${edge}"]`);
+    await edgeEl.waitFor();
+    // This page hears nothing of the API's change (its stream is cut): it still shows the
+    // connection with no colour when its person labels it.
+    await page.route('**/events**', (route) => route.abort());
+    await page.reload();
+    await edgeEl.waitFor();
+    await api('PATCH', `/v1/boards/${boardId}/edges/${edge}`, { data: { color: '5', weight: 2 } });
+    await edgeEl.dblclick();
+    const labelInput = page.getByRole('textbox', { name: 'Connection label' });
+    await labelInput.fill('leads to');
+    await labelInput.press('Enter');
+    await allSaved(page);
+    const saved = (await api('GET', `/v1/boards/${boardId}/edges/${edge}`)).data.edge_data;
+    assert.deepEqual(saved, { color: '5', weight: 2, label: 'leads to' }, 'the label joins the keys set by the API client');
+    // The page shows what the service answered: the label and the colour it had not heard of.
+    await page.getByTestId(`edge-label-${edge}`).getByText('leads to').waitFor();
+    await eventually('the colour shown', async () =>
+      edgeEl
+        .locator('path.react-flow__edge-path')
+        .first()
+        .evaluate((el) => (el as SVGElement).style.stroke !== ''),
+    );
+  } finally {
+    await close();
+  }
+});
+
 test('the service out of reach while the board is brought up to date: no notice covers the canvas, and the board catches up once it answers', async () => {
   const { page, api, boardId, close } = await openNewBoard(server, 'Catching up');
   try {

@@ -449,8 +449,8 @@ export function useBoardEdits({ boardId, canEdit, graph, outbox, text, sync, not
     [graph, updateNodeData],
   );
 
-  /** Changes keys of an edge's data (null removes one): shown at once, then the whole data saved
-   * (PATCH replaces edge_data). */
+  /** Changes keys of an edge's data (null removes one): shown at once, then saved on the edge as
+   * the service has it then (others' changes to its other keys stay: sync/send.ts). */
   const updateEdgeData = useCallback(
     (edgeId: string, patch: Record<string, unknown>) => {
       const edge = graph.edgeById(edgeId);
@@ -464,7 +464,7 @@ export function useBoardEdits({ boardId, canEdit, graph, outbox, text, sync, not
       });
       const data = patched(before, patch);
       graph.applyEdge({ ...edge, data, label: typeof data.label === 'string' ? data.label : undefined, markerEnd: edgeMarker(data) });
-      outbox.enqueue({ op: 'update_edge', id: edgeId, data });
+      outbox.enqueue({ op: 'update_edge', id: edgeId, data: patch });
     },
     [graph, outbox, history],
   );

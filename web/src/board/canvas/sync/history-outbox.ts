@@ -87,7 +87,7 @@ export function applyStep(deps: HistoryOutboxDeps, step: Exclude<Step, { kind: '
       // The edge's data as the canvas has it now (others' changes included), with these keys as they were.
       const data = patched((edge.data ?? {}) as Record<string, unknown>, step.patch);
       graph.applyEdge({ ...edge, data, label: typeof data.label === 'string' ? data.label : undefined, markerEnd: edgeMarker(data) });
-      outbox.enqueue({ op: 'update_edge', id: edge.id, data });
+      outbox.enqueue({ op: 'update_edge', id: edge.id, data: step.patch });
       return;
     }
   }

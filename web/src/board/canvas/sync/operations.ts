@@ -20,7 +20,8 @@ export type OutboxOp =
   | { op: 'update_node'; id: string; position?: Point; data?: Data; parent?: string | null }
   /** A note's whole text as the person has it, and the service's text it was typed on. */
   | { op: 'text'; id: string; text: string; base: string }
-  /** An edge's whole data (PATCH replaces edge_data). */
+  /** Keys of an edge's data (null removes one). PATCH replaces the whole edge_data, so it is sent on
+   * its own, on the edge as the service has it then (send.ts's patchEdgeData), not in a batch. */
   | { op: 'update_edge'; id: string; data: Data }
   | { op: 'delete_node'; id: string }
   | { op: 'delete_edge'; id: string };
@@ -43,8 +44,14 @@ export function keyOf(op: OutboxOp): string {
   }
 }
 
-/** The batch operation sending `op` (a text goes on its own: outbox.ts). */
-export function batchOperation(op: Exclude<OutboxOp, { op: 'text' }>): BatchOperation {
+/** An operation sent on its own rather than in a batch: a note's text and an edge's data, each
+ * written with If-Match on the state the service has (outbox.ts). */
+export type SentAlone = Extract<OutboxOp, { op: 'text' | 'update_edge' }>;
+
+export const sentAlone = (op: OutboxOp): op is SentAlone => op.op === 'text' || op.op === 'update_edge';
+
+/** The batch operation sending `op`. */
+export function batchOperation(op: Exclude<OutboxOp, SentAlone>): BatchOperation {
   switch (op.op) {
     case 'create_node':
       return { op: 'create_node', id: op.id, type: op.type, position: op.position, data: op.data };
@@ -58,8 +65,6 @@ export function batchOperation(op: Exclude<OutboxOp, { op: 'text' }>): BatchOper
         ...(op.data ? { data: op.data } : {}),
         ...(op.parent !== undefined ? { parent_node_id: op.parent } : {}),
       };
-    case 'update_edge':
-      return { op: 'update_edge', id: op.id, data: op.data };
     case 'delete_node':
       return { op: 'delete_node', id: op.id };
     case 'delete_edge':
@@ -88,7 +93,7 @@ export function coalesce(earlier: OutboxOp, later: OutboxOp): OutboxOp | undefin
   }
   // The text typed on top keeps the base of the first (what the service had when typing began).
   if (earlier.op === 'text' && later.op === 'text') return { ...later, base: earlier.base };
-  if (earlier.op === 'update_edge' && later.op === 'update_edge') return later;
+  if (earlier.op === 'update_edge' && later.op === 'update_edge') return { ...later, data: { ...earlier.data, ...later.data } };
   return undefined;
 }
 
@@ -141,8 +146,9 @@ export function withPending(nodes: BoardFlowNode[], edges: Edge[], ops: OutboxOp
       case 'update_edge': {
         const edge = edgeMap.get(op.id);
         if (edge) {
-          const label = typeof op.data.label === 'string' ? op.data.label : undefined;
-          edgeMap.set(op.id, { ...edge, data: op.data, label, markerEnd: edgeMarker(op.data) });
+          const data = patched((edge.data ?? {}) as Data, op.data);
+          const label = typeof data.label === 'string' ? data.label : undefined;
+          edgeMap.set(op.id, { ...edge, data, label, markerEnd: edgeMarker(data) });
         }
         break;
       }

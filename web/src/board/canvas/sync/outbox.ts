@@ -1,7 +1,8 @@
 // The outbox: every change this person makes to a board's nodes and edges, kept in IndexedDB
 // (store.ts) until the service has it, so nothing is lost to a failed request, a reload, a closed
 // tab or the service being down. Operations (operations.ts) are sent in the order they were made:
-// a run of them as one `POST …/batch`, a note's text on its own with If-Match (text-sync.ts). An
+// a run of them as one `POST …/batch`; a note's text on its own with If-Match (text-sync.ts), and
+// so is a change of an edge's data (send.ts's patchEdgeData: the service replaces edge_data). An
 // operation not yet sent takes in a later one of the same target (a drag, a burst of typing). A
 // failure that sending again can cure (not reached, 5xx, 429, 401) is retried on its own, after a
 // pause that grows (Retry-After where given), and at once when the connection returns (the
@@ -12,9 +13,9 @@
 import { useSyncExternalStore } from 'react';
 import type { EdgeRecord, NodeRecord } from '../../board-api';
 import { BATCH_LIMIT } from './batch-api';
-import { batchOperation, coalesce, keyOf, type OutboxOp } from './operations';
+import { batchOperation, coalesce, keyOf, type OutboxOp, type SentAlone, sentAlone } from './operations';
 import { ApiError } from '../../../lib/api-error';
-import { sendBatch } from './send';
+import { patchEdgeData, sendBatch } from './send';
 import { type StoredEntry, writeEntries } from './store';
 import type { TextSync } from './text-sync';
 
@@ -251,7 +252,7 @@ export class Outbox {
       while (this.entries.length > 0 && !this.stopped && this.deps) {
         this.again = false;
         const head = this.entries[0]!;
-        const run = head.op.op === 'text' ? [head] : this.runFrom();
+        const run = sentAlone(head.op) ? [head] : this.runFrom();
         for (const entry of run) entry.attempted = true;
         try {
           await this.send(run);
@@ -290,11 +291,11 @@ export class Outbox {
     }
   }
 
-  /** The waiting operations from the head up to the next text (at most a batch's worth). */
+  /** The waiting operations from the head up to the next one sent alone (at most a batch's worth). */
   private runFrom(): Entry[] {
     const run: Entry[] = [];
     for (const entry of this.entries) {
-      if (entry.op.op === 'text' || run.length >= BATCH_LIMIT) break;
+      if (sentAlone(entry.op) || run.length >= BATCH_LIMIT) break;
       run.push(entry);
     }
     return run;
@@ -309,14 +310,17 @@ export class Outbox {
       deps.savedNode(answer.node);
       return;
     }
+    if (head.op === 'update_edge') {
+      deps.savedEdge(await patchEdgeData(this.boardId, head.id, head.data));
+      return;
+    }
     const results = await sendBatch(
       this.boardId,
-      run.map((e) => batchOperation(e.op as Exclude<OutboxOp, { op: 'text' }>)),
+      run.map((e) => batchOperation(e.op as Exclude<OutboxOp, SentAlone>)),
     );
     results.forEach((result, i) => {
       const op = run[i]?.op;
       if (op?.op === 'update_node' && result.node) deps.savedNode(result.node);
-      if (op?.op === 'update_edge' && result.edge) deps.savedEdge(result.edge);
       if (op?.op === 'create_node') deps.created?.(op.id);
     });
   }

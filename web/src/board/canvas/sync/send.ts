@@ -1,11 +1,13 @@
-// The outbox's requests: a batch of operations, and a note's text with If-Match (the node read
-// with its ETag first when the tag of the text it was typed on is not known). Each failure is a
+// The outbox's requests: a batch of operations, a note's text with If-Match (the node read with
+// its ETag first when the tag of the text it was typed on is not known), and keys of an edge's data
+// set on the edge as the service has it (read, then written with If-Match). Each failure is a
 // ApiError (lib/api-error.ts) whose `retryable` tells whether sending again can succeed: not reached, 5xx, 429 (with Retry-After)
 // and 401 (the session is being renewed) are tried again; 400, 403, 404, 409 are refusals.
 import { api } from '../../../api';
 import { ApiError, answerFields, withoutOperationPrefix } from '../../../lib/api-error';
 import { failureMessage } from '../../../lib/request';
-import type { NodeRecord } from '../../board-api';
+import type { EdgeRecord, NodeRecord } from '../../board-api';
+import { patched } from './operations';
 import type { BatchOperation, BatchResult } from './batch-api';
 
 interface Outcome<T> {
@@ -56,4 +58,32 @@ export async function writeText(boardId: string, id: string, text: string, etag:
     'Not saved',
   );
   return { node: data.data, etag: response.headers.get('etag') ?? '' };
+}
+
+/** Reads of the edge and writes, at most, when others keep changing it in between (each a 412). */
+const EDGE_WRITES = 5;
+
+/**
+ * Sets keys of an edge's data (null removes one). PATCH replaces the whole edge_data, so the data
+ * is made from the edge as the service has it (read with its ETag) and written with If-Match: what
+ * someone else set meanwhile (another key, a label while this person set the colour) stays. A 412
+ * (they wrote between the read and the write) reads again.
+ */
+export async function patchEdgeData(boardId: string, id: string, keys: Record<string, unknown>): Promise<EdgeRecord> {
+  const path = { boardId, id };
+  for (let attempt = 1; ; attempt++) {
+    const { data: read, response } = await outcome(api.GET('/v1/boards/{boardId}/edges/{id}', { params: { path } }), 'Not saved');
+    try {
+      const { data } = await outcome(
+        api.PATCH('/v1/boards/{boardId}/edges/{id}', {
+          params: { path, header: { 'if-match': response.headers.get('etag') ?? '' } },
+          body: { data: patched(read.data.edge_data, keys) },
+        }),
+        'Not saved',
+      );
+      return data.data;
+    } catch (error) {
+      if (!(error instanceof ApiError && error.status === 412) || attempt >= EDGE_WRITES) throw error;
+    }
+  }
 }

@@ -102,6 +102,11 @@ export function useOutboxSync(options: OutboxSyncOptions): void {
           notify(`“${labelOf(node?.data ?? {}, 'A node')}” was deleted by someone else, so ${what} could not be saved.`, copy);
           return;
         }
+        if (op.op === 'update_edge' && status === 404 && !noAccess) {
+          sync.edgeDeleted(op.id);
+          notify(`A connection was deleted by someone else, so ${what} could not be saved.`);
+          return;
+        }
         if (op.op === 'create_node') {
           sync.nodesDeleted([op.id]);
           onNodesDeleted(new Set([op.id]));
