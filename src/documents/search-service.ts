@@ -35,7 +35,8 @@ import {
   type TermStats,
 } from './lexical.js';
 import { queueReembed, staleBoard } from './reembed.js';
-import { candidateRule, isEmptyRule, seedTerms, type CandidateRule } from './term-pruning.js';
+import { candidateRule, isEmptyRule, seedTerms, type BoundedTerm, type CandidateRule } from './term-pruning.js';
+import { SEED_EXTRA, SEED_MARGIN, seedStepQuery, type SeedStep } from './seed-step.js';
 import { termStatsOf, termStatsQuery } from './term-stats.js';
 
 /**
@@ -102,6 +103,8 @@ interface Ranking {
   after?: Keyset;
   /** Score every candidate chunk (a small set) instead of looking them up in an index. */
   scan: boolean;
+  /** The seed step, already run with the term statistics (seed-step.ts). */
+  seeded?: SeedStep;
 }
 
 /** The query's term vector (IDF weights) and the board statistics it was made with. */
@@ -146,11 +149,40 @@ export async function searchChunksPage(
   // statistics took `state = 'live'` for a rare value and read the partial live-set indexes whole.)
   // Every mode but a dense model's vector search needs the query terms' statistics: read alongside.
   const termIds = mode !== 'vector' || embedder.kind === 'lexical' ? queryTermIds(query) : [];
-  const { rows: found } = await sql<{ visible: boolean; candidates: number | null; stale: boolean; terms: number[]; dfs: number[] }>`
-    SELECT ${viewer ? boardVisibleTo(viewer, boardId) : sql`true`} AS visible,
-      ${nodeIds ? sql`(SELECT coalesce(sum(chunks) FILTER (WHERE state = 'live'), 0)::int FROM chunk_sets WHERE ${boardOrNodes(boardId, nodeIds)})` : sql`NULL::int`} AS candidates,
-      ${staleBoard(boardId, embedder.model)} AS stale, t.terms, t.dfs
-    FROM (${termStatsQuery(boardId, termIds)}) AS t`.execute(db);
+  // A first page of a lexical ranking through the term index also runs its seed step here (seed-step.ts).
+  const exactMax = deps.exactMaxChunks ?? DEFAULT_EXACT_MAX_CHUNKS;
+  const seedMode =
+    options.cursor === undefined && termIds.length > 0 && (mode === 'keyword' || (mode === 'vector' && embedder.kind === 'lexical'))
+      ? mode
+      : undefined;
+  const seedStep = seedMode
+    ? sql`LEFT JOIN LATERAL ${seedStepQuery({
+        boardId,
+        termIds,
+        nodeIds,
+        k: options.limit + 1,
+        mode: seedMode,
+        when: sql<boolean>`v.visible AND NOT v.stale AND coalesce(v.candidates, n.df) > ${exactMax}`,
+      })} AS s ON true`
+    : sql`CROSS JOIN (SELECT NULL::int4[] AS seed_terms, NULL::uuid[] AS seed_ids, NULL::float8[] AS seed_keys) AS s`;
+  const { rows: found } = await sql<{
+    visible: boolean;
+    candidates: number | null;
+    stale: boolean;
+    terms: number[];
+    dfs: number[];
+    seed_terms: number[] | null;
+    seed_ids: string[] | null;
+    seed_keys: number[] | null;
+  }>`
+    SELECT v.visible, v.candidates, v.stale, t.terms, t.dfs, s.seed_terms, s.seed_ids, s.seed_keys
+    FROM (
+      SELECT ${viewer ? boardVisibleTo(viewer, boardId) : sql`true`} AS visible,
+        ${nodeIds ? sql`(SELECT coalesce(sum(chunks) FILTER (WHERE state = 'live'), 0)::int FROM chunk_sets WHERE ${boardOrNodes(boardId, nodeIds)})` : sql`NULL::int`} AS candidates,
+        ${staleBoard(boardId, embedder.model)} AS stale
+    ) AS v
+    CROSS JOIN (${termStatsQuery(boardId, termIds)}) AS t
+    ${seedStep}`.execute(db);
   const { visible, stale, terms, dfs } = found[0]!;
   if (!visible) throw notFound('Board');
   // The cursor is bound to everything that shapes the ranking.
@@ -164,12 +196,14 @@ export async function searchChunksPage(
   const candidates = found[0]!.candidates ?? (stale ? await liveChunks(db, boardId) : termStats.chunks);
   if (candidates === 0) return { data: [], has_more: false, cursor: null };
   const lexical: LexicalQuery = { vector: queryVector(query, termStats), stats: termStats };
+  const { seed_terms: seedTermIds, seed_ids: seedIds, seed_keys: seedKeys } = found[0]!;
+  const seeded: SeedStep | undefined =
+    seedTermIds && seedIds && seedKeys ? { terms: seedTermIds, ids: seedIds, keys: seedKeys } : undefined;
 
   // Small candidate sets are scanned exactly; larger ones go through the term index (lexical) or
   // the model's HNSW index (dense).
-  const exactMax = deps.exactMaxChunks ?? DEFAULT_EXACT_MAX_CHUNKS;
   const rank = (m: 'vector' | 'keyword', limit: number, after?: Keyset, minScore = threshold) => {
-    const r: Ranking = { db, boardId, nodeIds, limit, after, scan: candidates <= exactMax };
+    const r: Ranking = { db, boardId, nodeIds, limit, after, scan: candidates <= exactMax, seeded: m === seedMode ? seeded : undefined };
     if (m === 'keyword') return keywordRank(r, lexical, minScore);
     return embedder.kind === 'dense' ? denseRank(deps, embedder, r, query, minScore, candidates) : lexicalRank(r, lexical, minScore);
   };
@@ -326,6 +360,7 @@ async function termRank(r: Ranking, t: TermRanking, stats: TermStats): Promise<R
   const terms = [...t.bounds].map(([id, bound]) => ({ id, bound, df: stats.df.get(id) ?? 0 }));
   const k = r.limit + 1;
   const seed = seedTerms(terms, k, stats.chunks);
+  if (r.seeded && sameTerms(r.seeded.terms, seed)) return seededRank(r, t, stats, terms, seed, r.seeded);
   const seeded = await indexRank(r, keyExpr, maxKey, model, holdsAny(r.boardId, seed));
   const theta = Math.max(seeded.length >= k ? t.value(seeded[k - 1]!.key) : 0, t.value(maxKey));
   const rest = candidateRule(terms, theta, stats.chunks, seed);
@@ -334,6 +369,39 @@ async function termRank(r: Ranking, t: TermRanking, stats: TermStats): Promise<R
   const more = await indexRank(r, keyExpr, maxKey, model, candidateMatch(r.boardId, rest));
   const merged = new Map([...seeded, ...more].map((row) => [row.id, row]));
   return [...merged.values()].sort((a, b) => a.key - b.key || (a.id < b.id ? -1 : 1)).slice(0, k);
+}
+
+const sameTerms = (a: number[], b: number[]) => a.length === b.length && [...b].sort((x, y) => x - y).every((id, i) => id === a[i]);
+
+/**
+ * The candidate step after a seed step run with the term statistics: θ from its k-th key, lowered by
+ * the margin its vector may be off by, and one lookup that scores again (with the service's vector)
+ * the seed chunks within that margin of the k-th or above it, together with the candidates. A chunk
+ * of the seed in the final first k is among those; if more of them tie within the margin than the
+ * step returned, every chunk of the seed terms is scored again.
+ */
+async function seededRank(
+  r: Ranking,
+  t: TermRanking,
+  stats: TermStats,
+  terms: BoundedTerm[],
+  seed: number[],
+  seeded: SeedStep,
+): Promise<Row[]> {
+  const k = r.limit + 1;
+  const { ids, keys } = seeded;
+  const kth = keys[k - 1];
+  const near = (key: number) => kth === undefined || key <= kth + SEED_MARGIN * Math.abs(kth);
+  const capped = keys.length === k + SEED_EXTRA && near(keys[keys.length - 1]!);
+  const floor = Math.max(kth === undefined ? 0 : t.value(kth), t.value(t.maxKey));
+  const rest = candidateRule(terms, floor - SEED_MARGIN * Math.abs(floor), stats.chunks, seed);
+  const seedIds = ids.filter((_, i) => near(keys[i]!));
+  const parts = [
+    ...(capped ? [holdsAny(r.boardId, seed)] : seedIds.length > 0 ? [sql<SqlBool>`id = ANY(${seedIds}::uuid[])`] : []),
+    ...(isEmptyRule(rest) ? [] : [candidateMatch(r.boardId, rest)]),
+  ];
+  if (parts.length === 0) return [];
+  return indexRank(r, t.keyExpr, t.maxKey, t.model, sql<SqlBool>`(${sql.join(parts, sql` OR `)})`);
 }
 
 /**
