@@ -258,11 +258,12 @@ describe('search through the term index where its bounds hold', () => {
   });
 
   // The seed step runs in the statement that reads the term statistics (seed-step.ts): a first page
-  // through the index is that statement and the candidate step's, whatever the candidate step needs
-  // (three before, whenever the seed did not settle the page). Counted, not timed; the page is
-  // still the exact scan's.
-  test('a first page through the index is two statements: the statistics with the seed step, then the candidates', async () => {
+  // through the index is that statement alone when the seed settles the page, and the candidate
+  // step's besides otherwise (two and three before). Counted, not timed; the page is still the
+  // exact scan's.
+  test('a first page through the index is one statement, or two when the seed does not settle it', async () => {
     const queryRandom = prng(17);
+    const counts: number[] = [];
     for (let q = 0; q < 16; q++) {
       // A common word in each query: more chunks match than a page holds, so the vector mode never
       // adds the chunks of no query term (a statement of its own, after the ranking).
@@ -289,9 +290,11 @@ describe('search through the term index where its bounds hold', () => {
           where,
         );
         const search = statements.filter((text) => /\b(document_chunks|board_terms)\b/.test(text));
-        assert.equal(search.length, 2, `${where}:\n${search.join('\n---\n')}`);
+        assert.ok(search.length <= 2, `${where}:\n${search.join('\n---\n')}`);
+        counts.push(search.length);
       }
     }
+    assert.ok(counts.includes(1) && counts.includes(2), `both cases: ${counts.join(' ')}`);
   });
 });
 

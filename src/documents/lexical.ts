@@ -47,6 +47,19 @@ export function sparseLiteral(v: Sparse): string {
   return `{${entries.map(([i, w]) => `${i}:${Number(w.toPrecision(7))}`).join(',')}}/${SPARSE_DIMENSIONS}`;
 }
 
+/** A sparsevec's text form (`{i:w,…}/dims`) as a sparse vector. */
+export function parseSparse(text: string): Sparse {
+  const body = text.slice(text.indexOf('{') + 1, text.indexOf('}'));
+  return new Map(
+    body === ''
+      ? []
+      : body.split(',').map((entry) => {
+          const [i, w] = entry.split(':');
+          return [Number(i), Number(w)];
+        }),
+  );
+}
+
 /** BM25's term-frequency factor: tf (k1 + 1) / (tf + k1 (1 - b + b len / ref)). At most k1 + 1. */
 function saturate(tf: number, length: number): number {
   return (tf * (BM25_K1 + 1)) / (tf + BM25_K1 * (1 - BM25_B + (BM25_B * length) / REFERENCE_LENGTH));

@@ -28,16 +28,14 @@ import {
   keywordTermBounds,
   maxKeywordScore,
   queryTermIds,
-  queryVector,
-  sparseLiteral,
-  unitQuery,
+  parseSparse,
   type Sparse,
   type TermStats,
 } from './lexical.js';
 import { queueReembed, staleBoard } from './reembed.js';
-import { candidateRule, isEmptyRule, seedTerms, type BoundedTerm, type CandidateRule } from './term-pruning.js';
-import { SEED_EXTRA, SEED_MARGIN, seedStepQuery, type SeedStep } from './seed-step.js';
+import { candidateRule, isEmptyRule, seedTerms, type CandidateRule } from './term-pruning.js';
 import { termStatsOf, termStatsQuery } from './term-stats.js';
+import { lexicalStep, type LexicalStepColumns } from './seed-step.js';
 
 /**
  * Up to this many candidate chunks an exact scan is about as fast as the index on the embedded
@@ -53,8 +51,11 @@ const SELECTIVE_SHARE = 0.2;
 const SELECTIVE_EXACT_MAX = 20_000;
 /** Reciprocal rank fusion: the constant of Cormack et al., and how deep each ranking is read. */
 export const RRF_K = 60;
-/** Part of every cursor's binding: changes when a ranking key changes meaning (2: the local model's key became a negated inner product). */
-const CURSOR_VERSION = 2;
+/**
+ * Part of every cursor's binding: changes when a ranking key changes meaning (2: the local model's
+ * key became a negated inner product; 3: the lexical query vectors are PostgreSQL's, seed-step.ts).
+ */
+const CURSOR_VERSION = 3;
 export const HYBRID_DEPTH = 200;
 
 /** Live chunks of a model on all boards: one small aggregate over chunk_sets (a row per vectorized text). */
@@ -103,13 +104,24 @@ interface Ranking {
   after?: Keyset;
   /** Score every candidate chunk (a small set) instead of looking them up in an index. */
   scan: boolean;
-  /** The seed step, already run with the term statistics (seed-step.ts). */
-  seeded?: SeedStep;
+  /** The seed step's terms and first `limit + 1` rows, run with the term statistics (seed-step.ts). */
+  seeded?: { terms: number[]; rows: Row[] };
 }
 
-/** The query's term vector (IDF weights) and the board statistics it was made with. */
+/** A query vector: pgvector's text of it (what the statements rank with) and its weights. */
+interface QueryVector {
+  text: string;
+  weights: Sparse;
+}
+
+/**
+ * The query's lexical vectors, as the statistics statement made them (seed-step.ts): IDF weights
+ * (keyword search) and the same at unit length (the local model); none where the board holds none
+ * of the query's terms. And the board statistics they were made with.
+ */
 interface LexicalQuery {
-  vector: Sparse;
+  idf?: QueryVector;
+  unit?: QueryVector;
   stats: TermStats;
 }
 
@@ -149,40 +161,37 @@ export async function searchChunksPage(
   // statistics took `state = 'live'` for a rare value and read the partial live-set indexes whole.)
   // Every mode but a dense model's vector search needs the query terms' statistics: read alongside.
   const termIds = mode !== 'vector' || embedder.kind === 'lexical' ? queryTermIds(query) : [];
-  // A first page of a lexical ranking through the term index also runs its seed step here (seed-step.ts).
+  // With the statistics come the query's lexical vectors and, for a first page of a lexical ranking
+  // through the term index, its seed step (seed-step.ts).
   const exactMax = deps.exactMaxChunks ?? DEFAULT_EXACT_MAX_CHUNKS;
   const seedMode =
-    options.cursor === undefined && termIds.length > 0 && (mode === 'keyword' || (mode === 'vector' && embedder.kind === 'lexical'))
+    options.cursor === undefined && ((mode === 'keyword' && threshold <= 0) || (mode === 'vector' && embedder.kind === 'lexical'))
       ? mode
       : undefined;
-  const seedStep = seedMode
-    ? sql`LEFT JOIN LATERAL ${seedStepQuery({
-        boardId,
-        termIds,
-        nodeIds,
-        k: options.limit + 1,
-        mode: seedMode,
-        when: sql<boolean>`v.visible AND NOT v.stale AND coalesce(v.candidates, n.df) > ${exactMax}`,
-      })} AS s ON true`
-    : sql`CROSS JOIN (SELECT NULL::int4[] AS seed_terms, NULL::uuid[] AS seed_ids, NULL::float8[] AS seed_keys) AS s`;
-  const { rows: found } = await sql<{
-    visible: boolean;
-    candidates: number | null;
-    stale: boolean;
-    terms: number[];
-    dfs: number[];
-    seed_terms: number[] | null;
-    seed_ids: string[] | null;
-    seed_keys: number[] | null;
-  }>`
-    SELECT v.visible, v.candidates, v.stale, t.terms, t.dfs, s.seed_terms, s.seed_ids, s.seed_keys
-    FROM (
+  const step = lexicalStep({
+    boardId,
+    termIds,
+    seed: seedMode && {
+      mode: seedMode,
+      k: options.limit + 1,
+      // The page's bound on the key, as lexicalRank and keywordRank set it (a keyword search with a
+      // threshold, whose bound follows the query's highest score, runs its seed step on its own).
+      maxKey: seedMode === 'vector' ? -threshold : -NO_MATCH,
+      nodeIds,
+      when: (chunks) => sql<boolean>`v.visible AND NOT v.stale AND coalesce(v.candidates, ${chunks}) > ${exactMax}`,
+    },
+  });
+  const { rows: found } = await sql<
+    { visible: boolean; candidates: number | null; stale: boolean; terms: number[]; dfs: number[] } & LexicalStepColumns
+  >`
+    WITH v AS MATERIALIZED (
       SELECT ${viewer ? boardVisibleTo(viewer, boardId) : sql`true`} AS visible,
         ${nodeIds ? sql`(SELECT coalesce(sum(chunks) FILTER (WHERE state = 'live'), 0)::int FROM chunk_sets WHERE ${boardOrNodes(boardId, nodeIds)})` : sql`NULL::int`} AS candidates,
         ${staleBoard(boardId, embedder.model)} AS stale
-    ) AS v
-    CROSS JOIN (${termStatsQuery(boardId, termIds)}) AS t
-    ${seedStep}`.execute(db);
+    )
+    SELECT v.visible, v.candidates, v.stale, t.terms, t.dfs, s.unit_vector, s.idf_vector, s.seed_terms, s.seed_rows
+    FROM v CROSS JOIN (${termStatsQuery(boardId, termIds)}) AS t
+    LEFT JOIN LATERAL ${step} AS s ON true`.execute(db);
   const { visible, stale, terms, dfs } = found[0]!;
   if (!visible) throw notFound('Board');
   // The cursor is bound to everything that shapes the ranking.
@@ -195,10 +204,14 @@ export async function searchChunksPage(
   const termStats = termStatsOf(terms, dfs);
   const candidates = found[0]!.candidates ?? (stale ? await liveChunks(db, boardId) : termStats.chunks);
   if (candidates === 0) return { data: [], has_more: false, cursor: null };
-  const lexical: LexicalQuery = { vector: queryVector(query, termStats), stats: termStats };
-  const { seed_terms: seedTermIds, seed_ids: seedIds, seed_keys: seedKeys } = found[0]!;
-  const seeded: SeedStep | undefined =
-    seedTermIds && seedIds && seedKeys ? { terms: seedTermIds, ids: seedIds, keys: seedKeys } : undefined;
+  const { unit_vector: unitText, idf_vector: idfText, seed_terms: seedTerms, seed_rows: seedRows } = found[0]!;
+  const lexical: LexicalQuery = {
+    idf: idfText ? { text: idfText, weights: parseSparse(idfText) } : undefined,
+    unit: unitText ? { text: unitText, weights: parseSparse(unitText) } : undefined,
+    stats: termStats,
+  };
+  const seeded =
+    seedTerms && seedRows ? { terms: seedTerms, rows: seedRows.map((r) => ({ ...r, metadata: r.metadata as ChunkMetadata })) } : undefined;
 
   // Small candidate sets are scanned exactly; larger ones go through the term index (lexical) or
   // the model's HNSW index (dense).
@@ -360,8 +373,8 @@ async function termRank(r: Ranking, t: TermRanking, stats: TermStats): Promise<R
   const terms = [...t.bounds].map(([id, bound]) => ({ id, bound, df: stats.df.get(id) ?? 0 }));
   const k = r.limit + 1;
   const seed = seedTerms(terms, k, stats.chunks);
-  if (r.seeded && sameTerms(r.seeded.terms, seed)) return seededRank(r, t, stats, terms, seed, r.seeded);
-  const seeded = await indexRank(r, keyExpr, maxKey, model, holdsAny(r.boardId, seed));
+  const seeded =
+    r.seeded && sameTerms(r.seeded.terms, seed) ? r.seeded.rows : await indexRank(r, keyExpr, maxKey, model, holdsAny(r.boardId, seed));
   const theta = Math.max(seeded.length >= k ? t.value(seeded[k - 1]!.key) : 0, t.value(maxKey));
   const rest = candidateRule(terms, theta, stats.chunks, seed);
   if (isEmptyRule(rest)) return seeded;
@@ -374,46 +387,16 @@ async function termRank(r: Ranking, t: TermRanking, stats: TermStats): Promise<R
 const sameTerms = (a: number[], b: number[]) => a.length === b.length && [...b].sort((x, y) => x - y).every((id, i) => id === a[i]);
 
 /**
- * The candidate step after a seed step run with the term statistics: θ from its k-th key, lowered by
- * the margin its vector may be off by, and one lookup that scores again (with the service's vector)
- * the seed chunks within that margin of the k-th or above it, together with the candidates. A chunk
- * of the seed in the final first k is among those; if more of them tie within the margin than the
- * step returned, every chunk of the seed terms is scored again.
- */
-async function seededRank(
-  r: Ranking,
-  t: TermRanking,
-  stats: TermStats,
-  terms: BoundedTerm[],
-  seed: number[],
-  seeded: SeedStep,
-): Promise<Row[]> {
-  const k = r.limit + 1;
-  const { ids, keys } = seeded;
-  const kth = keys[k - 1];
-  const near = (key: number) => kth === undefined || key <= kth + SEED_MARGIN * Math.abs(kth);
-  const capped = keys.length === k + SEED_EXTRA && near(keys[keys.length - 1]!);
-  const floor = Math.max(kth === undefined ? 0 : t.value(kth), t.value(t.maxKey));
-  const rest = candidateRule(terms, floor - SEED_MARGIN * Math.abs(floor), stats.chunks, seed);
-  const seedIds = ids.filter((_, i) => near(keys[i]!));
-  const parts = [
-    ...(capped ? [holdsAny(r.boardId, seed)] : seedIds.length > 0 ? [sql<SqlBool>`id = ANY(${seedIds}::uuid[])`] : []),
-    ...(isEmptyRule(rest) ? [] : [candidateMatch(r.boardId, rest)]),
-  ];
-  if (parts.length === 0) return [];
-  return indexRank(r, t.keyExpr, t.maxKey, t.model, sql<SqlBool>`(${sql.join(parts, sql` OR `)})`);
-}
-
-/**
  * BM25: the inner product of the chunk's keywords with the query's IDF vector (pgvector's `<#>` is
  * its negative, the ranking key). Only chunks holding a query term match.
  */
 async function keywordRank(r: Ranking, lexical: LexicalQuery, minScore: number): Promise<Ranked> {
-  const { vector: q, stats } = lexical;
+  const { idf, stats } = lexical;
+  const q = idf?.weights ?? new Map<number, number>();
   const max = maxKeywordScore(q);
   const score = (key: number) => (max > 0 ? -key / max : 0);
-  if (q.size === 0) return { rows: [], score };
-  const keyExpr = sql<number>`(keywords <#> ${sparseLiteral(q)}::sparsevec)`;
+  if (!idf) return { rows: [], score };
+  const keyExpr = sql<number>`(keywords <#> ${idf.text}::sparsevec)`;
   // A match has a positive score; a threshold above 0 raises the bar.
   const maxKey = minScore > 0 ? -minScore * max : -NO_MATCH;
   const rows = await termRank(r, { keyExpr, maxKey, value: innerScore, bounds: keywordTermBounds(q) }, stats);
@@ -426,11 +409,11 @@ async function keywordRank(r: Ranking, lexical: LexicalQuery, minScore: number):
  * query has cosine 0 (as does every chunk for a query of words the board has never seen).
  */
 async function lexicalRank(r: Ranking, lexical: LexicalQuery, minScore: number): Promise<Ranked> {
-  const { vector, stats } = lexical;
-  const q = unitQuery(vector);
+  const { unit, stats } = lexical;
+  const q = unit?.weights ?? new Map<number, number>();
   const maxKey = -minScore;
-  const keyExpr = q.size === 0 ? NO_TERM_KEY : sql<number>`(sparse_embedding <#> ${sparseLiteral(q)}::sparsevec)`;
-  if (q.size === 0 || r.scan) return { rows: await scanRank(r, keyExpr, maxKey, LOCAL_MODEL), score: innerScore };
+  const keyExpr = unit ? sql<number>`(sparse_embedding <#> ${unit.text}::sparsevec)` : NO_TERM_KEY;
+  if (!unit || r.scan) return { rows: await scanRank(r, keyExpr, maxKey, LOCAL_MODEL), score: innerScore };
   const rows = await termRank(r, { keyExpr, maxKey, model: LOCAL_MODEL, value: innerScore, bounds: embeddingTermBounds(q) }, stats);
   // The chunks holding no query term (cosine 0) come after every match, in id order, as in the scan.
   if (rows.length <= r.limit && maxKey >= 0) {
