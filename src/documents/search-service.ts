@@ -204,14 +204,16 @@ export async function searchChunksPage(
   const termStats = termStatsOf(terms, dfs);
   const candidates = found[0]!.candidates ?? (stale ? await liveChunks(db, boardId) : termStats.chunks);
   if (candidates === 0) return { data: [], has_more: false, cursor: null };
-  const { unit_vector: unitText, idf_vector: idfText, seed_terms: seedTerms, seed_rows: seedRows } = found[0]!;
+  const { unit_vector: unitText, idf_vector: idfText, seed_terms: seedTermIds, seed_rows: seedRows } = found[0]!;
   const lexical: LexicalQuery = {
     idf: idfText ? { text: idfText, weights: parseSparse(idfText) } : undefined,
     unit: unitText ? { text: unitText, weights: parseSparse(unitText) } : undefined,
     stats: termStats,
   };
   const seeded =
-    seedTerms && seedRows ? { terms: seedTerms, rows: seedRows.map((r) => ({ ...r, metadata: r.metadata as ChunkMetadata })) } : undefined;
+    seedTermIds && seedRows
+      ? { terms: seedTermIds, rows: seedRows.map((r) => ({ ...r, metadata: r.metadata as ChunkMetadata })) }
+      : undefined;
 
   // Small candidate sets are scanned exactly; larger ones go through the term index (lexical) or
   // the model's HNSW index (dense).
