@@ -8,9 +8,9 @@
 // client-ids.test.ts); the ones the merged statements touch are checked here as well.
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
-import type { PostgresPoolClient } from 'kysely';
 import type { ErrorBody, NodeBody } from './helpers/api-types.js';
 import { type TestUser, useServer } from './helpers/harness.js';
+import { requestStatements } from './helpers/statements.js';
 
 const QUOTA = 20_000;
 const server = useServer({ USER_MAX_STORED_BYTES: String(QUOTA) });
@@ -27,36 +27,7 @@ before(async () => {
   assert.equal((await server.request('GET', `/v1/boards/${boardId}`, { token })).status, 200);
 });
 
-/**
- * The statements the requests run while `work` runs (those outside a request are not theirs), less
- * the announcement of committed changes to other instances on PostgreSQL (events/announcer.ts: one
- * statement after the commit, shared by the writes committed meanwhile; none on the embedded
- * database, which one process serves), of which there is at most one.
- */
-async function statementsOf(work: () => Promise<void>): Promise<string[]> {
-  const pool = server.database.fairPool;
-  const connect = pool.connect.bind(pool);
-  const seen: string[] = [];
-  pool.connect = async (): Promise<PostgresPoolClient> => {
-    const client = await connect();
-    const inRequest = pool.current() !== undefined;
-    return {
-      release: () => client.release(),
-      query: ((text: unknown, ...rest: unknown[]) => {
-        if (inRequest) seen.push(typeof text === 'string' ? text : String((text as { text?: string }).text));
-        return (client.query as (...args: unknown[]) => unknown)(text, ...rest);
-      }) as PostgresPoolClient['query'],
-    };
-  };
-  try {
-    await work();
-  } finally {
-    pool.connect = connect;
-  }
-  const announcements = seen.filter((statement) => /\bpg_notify\(/.test(statement));
-  assert.ok(announcements.length <= 1, announcements.join('\n---\n'));
-  return seen.filter((statement) => !announcements.includes(statement));
-}
+const statementsOf = (work: () => Promise<void>) => requestStatements(server, work);
 
 const patch = (id: string, body: unknown, ifMatch?: string) =>
   server.request<NodeBody>('PATCH', `/v1/boards/${boardId}/nodes/${id}`, {

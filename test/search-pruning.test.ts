@@ -14,6 +14,7 @@ import { termKeysLiteral } from '../src/documents/search-service.js';
 import { candidateRule, seedTerms, type BoundedTerm, type CandidateRule } from '../src/documents/term-pruning.js';
 import type { DuplicateBody, JobBody, SearchBody } from './helpers/api-types.js';
 import { type Response, startServer, type TestServer, type TestUser, useServer } from './helpers/harness.js';
+import { requestStatements } from './helpers/statements.js';
 
 const random = prng(7);
 // Pronounceable distinct words, so stemming keeps them apart.
@@ -254,6 +255,46 @@ describe('search through the term index where its bounds hold', () => {
       }
     }
     assert.ok(compared > 500, `compared ${compared} results`);
+  });
+
+  // The seed step runs in the statement that reads the term statistics (seed-step.ts): a first page
+  // through the index is that statement alone when the seed settles the page, and the candidate
+  // step's besides otherwise (two and three before). Counted, not timed; the page is still the
+  // exact scan's.
+  test('a first page through the index is one statement, or two when the seed does not settle it', async () => {
+    const queryRandom = prng(17);
+    const counts: number[] = [];
+    for (let q = 0; q < 16; q++) {
+      // A common word in each query: more chunks match than a page holds, so the vector mode never
+      // adds the chunks of no query term (a statement of its own, after the ranking).
+      const words = [
+        vocabulary[q % 3]!,
+        ...Array.from({ length: 2 + Math.floor(queryRandom() * 6) }, () => vocabulary[Math.floor(queryRandom() ** 2 * vocabulary.length)]!),
+      ];
+      for (const mode of ['vector', 'keyword'] as const) {
+        const body: Record<string, unknown> = { query: words.join(' '), mode, limit: q % 2 === 0 ? 3 : 10 };
+        if (q % 4 === 3) body.node_ids = nodes.slice(0, 12);
+        const exact = (await searchPages(server, alice, board, body, false, 1))[0]!;
+        server.config.searchExactMaxChunks = 0;
+        let page: SearchBody['data'] = [];
+        const statements = await requestStatements(server, async () => {
+          const res = await server.request<SearchBody>('POST', `/v1/boards/${board}/documents/search`, { token: alice.token, body });
+          assert.equal(res.status, 200, res.text);
+          page = res.body.data;
+        });
+        const where = JSON.stringify(body);
+        assert.ok(exact.length > 0, `${where}: the query matches`);
+        assert.deepEqual(
+          page.map((h) => [h.id, h.score]),
+          exact.map((h) => [h.id, h.score]),
+          where,
+        );
+        const search = statements.filter((text) => /\b(document_chunks|board_terms)\b/.test(text));
+        assert.ok(search.length <= 2, `${where}:\n${search.join('\n---\n')}`);
+        counts.push(search.length);
+      }
+    }
+    assert.ok(counts.includes(1) && counts.includes(2), `both cases: ${counts.join(' ')}`);
   });
 });
 

@@ -10,7 +10,10 @@
 //   counted, while staying a cosine in -1..1 that a threshold can apply to. Measured on SciFact
 //   (BENCHMARKS.md), this beats BM25 where the hashed dense bag of words it replaces fell 30% short.
 // IDF is not stored in chunks: it comes from the board's term statistics at query time
-// (term-stats.ts), so adding a note never rewrites the others.
+// (term-stats.ts), so adding a note never rewrites the others. The query vectors (each distinct
+// query term the board holds, weighted by its IDF, ln(1 + (N - df + 0.5) / (df + 0.5)); for the
+// local model scaled to unit length) are made by the statement that reads those statistics
+// (seed-step.ts) and read back with parseSparse.
 import { terms } from '../text/terms.js';
 
 /** pgvector sparsevec dimensions: terms are hashed into 2..SPARSE_DIMENSIONS; 1 is the length dimension. */
@@ -45,6 +48,19 @@ export type Sparse = Map<number, number>;
 export function sparseLiteral(v: Sparse): string {
   const entries = [...v].filter(([, w]) => w !== 0).sort((a, b) => a[0] - b[0]);
   return `{${entries.map(([i, w]) => `${i}:${Number(w.toPrecision(7))}`).join(',')}}/${SPARSE_DIMENSIONS}`;
+}
+
+/** A sparsevec's text form (`{i:w,…}/dims`) as a sparse vector. */
+export function parseSparse(text: string): Sparse {
+  const body = text.slice(text.indexOf('{') + 1, text.indexOf('}'));
+  return new Map(
+    body === ''
+      ? []
+      : body.split(',').map((entry) => {
+          const [i, w] = entry.split(':');
+          return [Number(i), Number(w)];
+        }),
+  );
 }
 
 /** BM25's term-frequency factor: tf (k1 + 1) / (tf + k1 (1 - b + b len / ref)). At most k1 + 1. */
@@ -107,32 +123,10 @@ export interface TermStats {
   df: Map<number, number>;
 }
 
-/** BM25's inverse document frequency, never negative. */
-export function idf(df: number, chunks: number): number {
-  return Math.log(1 + (chunks - df + 0.5) / (df + 0.5));
-}
-
 /** The query's distinct term ids (what term statistics are needed for). */
 export function queryTermIds(query: string): number[] {
   return [...new Set(terms(query).map(termId))];
 }
-
-/**
- * The query vector: each distinct term of the query weighted by its IDF on the board (a term the
- * board has never seen is left out: it matches nothing). Keyword search uses it as it is; the local
- * model's vector search scaled to unit length (`unitQuery`).
- */
-export function queryVector(query: string, stats: TermStats): Sparse {
-  const v: Sparse = new Map();
-  for (const id of queryTermIds(query)) {
-    const df = stats.df.get(id) ?? 0;
-    if (df > 0) v.set(id, idf(df, stats.chunks));
-  }
-  return v;
-}
-
-/** The query vector scaled to unit length: its inner product with a local embedding is their cosine. */
-export const unitQuery = unit;
 
 /** The most a chunk's keyword weight for a term can be: BM25's saturation. */
 const MAX_KEYWORD_WEIGHT = BM25_K1 + 1;

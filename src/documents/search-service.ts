@@ -28,15 +28,14 @@ import {
   keywordTermBounds,
   maxKeywordScore,
   queryTermIds,
-  queryVector,
-  sparseLiteral,
-  unitQuery,
+  parseSparse,
   type Sparse,
   type TermStats,
 } from './lexical.js';
 import { queueReembed, staleBoard } from './reembed.js';
 import { candidateRule, isEmptyRule, seedTerms, type CandidateRule } from './term-pruning.js';
 import { termStatsOf, termStatsQuery } from './term-stats.js';
+import { lexicalStep, type LexicalStepColumns } from './seed-step.js';
 
 /**
  * Up to this many candidate chunks an exact scan is about as fast as the index on the embedded
@@ -52,8 +51,11 @@ const SELECTIVE_SHARE = 0.2;
 const SELECTIVE_EXACT_MAX = 20_000;
 /** Reciprocal rank fusion: the constant of Cormack et al., and how deep each ranking is read. */
 export const RRF_K = 60;
-/** Part of every cursor's binding: changes when a ranking key changes meaning (2: the local model's key became a negated inner product). */
-const CURSOR_VERSION = 2;
+/**
+ * Part of every cursor's binding: changes when a ranking key changes meaning (2: the local model's
+ * key became a negated inner product; 3: the lexical query vectors are PostgreSQL's, seed-step.ts).
+ */
+const CURSOR_VERSION = 3;
 export const HYBRID_DEPTH = 200;
 
 /** Live chunks of a model on all boards: one small aggregate over chunk_sets (a row per vectorized text). */
@@ -102,11 +104,24 @@ interface Ranking {
   after?: Keyset;
   /** Score every candidate chunk (a small set) instead of looking them up in an index. */
   scan: boolean;
+  /** The seed step's terms and first `limit + 1` rows, run with the term statistics (seed-step.ts). */
+  seeded?: { terms: number[]; rows: Row[] };
 }
 
-/** The query's term vector (IDF weights) and the board statistics it was made with. */
+/** A query vector: pgvector's text of it (what the statements rank with) and its weights. */
+interface QueryVector {
+  text: string;
+  weights: Sparse;
+}
+
+/**
+ * The query's lexical vectors, as the statistics statement made them (seed-step.ts): IDF weights
+ * (keyword search) and the same at unit length (the local model); none where the board holds none
+ * of the query's terms. And the board statistics they were made with.
+ */
 interface LexicalQuery {
-  vector: Sparse;
+  idf?: QueryVector;
+  unit?: QueryVector;
   stats: TermStats;
 }
 
@@ -146,11 +161,37 @@ export async function searchChunksPage(
   // statistics took `state = 'live'` for a rare value and read the partial live-set indexes whole.)
   // Every mode but a dense model's vector search needs the query terms' statistics: read alongside.
   const termIds = mode !== 'vector' || embedder.kind === 'lexical' ? queryTermIds(query) : [];
-  const { rows: found } = await sql<{ visible: boolean; candidates: number | null; stale: boolean; terms: number[]; dfs: number[] }>`
-    SELECT ${viewer ? boardVisibleTo(viewer, boardId) : sql`true`} AS visible,
-      ${nodeIds ? sql`(SELECT coalesce(sum(chunks) FILTER (WHERE state = 'live'), 0)::int FROM chunk_sets WHERE ${boardOrNodes(boardId, nodeIds)})` : sql`NULL::int`} AS candidates,
-      ${staleBoard(boardId, embedder.model)} AS stale, t.terms, t.dfs
-    FROM (${termStatsQuery(boardId, termIds)}) AS t`.execute(db);
+  // With the statistics come the query's lexical vectors and, for a first page of a lexical ranking
+  // through the term index, its seed step (seed-step.ts).
+  const exactMax = deps.exactMaxChunks ?? DEFAULT_EXACT_MAX_CHUNKS;
+  const seedMode =
+    options.cursor === undefined && ((mode === 'keyword' && threshold <= 0) || (mode === 'vector' && embedder.kind === 'lexical'))
+      ? mode
+      : undefined;
+  const step = lexicalStep({
+    boardId,
+    termIds,
+    seed: seedMode && {
+      mode: seedMode,
+      k: options.limit + 1,
+      // The page's bound on the key, as lexicalRank and keywordRank set it (a keyword search with a
+      // threshold, whose bound follows the query's highest score, runs its seed step on its own).
+      maxKey: seedMode === 'vector' ? -threshold : -NO_MATCH,
+      nodeIds,
+      when: (chunks) => sql<boolean>`v.visible AND NOT v.stale AND coalesce(v.candidates, ${chunks}) > ${exactMax}`,
+    },
+  });
+  const { rows: found } = await sql<
+    { visible: boolean; candidates: number | null; stale: boolean; terms: number[]; dfs: number[] } & LexicalStepColumns
+  >`
+    WITH v AS MATERIALIZED (
+      SELECT ${viewer ? boardVisibleTo(viewer, boardId) : sql`true`} AS visible,
+        ${nodeIds ? sql`(SELECT coalesce(sum(chunks) FILTER (WHERE state = 'live'), 0)::int FROM chunk_sets WHERE ${boardOrNodes(boardId, nodeIds)})` : sql`NULL::int`} AS candidates,
+        ${staleBoard(boardId, embedder.model)} AS stale
+    )
+    SELECT v.visible, v.candidates, v.stale, t.terms, t.dfs, s.unit_vector, s.idf_vector, s.seed_terms, s.seed_rows
+    FROM v CROSS JOIN (${termStatsQuery(boardId, termIds)}) AS t
+    LEFT JOIN LATERAL ${step} AS s ON true`.execute(db);
   const { visible, stale, terms, dfs } = found[0]!;
   if (!visible) throw notFound('Board');
   // The cursor is bound to everything that shapes the ranking.
@@ -163,13 +204,21 @@ export async function searchChunksPage(
   const termStats = termStatsOf(terms, dfs);
   const candidates = found[0]!.candidates ?? (stale ? await liveChunks(db, boardId) : termStats.chunks);
   if (candidates === 0) return { data: [], has_more: false, cursor: null };
-  const lexical: LexicalQuery = { vector: queryVector(query, termStats), stats: termStats };
+  const { unit_vector: unitText, idf_vector: idfText, seed_terms: seedTermIds, seed_rows: seedRows } = found[0]!;
+  const lexical: LexicalQuery = {
+    idf: idfText ? { text: idfText, weights: parseSparse(idfText) } : undefined,
+    unit: unitText ? { text: unitText, weights: parseSparse(unitText) } : undefined,
+    stats: termStats,
+  };
+  const seeded =
+    seedTermIds && seedRows
+      ? { terms: seedTermIds, rows: seedRows.map((r) => ({ ...r, metadata: r.metadata as ChunkMetadata })) }
+      : undefined;
 
   // Small candidate sets are scanned exactly; larger ones go through the term index (lexical) or
   // the model's HNSW index (dense).
-  const exactMax = deps.exactMaxChunks ?? DEFAULT_EXACT_MAX_CHUNKS;
   const rank = (m: 'vector' | 'keyword', limit: number, after?: Keyset, minScore = threshold) => {
-    const r: Ranking = { db, boardId, nodeIds, limit, after, scan: candidates <= exactMax };
+    const r: Ranking = { db, boardId, nodeIds, limit, after, scan: candidates <= exactMax, seeded: m === seedMode ? seeded : undefined };
     if (m === 'keyword') return keywordRank(r, lexical, minScore);
     return embedder.kind === 'dense' ? denseRank(deps, embedder, r, query, minScore, candidates) : lexicalRank(r, lexical, minScore);
   };
@@ -326,7 +375,8 @@ async function termRank(r: Ranking, t: TermRanking, stats: TermStats): Promise<R
   const terms = [...t.bounds].map(([id, bound]) => ({ id, bound, df: stats.df.get(id) ?? 0 }));
   const k = r.limit + 1;
   const seed = seedTerms(terms, k, stats.chunks);
-  const seeded = await indexRank(r, keyExpr, maxKey, model, holdsAny(r.boardId, seed));
+  const seeded =
+    r.seeded && sameTerms(r.seeded.terms, seed) ? r.seeded.rows : await indexRank(r, keyExpr, maxKey, model, holdsAny(r.boardId, seed));
   const theta = Math.max(seeded.length >= k ? t.value(seeded[k - 1]!.key) : 0, t.value(maxKey));
   const rest = candidateRule(terms, theta, stats.chunks, seed);
   if (isEmptyRule(rest)) return seeded;
@@ -336,16 +386,19 @@ async function termRank(r: Ranking, t: TermRanking, stats: TermStats): Promise<R
   return [...merged.values()].sort((a, b) => a.key - b.key || (a.id < b.id ? -1 : 1)).slice(0, k);
 }
 
+const sameTerms = (a: number[], b: number[]) => a.length === b.length && [...b].sort((x, y) => x - y).every((id, i) => id === a[i]);
+
 /**
  * BM25: the inner product of the chunk's keywords with the query's IDF vector (pgvector's `<#>` is
  * its negative, the ranking key). Only chunks holding a query term match.
  */
 async function keywordRank(r: Ranking, lexical: LexicalQuery, minScore: number): Promise<Ranked> {
-  const { vector: q, stats } = lexical;
+  const { idf, stats } = lexical;
+  const q = idf?.weights ?? new Map<number, number>();
   const max = maxKeywordScore(q);
   const score = (key: number) => (max > 0 ? -key / max : 0);
-  if (q.size === 0) return { rows: [], score };
-  const keyExpr = sql<number>`(keywords <#> ${sparseLiteral(q)}::sparsevec)`;
+  if (!idf) return { rows: [], score };
+  const keyExpr = sql<number>`(keywords <#> ${idf.text}::sparsevec)`;
   // A match has a positive score; a threshold above 0 raises the bar.
   const maxKey = minScore > 0 ? -minScore * max : -NO_MATCH;
   const rows = await termRank(r, { keyExpr, maxKey, value: innerScore, bounds: keywordTermBounds(q) }, stats);
@@ -358,11 +411,11 @@ async function keywordRank(r: Ranking, lexical: LexicalQuery, minScore: number):
  * query has cosine 0 (as does every chunk for a query of words the board has never seen).
  */
 async function lexicalRank(r: Ranking, lexical: LexicalQuery, minScore: number): Promise<Ranked> {
-  const { vector, stats } = lexical;
-  const q = unitQuery(vector);
+  const { unit, stats } = lexical;
+  const q = unit?.weights ?? new Map<number, number>();
   const maxKey = -minScore;
-  const keyExpr = q.size === 0 ? NO_TERM_KEY : sql<number>`(sparse_embedding <#> ${sparseLiteral(q)}::sparsevec)`;
-  if (q.size === 0 || r.scan) return { rows: await scanRank(r, keyExpr, maxKey, LOCAL_MODEL), score: innerScore };
+  const keyExpr = unit ? sql<number>`(sparse_embedding <#> ${unit.text}::sparsevec)` : NO_TERM_KEY;
+  if (!unit || r.scan) return { rows: await scanRank(r, keyExpr, maxKey, LOCAL_MODEL), score: innerScore };
   const rows = await termRank(r, { keyExpr, maxKey, model: LOCAL_MODEL, value: innerScore, bounds: embeddingTermBounds(q) }, stats);
   // The chunks holding no query term (cosine 0) come after every match, in id order, as in the scan.
   if (rows.length <= r.limit && maxKey >= 0) {

@@ -35,8 +35,8 @@ export interface CandidateRule {
  * 200 SciFact claims) the chunks scored per search fell from 694 to 393 on average (p95 1,262 to 975)
  * for a third more searches that need the candidate step; recall@10 0.9995 to 0.9990.
  */
-const SEED_CHUNKS = 250;
-const SEED_SHARE = 0.1;
+export const SEED_CHUNKS = 250;
+export const SEED_SHARE = 0.1;
 /**
  * What one more index lookup costs, counted in chunks scored: on PostgreSQL at 100,000 chunks a
  * lookup took 0.07 to 0.27 ms and scoring a chunk about 1.2 to 1.6 µs (EXPLAIN ANALYZE).
