@@ -14,7 +14,6 @@ import { useCallback, useMemo, useRef, useState, useSyncExternalStore } from 're
 import { type Connection, type Edge, type OnBeforeDelete, useReactFlow, type XYPosition } from '@xyflow/react';
 import type { ApiNodeType } from '../../board-api';
 import type { BoardFlowNode } from '../../board-context';
-import { edgeMarker } from '../../flow-mapping';
 import { str } from '../../nodes/node-frame';
 import { linkNodeType } from '../../nodes/web-links';
 import { EditHistory, type HistoryChange, invert, type NodeMove } from './edit-history';
@@ -24,7 +23,7 @@ import { type CurrentBoard, entryAfter, planStep } from './reapply';
 import { type NodeClipboard, pasteOperations } from './node-clipboard';
 import { noteKey, type ServerSync } from '../sync/server-sync';
 import { createdEdge, createdNode, type OutboxOp, patched } from '../sync/operations';
-import { applyStep, type HistoryOutboxDeps } from '../sync/history-outbox';
+import { applyStep, type HistoryOutboxDeps, setEdgeKeys } from '../sync/history-outbox';
 import type { Outbox } from '../sync/outbox';
 import type { TextSync } from '../sync/text-sync';
 import type { CanvasGraph } from '../use-board-graph';
@@ -462,9 +461,7 @@ export function useBoardEdits({ boardId, canEdit, graph, outbox, text, sync, not
         from: Object.fromEntries(Object.keys(patch).map((key) => [key, before[key] ?? null])),
         to: patch,
       });
-      const data = patched(before, patch);
-      graph.applyEdge({ ...edge, data, label: typeof data.label === 'string' ? data.label : undefined, markerEnd: edgeMarker(data) });
-      outbox.enqueue({ op: 'update_edge', id: edgeId, data: patch });
+      setEdgeKeys(graph, outbox, edge, patch);
     },
     [graph, outbox, history],
   );

@@ -4,6 +4,7 @@
 // Excalidraw's history does), so undo works while the service is down and its writes reach the
 // service in order with the rest. Re-created nodes and edges get new client ids, mapped in the
 // history.
+import type { Edge } from '@xyflow/react';
 import { edgeMarker } from '../../flow-mapping';
 import { str } from '../../../lib/str';
 import type { EditHistory } from '../edits/edit-history';
@@ -83,12 +84,18 @@ export function applyStep(deps: HistoryOutboxDeps, step: Exclude<Step, { kind: '
     }
     case 'edgeData': {
       const edge = graph.edgeById(step.id);
-      if (!edge) return;
-      // The edge's data as the canvas has it now (others' changes included), with these keys as they were.
-      const data = patched((edge.data ?? {}) as Record<string, unknown>, step.patch);
-      graph.applyEdge({ ...edge, data, label: typeof data.label === 'string' ? data.label : undefined, markerEnd: edgeMarker(data) });
-      outbox.enqueue({ op: 'update_edge', id: edge.id, data: step.patch });
+      if (edge) setEdgeKeys(graph, outbox, edge, step.patch);
       return;
     }
   }
+}
+
+/**
+ * Sets keys of an edge's data (null removes one): on the canvas at once (the edge's data as it is
+ * there, others' changes included, with these keys set), and in the outbox as those keys only.
+ */
+export function setEdgeKeys(graph: CanvasGraph, outbox: Outbox, edge: Edge, keys: Record<string, unknown>): void {
+  const data = patched((edge.data ?? {}) as Record<string, unknown>, keys);
+  graph.applyEdge({ ...edge, data, label: typeof data.label === 'string' ? data.label : undefined, markerEnd: edgeMarker(data) });
+  outbox.enqueue({ op: 'update_edge', id: edge.id, data: keys });
 }
