@@ -131,7 +131,10 @@ test('a frame made around a selection holds its cards: renamed, coloured, moved 
     const frameNow = moved.nodes.get(frameId)!;
     const target = { x: frameNow.position_x + 200, y: frameNow.position_y + 100 };
     await dragCard(page, c, (target.x - 1000) * zoom, (target.y - 0) * zoom);
-    await dragCard(page, a, 0, 420 * zoom);
+    // Out to the right, far from the canvas's edges: a drag held near an edge pans the view (React
+    // Flow's auto-pan) for as long as it lasts, which on a loaded machine took the card 1,700 units
+    // further and the frame out of the view the reload below opens at.
+    await dragCard(page, a, 900 * zoom, 0);
     await allSaved(page);
     await eventually('Gamma in the frame, Alpha out of it', async () => {
       const nodes = await nodesOf(api, boardId);

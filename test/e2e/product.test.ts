@@ -289,6 +289,12 @@ test('board page bugs: fit view clear of the minimap, new notes side by side, a 
     await page.getByRole('heading', { name: 'Layout', level: 1 }).waitFor();
     const doomed = page.getByTestId(`node-${added[0]!.id}`);
     await doomed.getByRole('textbox', { name: 'Note text' }).fill('typing away');
+    // Saved before the deletion: otherwise its own save could meet the 404 and take the note away
+    // before the typing below.
+    await eventually(
+      'the first words saved',
+      async () => (await api('GET', `/v1/boards/${boardId}/nodes/${added[0]!.id}`)).data.node_data.text === 'typing away',
+    );
     await api('DELETE', `/v1/boards/${boardId}/nodes/${added[0]!.id}`);
     await doomed.getByRole('textbox', { name: 'Note text' }).fill('typing away, still');
     const notice = page.locator('.bw-notice').filter({ hasText: 'was deleted by someone else' });
