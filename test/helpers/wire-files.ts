@@ -23,6 +23,10 @@ export const EMBEDDED_ONLY: ReadonlyMap<string, string> = new Map([
   ['test/oidc.test.ts', "the identity provider's protocol and tokens; the users its tokens make go through auth-jwt's path, run on both"],
   ['test/login-throttle.test.ts', 'the throttle counts client addresses in memory; signing in is accounts.test.ts, run on both'],
   [
+    'test/chats-anthropic.test.ts',
+    "the Anthropic provider's wire format, errors and retries; a chat's messages and its one-reply lease are chats.test.ts's, run on both",
+  ],
+  [
     'test/fuzz.test.ts',
     "random input to every route, answered by validation and the error envelope; the values a database refuses (NUL, unpaired surrogates) are errors.test.ts's, run on both",
   ],
