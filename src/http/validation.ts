@@ -63,10 +63,29 @@ function withDecimalNumbers(validate: Validate, schema: object): Validate {
   return checked;
 }
 
-export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
-  if (httpPart === 'body') return strict.compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
-  return withDecimalNumbers(coercing.compile(schema as object), schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
-};
+/**
+ * A validator compiled on its first call rather than when the app starts: Fastify asks for every
+ * part of every route at start, and Ajv's generated code for all of them was about 0.25 s of CPU in
+ * each process that builds the app (a service, a test process, a child server), most of it for
+ * routes a process may never serve. As with the serializers (lazy-serializers.ts), a schema Ajv
+ * cannot compile now fails that request (500) rather than the start; test/openapi-responses.test.ts
+ * reaches every route.
+ */
+function compiledOnFirstUse(compile: () => Validate): Validate {
+  let compiled: Validate | undefined;
+  const validate: Validate = (data) => {
+    compiled ??= compile();
+    const valid = compiled(data);
+    validate.errors = compiled.errors;
+    return valid;
+  };
+  return validate;
+}
+
+export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
+  compiledOnFirstUse(() =>
+    httpPart === 'body' ? strict.compile(schema as object) : withDecimalNumbers(coercing.compile(schema as object), schema as object),
+  ) as ReturnType<FastifySchemaCompiler<unknown>>;
 
 export function addSharedSchema(schema: { $id: string }): void {
   // The validators are per process and an app may be built more than once (tests, two instances).

@@ -22,6 +22,18 @@ export const EMBEDDED_ONLY: ReadonlyMap<string, string> = new Map([
   ['test/scopes.test.ts', "each route's scope, checked before any lookup; no token or another scheme is 401"],
   ['test/oidc.test.ts', "the identity provider's protocol and tokens; the users its tokens make go through auth-jwt's path, run on both"],
   ['test/login-throttle.test.ts', 'the throttle counts client addresses in memory; signing in is accounts.test.ts, run on both'],
+  [
+    'test/chats-anthropic.test.ts',
+    "the Anthropic provider's wire format, errors and retries; a chat's messages and its one-reply lease are chats.test.ts's, run on both",
+  ],
+  [
+    'test/fuzz.test.ts',
+    "random input to every route, answered by validation and the error envelope; the values a database refuses (NUL, unpaired surrogates) are errors.test.ts's, run on both",
+  ],
+  [
+    'test/openapi-responses.test.ts',
+    "every answer against the served OpenAPI document; each route's queries are its own file's, run on both, through the same driver",
+  ],
 ]);
 
 /**
