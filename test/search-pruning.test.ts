@@ -81,6 +81,11 @@ function word(): string {
 }
 const sentence = (n: number) => Array.from({ length: n }, word).join(' ');
 
+/** A query's words: 2 to `2 + spread - 1` of the vocabulary, the common ones likelier. */
+function queryWords(random: () => number, spread: number): string[] {
+  return Array.from({ length: 2 + Math.floor(random() * spread) }, () => vocabulary[Math.floor(random() ** 2 * vocabulary.length)]!);
+}
+
 describe('search through the term index', () => {
   const server = useServer({ JOB_POLL_MS: '50', CHUNK_SIZE: '160', CHUNK_OVERLAP: '0' });
   let alice: TestUser;
@@ -117,10 +122,7 @@ describe('search through the term index', () => {
     let compared = 0;
     let found = 0;
     for (let q = 0; q < 24; q++) {
-      const words = Array.from(
-        { length: 2 + Math.floor(queryRandom() * 7) },
-        () => vocabulary[Math.floor(queryRandom() ** 2 * vocabulary.length)]!,
-      );
+      const words = queryWords(queryRandom, 7);
       for (const mode of ['vector', 'keyword', 'hybrid'] as const) {
         const body: Record<string, unknown> = { query: words.join(' '), mode, limit: q % 2 === 0 ? 5 : 12 };
         if (q % 3 === 1) body.threshold = mode === 'hybrid' ? 0.3 : 0.15;
@@ -240,10 +242,7 @@ describe('search through the term index where its bounds hold', () => {
     const queryRandom = prng(13);
     let compared = 0;
     for (let q = 0; q < 30; q++) {
-      const words = Array.from(
-        { length: 2 + Math.floor(queryRandom() * 7) },
-        () => vocabulary[Math.floor(queryRandom() ** 2 * vocabulary.length)]!,
-      );
+      const words = queryWords(queryRandom, 7);
       for (const mode of ['vector', 'keyword', 'hybrid'] as const) {
         const body: Record<string, unknown> = { query: words.join(' '), mode, limit: q % 2 === 0 ? 3 : 10 };
         if (q % 3 === 1) body.threshold = mode === 'hybrid' ? 0.3 : 0.1;
@@ -267,10 +266,7 @@ describe('search through the term index where its bounds hold', () => {
     for (let q = 0; q < 16; q++) {
       // A common word in each query: more chunks match than a page holds, so the vector mode never
       // adds the chunks of no query term (a statement of its own, after the ranking).
-      const words = [
-        vocabulary[q % 3]!,
-        ...Array.from({ length: 2 + Math.floor(queryRandom() * 6) }, () => vocabulary[Math.floor(queryRandom() ** 2 * vocabulary.length)]!),
-      ];
+      const words = [vocabulary[q % 3]!, ...queryWords(queryRandom, 6)];
       for (const mode of ['vector', 'keyword'] as const) {
         const body: Record<string, unknown> = { query: words.join(' '), mode, limit: q % 2 === 0 ? 3 : 10 };
         if (q % 4 === 3) body.node_ids = nodes.slice(0, 12);
